@@ -1,0 +1,136 @@
+"""Aggregate types: arrays, tuples, ranges, slices and their iterators."""
+from __future__ import annotations
+
+from .core import Number, Opaque, Type, int64
+
+LAYOUTS = ("C", "F", "A")
+
+
+class Array(Type):
+    """A NumPy array view: dtype, number of dimensions, layout ('C', 'F' or 'A') and mutability."""
+
+    mutable = True
+
+    def __init__(self, dtype: Number, ndim: int, layout: str = "A", readonly: bool = False):
+        if layout not in LAYOUTS:
+            raise ValueError(f"array layout must be one of {LAYOUTS}, not {layout!r}")
+        if ndim < 0:
+            raise ValueError("array ndim must be >= 0")
+        self.dtype = dtype
+        self.ndim = ndim
+        # 0-d and 1-d contiguous arrays are both C and F; call them C.
+        self.layout = "C" if (ndim <= 1 and layout == "F") else layout
+        self.readonly = readonly
+        dims = ", ".join([":"] * ndim)
+        if self.layout == "C" and ndim:
+            dims = ", ".join([":"] * (ndim - 1) + ["::1"])
+        elif self.layout == "F" and ndim:
+            dims = ", ".join(["::1"] + [":"] * (ndim - 1))
+        ro = ", readonly" if readonly else ""
+        self.name = f"array({dtype}, {ndim}d, {self.layout}{ro})"
+        self.spelling = f"{dtype}[{dims}]"
+
+    @property
+    def key(self):
+        return (self.dtype, self.ndim, self.layout, self.readonly)
+
+    def copy(self, dtype=None, ndim=None, layout=None, readonly=None) -> "Array":
+        return Array(self.dtype if dtype is None else dtype,
+                     self.ndim if ndim is None else ndim,
+                     self.layout if layout is None else layout,
+                     self.readonly if readonly is None else readonly)
+
+    @property
+    def is_contiguous(self):
+        return self.layout in ("C", "F")
+
+
+def array_from_slices(dtype: Number, spec) -> Array:
+    """`float64[:]` → 1-d 'A'; `float64[:, ::1]` → 2-d 'C'; `float64[::1, :]` → 2-d 'F'."""
+    if not isinstance(spec, tuple):
+        spec = (spec,)
+    if not all(isinstance(s, slice) for s in spec):
+        raise TypeError(f"array type spec must be slices such as [:] or [:, ::1], not {spec!r}")
+    steps = [s.step for s in spec]
+    if any(s.start is not None or s.stop is not None for s in spec) or \
+            any(step not in (None, 1) for step in steps):
+        raise TypeError(f"array type spec allows only ':' and '::1', not {spec!r}")
+    layout = "A"
+    if steps[-1] == 1 and all(st is None for st in steps[:-1]):
+        layout = "C"
+    elif steps[0] == 1 and all(st is None for st in steps[1:]):
+        layout = "F"
+    elif any(st == 1 for st in steps):
+        raise TypeError(f"'::1' may mark only the first or last dimension, not {spec!r}")
+    return Array(dtype, len(spec), layout)
+
+
+class BaseTuple(Type):
+    types: tuple
+
+    def __len__(self):
+        return len(self.types)
+
+    def __iter__(self):
+        return iter(self.types)
+
+
+class UniTuple(BaseTuple):
+    """A tuple whose items share one type, so it can be indexed by a runtime integer."""
+
+    def __init__(self, dtype: Type, count: int):
+        self.dtype = dtype
+        self.count = count
+        self.types = (dtype,) * count
+        self.name = f"UniTuple({dtype} x {count})"
+
+    @property
+    def key(self):
+        return (self.dtype, self.count)
+
+
+class Tuple(BaseTuple):
+    """A tuple of mixed item types."""
+
+    def __init__(self, types):
+        self.types = tuple(types)
+        self.name = f"Tuple({', '.join(map(str, self.types))})"
+
+    @property
+    def key(self):
+        return self.types
+
+
+def tuple_of(types) -> BaseTuple:
+    """The canonical tuple type of these item types (UniTuple when they agree)."""
+    types = tuple(types)
+    if types and all(t == types[0] for t in types):
+        return UniTuple(types[0], len(types))
+    return Tuple(types)
+
+
+class RangeType(Type):
+    """The value of `range(...)`: start, stop, step as int64."""
+
+    name = "range"
+    item = int64
+
+
+class SliceType(Type):
+    """A slice `a:b:c` over int64 bounds with absent parts filled at run time."""
+
+    name = "slice"
+
+
+class ArrayIter(Opaque):
+    def __init__(self, array: Array):
+        self.array = array
+        self.name = f"iter({array})"
+
+    @property
+    def key(self):
+        return (self.array,)
+
+
+class RangeIter(Opaque):
+    name = "range_iter"

@@ -1,0 +1,236 @@
+"""The kiln type lattice: every value in compiled code has one of these types.
+
+Types are immutable and hashable (they key specializations and caches); two types
+are equal when their `key` is equal.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class Type:
+    """Base of all kiln types. Subclasses define `key` (a tuple) and `name`."""
+
+    mutable = False
+
+    @property
+    def key(self):
+        return (self.name,)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.key == other.key
+
+    def __hash__(self):
+        return hash((type(self), self.key))
+
+    def __repr__(self):
+        return self.name
+
+    def __str__(self):
+        return self.name
+
+    # `float64[:]`, `float64[:, ::1]` build array types, as in Numba.
+    def __getitem__(self, spec):
+        from .containers import array_from_slices
+        return array_from_slices(self, spec)
+
+    # `float64(int32, int32)` builds a signature, as in Numba.
+    def __call__(self, *args):
+        from .signature import Signature
+        return Signature(self, tuple(args))
+
+
+class Number(Type):
+    """Scalars with a NumPy dtype."""
+
+    def __init__(self, name, np_dtype):
+        self.name = name
+        self.np_dtype = np.dtype(np_dtype)
+
+    @property
+    def bitwidth(self):
+        return self.np_dtype.itemsize * 8
+
+
+class Boolean(Number):
+    pass
+
+
+class Integer(Number):
+    @property
+    def signed(self):
+        return self.np_dtype.kind == "i"
+
+    @property
+    def minval(self):
+        return int(np.iinfo(self.np_dtype).min)
+
+    @property
+    def maxval(self):
+        return int(np.iinfo(self.np_dtype).max)
+
+
+class Float(Number):
+    pass
+
+
+class Complex(Number):
+    @property
+    def underlying_float(self):
+        return {64: float32, 128: float64}[self.bitwidth]
+
+
+class NoneType(Type):
+    name = "none"
+
+
+class Opaque(Type):
+    """A compile-time-only value with no runtime representation (modules, functions, dtypes...)."""
+
+
+class Module(Opaque):
+    def __init__(self, module):
+        self.module = module
+        self.name = f"Module({module.__name__})"
+
+    @property
+    def key(self):
+        return (self.module.__name__,)
+
+
+class Function(Opaque):
+    """A Python callable known to the library registry (e.g. `math.sin`, `len`, `np.sum`)."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        self.name = f"Function({getattr(pyfunc, '__qualname__', pyfunc)})"
+
+    @property
+    def key(self):
+        return (id(self.pyfunc),)
+
+
+class Dispatcher(Opaque):
+    """A kiln-compiled function called from compiled code."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self.name = f"Dispatcher({dispatcher.__name__})"
+
+    @property
+    def key(self):
+        return (id(self.dispatcher),)
+
+
+class NumberClass(Opaque):
+    """The class of a scalar type used as a value: `np.float32`, `int`, `kiln.float64`.
+
+    Calling it converts (`np.float32(x)`); comparing an array's dtype to it works.
+    """
+
+    def __init__(self, instance_type):
+        self.instance_type = instance_type
+        self.name = f"class({instance_type})"
+
+    @property
+    def key(self):
+        return (self.instance_type,)
+
+
+class DType(Opaque):
+    """The value of `arr.dtype`: compile-time constant, comparable to a NumberClass."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+        self.name = f"dtype({dtype})"
+
+    @property
+    def key(self):
+        return (self.dtype,)
+
+
+class Omitted(Opaque):
+    """An argument left out of a call, so its default value applies."""
+
+    def __init__(self, value):
+        self.value = value
+        self.name = f"omitted({value!r})"
+
+    @property
+    def key(self):
+        return (repr(self.value),)
+
+
+class StringLiteral(Opaque):
+    """A string known at compile time (error messages, dtype names)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.name = f"literal({value!r})"
+
+    @property
+    def key(self):
+        return (self.value,)
+
+
+class ExceptionClass(Opaque):
+    def __init__(self, exc_class):
+        self.exc_class = exc_class
+        self.name = f"exception({exc_class.__name__})"
+
+    @property
+    def key(self):
+        return (self.exc_class,)
+
+
+class ExceptionInstance(Opaque):
+    def __init__(self, exc_class, message):
+        self.exc_class = exc_class
+        self.message = message
+        self.name = f"{exc_class.__name__}({message!r})"
+
+    @property
+    def key(self):
+        return (self.exc_class, self.message)
+
+
+boolean = Boolean("bool", np.bool_)
+int8 = Integer("int8", np.int8)
+int16 = Integer("int16", np.int16)
+int32 = Integer("int32", np.int32)
+int64 = Integer("int64", np.int64)
+uint8 = Integer("uint8", np.uint8)
+uint16 = Integer("uint16", np.uint16)
+uint32 = Integer("uint32", np.uint32)
+uint64 = Integer("uint64", np.uint64)
+float16 = Float("float16", np.float16)
+float32 = Float("float32", np.float32)
+float64 = Float("float64", np.float64)
+complex64 = Complex("complex64", np.complex64)
+complex128 = Complex("complex128", np.complex128)
+none = NoneType()
+
+intp = int64
+uintp = uint64
+
+signed_integers = (int8, int16, int32, int64)
+unsigned_integers = (uint8, uint16, uint32, uint64)
+integers = signed_integers + unsigned_integers
+floats = (float16, float32, float64)
+complexes = (complex64, complex128)
+numbers = integers + floats + complexes
+
+_BY_DTYPE = {t.np_dtype: t for t in (boolean,) + numbers}
+
+
+def from_dtype(dtype) -> Number:
+    """The kiln scalar type of a NumPy dtype (native byte order only)."""
+    dtype = np.dtype(dtype)
+    try:
+        return _BY_DTYPE[dtype]
+    except KeyError:
+        raise TypeError(f"kiln does not support dtype {dtype!r}") from None
+
+
+def integer_of(bitwidth: int, signed: bool) -> Integer:
+    return from_dtype(f"{'i' if signed else 'u'}{bitwidth // 8}")

@@ -1,0 +1,91 @@
+"""typeof(value): the kiln type of a Python value passed to, or frozen into, compiled code."""
+from __future__ import annotations
+
+import types as pytypes
+
+import numpy as np
+
+from . import core
+from .containers import Array, tuple_of
+
+
+def array_layout(arr: np.ndarray) -> str:
+    flags = arr.flags
+    if flags.c_contiguous:
+        return "C"
+    if flags.f_contiguous:
+        return "F"
+    return "A"
+
+
+def typeof(value):
+    """Return the kiln type of `value`, or raise TypeError naming what is unsupported."""
+    t = _typeof(value)
+    if t is None:
+        raise TypeError(f"kiln cannot pass a value of type {type(value).__name__!r} "
+                        f"({value!r:.60}) to compiled code")
+    return t
+
+
+def _typeof(value):
+    cls = type(value)
+    if cls is bool or cls is np.bool_:
+        return core.boolean
+    if cls is int:
+        if -2**63 <= value < 2**63:
+            return core.int64
+        if 0 <= value < 2**64:
+            return core.uint64
+        return None
+    if cls is float:
+        return core.float64
+    if cls is complex:
+        return core.complex128
+    if value is None:
+        return core.none
+    if isinstance(value, np.generic):
+        if value.dtype.isnative or value.dtype.itemsize == 1:
+            try:
+                return core.from_dtype(value.dtype)
+            except TypeError:
+                return None
+        return None
+    if isinstance(value, np.ndarray):
+        if not value.dtype.isnative and value.dtype.itemsize > 1:
+            return None
+        try:
+            dtype = core.from_dtype(value.dtype)
+        except TypeError:
+            return None
+        return Array(dtype, value.ndim, array_layout(value), readonly=not value.flags.writeable)
+    if cls is tuple:
+        items = [_typeof(v) for v in value]
+        if any(t is None for t in items):
+            return None
+        return tuple_of(items)
+    return None
+
+
+def typeof_global(value):
+    """The type of a global or closure variable seen by compiled code (constants are frozen)."""
+    if isinstance(value, pytypes.ModuleType):
+        return core.Module(value)
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return core.ExceptionClass(value)
+    if isinstance(value, core.Number):
+        return core.NumberClass(value)
+    if isinstance(value, type) and issubclass(value, np.generic):
+        try:
+            return core.NumberClass(core.from_dtype(value))
+        except TypeError:
+            return None
+    if isinstance(value, np.dtype):
+        try:
+            return core.DType(core.from_dtype(value))
+        except TypeError:
+            return None
+    if isinstance(value, str):
+        return core.StringLiteral(value)
+    return _typeof(value)
+
+
