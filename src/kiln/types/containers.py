@@ -117,9 +117,17 @@ class RangeType(Type):
 
 
 class SliceType(Type):
-    """A slice `a:b:c` over int64 bounds with absent parts filled at run time."""
+    """A slice `a:b:c` over int64 bounds; absent bounds are filled in when it indexes an
+    array. Whether it has a step is known at compile time: a step-less slice of a
+    contiguous axis stays contiguous."""
 
-    name = "slice"
+    def __init__(self, has_step: bool = True):
+        self.has_step = has_step
+        self.name = "slice" if has_step else "slice(step=1)"
+
+    @property
+    def key(self):
+        return (self.has_step,)
 
 
 class ArrayIter(Opaque):

@@ -149,16 +149,17 @@ class DType(Opaque):
         return (self.dtype,)
 
 
-class Omitted(Opaque):
-    """An argument left out of a call, so its default value applies."""
+class BoundMethod(Opaque):
+    """`obj.method` before it is called: the receiver's type and the method's name."""
 
-    def __init__(self, value):
-        self.value = value
-        self.name = f"omitted({value!r})"
+    def __init__(self, receiver, method):
+        self.receiver = receiver
+        self.method = method
+        self.name = f"BoundMethod({receiver}.{method})"
 
     @property
     def key(self):
-        return (repr(self.value),)
+        return (self.receiver, self.method)
 
 
 class StringLiteral(Opaque):

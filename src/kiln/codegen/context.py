@@ -1,0 +1,242 @@
+"""What generated code needs beyond the AST walk: conversions between types, constants,
+raising exceptions, calls between compiled functions. Library code receives a
+`CodegenContext` as `context` in its codegen callbacks."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+from llvmlite import ir
+
+from .. import types as t
+from . import datamodel as dm
+
+STATUS_OK = ir.Constant(dm.i32, 0)
+STATUS_ERROR = ir.Constant(dm.i32, 1)
+
+
+class ModuleState:
+    """One LLVM module under construction and what it must keep alive."""
+
+    def __init__(self, name: str, tctx, target: str):
+        self.module = ir.Module(name=name)
+        self.tctx = tctx
+        self.target = target
+        self.keepalive = []     # Python objects whose addresses the code embeds
+        self._exc_descriptors = {}
+        self._strings = {}
+
+    def global_string(self, text: str):
+        if text not in self._strings:
+            data = bytearray(text.encode("utf-8") + b"\0")
+            gv = ir.GlobalVariable(self.module, ir.ArrayType(dm.i8, len(data)),
+                                   name=f".str.{len(self._strings)}")
+            gv.global_constant = True
+            gv.linkage = "private"
+            gv.initializer = ir.Constant(gv.value_type, data)
+            self._strings[text] = gv
+        return self._strings[text]
+
+    def exception_descriptor(self, exc_class, message: str):
+        """A constant `{PyObject **class_cell, char *message}` the wrapper turns into a raise."""
+        key = (exc_class, message)
+        if key in self._exc_descriptors:
+            return self._exc_descriptors[key]
+        n = len(self._exc_descriptors)
+        name = exc_class.__name__
+        if getattr(builtins, name, None) is exc_class:
+            cell = self.module.globals.get(f"PyExc_{name}")
+            if cell is None:
+                cell = ir.GlobalVariable(self.module, dm.ptr, name=f"PyExc_{name}")
+                cell.linkage = "external"
+        else:  # a user's exception class: a cell holding its address, kept alive
+            self.keepalive.append(exc_class)
+            cell = ir.GlobalVariable(self.module, dm.ptr, name=f".excclass.{n}")
+            cell.linkage = "private"
+            cell.initializer = ir.Constant(dm.i64, id(exc_class)).inttoptr(dm.ptr)
+        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
+        desc = ir.GlobalVariable(self.module, desc_ty, name=f".exc.{n}")
+        desc.global_constant = True
+        desc.linkage = "private"
+        desc.initializer = ir.Constant(desc_ty, [cell, self.global_string(message)])
+        self._exc_descriptors[key] = desc
+        return desc
+
+
+class CodegenContext:
+    """The context of one function being generated (its options decide fast-math and
+    bounds checking); module-wide state is shared through `state`."""
+
+    def __init__(self, state: ModuleState, options):
+        self.state = state
+        self.options = options
+        self.fastmath = tuple(sorted(options.fastmath))
+
+    @property
+    def module(self):
+        return self.state.module
+
+    @property
+    def target(self):
+        return self.state.target
+
+    # -- functions ---------------------------------------------------------------------------
+    def function_type(self, typed):
+        return ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(a) for a in typed.argtypes])
+
+    def lower_function(self, typed) -> ir.Function:
+        """The LLVM function for `typed`, generating it into this module on first use."""
+        existing = self.module.globals.get(typed.symbol)
+        if existing is not None:
+            return existing
+        fn = ir.Function(self.module, self.function_type(typed), name=typed.symbol)
+        fn.linkage = "internal"
+        from .lower import FunctionLowerer
+        FunctionLowerer(CodegenContext(self.state, typed.options), typed, fn).lower()
+        return fn
+
+    def call_function(self, builder, typed, args):
+        """Call a compiled function; an exception it raises propagates out of the caller."""
+        fn = self.lower_function(typed)
+        retslot = self.alloca(builder, dm.value_type(typed.return_type))
+        args = [self.cast(builder, v, a, a) for v, a in zip(args, typed.argtypes)]
+        status = builder.call(fn, [retslot, builder.function.args[1]] + list(args))
+        with builder.if_then(builder.icmp_signed("!=", status, STATUS_OK), likely=False):
+            builder.ret(status)
+        return builder.load(retslot, typ=dm.value_type(typed.return_type))
+
+    def call_python(self, builder, pyfunc, sig, args):
+        """Compile the Python function `pyfunc` for `sig.args` (once) and call it: how the
+        library writes algorithms in Python instead of IR."""
+        typed = self.state.tctx.type_function(pyfunc, sig.args, options=self.options)
+        result = self.call_function(builder, typed, args)
+        return self.cast(builder, result, typed.return_type, sig.return_type)
+
+    def raise_error(self, builder, exc_class, message: str):
+        """Raise `exc_class(message)` from the current function (the block ends here)."""
+        desc = self.state.exception_descriptor(exc_class, message)
+        builder.store(desc, builder.function.args[1])
+        builder.ret(STATUS_ERROR)
+
+    def guard(self, builder, failed, exc_class, message):
+        """Raise if the i1 `failed` is true; code generation continues on the other path."""
+        with builder.if_then(failed, likely=False):
+            self.raise_error(builder, exc_class, message)
+
+    def alloca(self, builder, lltype, name=""):
+        """A stack slot in the entry block, so LLVM's mem2reg can promote it."""
+        entry = builder.function.entry_basic_block
+        with builder.goto_block(entry):
+            if entry.instructions:
+                builder.position_before(entry.instructions[0])
+            return builder.alloca(lltype, name=name)
+
+    def declare_external(self, name, restype, argtypes, var_arg=False):
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(restype, argtypes, var_arg=var_arg),
+                             name=name)
+        return fn
+
+    def declare_intrinsic(self, name, argtypes):
+        """An LLVM math intrinsic such as llvm.sqrt or llvm.pow: overloaded on, and
+        returning, the type of its first argument."""
+        fnty = ir.FunctionType(argtypes[0], list(argtypes))
+        return self.module.declare_intrinsic(name, [argtypes[0]], fnty)
+
+    # -- values ------------------------------------------------------------------------------
+    def get_constant(self, builder, ty, value):
+        if isinstance(ty, t.Boolean):
+            return ir.Constant(dm.i1, int(bool(value)))
+        if isinstance(ty, t.Integer):
+            return ir.Constant(dm.value_type(ty), int(value) & ((1 << ty.bitwidth) - 1))
+        if isinstance(ty, t.Float):
+            return ir.Constant(dm.value_type(ty), float(value))
+        if isinstance(ty, t.Complex):
+            f = dm.value_type(ty.underlying_float)
+            c = complex(value)
+            return ir.Constant(dm.value_type(ty), [ir.Constant(f, c.real), ir.Constant(f, c.imag)])
+        if isinstance(ty, t.BaseTuple):
+            return self.make_tuple(builder, ty, [self.get_constant(builder, it, v)
+                                                 for it, v in zip(ty.types, value)])
+        if isinstance(ty, t.Array):
+            return self.constant_array(builder, ty, value)
+        return dm.null_value(ty)
+
+    def constant_array(self, builder, ty, arr: np.ndarray):
+        """A global array frozen into the code: its memory is borrowed and kept alive."""
+        self.state.keepalive.append(arr)
+        i64 = dm.i64
+        dims = ir.ArrayType(i64, ty.ndim)
+        return ir.Constant(dm.value_type(ty), [
+            ir.Constant(dm.ptr, None), ir.Constant(dm.ptr, None), ir.Constant(i64, arr.size),
+            ir.Constant(i64, arr.itemsize),
+            ir.Constant(i64, arr.ctypes.data).inttoptr(dm.ptr),
+            ir.Constant(dims, [ir.Constant(i64, s) for s in arr.shape]),
+            ir.Constant(dims, [ir.Constant(i64, s) for s in arr.strides])])
+
+    def make_tuple(self, builder, ty, items):
+        value = ir.Constant(dm.value_type(ty), ir.Undefined)
+        for i, item in enumerate(items):
+            value = builder.insert_value(value, item, i)
+        return value
+
+    def cast(self, builder, value, src, dst):
+        """Convert `value` of type `src` to `dst` with Python/NumPy semantics."""
+        if src == dst:
+            return value
+        if isinstance(dst, t.Boolean):
+            return self.is_true(builder, value, src)
+        if isinstance(src, t.Boolean) and isinstance(dst, t.Number):
+            src, value = t.uint8, builder.zext(value, dm.i8)
+        if isinstance(src, t.Integer) and isinstance(dst, t.Integer):
+            lt = dm.value_type(dst)
+            if dst.bitwidth < src.bitwidth:
+                return builder.trunc(value, lt)
+            if dst.bitwidth > src.bitwidth:
+                return builder.sext(value, lt) if src.signed else builder.zext(value, lt)
+            return value
+        if isinstance(src, t.Integer) and isinstance(dst, t.Float):
+            lt = dm.value_type(dst)
+            return builder.sitofp(value, lt) if src.signed else builder.uitofp(value, lt)
+        if isinstance(src, t.Float) and isinstance(dst, t.Integer):
+            lt = dm.value_type(dst)
+            return builder.fptosi(value, lt) if dst.signed else builder.fptoui(value, lt)
+        if isinstance(src, t.Float) and isinstance(dst, t.Float):
+            lt = dm.value_type(dst)
+            return builder.fpext(value, lt) if dst.bitwidth > src.bitwidth \
+                else builder.fptrunc(value, lt)
+        if isinstance(dst, t.Complex) and isinstance(src, (t.Integer, t.Float)):
+            real = self.cast(builder, value, src, dst.underlying_float)
+            zero = ir.Constant(dm.value_type(dst.underlying_float), 0.0)
+            return self.make_tuple(builder, dst, [real, zero])
+        if isinstance(dst, t.Complex) and isinstance(src, t.Complex):
+            parts = [self.cast(builder, builder.extract_value(value, i), src.underlying_float,
+                               dst.underlying_float) for i in range(2)]
+            return self.make_tuple(builder, dst, parts)
+        if isinstance(src, t.Array) and isinstance(dst, t.Array) and \
+                (src.dtype, src.ndim) == (dst.dtype, dst.ndim):
+            return value  # layout and mutability are compile-time facts only
+        if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
+            items = [self.cast(builder, builder.extract_value(value, i), a, b)
+                     for i, (a, b) in enumerate(zip(src.types, dst.types))]
+            return self.make_tuple(builder, dst, items)
+        if isinstance(dst, (t.Opaque, t.NoneType)):
+            return dm.null_value(dst)
+        raise TypeError(f"kiln cannot convert {src} to {dst}")
+
+    def is_true(self, builder, value, ty):
+        """Python truthiness of a scalar as an i1."""
+        if isinstance(ty, t.Boolean):
+            return value
+        if isinstance(ty, t.Integer):
+            return builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
+        if isinstance(ty, t.Float):
+            return builder.fcmp_unordered("!=", value, ir.Constant(value.type, 0.0))
+        if isinstance(ty, t.Complex):
+            re, im = (self.is_true(builder, builder.extract_value(value, i), ty.underlying_float)
+                      for i in range(2))
+            return builder.or_(re, im)
+        if isinstance(ty, t.NoneType):
+            return ir.Constant(dm.i1, 0)
+        raise TypeError(f"kiln cannot test the truth of {ty}")

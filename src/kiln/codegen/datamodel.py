@@ -1,0 +1,79 @@
+"""How each kiln type is laid out in LLVM, as a value in registers and as bytes in memory.
+
+Booleans are `i1` in registers and `i8` in arrays; everything else has one representation.
+An array is `{meminfo*, parent*, nitems, itemsize, data*, shape[N], strides[N]}`.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from llvmlite import ir
+
+from .. import types as t
+
+i1 = ir.IntType(1)
+i8 = ir.IntType(8)
+i32 = ir.IntType(32)
+i64 = ir.IntType(64)
+ptr = ir.PointerType()
+intp = i64
+
+# Field positions of the array struct.
+ARRAY_MEMINFO, ARRAY_PARENT, ARRAY_NITEMS, ARRAY_ITEMSIZE, ARRAY_DATA, ARRAY_SHAPE, \
+    ARRAY_STRIDES = range(7)
+
+_FLOATS = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+
+
+@lru_cache(maxsize=None)
+def value_type(ty: t.Type) -> ir.Type:
+    """The LLVM type of a value of `ty` held in a register or passed to a function."""
+    if isinstance(ty, t.Boolean):
+        return i1
+    if isinstance(ty, t.Integer):
+        return ir.IntType(ty.bitwidth)
+    if isinstance(ty, t.Float):
+        return _FLOATS[ty.bitwidth]
+    if isinstance(ty, t.Complex):
+        f = _FLOATS[ty.bitwidth // 2]
+        return ir.LiteralStructType([f, f])
+    if isinstance(ty, t.Array):
+        dims = ir.ArrayType(intp, ty.ndim)
+        return ir.LiteralStructType([ptr, ptr, intp, intp, ptr, dims, dims])
+    if isinstance(ty, t.UniTuple):
+        return ir.ArrayType(value_type(ty.dtype), ty.count)
+    if isinstance(ty, t.Tuple):
+        return ir.LiteralStructType([value_type(x) for x in ty.types])
+    if isinstance(ty, (t.RangeType, t.SliceType)):
+        return ir.LiteralStructType([intp, intp, intp])
+    if isinstance(ty, (t.NoneType, t.Opaque)):
+        return i8  # no runtime content: a placeholder byte
+    raise NotImplementedError(f"no data model for {ty}")
+
+
+def memory_type(ty: t.Type) -> ir.Type:
+    """The LLVM type of `ty` stored in an array element."""
+    if isinstance(ty, t.Boolean):
+        return i8
+    return value_type(ty)
+
+
+def to_memory(builder, ty, value):
+    return builder.zext(value, i8) if isinstance(ty, t.Boolean) else value
+
+
+def from_memory(builder, ty, value):
+    return builder.icmp_unsigned("!=", value, ir.Constant(i8, 0)) if isinstance(ty, t.Boolean) \
+        else value
+
+
+def load_item(builder, ty, address):
+    return from_memory(builder, ty, builder.load(address, typ=memory_type(ty)))
+
+
+def store_item(builder, ty, value, address):
+    builder.store(to_memory(builder, ty, value), address)
+
+
+def null_value(ty):
+    return ir.Constant(value_type(ty), None)

@@ -1,0 +1,62 @@
+"""The compilation pipeline, one stage per line:
+
+    Python function ─frontend─▶ AST ─typing─▶ TypedFunction ─codegen─▶ LLVM IR ─cpu─▶ machine code
+
+Each stage is a function from the previous stage's output; set KILN_DUMP=typed,llvm,asm
+to print a stage's result for every function compiled."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from .codegen.context import CodegenContext, ModuleState
+from .typing.context import TypingContext
+
+_typing_contexts = {}
+
+
+def typing_context(target: str) -> TypingContext:
+    """The one typing context per target (it caches every typed function)."""
+    if target not in _typing_contexts:
+        from . import library
+        library.load()
+        _typing_contexts[target] = TypingContext(target)
+    return _typing_contexts[target]
+
+
+@dataclass
+class CompileResult:
+    typed: object           # the TypedFunction
+    llvm_ir: str            # the module as generated (before optimization)
+    compiled: object        # the CPU engine's CompiledModule
+    entry_symbol: str       # the CPython entry point's symbol
+    native_symbol: str      # the native function's symbol
+    keepalive: list         # Python objects the machine code refers to
+
+
+def _dump(stage: str, text: str):
+    wanted = os.environ.get("KILN_DUMP", os.environ.get("NUMBA_DUMP", ""))
+    if stage in wanted.split(","):
+        print(f"---- kiln {stage} ----\n{text}", file=sys.stderr)
+
+
+def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True):
+    """Compile one specialization of `py_func` for the CPU: frontend, typing, codegen, JIT."""
+    from .cpu.engine import get_engine
+    from .runtime.boxing import build_entry_point
+
+    tctx = typing_context("cpu")
+    typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing
+    _dump("typed", f"{typed.ir.qualname}{argtypes} -> {typed.return_type}: {typed.locals}")
+    state = ModuleState(typed.symbol, tctx, "cpu")
+    context = CodegenContext(state, options)
+    native = context.lower_function(typed)                                          # codegen
+    native.linkage = "external"
+    entry_symbol = f"{typed.symbol}.entry"
+    build_entry_point(context, typed, native, entry_symbol, exact_layout)
+    llvm_ir = str(state.module)
+    _dump("llvm", llvm_ir)
+    compiled = get_engine().compile(llvm_ir)                                         # cpu
+    _dump("asm", compiled.assembly if "asm" in os.environ.get("KILN_DUMP", "") else "")
+    return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive)

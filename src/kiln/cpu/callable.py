@@ -1,0 +1,129 @@
+"""Turning JIT-compiled entry points into Python callables, and the shared dispatch
+trampoline that makes calling a kiln function a C-speed operation.
+
+Each dispatcher owns a table `[fallback, count, entry0, entry1, ...]`. Its `__call__` is
+the trampoline: a built-in function (PyMethodDef, METH_FASTCALL|METH_KEYWORDS) whose
+`self` is the table's address. It tries each entry point in turn; the first that does not
+answer `NotImplemented` has the call. When none matches (new argument types, keywords) it
+calls the Python fallback, which compiles and adds an entry."""
+from __future__ import annotations
+
+import ctypes
+import threading
+
+from llvmlite import ir
+
+from ..codegen import datamodel as dm
+
+METH_KEYWORDS = 0x0002
+METH_FASTCALL = 0x0080
+TABLE_CAPACITY = 32
+ENTRY_TYPE = ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64])
+
+
+class PyMethodDef(ctypes.Structure):
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", ctypes.c_void_p),
+                ("ml_flags", ctypes.c_int), ("ml_doc", ctypes.c_char_p)]
+
+
+_new_cfunction = ctypes.pythonapi.PyCFunction_NewEx
+_new_cfunction.restype = ctypes.py_object
+_new_cfunction.argtypes = [ctypes.POINTER(PyMethodDef), ctypes.py_object, ctypes.py_object]
+
+
+class BuiltinFunction:
+    """Owns a PyMethodDef and the built-in function object made from it."""
+
+    def __init__(self, name: str, address: int, flags: int, self_obj):
+        self._name = name.encode()
+        self._def = PyMethodDef(self._name, address, flags, None)
+        self.function = _new_cfunction(ctypes.byref(self._def), self_obj, None)
+
+
+def entry_callable(name: str, address: int) -> BuiltinFunction:
+    """A Python callable for one specialization's entry point."""
+    return BuiltinFunction(name, address, METH_FASTCALL, None)
+
+
+def _trampoline_ir() -> str:
+    module = ir.Module(name="kiln.trampoline")
+    fn = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64, dm.ptr]),
+                     name="kiln_dispatch")
+    self_obj, args, nargsf, kwnames = fn.args
+    entry, loop, body, next_, fallback = (fn.append_basic_block(n) for n in
+                                          ("entry", "loop", "body", "next", "fallback"))
+
+    def declare(name, ret, argtys):
+        return ir.Function(module, ir.FunctionType(ret, argtys), name=name)
+    as_ptr = declare("PyLong_AsVoidPtr", dm.ptr, [dm.ptr])
+    decref = declare("Py_DecRef", ir.VoidType(), [dm.ptr])
+    vectorcall = declare("PyObject_Vectorcall", dm.ptr, [dm.ptr, dm.ptr, dm.i64, dm.ptr])
+    not_implemented = ir.GlobalVariable(module, dm.i8, name="_Py_NotImplementedStruct")
+
+    b = ir.IRBuilder(entry)
+    table = b.call(as_ptr, [self_obj])
+    count = b.load(b.gep(table, [ir.Constant(dm.i64, 1)], source_etype=dm.i64), typ=dm.i64)
+    b.cbranch(b.icmp_unsigned("!=", kwnames, ir.Constant(dm.ptr, None)), fallback, loop)
+
+    b.position_at_end(loop)
+    index = b.phi(dm.i64)
+    index.add_incoming(ir.Constant(dm.i64, 0), entry)
+    b.cbranch(b.icmp_signed("<", index, count), body, fallback)
+
+    b.position_at_end(body)
+    slot = b.gep(table, [b.add(index, ir.Constant(dm.i64, 2))], source_etype=dm.ptr)
+    callee = b.load(slot, typ=ENTRY_TYPE.as_pointer())
+    result = b.call(callee, [ir.Constant(dm.ptr, None), args, nargsf])
+    mismatch = b.icmp_unsigned("==", result, not_implemented)
+    done = fn.append_basic_block("done")
+    b.cbranch(mismatch, next_, done)
+    b.position_at_end(done)
+    b.ret(result)
+
+    b.position_at_end(next_)
+    b.call(decref, [result])
+    index.add_incoming(b.add(index, ir.Constant(dm.i64, 1)), next_)
+    b.branch(loop)
+
+    b.position_at_end(fallback)
+    fallback_obj = b.load(table, typ=dm.ptr)
+    b.ret(b.call(vectorcall, [fallback_obj, args, nargsf, kwnames]))
+    return str(module)
+
+
+_trampoline_address = None
+_lock = threading.Lock()
+
+
+def trampoline_address() -> int:
+    global _trampoline_address
+    with _lock:
+        if _trampoline_address is None:
+            from .engine import get_engine
+            compiled = get_engine().compile(_trampoline_ir(), level=2)
+            _trampoline_address = compiled.address("kiln_dispatch")
+        return _trampoline_address
+
+
+class DispatchTable:
+    """The table behind one dispatcher's trampoline, and the trampoline callable itself."""
+
+    def __init__(self, name: str, fallback):
+        self._fallback = fallback  # kept alive: the table holds a borrowed pointer to it
+        self._slots = (ctypes.c_void_p * (2 + TABLE_CAPACITY))()
+        self._slots[0] = id(fallback)
+        self._slots[1] = 0
+        self._entries = []
+        address = ctypes.addressof(self._slots)
+        self._builtin = BuiltinFunction(name, trampoline_address(),
+                                        METH_FASTCALL | METH_KEYWORDS, address)
+        self.function = self._builtin.function
+
+    def add(self, entry_address: int) -> bool:
+        """Append an entry point; False once the table is full (the fallback still works)."""
+        n = self._slots[1] or 0
+        if n >= TABLE_CAPACITY:
+            return False
+        self._slots[2 + n] = entry_address
+        self._slots[1] = n + 1
+        return True

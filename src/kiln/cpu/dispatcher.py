@@ -1,0 +1,214 @@
+"""The Dispatcher: what `@njit` returns. It compiles a specialization per argument types
+(lazily on first call, or eagerly from signatures) and calls it.
+
+Calls go through the C trampoline (see callable.py); only a miss reaches `_fallback`,
+which types the arguments, compiles under a lock (so two threads asking for the same new
+specialization get one compile) and calls the new entry point."""
+from __future__ import annotations
+
+import inspect
+import threading
+
+from .. import types as t
+from ..errors import KilnError
+from ..options import CompileOptions
+from ..types.signature import parse_signature
+from ..typing.unify import can_convert
+from .callable import DispatchTable, entry_callable
+
+_compile_lock = threading.RLock()
+
+
+class Specialization:
+    """One compiled version of the function, for one tuple of argument types."""
+
+    def __init__(self, result):
+        self.result = result
+        self.typed = result.typed
+        self.argtypes = result.typed.argtypes
+        self.return_type = result.typed.return_type
+        self.entry_address = result.compiled.address(result.entry_symbol)
+        self.native_address = result.compiled.address(result.native_symbol)
+        self._callable = entry_callable(result.typed.ir.name, self.entry_address)
+        self.call = self._callable.function
+
+    @property
+    def signature(self):
+        return t.Signature(self.return_type, self.argtypes)
+
+
+class Dispatcher:
+    """A kiln-compiled function (Numba's CPUDispatcher)."""
+
+    def __init__(self, py_func, options: CompileOptions, signatures=None):
+        self.py_func = py_func
+        self.options = options
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__module__ = py_func.__module__
+        self.__wrapped__ = py_func
+        self._pysig = inspect.signature(py_func)
+        self._specializations = {}
+        self._table = None
+        self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
+        for sig in self.explicit_signatures:
+            self.compile(sig)
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """The first call: installs the C trampoline as this dispatcher's `__call__`."""
+        self._install_trampoline()
+        return self._fallback(*args, **kwargs)
+
+    def _install_trampoline(self):
+        with _compile_lock:
+            if self._table is None:
+                self._table = DispatchTable(self.__name__, self._fallback)
+                for spec in self._specializations.values():
+                    self._table.add(spec.entry_address)
+                type(self).__call__ = self._table.function
+
+    def _fallback(self, *args, **kwargs):
+        if kwargs:
+            args = self._bind_arguments(args, kwargs)
+        spec, args = self._specialization_for(args)
+        result = spec.call(*args)
+        if result is NotImplemented:  # an argument changed type between the check and now
+            raise TypeError(f"{self.__name__}(): internal dispatch error for {spec.signature}")
+        return result
+
+    def _bind_arguments(self, args, kwargs):
+        try:
+            bound = self._pysig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return bound.args
+
+    def _argument_types(self, args):
+        n = len(self._pysig.parameters)
+        if len(args) != n:
+            if len(args) < n:
+                args = self._bind_arguments(args, {})
+            else:
+                raise TypeError(f"{self.__name__}() takes {n} positional arguments but "
+                                f"{len(args)} were given")
+        types_ = []
+        for i, a in enumerate(args):
+            try:
+                types_.append(t.typeof(a))
+            except TypeError as e:
+                raise TypeError(f"{self.__name__}(): argument {i + 1}: {e}") from None
+        return tuple(args), tuple(types_)
+
+    def _specialization_for(self, args):
+        args, argtypes = self._argument_types(args)
+        spec = self._specializations.get(argtypes)
+        if spec is not None:
+            return spec, args
+        if self.explicit_signatures:
+            return self._convert_to_signature(args, argtypes)
+        with _compile_lock:
+            spec = self._specializations.get(argtypes) or self._compile_types(argtypes, None)
+        return spec, args
+
+    def _convert_to_signature(self, args, argtypes):
+        """With explicit signatures, accept what converts safely (Numba's rule)."""
+        for spec in self._specializations.values():
+            if all(map(can_convert, argtypes, spec.argtypes)):
+                return spec, tuple(_convert_value(a, ty) for a, ty in zip(args, spec.argtypes))
+        accepted = ", ".join(str(s.signature) for s in self._specializations.values())
+        raise TypeError(f"{self.__name__}() has no compiled signature for argument types "
+                        f"({', '.join(map(str, argtypes))}); accepted: {accepted}")
+
+    def bind_types(self, args, kws):
+        """For a call from compiled code: the argument types in parameter order, the keyword
+        names in that order, and the (type, value) of each default filled in after them."""
+        params = list(self._pysig.parameters.values())
+        if len(args) > len(params):
+            return None
+        ordered, kw_order, defaults = list(args), [], []
+        for p in params[len(args):]:
+            if p.name in kws and not defaults:
+                ordered.append(kws[p.name])
+                kw_order.append(p.name)
+            elif p.default is not inspect.Parameter.empty and p.name not in kws:
+                defaults.append((t.typeof(p.default), p.default))
+            else:
+                return None
+        return tuple(ordered), tuple(kw_order), defaults
+
+    # -- compiling -------------------------------------------------------------------------
+    def compile(self, signature):
+        """Compile eagerly for a signature ("f8(i4, i4)", a Signature or a tuple of types)."""
+        sig = parse_signature(signature)
+        with _compile_lock:
+            spec = self._specializations.get(tuple(sig.args))
+            return spec or self._compile_types(tuple(sig.args), sig.return_type)
+
+    def _compile_types(self, argtypes, declared_return):
+        from ..compiler import compile_cpu
+        try:
+            result = compile_cpu(self.py_func, argtypes, self.options, declared_return,
+                                 exact_layout=not self.explicit_signatures)
+        except KilnError as e:
+            raise e.with_traceback(None) from None
+        spec = Specialization(result)
+        self._specializations[argtypes] = spec
+        if self._table is not None:
+            self._table.add(spec.entry_address)
+        return spec
+
+    # -- introspection ---------------------------------------------------------------------
+    @property
+    def signatures(self):
+        return [spec.argtypes for spec in self._specializations.values()]
+
+    @property
+    def nopython_signatures(self):
+        return [spec.signature for spec in self._specializations.values()]
+
+    def _select(self, signature):
+        if signature is None:
+            return list(self._specializations.items())
+        key = tuple(parse_signature(signature).args)
+        return [(key, self._specializations[key])]
+
+    def inspect_llvm(self, signature=None):
+        """Optimized LLVM IR per signature (a dict), or for one signature (a string)."""
+        found = {k: s.result.compiled.optimized_ir for k, s in self._select(signature)}
+        return found if signature is None else found[tuple(parse_signature(signature).args)]
+
+    def inspect_asm(self, signature=None):
+        found = {k: s.result.compiled.assembly for k, s in self._select(signature)}
+        return found if signature is None else found[tuple(parse_signature(signature).args)]
+
+    def inspect_types(self, signature=None, file=None):
+        """Print the source annotated with each local's type, per specialization."""
+        from .annotate import annotate
+        text = "\n".join(annotate(spec.typed) for _, spec in self._select(signature))
+        print(text, file=file)
+
+    def __repr__(self):
+        return f"<kiln.Dispatcher {self.__qualname__}>"
+
+    def __reduce__(self):
+        from .. import decorators
+        return decorators.rebuild_dispatcher, (self.py_func, self.options,
+                                               [str(s) for s in self.explicit_signatures])
+
+
+def _convert_value(value, ty):
+    if isinstance(ty, t.Number):
+        return ty.np_dtype.type(value) if ty not in (t.int64, t.float64, t.complex128, t.boolean) \
+            else {t.int64: int, t.float64: float, t.complex128: complex, t.boolean: bool}[ty](value)
+    if isinstance(ty, t.BaseTuple):
+        return tuple(_convert_value(v, it) for v, it in zip(value, ty.types))
+    return value
+
+
+def make_dispatcher(py_func, options, signatures=None) -> Dispatcher:
+    """A dispatcher with its own class, so its `__call__` slot can be the C trampoline."""
+    cls = type("CPUDispatcher", (Dispatcher,), {})
+    return cls(py_func, options, signatures)

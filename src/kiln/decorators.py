@@ -1,0 +1,58 @@
+"""`@njit` and `@jit`, with Numba's spellings: bare, with options, with one signature or a
+list of them."""
+from __future__ import annotations
+
+import functools
+
+from .options import CompileOptions
+from .types import Signature
+
+_OPTION_NAMES = {"nopython", "forceobj", "fastmath", "boundscheck", "nogil", "cache", "parallel",
+                 "error_model", "inline", "looplift", "_nrt", "no_cpython_wrapper",
+                 "no_cfunc_wrapper", "debug", "locals"}
+
+
+def _is_signature(obj):
+    return isinstance(obj, (str, Signature, tuple))
+
+
+def jit(signature_or_function=None, locals=None, **options):
+    """Compile a function for the CPU. `nopython` is the default; `forceobj=True` keeps the
+    plain Python function (Numba's object mode without the compiler)."""
+    unknown = set(options) - _OPTION_NAMES
+    if unknown:
+        raise TypeError(f"unknown option(s) for jit: {', '.join(sorted(unknown))}")
+    if options.get("forceobj"):
+        def keep(fn):
+            return fn
+        return keep(signature_or_function) if callable(signature_or_function) else keep
+    signatures = None
+    if signature_or_function is not None and not callable(signature_or_function):
+        signatures = signature_or_function
+        if _is_signature(signatures) and not isinstance(signatures, list):
+            signatures = [signatures]
+        signatures = list(signatures)
+    compile_options = CompileOptions.from_kwargs(**options)
+
+    def decorate(fn):
+        from .cpu.dispatcher import make_dispatcher
+        if not callable(fn):
+            raise TypeError(f"@jit decorates a function, not {fn!r}")
+        return make_dispatcher(fn, compile_options, signatures)
+
+    if callable(signature_or_function) and not isinstance(signature_or_function, Signature):
+        return decorate(signature_or_function)
+    return decorate
+
+
+@functools.wraps(jit)
+def njit(*args, **options):
+    """`jit` in nopython mode (the only compiled mode kiln has)."""
+    options.pop("nopython", None)
+    return jit(*args, **options)
+
+
+def rebuild_dispatcher(py_func, options, signatures):
+    """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there."""
+    from .cpu.dispatcher import make_dispatcher
+    return make_dispatcher(py_func, options, signatures or None)

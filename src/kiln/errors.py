@@ -1,0 +1,66 @@
+"""Errors raised while compiling, each pointing at the user's source line with a caret."""
+from __future__ import annotations
+
+import linecache
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a construct is in the user's file (1-based line, 0-based column)."""
+
+    function: str
+    filename: str
+    line: int
+    col: int = 0
+    end_col: int | None = None
+
+    def render(self) -> str:
+        text = linecache.getline(self.filename, self.line).rstrip("\n")
+        head = f'File "{self.filename}", line {self.line}, in {self.function}'
+        if not text:
+            return head
+        stripped = text.lstrip()
+        indent = len(text) - len(stripped)
+        start = max(self.col - indent, 0)
+        width = 1
+        if self.end_col is not None and self.end_col > self.col:
+            width = min(self.end_col - self.col, len(stripped) - start) or 1
+        return f"{head}\n    {stripped}\n    {' ' * start}{'^' * width}"
+
+
+class KilnError(Exception):
+    """Base of kiln's compile-time errors; the message ends with the source location."""
+
+    def __init__(self, message: str, loc: Location | None = None):
+        self.msg = message
+        self.loc = loc
+        super().__init__(self._format())
+
+    def _format(self):
+        if self.loc is None:
+            return self.msg
+        return f"{self.msg}\n\n{self.loc.render()}"
+
+    def with_location(self, loc: Location):
+        """Attach a location if the error does not have one yet (errors raised deep in the library)."""
+        if self.loc is None:
+            self.loc = loc
+            self.args = (self._format(),)
+        return self
+
+
+class TypingError(KilnError):
+    """The function uses a value in a way its types do not allow."""
+
+
+class UnsupportedError(KilnError):
+    """The function uses Python that kiln does not compile."""
+
+
+class SourceUnavailableError(KilnError):
+    """kiln compiles from source; the function has none it can read."""
+
+
+class LoweringError(KilnError):
+    """An internal failure while generating code: a kiln bug, reported with the user's line."""

@@ -1,0 +1,8 @@
+"""kiln's extension API, with Numba's names: teach compiled code new functions, methods
+and attributes. kiln's own library is written with exactly these decorators."""
+from .library.registry import (intrinsic, overload, overload_attribute, overload_method,
+                               register_jitable)
+from . import types
+
+__all__ = ["intrinsic", "overload", "overload_attribute", "overload_method",
+           "register_jitable", "types"]

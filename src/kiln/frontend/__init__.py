@@ -1,0 +1,161 @@
+"""The frontend: a Python function → its AST, with every free name resolved and frozen.
+
+kiln compiles from the AST (not bytecode): it is stable across Python versions and every
+node carries the line and column that error messages quote.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+
+from ..errors import Location, SourceUnavailableError, UnsupportedError
+
+
+@dataclass
+class FunctionIR:
+    """A function ready for typing: its canonical `ast.FunctionDef` and the values of its free names."""
+
+    pyfunc: object
+    node: ast.FunctionDef
+    filename: str
+    arg_names: tuple
+    defaults: dict
+    free_values: dict = field(default_factory=dict)   # global/closure/builtin name → value
+    local_names: frozenset = frozenset()
+
+    @property
+    def name(self):
+        return self.pyfunc.__name__
+
+    @property
+    def qualname(self):
+        return getattr(self.pyfunc, "__qualname__", self.name)
+
+    def loc(self, node) -> Location:
+        return Location(self.qualname, self.filename, getattr(node, "lineno", self.node.lineno),
+                        getattr(node, "col_offset", 0), getattr(node, "end_col_offset", None))
+
+
+def _function_node(pyfunc, tree) -> ast.FunctionDef:
+    """Find the def (or lambda) for `pyfunc` in the parsed source of its first lines."""
+    name = pyfunc.__name__
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            if isinstance(node, ast.AsyncFunctionDef):
+                raise UnsupportedError(f"kiln cannot compile async function {name!r}")
+            return node
+    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
+    if name == "<lambda>" and len(lambdas) == 1:
+        lam = lambdas[0]
+        ret = ast.Return(lam.body)
+        ast.copy_location(ret, lam.body)
+        fn = ast.FunctionDef(name="<lambda>", args=lam.args, body=[ret], decorator_list=[],
+                             returns=None, type_comment=None, type_params=[])
+        return ast.copy_location(fn, lam)
+    raise SourceUnavailableError(
+        f"kiln could not find the source of {pyfunc.__qualname__!r} (a lambda sharing its "
+        "line with another lambda?); define it with 'def'")
+
+
+def _parse(pyfunc):
+    try:
+        lines, firstline = inspect.getsourcelines(pyfunc)
+        filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
+    except (OSError, TypeError):
+        raise SourceUnavailableError(
+            f"kiln compiles Python source, and the source of {pyfunc.__qualname__!r} is not "
+            "available (was it defined with exec() or in an interactive session without "
+            "a file?). Define it in a module or notebook cell.") from None
+    source = "".join(lines)
+    dedented = textwrap.dedent(source)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
+    if dedented.lstrip().startswith("@") or dedented.lstrip().startswith("def"):
+        tree = ast.parse(dedented)
+    else:  # a lambda inside an expression: parse the line(s) as they are
+        tree = _parse_fragment(dedented)
+    ast.increment_lineno(tree, firstline - 1)
+    if indent:
+        for node in ast.walk(tree):
+            if hasattr(node, "col_offset"):
+                node.col_offset += indent
+                if getattr(node, "end_col_offset", None) is not None:
+                    node.end_col_offset += indent
+    return _function_node(pyfunc, tree), filename
+
+
+def _parse_fragment(text):
+    """Parse source lines holding a lambda that may sit inside a larger expression."""
+    stripped = text.strip()
+    if stripped.startswith("return "):
+        stripped = stripped[len("return "):]
+    for candidate in (stripped, stripped.rstrip(",)"), stripped.split("=", 1)[-1].strip()):
+        try:
+            return ast.parse(candidate)
+        except SyntaxError:
+            continue
+    raise SourceUnavailableError("kiln could not parse the source of this lambda; define it with 'def'")
+
+
+def _assigned_names(fn: ast.FunctionDef) -> set:
+    names = {a.arg for a in fn.args.args}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def _check_signature(fn: ast.FunctionDef, loc):
+    a = fn.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise UnsupportedError("kiln compiles functions with plain positional parameters only "
+                               "(no *args, **kwargs or keyword-only parameters)", loc)
+
+
+def build_function_ir(pyfunc) -> FunctionIR:
+    """Parse `pyfunc` and resolve its free names (frozen at compile time, as in Numba)."""
+    node, filename = _parse(pyfunc)
+    node.decorator_list = []
+    ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args), {})
+    _check_signature(node, ir.loc(node))
+    for stmt in ast.walk(node):
+        if isinstance(stmt, (ast.Global, ast.Nonlocal)):
+            raise UnsupportedError("kiln does not support 'global' or 'nonlocal' statements",
+                                   ir.loc(stmt))
+    ir.local_names = frozenset(_assigned_names(node))
+    defaults = pyfunc.__defaults__ or ()
+    ir.defaults = dict(zip(ir.arg_names[len(ir.arg_names) - len(defaults):], defaults))
+    ir.free_values = _free_values(pyfunc, node, ir.local_names)
+    return ir
+
+
+_MISSING = object()
+
+
+def _free_values(pyfunc, node, local_names) -> dict:
+    """Resolve names that are not locals: closure cells, then globals, then builtins."""
+    code = pyfunc.__code__
+    closure = dict(zip(code.co_freevars, [c.cell_contents if _cell_full(c) else _MISSING
+                                          for c in (pyfunc.__closure__ or ())]))
+    values = {}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id not in local_names and n.id not in values:
+            if n.id in closure:
+                value = closure[n.id]
+            else:
+                value = pyfunc.__globals__.get(n.id, _MISSING)
+                if value is _MISSING:
+                    value = getattr(builtins, n.id, _MISSING)
+            if value is not _MISSING:
+                values[n.id] = value
+    return values
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True

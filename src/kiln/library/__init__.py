@@ -1,0 +1,16 @@
+"""Everything compiled code can call. Modules register their templates when imported;
+`load()` imports them all on the first compile, so `import kiln` stays fast."""
+from __future__ import annotations
+
+import importlib
+
+MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples")
+_loaded = False
+
+
+def load():
+    global _loaded
+    if not _loaded:
+        for name in MODULES:
+            importlib.import_module(f"{__name__}.{name}")
+        _loaded = True

@@ -1,0 +1,388 @@
+"""NumPy arrays in compiled code: indexing (integers, negative indices, slices, views),
+item assignment, attributes (shape, size, ndim, dtype, strides, itemsize, nbytes, T).
+
+Element addresses are computed from the layout known at compile time: a C-contiguous
+array indexes `data[i * n + j]` (so loops over it vectorize), others use byte strides.
+Out-of-range indices are checked only with `boundscheck=True`, as in Numba; negative
+indices always wrap."""
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..errors import TypingError
+from .registry import template
+from .slicing import slice_indices
+
+_INTLIKE = (t.Integer, t.Boolean)
+
+
+class ArrayValue:
+    """Codegen view of an array struct value: fields, element addresses, sub-views."""
+
+    def __init__(self, context, builder, value, ty: t.Array):
+        self.context = context
+        self.builder = builder
+        self.value = value
+        self.ty = ty
+
+    def with_builder(self, builder):
+        return ArrayValue(self.context, builder, self.value, self.ty)
+
+    def field(self, index):
+        return self.builder.extract_value(self.value, index)
+
+    def shape(self, dim):
+        return self.builder.extract_value(self.value, [dm.ARRAY_SHAPE, dim])
+
+    def stride(self, dim):
+        return self.builder.extract_value(self.value, [dm.ARRAY_STRIDES, dim])
+
+    def normalize_index(self, index, index_ty, dim):
+        """Wrap a negative index; with boundscheck, raise IndexError outside the axis."""
+        b = self.builder
+        index = self.context.cast(b, index, index_ty, t.int64) if index_ty != t.int64 else index
+        size = self.shape(dim)
+        signed = not (isinstance(index_ty, t.Integer) and not index_ty.signed)
+        if signed:
+            negative = b.icmp_signed("<", index, ir.Constant(dm.i64, 0))
+            index = b.select(negative, b.add(index, size), index)
+        if self.context.options.boundscheck:
+            outside = b.icmp_unsigned(">=", index, size)
+            self.context.guard(b, outside, IndexError,
+                               f"index out of bounds for axis {dim} of an array with "
+                               f"{self.ty.ndim} dimension(s)")
+        return index
+
+    def element_pointer(self, indices):
+        """Address of the element at (already normalized) `indices`, one per dimension."""
+        b = self.builder
+        data = self.field(dm.ARRAY_DATA)
+        item_lt = dm.memory_type(self.ty.dtype)
+        if self.ty.layout in ("C", "F") and len(indices) == self.ty.ndim:
+            dims = range(self.ty.ndim) if self.ty.layout == "C" else reversed(range(self.ty.ndim))
+            linear = None
+            for d in dims:
+                linear = indices[d] if linear is None else \
+                    b.add(b.mul(linear, self.shape(d)), indices[d])
+            return b.gep(data, [linear], source_etype=item_lt, inbounds=True)
+        offset = ir.Constant(dm.i64, 0)
+        for d, index in enumerate(indices):
+            offset = b.add(offset, b.mul(index, self.stride(d)))
+        return b.gep(data, [offset], source_etype=dm.i8, inbounds=True)
+
+    def load_element(self, indices):
+        return dm.load_item(self.builder, self.ty.dtype, self.element_pointer(indices))
+
+    def subarray(self, index, result_ty):
+        """`a[i]` of an N-d array: the (N-1)-d view of row i (index already normalized)."""
+        return self.view([("int", index)], result_ty)
+
+    def view(self, parts, result_ty):
+        """A view from per-axis parts: ("int", i) drops the axis, ("slice", start, step,
+        count) keeps it; axes beyond `parts` are kept whole."""
+        b = self.builder
+        offset = ir.Constant(dm.i64, 0)
+        shape, strides = [], []
+        for d, part in enumerate(parts):
+            stride = self.stride(d)
+            offset = b.add(offset, b.mul(part[1], stride))
+            if part[0] == "slice":
+                shape.append(part[3])
+                strides.append(b.mul(stride, part[2]))
+        for d in range(len(parts), self.ty.ndim):
+            shape.append(self.shape(d))
+            strides.append(self.stride(d))
+        data = b.gep(self.field(dm.ARRAY_DATA), [offset], source_etype=dm.i8)
+        nitems = ir.Constant(dm.i64, 1)
+        for s in shape:
+            nitems = b.mul(nitems, s)
+        return make_array(self.context, b, result_ty, data, shape, strides,
+                           meminfo=self.field(dm.ARRAY_MEMINFO),
+                           parent=self.field(dm.ARRAY_PARENT),
+                           itemsize=self.field(dm.ARRAY_ITEMSIZE), nitems=nitems)
+
+
+def make_array(context, builder, ty, data, shape, strides, meminfo=None, parent=None,
+               itemsize=None, nitems=None):
+    value = ir.Constant(dm.value_type(ty), ir.Undefined)
+    null = ir.Constant(dm.ptr, None)
+    if itemsize is None:
+        itemsize = ir.Constant(dm.i64, ty.dtype.np_dtype.itemsize)
+    if nitems is None:
+        nitems = ir.Constant(dm.i64, 1)
+        for s in shape:
+            nitems = builder.mul(nitems, s)
+    fields = [meminfo or null, parent or null, nitems, itemsize, data]
+    for i, f in enumerate(fields):
+        value = builder.insert_value(value, f, i)
+    for d, (s, st) in enumerate(zip(shape, strides)):
+        value = builder.insert_value(value, s, [dm.ARRAY_SHAPE, d])
+        value = builder.insert_value(value, st, [dm.ARRAY_STRIDES, d])
+    return value
+
+
+# ---- indexing --------------------------------------------------------------------------------
+
+def _index_parts(index_ty):
+    """The per-axis index types, or None when this is not a basic index."""
+    items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
+    if all(isinstance(i, _INTLIKE + (t.SliceType,)) for i in items):
+        return items
+    return None
+
+
+def _view_layout(array_ty, items, ndim):
+    """C stays C for leading integers, then at most one step-less slice, then whole axes."""
+    if array_ty.layout != "C":
+        return "A"
+    slices = [i for i in items if isinstance(i, t.SliceType)]
+    n_ints = 0
+    for i in items:
+        if not isinstance(i, _INTLIKE):
+            break
+        n_ints += 1
+    contiguous = len(slices) == 0 or (
+        len(slices) == 1 and not slices[0].has_step and len(items) == n_ints + 1)
+    return "C" if contiguous else "A"
+
+
+def _index_result(array_ty, items):
+    if len(items) > array_ty.ndim:
+        raise TypingError(f"too many indices for {array_ty}: {len(items)} given")
+    kept = array_ty.ndim - sum(isinstance(i, _INTLIKE) for i in items)
+    if kept == 0:
+        return array_ty.dtype
+    return array_ty.copy(ndim=kept, layout=_view_layout(array_ty, items, kept))
+
+
+def _index_values(builder, index, index_ty):
+    if isinstance(index_ty, t.BaseTuple):
+        return [builder.extract_value(index, i) for i in range(len(index_ty))]
+    return [index]
+
+
+def _resolve_index(context, builder, arr, index, index_ty):
+    """Per-axis parts ("int", i) / ("slice", start, step, count) for a basic index."""
+    items = _index_parts(index_ty)
+    parts = []
+    for d, (value, item_ty) in enumerate(zip(_index_values(builder, index, index_ty), items)):
+        if isinstance(item_ty, t.SliceType):
+            fields = [builder.extract_value(value, i) for i in range(3)]
+            sig = t.UniTuple(t.int64, 3)(t.int64, t.int64, t.int64, t.int64)
+            res = context.call_python(builder, slice_indices, sig, fields + [arr.shape(d)])
+            parts.append(("slice",) + tuple(builder.extract_value(res, i) for i in range(3)))
+        else:
+            parts.append(("int", arr.normalize_index(value, item_ty, d)))
+    return parts
+
+
+@template(operator.getitem)
+def _getitem(tctx, array_ty, index_ty):
+    if not isinstance(array_ty, t.Array):
+        return None
+    items = _index_parts(index_ty)
+    if items is None:
+        return None
+    result = _index_result(array_ty, items)
+
+    def codegen(context, builder, sig, args):
+        arr = ArrayValue(context, builder, args[0], array_ty)
+        parts = _resolve_index(context, builder, arr, args[1], index_ty)
+        if all(p[0] == "int" for p in parts) and len(parts) == array_ty.ndim:
+            return arr.load_element([p[1] for p in parts])
+        return arr.view(parts, result)
+    return result(array_ty, index_ty), codegen
+
+
+@template(operator.setitem)
+def _setitem(tctx, array_ty, index_ty, value_ty):
+    if not isinstance(array_ty, t.Array):
+        return None
+    items = _index_parts(index_ty)
+    if items is None:
+        return None
+    if array_ty.readonly:
+        raise TypingError(f"cannot assign to an item of a read-only array ({array_ty})")
+    target = _index_result(array_ty, items)
+    if isinstance(target, t.Array):
+        return _setitem_view(tctx, array_ty, index_ty, value_ty, target)
+    if not isinstance(value_ty, t.Number):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr = ArrayValue(context, builder, args[0], array_ty)
+        parts = _resolve_index(context, builder, arr, args[1], index_ty)
+        dm.store_item(builder, array_ty.dtype, args[2],
+                      arr.element_pointer([p[1] for p in parts]))
+        return dm.null_value(t.none)
+    return t.none(array_ty, index_ty, array_ty.dtype), codegen
+
+
+def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
+    """`a[i, :] = x` / `a[1:-1] = b`: fill the view from a scalar or a same-shaped array."""
+    fill = tctx.resolve(_fill_view, (view_ty, value_ty))
+    if fill is None:
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr = ArrayValue(context, builder, args[0], array_ty)
+        view = arr.view(_resolve_index(context, builder, arr, args[1], index_ty), view_ty)
+        fill.lower(context, builder, fill.signature, [view, args[2]])
+        return dm.null_value(t.none)
+    return t.none(array_ty, index_ty, value_ty), codegen
+
+
+def _fill_view(dst, src):
+    raise TypeError("only callable from compiled code")
+
+
+@template(_fill_view)
+def _fill_view_typer(tctx, dst, src):
+    if isinstance(src, t.Number):
+        impl = _fill_scalar_impls.get(dst.ndim)
+    elif isinstance(src, t.Array) and src.ndim == dst.ndim:
+        impl = _copy_impls.get(dst.ndim)
+    else:
+        return None
+    if impl is None:
+        return None
+    typed = tctx.type_function(impl, (dst, src))
+    return t.none(dst, src), lambda context, builder, sig, args: \
+        context.call_function(builder, typed, args)
+
+
+def _fill1(dst, value):
+    for i in range(dst.shape[0]):
+        dst[i] = value
+
+
+def _fill2(dst, value):
+    for i in range(dst.shape[0]):
+        for j in range(dst.shape[1]):
+            dst[i, j] = value
+
+
+def _fill3(dst, value):
+    for i in range(dst.shape[0]):
+        for j in range(dst.shape[1]):
+            for k in range(dst.shape[2]):
+                dst[i, j, k] = value
+
+
+def _copy1(dst, src):
+    if src.shape[0] != dst.shape[0]:
+        raise ValueError("could not broadcast input array into the assigned slice")
+    for i in range(dst.shape[0]):
+        dst[i] = src[i]
+
+
+def _copy2(dst, src):
+    if src.shape != dst.shape:
+        raise ValueError("could not broadcast input array into the assigned slice")
+    for i in range(dst.shape[0]):
+        for j in range(dst.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+_fill_scalar_impls = {1: _fill1, 2: _fill2, 3: _fill3}
+_copy_impls = {1: _copy1, 2: _copy2}
+
+
+# ---- attributes ------------------------------------------------------------------------------
+
+def _array_attribute(name):
+    def decorate(fn):
+        @template(("attr", name))
+        def typer(tctx, array_ty):
+            if not isinstance(array_ty, t.Array):
+                return None
+            return fn(array_ty)
+        return fn
+    return decorate
+
+
+def _tuple_field(context, builder, value, field, ndim):
+    ty = t.UniTuple(t.int64, ndim)
+    return context.make_tuple(builder, ty, [builder.extract_value(value, [field, d])
+                                            for d in range(ndim)])
+
+
+@_array_attribute("shape")
+def _shape(ty):
+    return t.UniTuple(t.int64, ty.ndim)(ty), lambda context, builder, sig, args: \
+        _tuple_field(context, builder, args[0], dm.ARRAY_SHAPE, ty.ndim)
+
+
+@_array_attribute("strides")
+def _strides(ty):
+    return t.UniTuple(t.int64, ty.ndim)(ty), lambda context, builder, sig, args: \
+        _tuple_field(context, builder, args[0], dm.ARRAY_STRIDES, ty.ndim)
+
+
+@_array_attribute("ndim")
+def _ndim(ty):
+    return t.int64(ty), lambda context, builder, sig, args: ir.Constant(dm.i64, ty.ndim)
+
+
+@_array_attribute("size")
+def _size(ty):
+    return t.int64(ty), lambda context, builder, sig, args: \
+        builder.extract_value(args[0], dm.ARRAY_NITEMS)
+
+
+@_array_attribute("itemsize")
+def _itemsize(ty):
+    return t.int64(ty), lambda context, builder, sig, args: \
+        ir.Constant(dm.i64, ty.dtype.np_dtype.itemsize)
+
+
+@_array_attribute("nbytes")
+def _nbytes(ty):
+    return t.int64(ty), lambda context, builder, sig, args: builder.mul(
+        builder.extract_value(args[0], dm.ARRAY_NITEMS),
+        ir.Constant(dm.i64, ty.dtype.np_dtype.itemsize))
+
+
+@_array_attribute("dtype")
+def _dtype(ty):
+    return t.DType(ty.dtype)(ty), lambda context, builder, sig, args: dm.null_value(t.DType(ty.dtype))
+
+
+@_array_attribute("T")
+def _transpose(ty):
+    layout = {"C": "F", "F": "C"}.get(ty.layout, "A") if ty.ndim > 1 else ty.layout
+    rt = ty.copy(layout=layout)
+
+    def codegen(context, builder, sig, args):
+        arr = ArrayValue(context, builder, args[0], ty)
+        dims = list(reversed(range(ty.ndim)))
+        return make_array(context, builder, rt, arr.field(dm.ARRAY_DATA),
+                          [arr.shape(d) for d in dims], [arr.stride(d) for d in dims],
+                          meminfo=arr.field(dm.ARRAY_MEMINFO), parent=arr.field(dm.ARRAY_PARENT),
+                          itemsize=arr.field(dm.ARRAY_ITEMSIZE),
+                          nitems=arr.field(dm.ARRAY_NITEMS))
+    return rt(ty), codegen
+
+
+# ---- dtype comparisons (`a.dtype == np.float64`) are known at compile time -----------------
+
+def _dtype_of(ty):
+    if isinstance(ty, t.DType):
+        return ty.dtype
+    if isinstance(ty, t.NumberClass):
+        return ty.instance_type
+    return None
+
+
+for _op in (operator.eq, operator.ne):
+    @template(_op)
+    def _dtype_compare(tctx, a, b, _op=_op):
+        da, db = _dtype_of(a), _dtype_of(b)
+        if da is None or db is None:
+            return None
+        same = (da == db) == (_op is operator.eq)
+        return t.boolean(a, b), lambda context, builder, sig, args: ir.Constant(dm.i1, int(same))

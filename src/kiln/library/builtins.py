@@ -1,0 +1,282 @@
+"""Python builtins in compiled code: abs, min, max, len, range, round, int, float, bool,
+complex, and the attributes of complex numbers."""
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from .registry import intrinsic, overload, overload_method, register_jitable, template
+
+_INTLIKE = (t.Integer, t.Boolean)
+
+
+# ---- abs -------------------------------------------------------------------------------------
+
+@template(abs)
+def _abs(tctx, a):
+    if isinstance(a, _INTLIKE):
+        rt = t.int64 if isinstance(a, t.Boolean) else a
+
+        def codegen(context, builder, sig, args):
+            x = args[0]
+            if not rt.signed:
+                return x
+            neg = builder.icmp_signed("<", x, ir.Constant(x.type, 0))
+            return builder.select(neg, builder.neg(x), x)
+        return rt(rt), codegen
+    if isinstance(a, t.Float):
+        def codegen(context, builder, sig, args):
+            return builder.call(context.declare_intrinsic("llvm.fabs", [args[0].type]), args)
+        return a(a), codegen
+    if isinstance(a, t.Complex):
+        ft = a.underlying_float
+
+        def codegen(context, builder, sig, args):
+            from . import mathlib
+            re, im = builder.extract_value(args[0], 0), builder.extract_value(args[0], 1)
+            return mathlib.call_libm(context, builder, "hypot", ft, [re, im])
+        return ft(a), codegen
+    return None
+
+
+# ---- min / max: Python's rule (the first of equal values wins, NaN comparisons are false) --
+
+def _pick(op):
+    @register_jitable
+    def two(a, b):
+        return b if op(b, a) else a
+    return two
+
+
+_min2, _max2 = _pick(operator.lt), _pick(operator.gt)
+
+
+def _min_max(fold2, name):
+    def ov(*args):
+        if len(args) == 1:
+            (seq,) = args
+            if isinstance(seq, (t.Array, t.UniTuple)):
+                def impl_iter(seq):
+                    if len(seq) == 0:
+                        raise ValueError(name + "() arg is an empty sequence")
+                    result = seq[0]
+                    for v in seq:
+                        result = fold2(result, v)
+                    return result
+                return impl_iter
+            return None
+        if len(args) == 2 and all(isinstance(a, t.Number) for a in args):
+            return lambda a, b: fold2(a, b)
+        if len(args) == 3 and all(isinstance(a, t.Number) for a in args):
+            return lambda a, b, c: fold2(fold2(a, b), c)
+        if len(args) == 4 and all(isinstance(a, t.Number) for a in args):
+            return lambda a, b, c, d: fold2(fold2(fold2(a, b), c), d)
+        return None
+    return ov
+
+
+overload(min)(_min_max(_min2, "min"))
+overload(max)(_min_max(_max2, "max"))
+
+
+@overload(sum)
+def _sum(seq, start=0):
+    if isinstance(seq, (t.Array, t.UniTuple)):
+        def impl(seq, start=0):
+            total = start
+            for v in seq:
+                total += v
+            return total
+        return impl
+    return None
+
+
+# ---- len / range -----------------------------------------------------------------------------
+
+@template(len)
+def _len(tctx, a):
+    if isinstance(a, t.BaseTuple):
+        return t.int64(a), lambda context, builder, sig, args: ir.Constant(dm.i64, len(a))
+    if isinstance(a, t.Array):
+        if a.ndim == 0:
+            return None
+        return t.int64(a), lambda context, builder, sig, args: \
+            builder.extract_value(args[0], [dm.ARRAY_SHAPE, 0])
+    if isinstance(a, t.RangeType):
+        return t.int64(a), lambda context, builder, sig, args: \
+            context.call_python(builder, _range_len, sig, args)
+    return None
+
+
+def _range_len(r):
+    if r.step > 0:
+        return (r.stop - r.start + r.step - 1) // r.step if r.stop > r.start else 0
+    return (r.start - r.stop - r.step - 1) // -r.step if r.start > r.stop else 0
+
+
+@template(range)
+def _range(tctx, *args):
+    if not 1 <= len(args) <= 3 or not all(isinstance(a, _INTLIKE) for a in args):
+        return None
+
+    def codegen(context, builder, sig, llargs):
+        if len(llargs) == 1:
+            start, stop, step = ir.Constant(dm.i64, 0), llargs[0], ir.Constant(dm.i64, 1)
+        else:
+            start, stop = llargs[:2]
+            step = llargs[2] if len(llargs) == 3 else ir.Constant(dm.i64, 1)
+        if not isinstance(step, ir.Constant):
+            context.guard(builder, builder.icmp_signed("==", step, ir.Constant(dm.i64, 0)),
+                          ValueError, "range() arg 3 must not be zero")
+        elif step.constant == 0:
+            context.raise_error(builder, ValueError, "range() arg 3 must not be zero")
+            builder.position_at_end(builder.function.append_basic_block("dead"))
+        return context.make_tuple(builder, t.RangeType(), [start, stop, step])
+    return t.RangeType()(*([t.int64] * len(args))), codegen
+
+
+for _i, _field in enumerate(("start", "stop", "step")):
+    @template(("attr", _field))
+    def _range_attr(tctx, r, _i=_i):
+        if not isinstance(r, t.RangeType):
+            return None
+        return t.int64(r), lambda context, builder, sig, args: builder.extract_value(args[0], _i)
+
+
+# ---- conversions -----------------------------------------------------------------------------
+
+def _convert_to(rt, check):
+    def typer(tctx, *args):
+        if not args:
+            return rt(), lambda context, builder, sig, llargs: context.get_constant(builder, rt, 0)
+        if len(args) != 1 or not check(args[0]):
+            return None
+        return rt(args[0]), lambda context, builder, sig, llargs: \
+            context.cast(builder, llargs[0], args[0], rt)
+    return typer
+
+
+template(float)(_convert_to(t.float64, lambda a: isinstance(a, (t.Integer, t.Boolean, t.Float))))
+template(bool)(_convert_to(t.boolean, lambda a: isinstance(a, (t.Number, t.NoneType))))
+
+
+@template(int)
+def _int(tctx, *args):
+    if len(args) != 1 or not isinstance(args[0], (t.Integer, t.Boolean, t.Float)):
+        return None
+    (a,) = args
+    if not isinstance(a, t.Float):
+        return t.int64(a), lambda context, builder, sig, llargs: \
+            context.cast(builder, llargs[0], a, t.int64)
+
+    def codegen(context, builder, sig, llargs):
+        x = llargs[0]
+        context.guard(builder, builder.fcmp_unordered("uno", x, x), ValueError,
+                      "cannot convert float NaN to integer")
+        inf = ir.Constant(x.type, float("inf"))
+        is_inf = builder.fcmp_ordered("==", builder.call(
+            context.declare_intrinsic("llvm.fabs", [x.type]), [x]), inf)
+        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+        return builder.fptosi(x, dm.i64)
+    return t.int64(a), codegen
+
+
+@template(complex)
+def _complex(tctx, *args):
+    if not 1 <= len(args) <= 2 or not all(isinstance(a, (t.Integer, t.Boolean, t.Float))
+                                          for a in args):
+        if len(args) == 1 and isinstance(args[0], t.Complex):
+            return t.complex128(t.complex128), lambda context, builder, sig, llargs: llargs[0]
+        return None
+
+    def codegen(context, builder, sig, llargs):
+        im = llargs[1] if len(llargs) == 2 else ir.Constant(dm.value_type(t.float64), 0.0)
+        return context.make_tuple(builder, t.complex128, [llargs[0], im])
+    return t.complex128(*([t.float64] * len(args))), codegen
+
+
+@template("number_class")
+def _number_class_call(tctx, cls, *args):
+    """`np.float32(x)`, `kiln.int32(x)`: NumPy's conversion (C casts, no range checks)."""
+    rt = cls.instance_type
+    if not args:
+        return rt(cls), lambda context, builder, sig, llargs: context.get_constant(builder, rt, 0)
+    if len(args) != 1 or not isinstance(args[0], t.Number):
+        return None
+    if isinstance(args[0], t.Complex) and not isinstance(rt, t.Complex):
+        return None
+    return rt(cls, args[0]), lambda context, builder, sig, llargs: \
+        context.cast(builder, llargs[1], args[0], rt)
+
+
+# ---- round -----------------------------------------------------------------------------------
+
+def _round_half_even(context, builder, x):
+    return builder.call(context.declare_intrinsic("llvm.roundeven", [x.type]), [x])
+
+
+@template(round)
+def _round(tctx, x, ndigits=None):
+    if isinstance(x, _INTLIKE) and ndigits is None:
+        return t.int64(x), lambda context, builder, sig, args: \
+            context.cast(builder, args[0], x, t.int64)
+    if not isinstance(x, t.Float):
+        return None
+    if ndigits is None:
+        def codegen(context, builder, sig, args):
+            y = _round_half_even(context, builder, args[0])
+            return context.cast(builder, y, x, t.int64)
+        return t.int64(x), codegen
+    if not isinstance(ndigits, t.Integer):
+        return None
+    return x(x, t.int64), lambda context, builder, sig, args: \
+        context.call_python(builder, _round_digits, sig, args)
+
+
+def _round_digits(x, ndigits):
+    """round(x, n) by scaling, as Numba does (CPython's correctly rounded version uses dtoa)."""
+    if ndigits >= 0:
+        if ndigits > 22:
+            return x
+        scale = 10.0 ** ndigits
+        y = x * scale
+        z = _rint(y)
+        if abs(y - z) == 0.5:
+            z = 2.0 * _rint(y / 2.0)
+        return z / scale
+    scale = 10.0 ** -ndigits
+    y = x / scale
+    z = _rint(y)
+    if abs(y - z) == 0.5:
+        z = 2.0 * _rint(y / 2.0)
+    return z * scale
+
+
+@intrinsic
+def _rint(typingctx, x):
+    """Round half to even, staying a float."""
+    return x(x), lambda context, builder, sig, args: _round_half_even(context, builder, args[0])
+
+
+# ---- complex attributes ----------------------------------------------------------------------
+
+for _i, _name in enumerate(("real", "imag")):
+    @template(("attr", _name))
+    def _part(tctx, z, _i=_i):
+        if isinstance(z, t.Complex):
+            ft = z.underlying_float
+            return ft(z), lambda context, builder, sig, args: builder.extract_value(args[0], _i)
+        if isinstance(z, (t.Float, t.Integer, t.Boolean)):
+            def codegen(context, builder, sig, args):
+                return args[0] if _i == 0 else context.get_constant(builder, z, 0)
+            return z(z), codegen
+        return None
+
+
+@overload_method(t.Complex, "conjugate")
+def _conjugate(z):
+    return lambda z: complex(z.real, -z.imag)
+

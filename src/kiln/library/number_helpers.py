@@ -1,0 +1,137 @@
+"""Scalar algorithms written in Python and compiled by kiln itself, following CPython's
+own C code (floatobject.c, complexobject.c) so results match CPython bit for bit."""
+from __future__ import annotations
+
+import math
+
+
+from .registry import intrinsic, register_jitable
+
+
+@intrinsic
+def _floor(typingctx, x):
+    """Float floor that stays a float (math.floor returns an int)."""
+    def codegen(context, builder, sig, args):
+        fn = context.declare_intrinsic("llvm.floor", [args[0].type])
+        return builder.call(fn, args)
+    return x(x), codegen
+
+
+@intrinsic
+def _pow(typingctx, x, y):
+    def codegen(context, builder, sig, args):
+        fn = context.declare_intrinsic("llvm.pow", [a.type for a in args])
+        return builder.call(fn, args)
+    return x(x, x), codegen
+
+
+@register_jitable
+def float_divmod(vx, wx):
+    if wx == 0.0:
+        raise ZeroDivisionError("float divmod()")
+    mod = math.fmod(vx, wx)
+    div = (vx - mod) / wx
+    if mod:
+        if (wx < 0.0) != (mod < 0.0):
+            mod += wx
+            div -= 1.0
+    else:
+        mod = math.copysign(0.0, wx)
+    if div:
+        floordiv = _floor(div)
+        if div - floordiv > 0.5:
+            floordiv += 1.0
+    else:
+        floordiv = math.copysign(0.0, vx / wx)
+    return floordiv, mod
+
+
+def float_floordiv(vx, wx):
+    if wx == 0.0:
+        raise ZeroDivisionError("float floor division by zero")
+    return float_divmod(vx, wx)[0]
+
+
+def float_mod(vx, wx):
+    if wx == 0.0:
+        raise ZeroDivisionError("float modulo by zero")
+    mod = math.fmod(vx, wx)
+    if mod:
+        if (wx < 0.0) != (mod < 0.0):
+            mod += wx
+    else:
+        mod = math.copysign(0.0, wx)
+    return mod
+
+
+def int_power(base, exponent):
+    if exponent < 0:
+        raise ValueError("integers to negative integer powers are not allowed "
+                         "(use a float base for a float result)")
+    result = 1
+    while exponent:
+        if exponent & 1:
+            result *= base
+        base *= base
+        exponent >>= 1
+    return result
+
+
+def float_power(base, exponent):
+    if base == 0.0 and exponent < 0.0:
+        raise ZeroDivisionError("0.0 cannot be raised to a negative power")
+    return _pow(base, exponent)
+
+
+@register_jitable
+def complex_div(a, b):
+    abs_breal = abs(b.real)
+    abs_bimag = abs(b.imag)
+    if abs_breal >= abs_bimag:
+        if abs_breal == 0.0:
+            raise ZeroDivisionError("complex division by zero")
+        ratio = b.imag / b.real
+        denom = b.real + b.imag * ratio
+        return complex((a.real + a.imag * ratio) / denom, (a.imag - a.real * ratio) / denom)
+    if abs_bimag >= abs_breal:
+        ratio = b.real / b.imag
+        denom = b.real * ratio + b.imag
+        return complex((a.real * ratio + a.imag) / denom, (a.imag * ratio - a.real) / denom)
+    return complex(math.nan, math.nan)
+
+
+@register_jitable
+def _complex_power_unsigned(x, n):
+    r = complex(1.0, 0.0)
+    p = x
+    mask = 1
+    while mask > 0 and n >= mask:
+        if n & mask:
+            r = r * p
+        mask <<= 1
+        p = p * p
+    return r
+
+
+def complex_power(a, b):
+    if b.real == 0.0 and b.imag == 0.0:
+        return complex(1.0, 0.0)
+    if a.real == 0.0 and a.imag == 0.0:
+        if b.imag != 0.0 or b.real < 0.0:
+            raise ZeroDivisionError("0.0 to a negative or complex power")
+        return complex(0.0, 0.0)
+    if b.imag == 0.0 and b.real == _floor(b.real) and abs(b.real) <= 100.0:
+        n = int(b.real)
+        if n > 0:
+            return _complex_power_unsigned(a, n)
+        return complex_div(complex(1.0, 0.0), _complex_power_unsigned(a, -n))
+    vabs = math.hypot(a.real, a.imag)
+    length = _pow(vabs, b.real)
+    at = math.atan2(a.imag, a.real)
+    phase = at * b.real
+    if b.imag != 0.0:
+        length /= math.exp(at * b.imag)
+        phase += b.imag * math.log(vabs)
+    return complex(length * math.cos(phase), length * math.sin(phase))
+
+

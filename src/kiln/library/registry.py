@@ -1,0 +1,215 @@
+"""The registry of everything compiled code can call, and the extension API built on it.
+
+Each entry is a *template* keyed by what the user's code calls (a Python function such as
+`math.sin`, an operator such as `operator.add`, `("method", "sum")`, `("attr", "shape")`).
+A template turns argument types into a `Resolution`: the signature chosen (the argument
+types to convert to and the result type) and how to generate its code. Typing and
+implementation of one function live together, and every template says which targets
+(cpu, cuda) it serves.
+"""
+from __future__ import annotations
+
+import inspect
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable
+
+from ..types import Signature, Type
+
+ALL_TARGETS = frozenset({"cpu", "cuda"})
+
+
+def _targets(target) -> frozenset:
+    if target in (None, "generic"):
+        return ALL_TARGETS
+    if isinstance(target, str):
+        return frozenset({target})
+    return frozenset(target)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A chosen implementation: arguments are converted to `signature.args` before `lower`."""
+
+    signature: Signature
+    lower: Callable  # (codegen_context, builder, signature, llvm_args) -> llvm value
+    kw_order: tuple = ()  # keyword arguments' names in the order they follow the positionals
+
+
+class Template:
+    """Turns argument types into a Resolution, or None when it does not apply."""
+
+    targets = ALL_TARGETS
+
+    def resolve(self, tctx, args: tuple, kws: dict) -> Resolution | None:
+        raise NotImplementedError
+
+
+class IntrinsicTemplate(Template):
+    """`fn(typingctx, *argtypes)` returns `(signature, codegen)` or None; codegen builds LLVM IR."""
+
+    def __init__(self, fn, targets=ALL_TARGETS):
+        self.fn = fn
+        self.targets = targets
+
+    def resolve(self, tctx, args, kws):
+        kw_order = ()
+        if kws:
+            params = list(inspect.signature(self.fn).parameters)[1:]
+            kw_order = tuple(p for p in params[len(args):] if p in kws)
+            if len(kw_order) != len(kws):
+                return None
+            args = args + tuple(kws[k] for k in kw_order)
+        result = self.fn(tctx, *args)
+        if result is None:
+            return None
+        sig, codegen = result
+        return Resolution(sig, codegen, kw_order)
+
+
+class OverloadTemplate(Template):
+    """`ov(*argtypes, **kwtypes)` returns a Python implementation that kiln compiles, or None."""
+
+    def __init__(self, ov, targets=ALL_TARGETS, receiver=None):
+        self.ov = ov
+        self.targets = targets
+        self.receiver = receiver  # for methods and attributes: the type class of `self`
+        self._cache = {}
+
+    def resolve(self, tctx, args, kws):
+        if self.receiver is not None and not (args and isinstance(args[0], self.receiver)):
+            return None
+        key = (tctx.target, args, tuple(sorted(kws.items())))
+        if key not in self._cache:
+            self._cache[key] = self._resolve(tctx, args, kws)
+        return self._cache[key]
+
+    def _resolve(self, tctx, args, kws):
+        try:
+            impl = self.ov(*args, **kws)
+        except TypeError as exc:  # the overload does not take these arguments
+            if "argument" in str(exc):
+                return None
+            raise
+        if impl is None:
+            return None
+        params = inspect.signature(impl).parameters
+        bound = list(args)
+        defaults = []
+        kw_order = []
+        for name, p in list(params.items())[len(args):]:
+            if name in kws:
+                if defaults:
+                    return None  # keyword after an omitted parameter: not supported
+                bound.append(kws[name])
+                kw_order.append(name)
+            elif p.default is not inspect.Parameter.empty:
+                defaults.append(p.default)
+            else:
+                return None
+        if len(bound) + len(defaults) != len(params) or len(bound) - len(args) != len(kws):
+            return None
+        from ..types.typeof import typeof_global
+        default_types = tuple(typeof_global(d) for d in defaults)
+        typed = tctx.type_function(impl, tuple(bound) + default_types)
+        sig = Signature(typed.return_type, tuple(bound))
+
+        def lower(ctx, builder, sig, llargs):
+            extra = [ctx.get_constant(builder, t, d) for t, d in zip(default_types, defaults)]
+            return ctx.call_function(builder, typed, list(llargs) + extra)
+        return Resolution(sig, lower, tuple(kw_order))
+
+
+class Registry:
+    """Templates by key; later registrations are tried first, so users can override."""
+
+    def __init__(self):
+        self._templates = defaultdict(list)
+
+    def register(self, key, template: Template):
+        self._templates[key].insert(0, template)
+
+    def has(self, key) -> bool:
+        try:
+            return key in self._templates
+        except TypeError:  # unhashable
+            return False
+
+    def templates(self, key, target):
+        return [t for t in self._templates.get(key, ()) if target in t.targets]
+
+
+registry = Registry()
+
+
+# ---- the extension API (public as kiln.extending) ---------------------------------------
+
+def overload(func, target="generic", **jit_options):
+    """Implement `func` for compiled code: the decorated function receives argument *types*
+    and returns a Python implementation (compiled by kiln) or None if it does not apply."""
+    def decorate(ov):
+        registry.register(func, OverloadTemplate(ov, _targets(target)))
+        return ov
+    return decorate
+
+
+def overload_method(typeclass, name, target="generic", **jit_options):
+    """Implement `obj.name(...)` for values whose type is an instance of `typeclass`."""
+    def decorate(ov):
+        registry.register(("method", name), OverloadTemplate(ov, _targets(target), typeclass))
+        return ov
+    return decorate
+
+
+def overload_attribute(typeclass, name, target="generic", **jit_options):
+    """Implement `obj.name` for values whose type is an instance of `typeclass`."""
+    def decorate(ov):
+        registry.register(("attr", name), OverloadTemplate(ov, _targets(target), typeclass))
+        return ov
+    return decorate
+
+
+class Intrinsic:
+    """A function callable from compiled code whose body is LLVM IR built by `codegen`."""
+
+    def __init__(self, fn, targets):
+        self._fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+        registry.register(self, IntrinsicTemplate(fn, targets))
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"intrinsic {self.__name__!r} can only be called from compiled code")
+
+    def __repr__(self):
+        return f"<intrinsic {self.__name__}>"
+
+
+def intrinsic(fn=None, *, target="generic"):
+    """Decorate `fn(typingctx, *argtypes) -> (signature, codegen)`; usable bare or with target=."""
+    if fn is None:
+        return lambda f: Intrinsic(f, _targets(target))
+    return Intrinsic(fn, _targets(target))
+
+
+def register_jitable(fn=None, **options):
+    """Make a plain Python function callable from compiled code (compiled on demand) while
+    keeping it callable from Python."""
+    def decorate(f):
+        overload(f, **options)(lambda *args, **kws: f)
+        return f
+    return decorate(fn) if fn is not None else decorate
+
+
+def template(key, target="generic"):
+    """Register a low-level template function `fn(tctx, *argtypes) -> (sig, codegen) | None`
+    under `key`: the form kiln's own operators use (an intrinsic keyed by what it implements)."""
+    def decorate(fn):
+        registry.register(key, IntrinsicTemplate(fn, _targets(target)))
+        return fn
+    return decorate
+
+
+__all__ = ["Resolution", "Template", "Registry", "registry", "overload", "overload_method",
+           "overload_attribute", "intrinsic", "register_jitable", "template", "Type"]

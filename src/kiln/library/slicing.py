@@ -1,0 +1,45 @@
+"""Slices in compiled code: `{start, stop, step}` with absent bounds marked, resolved
+against an axis length exactly as Python's `slice.indices` does."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..codegen import datamodel as dm
+
+ABSENT = -(1 << 63)  # marks a bound written as empty (`a[:n]`), never a real index
+
+
+def build_slice(builder, start, stop, step):
+    struct = ir.LiteralStructType([dm.i64, dm.i64, dm.i64])
+    value = ir.Constant(struct, ir.Undefined)
+    for i, part in enumerate((start, stop, step)):
+        value = builder.insert_value(value, part if part is not None
+                                     else ir.Constant(dm.i64, ABSENT), i)
+    return value
+
+
+def slice_indices(start, stop, step, length):
+    """(start, step, count) of the slice on an axis of `length` items; compiled by kiln."""
+    if step == ABSENT:
+        step = 1
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    lower = -1 if step < 0 else 0
+    upper = length - 1 if step < 0 else length
+    if start == ABSENT:
+        start = upper if step < 0 else lower
+    elif start < 0:
+        start = max(start + length, lower)
+    else:
+        start = min(start, upper)
+    if stop == ABSENT:
+        stop = lower if step < 0 else upper
+    elif stop < 0:
+        stop = max(stop + length, lower)
+    else:
+        stop = min(stop, upper)
+    if step < 0:
+        count = (start - stop - 1) // -step + 1 if stop < start else 0
+    else:
+        count = (stop - start - 1) // step + 1 if start < stop else 0
+    return start, step, count

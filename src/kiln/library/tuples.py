@@ -1,0 +1,117 @@
+"""Tuples in compiled code: indexing (a constant index for mixed tuples, any integer for
+uniform ones), comparison, membership and concatenation."""
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..errors import TypingError
+from .registry import Resolution, template
+
+
+def static_getitem(tuple_ty, index: int) -> Resolution:
+    """`tup[k]` with k known at compile time: any tuple, the item's own type."""
+    n = len(tuple_ty)
+    if not -n <= index < n:
+        raise TypingError(f"tuple index {index} is out of range for {tuple_ty}")
+    index %= n
+    item = tuple_ty.types[index]
+    return Resolution(item(tuple_ty, t.int64), lambda context, builder, sig, args:
+                      builder.extract_value(args[0], index))
+
+
+@template(operator.getitem)
+def _getitem(tctx, tup, index):
+    if not isinstance(tup, t.UniTuple) or not isinstance(index, (t.Integer, t.Boolean)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        value, i = args
+        slot = context.alloca(builder, dm.value_type(tup))
+        builder.store(value, slot)
+        count = ir.Constant(dm.i64, tup.count)
+        i = builder.select(builder.icmp_signed("<", i, ir.Constant(dm.i64, 0)),
+                           builder.add(i, count), i)
+        context.guard(builder, builder.icmp_unsigned(">=", i, count), IndexError,
+                      "tuple index out of range")
+        address = builder.gep(slot, [ir.Constant(dm.i64, 0), i], source_etype=slot.allocated_type)
+        return builder.load(address, typ=dm.value_type(tup.dtype))
+    return tup.dtype(tup, t.int64), codegen
+
+
+def _itemwise(tctx, op, a, b):
+    if not (isinstance(a, t.BaseTuple) and isinstance(b, t.BaseTuple)) or len(a) != len(b):
+        return None
+    resolutions = [tctx.resolve(op, (x, y)) for x, y in zip(a.types, b.types)]
+    return None if any(r is None for r in resolutions) else resolutions
+
+
+def _call_items(context, builder, resolutions, a, b, ta, tb):
+    results = []
+    for i, res in enumerate(resolutions):
+        x = context.cast(builder, builder.extract_value(a, i), ta.types[i], res.signature.args[0])
+        y = context.cast(builder, builder.extract_value(b, i), tb.types[i], res.signature.args[1])
+        value = res.lower(context, builder, res.signature, [x, y])
+        results.append(context.cast(builder, value, res.signature.return_type, t.boolean))
+    return results
+
+
+@template(operator.eq)
+def _eq(tctx, a, b):
+    resolutions = _itemwise(tctx, operator.eq, a, b)
+    if resolutions is None:
+        return None
+
+    def codegen(context, builder, sig, args):
+        result = ir.Constant(dm.i1, 1)
+        for r in _call_items(context, builder, resolutions, args[0], args[1], a, b):
+            result = builder.and_(result, r)
+        return result
+    return t.boolean(a, b), codegen
+
+
+@template(operator.ne)
+def _ne(tctx, a, b):
+    found = _eq(tctx, a, b)
+    if found is None:
+        return None
+    sig, eq_codegen = found
+    return sig, lambda context, builder, sig, args: builder.not_(eq_codegen(context, builder,
+                                                                            sig, args))
+
+
+@template(operator.contains)
+def _contains(tctx, tup, value):
+    if not isinstance(tup, t.BaseTuple):
+        return None
+    resolutions = [tctx.resolve(operator.eq, (item, value)) for item in tup.types]
+    if any(r is None for r in resolutions):
+        return None
+
+    def codegen(context, builder, sig, args):
+        result = ir.Constant(dm.i1, 0)
+        for i, res in enumerate(resolutions):
+            x = context.cast(builder, builder.extract_value(args[0], i), tup.types[i],
+                             res.signature.args[0])
+            y = context.cast(builder, args[1], value, res.signature.args[1])
+            eq = context.cast(builder, res.lower(context, builder, res.signature, [x, y]),
+                              res.signature.return_type, t.boolean)
+            result = builder.or_(result, eq)
+        return result
+    return t.boolean(tup, value), codegen
+
+
+@template(operator.add)
+def _concat(tctx, a, b):
+    if not (isinstance(a, t.BaseTuple) and isinstance(b, t.BaseTuple)):
+        return None
+    rt = t.tuple_of(a.types + b.types)
+
+    def codegen(context, builder, sig, args):
+        items = [builder.extract_value(args[0], i) for i in range(len(a))] + \
+                [builder.extract_value(args[1], i) for i in range(len(b))]
+        return context.make_tuple(builder, rt, items)
+    return rt(a, b), codegen

@@ -1,0 +1,271 @@
+"""The CPython entry point of a specialization, generated as LLVM IR.
+
+`PyObject *entry(PyObject *self, PyObject *const *args, Py_ssize_t nargsf)` checks that
+every argument has exactly the type the specialization was compiled for (reading the
+object's type pointer, and an array's ndim, dtype number and flags, without building any
+kiln type), unboxes, calls the native function, turns an exception status into a Python
+exception, and boxes the result. A mismatch returns `NotImplemented`, which tells the
+dispatcher to try its next specialization."""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..errors import TypingError
+from . import pyapi as P
+from .pyapi import PyAPI
+
+VECTORCALL_OFFSET_MASK = (1 << 63) - 1
+
+
+def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
+    """Add the entry point `name` for `native_fn` to the module; see the module docstring."""
+    fnty = ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64])
+    fn = ir.Function(context.module, fnty, name=name)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    api = PyAPI(context, builder)
+    unboxer = _Unboxer(api, fn.append_basic_block("mismatch"), exact_layout)
+    _, args, nargsf = fn.args
+    nargs = builder.and_(nargsf, ir.Constant(dm.i64, VECTORCALL_OFFSET_MASK))
+    wrong_count = builder.icmp_unsigned("!=", nargs, ir.Constant(dm.i64, len(typed.argtypes)))
+    with builder.if_then(wrong_count, likely=False):
+        builder.branch(unboxer.mismatch)
+    values = []
+    for i, ty in enumerate(typed.argtypes):
+        slot = builder.gep(args, [ir.Constant(dm.i64, i)], source_etype=dm.ptr)
+        values.append(unboxer.unbox(ty, builder.load(slot, typ=dm.ptr)))
+    retslot = builder.alloca(dm.value_type(typed.return_type))
+    excslot = builder.alloca(dm.ptr)
+    status = builder.call(native_fn, [retslot, excslot] + values)
+    with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
+        desc = builder.load(excslot, typ=dm.ptr)
+        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
+        cell = builder.load(builder.gep(desc, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 0)],
+                                        source_etype=desc_ty), typ=dm.ptr)
+        message = builder.load(builder.gep(desc, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 1)],
+                                           source_etype=desc_ty), typ=dm.ptr)
+        api.call("PyErr_SetString", ir.VoidType(), [builder.load(cell, typ=dm.ptr), message])
+        builder.ret(ir.Constant(dm.ptr, None))
+    result = builder.load(retslot, typ=dm.value_type(typed.return_type))
+    builder.ret(box(api, typed.return_type, result))
+    builder.position_at_end(unboxer.mismatch)
+    builder.ret(api.new_reference("_Py_NotImplementedStruct"))
+    return fn
+
+
+class _Unboxer:
+    def __init__(self, api, mismatch, exact_layout):
+        self.api = api
+        self.b = api.builder
+        self.mismatch = mismatch
+        self.exact_layout = exact_layout
+
+    def require(self, ok):
+        """Continue only if the i1 `ok` holds; otherwise the argument does not match."""
+        cont = self.b.append_basic_block("match")
+        self.b.cbranch(ok, cont, self.mismatch)
+        self.b.position_at_end(cont)
+
+    def any_type(self, obj, type_ptrs):
+        ok = ir.Constant(dm.i1, 0)
+        for tp in type_ptrs:
+            ok = self.b.or_(ok, self.api.is_type(obj, tp))
+        return ok
+
+    def unbox(self, ty, obj):
+        b, api = self.b, self.api
+        if isinstance(ty, t.Boolean):
+            true, false = api.global_object("_Py_TrueStruct"), api.global_object("_Py_FalseStruct")
+            is_py = b.or_(b.icmp_unsigned("==", obj, true), b.icmp_unsigned("==", obj, false))
+            np_bool = api.is_type(obj, api.constant_object(np.bool_))
+            self.require(b.or_(is_py, np_bool))
+            from_np = b.icmp_unsigned("!=", api.read(obj, P.SCALAR_VALUE, dm.i8),
+                                      ir.Constant(dm.i8, 0))
+            return b.select(is_py, b.icmp_unsigned("==", obj, true), from_np)
+        if isinstance(ty, t.Integer):
+            return self.unbox_integer(ty, obj)
+        if isinstance(ty, (t.Float, t.Complex)):
+            classes = [api.constant_object(c) for c in P.scalar_classes(ty.np_dtype)]
+            if ty == t.float64:
+                classes.append(api.global_object("PyFloat_Type"))
+            if ty == t.complex128:
+                classes.append(api.global_object("PyComplex_Type"))
+            self.require(self.any_type(obj, classes))
+            return api.read(obj, P.SCALAR_VALUE, dm.value_type(ty))
+        if isinstance(ty, t.NoneType):
+            self.require(b.icmp_unsigned("==", obj, api.global_object("_Py_NoneStruct")))
+            return dm.null_value(ty)
+        if isinstance(ty, t.BaseTuple):
+            self.require(api.is_type(obj, api.global_object("PyTuple_Type")))
+            self.require(b.icmp_signed("==", api.read(obj, P.TUPLE_SIZE, dm.i64),
+                                       ir.Constant(dm.i64, len(ty))))
+            value = ir.Constant(dm.value_type(ty), ir.Undefined)
+            for i, item_ty in enumerate(ty.types):
+                item = api.read(obj, P.TUPLE_ITEMS + 8 * i, dm.ptr)
+                value = b.insert_value(value, self.unbox(item_ty, item), i)
+            return value
+        if isinstance(ty, t.Array):
+            return self.unbox_array(ty, obj)
+        raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
+
+    def unbox_integer(self, ty, obj):
+        b, api = self.b, self.api
+        lt = dm.value_type(ty)
+        numpy_types = [api.constant_object(c) for c in P.scalar_classes(ty.np_dtype)]
+        if ty not in (t.int64, t.uint64):
+            self.require(self.any_type(obj, numpy_types))
+            return api.read(obj, P.SCALAR_VALUE, lt)
+        is_numpy = self.any_type(obj, numpy_types)
+        is_long = api.is_type(obj, api.global_object("PyLong_Type"))
+        self.require(b.or_(is_numpy, is_long))
+        slot = b.alloca(lt)
+        with b.if_else(is_numpy) as (numpy_path, long_path):
+            with numpy_path:
+                b.store(api.read(obj, P.SCALAR_VALUE, lt), slot)
+            with long_path:
+                b.store(self.python_int(ty, obj), slot)
+        return b.load(slot, typ=lt)
+
+    def python_int(self, ty, obj):
+        """A Python int as int64 (or uint64 only when it does not fit int64, as typeof says)."""
+        b, api = self.b, self.api
+        value = api.call("PyLong_AsLongLong", dm.i64, [obj])
+        failed = b.and_(b.icmp_signed("==", value, ir.Constant(dm.i64, -1)),
+                        b.icmp_unsigned("!=", api.call("PyErr_Occurred", dm.ptr, []),
+                                        ir.Constant(dm.ptr, None)))
+        if ty == t.int64:
+            with b.if_then(failed, likely=False):
+                api.call("PyErr_Clear", ir.VoidType(), [])
+                b.branch(self.mismatch)
+            return value
+        self.require(failed)  # uint64 takes only ints beyond int64's range
+        api.call("PyErr_Clear", ir.VoidType(), [])
+        value = api.call("PyLong_AsUnsignedLongLong", dm.i64, [obj])
+        failed = b.and_(b.icmp_signed("==", value, ir.Constant(dm.i64, -1)),
+                        b.icmp_unsigned("!=", api.call("PyErr_Occurred", dm.ptr, []),
+                                        ir.Constant(dm.ptr, None)))
+        with b.if_then(failed, likely=False):
+            api.call("PyErr_Clear", ir.VoidType(), [])
+            b.branch(self.mismatch)
+        return value
+
+    def unbox_array(self, ty, obj):
+        b, api = self.b, self.api
+        self.require(api.is_type(obj, api.constant_object(np.ndarray)))
+        self.require(b.icmp_signed("==", api.read(obj, P.ARRAY_ND, dm.i32),
+                                   ir.Constant(dm.i32, ty.ndim)))
+        descr = api.read(obj, P.ARRAY_DESCR, dm.ptr)
+        type_num = api.read(descr, P.DESCR_TYPE_NUM, dm.i32)
+        ok = ir.Constant(dm.i1, 0)
+        for num in P.type_nums(ty.dtype.np_dtype):
+            ok = b.or_(ok, b.icmp_signed("==", type_num, ir.Constant(dm.i32, num)))
+        self.require(ok)
+        self.require(b.icmp_unsigned("!=", api.read(descr, P.DESCR_BYTEORDER, dm.i8),
+                                     ir.Constant(dm.i8, ord(">"))))
+        flags = api.read(obj, P.ARRAY_FLAGS, dm.i32)
+        self.require(self.layout_ok(ty, flags))
+        data = api.read(obj, P.ARRAY_DATA, dm.ptr)
+        dims = api.read(obj, P.ARRAY_DIMS, dm.ptr)
+        strides = api.read(obj, P.ARRAY_STRIDES, dm.ptr)
+        shape = [b.load(b.gep(dims, [ir.Constant(dm.i64, d)], source_etype=dm.i64), typ=dm.i64)
+                 for d in range(ty.ndim)]
+        steps = [b.load(b.gep(strides, [ir.Constant(dm.i64, d)], source_etype=dm.i64), typ=dm.i64)
+                 for d in range(ty.ndim)]
+        from ..library.arrays import make_array
+        return make_array(api.context, b, ty, data, shape, steps, parent=obj)
+
+    def layout_ok(self, ty, flags):
+        b = self.b
+
+        def has(flag):
+            return b.icmp_unsigned("!=", b.and_(flags, ir.Constant(dm.i32, flag)),
+                                   ir.Constant(dm.i32, 0))
+        c, f, writeable = has(P.NPY_C_CONTIGUOUS), has(P.NPY_F_CONTIGUOUS), has(P.NPY_WRITEABLE)
+        true = ir.Constant(dm.i1, 1)
+        if self.exact_layout:  # the layout typeof would give: C first, then F, else A
+            layout_ok = {"C": c, "F": b.and_(b.not_(c), f) if ty.ndim > 1 else c,
+                         "A": b.not_(b.or_(c, f))}[ty.layout]
+            write_ok = b.not_(writeable) if ty.readonly else writeable
+        else:
+            layout_ok = {"C": c, "F": f, "A": true}[ty.layout]
+            write_ok = true if ty.readonly else writeable
+        return b.and_(layout_ok, write_ok)
+
+
+def box(api, ty, value):
+    """A new reference to the Python object for `value` (NULL with an exception on failure)."""
+    b = api.builder
+    if isinstance(ty, t.Boolean):
+        return api.call("PyBool_FromLong", dm.ptr, [b.zext(value, P.C_LONG)])
+    if isinstance(ty, t.Integer):
+        if ty.signed:
+            return api.call("PyLong_FromLongLong", dm.ptr, [api.context.cast(b, value, ty, t.int64)])
+        return api.call("PyLong_FromUnsignedLongLong", dm.ptr,
+                        [api.context.cast(b, value, ty, t.uint64)])
+    if isinstance(ty, t.Float):
+        return api.call("PyFloat_FromDouble", dm.ptr, [api.context.cast(b, value, ty, t.float64)])
+    if isinstance(ty, t.Complex):
+        value = api.context.cast(b, value, ty, t.complex128)
+        return api.call("PyComplex_FromDoubles", dm.ptr,
+                        [b.extract_value(value, 0), b.extract_value(value, 1)])
+    if isinstance(ty, t.NoneType):
+        return api.new_reference("_Py_NoneStruct")
+    if isinstance(ty, t.BaseTuple):
+        return _box_tuple(api, ty, value)
+    if isinstance(ty, t.Array):
+        return _box_array(api, ty, value)
+    raise TypingError(f"kiln cannot return a value of type {ty} to Python")
+
+
+def _box_tuple(api, ty, value):
+    b = api.builder
+    tup = api.call("PyTuple_New", dm.ptr, [ir.Constant(dm.i64, len(ty))])
+    for i, item_ty in enumerate(ty.types):
+        item = box(api, item_ty, b.extract_value(value, i))
+        with b.if_then(b.icmp_unsigned("==", item, ir.Constant(dm.ptr, None)), likely=False):
+            api.decref(tup)
+            b.ret(ir.Constant(dm.ptr, None))
+        api.call("PyTuple_SetItem", dm.i32, [tup, ir.Constant(dm.i64, i), item])
+    return tup
+
+
+def _box_array(api, ty, value):
+    """An array that came from Python is returned as a NumPy view of its original object."""
+    b = api.builder
+    parent = b.extract_value(value, dm.ARRAY_PARENT)
+    with b.if_then(b.icmp_unsigned("==", parent, ir.Constant(dm.ptr, None)), likely=False):
+        api.call("PyErr_SetString", ir.VoidType(),
+                 [b.load(api.global_object("PyExc_TypeError"), typ=dm.ptr),
+                  api.context.state.global_string(
+                      "kiln cannot yet return an array created in compiled code")])
+        b.ret(ir.Constant(dm.ptr, None))
+    address = b.ptrtoint(b.extract_value(value, dm.ARRAY_DATA), dm.i64)
+    shape_ty = t.UniTuple(t.int64, ty.ndim)
+    shape = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_SHAPE))
+    strides = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_STRIDES))
+    address_obj = api.call("PyLong_FromLongLong", dm.ptr, [address])
+    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                      [api.constant_object(make_view), parent, address_obj, shape, strides,
+                       ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    for obj in (address_obj, shape, strides):
+        api.decref(obj)
+    return result
+
+
+class _ViewOf:
+    """Describes a view's memory to NumPy and keeps the array it views alive."""
+
+    def __init__(self, parent, address, shape, strides):
+        self.parent = parent
+        self.__array_interface__ = {
+            "version": 3, "shape": shape, "strides": strides, "typestr": parent.dtype.str,
+            "data": (address, not parent.flags.writeable)}
+
+
+def make_view(parent, address, shape, strides):
+    """The NumPy array that compiled code returned: `parent` itself, or a view into it."""
+    if address == parent.ctypes.data and shape == parent.shape and strides == parent.strides:
+        return parent
+    return np.asarray(_ViewOf(parent, address, shape, strides))

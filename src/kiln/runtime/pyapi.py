@@ -1,0 +1,98 @@
+"""The CPython and NumPy object layouts and C API calls that generated entry points use.
+
+Offsets come from the running interpreter (`object.__basicsize__` etc.), not constants, so
+the same code is right on every supported build."""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from llvmlite import ir
+
+from ..codegen import datamodel as dm
+
+HEAD = object.__basicsize__                  # size of PyObject_HEAD
+OB_TYPE = HEAD - ctypes.sizeof(ctypes.c_void_p)
+TUPLE_SIZE = HEAD                            # ob_size of a tuple
+TUPLE_ITEMS = tuple.__basicsize__            # first item pointer
+SCALAR_VALUE = HEAD                          # the value inside float, complex, NumPy scalars
+
+# PyArrayObject fields, after the head.
+ARRAY_DATA = HEAD
+ARRAY_ND = HEAD + 8
+ARRAY_DIMS = HEAD + 16
+ARRAY_STRIDES = HEAD + 24
+ARRAY_DESCR = HEAD + 40
+ARRAY_FLAGS = HEAD + 48
+# PyArray_Descr fields.
+DESCR_BYTEORDER = HEAD + 10
+DESCR_TYPE_NUM = HEAD + 12
+
+NPY_C_CONTIGUOUS = 0x1
+NPY_F_CONTIGUOUS = 0x2
+NPY_WRITEABLE = 0x400
+
+C_LONG = ir.IntType(ctypes.sizeof(ctypes.c_long) * 8)
+
+
+def type_nums(dtype) -> list:
+    """Every NumPy type number whose dtype equals `dtype` (int64 is both 'l' and 'q')."""
+    dtype = np.dtype(dtype)
+    return sorted({np.dtype(c).num for c in np.typecodes["All"]
+                   if c not in "OSUVMm" and np.dtype(c) == dtype})
+
+
+def scalar_classes(dtype) -> list:
+    """NumPy scalar classes whose instances have this dtype."""
+    dtype = np.dtype(dtype)
+    return [cls for cls in {np.dtype(c).type for c in np.typecodes["All"] if c not in "OSUVMm"}
+            if np.dtype(cls) == dtype]
+
+
+class PyAPI:
+    """Emits C API calls and raw field reads into one function."""
+
+    def __init__(self, context, builder):
+        self.context = context
+        self.builder = builder
+
+    def fn(self, name, restype, argtypes, var_arg=False):
+        return self.context.declare_external(name, restype, argtypes, var_arg)
+
+    def call(self, name, restype, args, var_arg=False, argtypes=None):
+        argtypes = argtypes or [a.type for a in args]
+        return self.builder.call(self.fn(name, restype, argtypes, var_arg), args)
+
+    def global_object(self, name):
+        """Address of a C-level global such as `_Py_NoneStruct` or `PyFloat_Type`."""
+        gv = self.context.module.globals.get(name)
+        if gv is None:
+            gv = ir.GlobalVariable(self.context.module, dm.i8, name=name)
+            gv.linkage = "external"
+        return gv
+
+    def constant_object(self, obj):
+        """The address of a Python object that the module keeps alive (e.g. a NumPy type)."""
+        self.context.state.keepalive.append(obj)
+        return ir.Constant(dm.i64, id(obj)).inttoptr(dm.ptr)
+
+    def read(self, obj, offset, lltype):
+        address = self.builder.gep(obj, [ir.Constant(dm.i64, offset)], source_etype=dm.i8)
+        return self.builder.load(address, typ=lltype)
+
+    def type_of(self, obj):
+        return self.read(obj, OB_TYPE, dm.ptr)
+
+    def is_type(self, obj, type_ptr):
+        return self.builder.icmp_unsigned("==", self.type_of(obj), type_ptr)
+
+    def incref(self, obj):
+        self.call("Py_IncRef", ir.VoidType(), [obj])
+
+    def decref(self, obj):
+        self.call("Py_DecRef", ir.VoidType(), [obj])
+
+    def new_reference(self, name):
+        obj = self.global_object(name)
+        self.incref(obj)
+        return obj

@@ -1,0 +1,106 @@
+"""The typing context of one target: resolves calls through the registry and types (and
+caches) every function compiled for that target, user functions and library
+implementations alike."""
+from __future__ import annotations
+
+import threading
+
+from .. import types as t
+from ..errors import TypingError
+from ..library.registry import Resolution, registry
+from ..types.typeof import typeof_global
+from .unify import can_convert
+
+
+class TypingContext:
+    def __init__(self, target: str):
+        self.target = target
+        self._typed = {}           # (pyfunc, argtypes, options) -> TypedFunction
+        self._in_progress = {}     # same key -> declared return type (for recursion)
+        self._lock = threading.RLock()
+
+    # -- calls -----------------------------------------------------------------------------
+    def resolve(self, key, args, kws=None) -> Resolution | None:
+        for template in registry.templates(key, self.target):
+            found = template.resolve(self, tuple(args), dict(kws or {}))
+            if found is not None:
+                return found
+        return None
+
+    def has_templates(self, key) -> bool:
+        return bool(registry.templates(key, self.target))
+
+    def global_type(self, value) -> t.Type | None:
+        """The type of a frozen global, closure value or module attribute."""
+        from ..cpu.dispatcher import Dispatcher  # the one place typing knows of dispatchers
+        if isinstance(value, Dispatcher):
+            return t.Dispatcher(value)
+        ty = typeof_global(value)
+        if ty is None and (registry.has(value) or callable(value)):
+            return t.Function(value)
+        return ty
+
+    # -- functions -------------------------------------------------------------------------
+    def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
+        """Type `pyfunc` for `argtypes` once per context; recursion needs `declared_return`."""
+        from .infer import infer_function
+        from ..options import CompileOptions
+        options = options or CompileOptions()
+        key = (pyfunc, tuple(argtypes), options)
+        with self._lock:
+            if key in self._typed:
+                return self._typed[key]
+            if key in self._in_progress:
+                declared = self._in_progress[key]
+                if declared is None:
+                    raise TypingError(
+                        f"{pyfunc.__qualname__!r} calls itself; kiln can type a recursive "
+                        "function only when it has an explicit signature, e.g. "
+                        "@njit('int64(int64)')")
+                return _PendingFunction(self, key, declared)
+            self._in_progress[key] = declared_return
+            try:
+                typed = infer_function(self, pyfunc, tuple(argtypes), declared_return, options)
+            finally:
+                del self._in_progress[key]
+            self._typed[key] = typed
+            return typed
+
+    def lookup_typed(self, key):
+        return self._typed[key]
+
+    def resolve_dispatcher(self, disp, args, kws) -> Resolution | None:
+        """A call from compiled code to another kiln function: type (and later lower) the
+        callee's specialization for these argument types."""
+        bound = disp.bind_types(args, kws)
+        if bound is None:
+            return None
+        given, kw_order, defaults = bound
+        full = given + tuple(ty for ty, _ in defaults)
+        declared = None
+        if disp.explicit_signatures:
+            matches = [s for s in disp.explicit_signatures
+                       if len(s.args) == len(full) and all(map(can_convert, full, s.args))]
+            if not matches:
+                return None
+            full, declared = tuple(matches[0].args), matches[0].return_type
+        typed = self.type_function(disp.py_func, full, declared, disp.options)
+
+        def lower(ctx, builder, sig, llargs):
+            extra = [ctx.cast(builder, ctx.get_constant(builder, ty, value), ty, target)
+                     for (ty, value), target in zip(defaults, full[len(given):])]
+            return ctx.call_function(builder, typed.resolved(), list(llargs) + extra)
+        return Resolution(t.Signature(typed.return_type, full[:len(given)]), lower, kw_order)
+
+
+class _PendingFunction:
+    """Stands for a function still being typed (a recursive call): its signature is declared,
+    and by the time code is generated the real typed function exists."""
+
+    def __init__(self, tctx, key, return_type):
+        self._tctx = tctx
+        self._key = key
+        self.return_type = return_type
+
+    def resolved(self):
+        return self._tctx.lookup_typed(self._key)

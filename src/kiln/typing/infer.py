@@ -1,0 +1,566 @@
+"""Type inference over the function's AST: a fixpoint over the types of locals.
+
+Each pass walks the whole body, typing every expression from the current local types and
+widening a local when it is assigned a new type (loops widen `int64` + `float64` to
+`float64`). When a pass changes nothing, the recorded expression types and call
+resolutions are final. Tests that are constant (`x is None` where x is None) prune their
+dead branch here and in code generation alike.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass, field
+
+from .. import types as t
+from ..errors import KilnError, TypingError, UnsupportedError
+from ..frontend import FunctionIR, build_function_ir
+from .unify import can_convert, unify
+
+BINOPS = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+    ast.MatMult: operator.matmul,
+}
+INPLACE = {
+    operator.add: operator.iadd, operator.sub: operator.isub, operator.mul: operator.imul,
+    operator.truediv: operator.itruediv, operator.floordiv: operator.ifloordiv,
+    operator.mod: operator.imod, operator.pow: operator.ipow, operator.lshift: operator.ilshift,
+    operator.rshift: operator.irshift, operator.and_: operator.iand, operator.or_: operator.ior,
+    operator.xor: operator.ixor, operator.matmul: operator.imatmul,
+}
+UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+CMPOPS = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: operator.contains, ast.NotIn: operator.contains,
+}
+OP_SYMBOLS = {
+    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
+    operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lshift: "<<",
+    operator.rshift: ">>", operator.and_: "&", operator.or_: "|", operator.xor: "^",
+    operator.matmul: "@", operator.neg: "-", operator.pos: "+", operator.invert: "~",
+    operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
+    operator.gt: ">", operator.ge: ">=", operator.contains: "in", operator.getitem: "[]",
+    operator.setitem: "[]=",
+}
+
+UNSUPPORTED_EXPRS = {
+    ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
+    ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
+    ast.GeneratorExp: "generator expressions", ast.Lambda: "lambdas inside compiled code",
+    ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
+    ast.Yield: "generators", ast.YieldFrom: "generators", ast.Await: "await",
+    ast.Starred: "'*' unpacking",
+}
+
+
+@dataclass
+class TypedFunction:
+    """A function with every expression typed and every operation resolved: codegen's input."""
+
+    ir: FunctionIR
+    argtypes: tuple
+    return_type: t.Type
+    options: object
+    locals: dict = field(default_factory=dict)
+    typemap: dict = field(default_factory=dict)    # expression node -> type
+    calls: dict = field(default_factory=dict)      # node or (node, role) -> Resolution
+    constants: dict = field(default_factory=dict)  # node -> compile-time value
+    symbol: str = ""
+
+    def resolved(self):
+        return self
+
+    def type_of(self, node):
+        return self.typemap[node]
+
+
+class _Deferred(Exception):
+    """A local was read before this pass gave it a type; retried on the next pass."""
+
+    def __init__(self, name, node):
+        self.name = name
+        self.node = node
+
+
+_symbol_counter = iter(range(1, 1 << 62))
+
+
+def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFunction:
+    ir = build_function_ir(pyfunc)
+    if len(argtypes) != len(ir.arg_names):
+        raise TypingError(f"{ir.qualname}() takes {len(ir.arg_names)} arguments but "
+                          f"{len(argtypes)} were given", ir.loc(ir.node))
+    typer = Typer(tctx, ir, argtypes, declared_return, options)
+    typed = typer.run()
+    typed.symbol = f"kiln.{ir.qualname}.{next(_symbol_counter)}"
+    return typed
+
+
+class Typer:
+    MAX_PASSES = 64
+
+    def __init__(self, tctx, ir: FunctionIR, argtypes, declared_return, options):
+        self.tctx = tctx
+        self.ir = ir
+        self.argtypes = argtypes
+        self.declared_return = declared_return
+        self.options = options
+        self.locals = dict(zip(ir.arg_names, argtypes))
+
+    # -- driver ----------------------------------------------------------------------------
+    def run(self) -> TypedFunction:
+        for _ in range(self.MAX_PASSES):
+            self.changed = False
+            self.deferred = None
+            self.typemap, self.calls, self.constants, self.returns = {}, {}, {}, []
+            self.block(self.ir.node.body)
+            if not self.changed:
+                break
+        else:
+            raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
+                              self.ir.loc(self.ir.node))
+        if self.deferred is not None:
+            raise TypingError(f"name {self.deferred.name!r} is used before it is assigned",
+                              self.ir.loc(self.deferred.node))
+        return TypedFunction(self.ir, self.argtypes, self.return_type(), self.options,
+                             self.locals, self.typemap, self.calls, self.constants)
+
+    def return_type(self):
+        if self.declared_return is not None:
+            for ty, node in self.returns:
+                if not can_convert(ty, self.declared_return):
+                    raise TypingError(f"cannot return {ty} from a function declared to return "
+                                      f"{self.declared_return}", self.ir.loc(node))
+            return self.declared_return
+        result = None
+        for ty, node in self.returns:
+            merged = ty if result is None else unify(result, ty)
+            if merged is None:
+                raise TypingError(f"return types {result} and {ty} cannot be unified "
+                                  "(kiln does not support optional values yet)", self.ir.loc(node))
+            result = merged
+        if result is None or (self._falls_through() and result != t.none):
+            if result not in (None, t.none):
+                raise TypingError(f"{self.ir.qualname!r} returns {result} on some paths and "
+                                  "None on others; return a value on every path",
+                                  self.ir.loc(self.ir.node))
+            return t.none
+        return result
+
+    def _falls_through(self):
+        last = self.ir.node.body[-1]
+        return not isinstance(last, (ast.Return, ast.Raise)) and not _always_returns(last)
+
+    def error(self, msg, node, cls=TypingError):
+        return cls(msg, self.ir.loc(node))
+
+    # -- locals ----------------------------------------------------------------------------
+    def set_local(self, name, ty, node):
+        old = self.locals.get(name)
+        if old is None:
+            self.locals[name] = ty
+            self.changed = True
+            return
+        new = unify(old, ty)
+        if new is None:
+            raise self.error(f"variable {name!r} is assigned {old} and {ty}, which have no "
+                             "common type", node)
+        if new != old:
+            self.locals[name] = new
+            self.changed = True
+
+    # -- statements ------------------------------------------------------------------------
+    def block(self, stmts):
+        for stmt in stmts:
+            try:
+                self.stmt(stmt)
+            except _Deferred as d:
+                if self.deferred is None:
+                    self.deferred = d
+            except KilnError as e:
+                raise e.with_location(self.ir.loc(stmt))
+
+    def stmt(self, node):
+        method = getattr(self, "stmt_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(f"kiln does not support the {type(node).__name__!r} statement in "
+                             "compiled code", node, UnsupportedError)
+        method(node)
+
+    def stmt_Expr(self, node):
+        self.expr(node.value)
+
+    def stmt_Pass(self, node):
+        pass
+
+    stmt_Break = stmt_Continue = stmt_Pass
+
+    def stmt_Assign(self, node):
+        ty = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, ty, node)
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            self.assign(node.target, self.expr(node.value), node)
+
+    def assign(self, target, ty, node):
+        if isinstance(target, ast.Name):
+            self.set_local(target.id, ty, target)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if not isinstance(ty, t.BaseTuple) or len(ty) != len(target.elts):
+                n = len(target.elts)
+                raise self.error(f"cannot unpack {ty} into {n} variables", target)
+            for elt, item in zip(target.elts, ty.types):
+                self.assign(elt, item, node)
+        elif isinstance(target, ast.Subscript):
+            obj = self.expr(target.value)
+            index = self.expr(target.slice)
+            self.calls[target] = self.resolve(operator.setitem, (obj, index, ty), target)
+        else:
+            raise self.error("kiln can assign only to names, tuples of names and array items",
+                             target, UnsupportedError)
+
+    def stmt_AugAssign(self, node):
+        op = BINOPS[type(node.op)]
+        value = self.expr(node.value)
+        target = node.target
+        if isinstance(target, ast.Name):
+            if target.id not in self.locals:
+                raise _Deferred(target.id, target)
+            current = self.locals[target.id]
+        elif isinstance(target, ast.Subscript):
+            obj, index = self.expr(target.value), self.expr(target.slice)
+            get = self.resolve(operator.getitem, (obj, index), target)
+            self.calls[(node, "getitem")] = get
+            current = get.signature.return_type
+        else:
+            raise self.error("kiln can augment-assign only names and array items", target,
+                             UnsupportedError)
+        res = self.tctx.resolve(INPLACE[op], (current, value)) or \
+            self.resolve(op, (current, value), node)
+        self.calls[node] = res
+        result = res.signature.return_type
+        if isinstance(target, ast.Name):
+            self.set_local(target.id, result, target)
+        else:
+            self.calls[(node, "setitem")] = self.resolve(operator.setitem, (obj, index, result),
+                                                         target)
+
+    def stmt_If(self, node):
+        self.condition(node.test)
+        taken = self.constants.get(node.test)
+        if taken is None or taken:
+            self.block(node.body)
+        if taken is None or not taken:
+            self.block(node.orelse)
+
+    def stmt_While(self, node):
+        self.condition(node.test)
+        self.block(node.body)
+        self.block(node.orelse)
+
+    def stmt_For(self, node):
+        iterable = self.expr(node.iter)
+        item = self.iteration_item(iterable, node.iter)
+        self.assign(node.target, item, node)
+        self.block(node.body)
+        self.block(node.orelse)
+
+    def iteration_item(self, ty, node):
+        if isinstance(ty, t.RangeType):
+            return t.int64
+        if isinstance(ty, t.Array):
+            if ty.ndim == 0:
+                raise self.error("iteration over a 0-d array", node)
+            if ty.ndim == 1:
+                return ty.dtype
+            return ty.copy(ndim=ty.ndim - 1, layout="C" if ty.layout == "C" else "A")
+        if isinstance(ty, t.UniTuple):
+            return ty.dtype
+        if isinstance(ty, t.BaseTuple):
+            raise self.error(f"kiln cannot loop over a tuple of mixed types {ty}", node,
+                             UnsupportedError)
+        raise self.error(f"kiln cannot iterate over a value of type {ty}", node)
+
+    def stmt_Return(self, node):
+        ty = t.none if node.value is None else self.expr(node.value)
+        self.returns.append((ty, node))
+
+    def stmt_Raise(self, node):
+        self.constants[node] = self.exception_of(node.exc, node)
+
+    def stmt_Assert(self, node):
+        self.condition(node.test)
+        if node.msg is not None:
+            msg = self.constant_value(node.msg)
+            self.constants[node] = (AssertionError, str(msg))
+        else:
+            self.constants[node] = (AssertionError, "")
+
+    def exception_of(self, exc, node):
+        """(exception class, message) of a `raise`: both must be known at compile time."""
+        if exc is None:
+            raise self.error("a bare 'raise' is not supported in compiled code", node,
+                             UnsupportedError)
+        call_args = []
+        if isinstance(exc, ast.Call):
+            call_args, exc_cls_node = exc.args, exc.func
+        else:
+            exc_cls_node = exc
+        cls_ty = self.expr(exc_cls_node)
+        if not isinstance(cls_ty, t.ExceptionClass):
+            raise self.error("kiln can raise only exception classes and instances", exc,
+                             UnsupportedError)
+        if len(call_args) > 1:
+            raise self.error("a compiled raise takes at most one (constant) message", exc,
+                             UnsupportedError)
+        msg = "" if not call_args else self.constant_value(call_args[0])
+        return (cls_ty.exc_class, str(msg))
+
+    def constant_value(self, node):
+        self.expr(node)
+        if node not in self.constants:
+            raise self.error("this must be a constant known at compile time (e.g. a string "
+                             "literal)", node, UnsupportedError)
+        return self.constants[node]
+
+    # -- expressions -----------------------------------------------------------------------
+    def expr(self, node) -> t.Type:
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            what = UNSUPPORTED_EXPRS.get(type(node), f"{type(node).__name__!r} expressions")
+            raise self.error(f"kiln does not support {what} in compiled code", node,
+                             UnsupportedError)
+        ty = method(node)
+        self.typemap[node] = ty
+        return ty
+
+    def resolve(self, key, args, node, kws=None, what=None):
+        res = self.tctx.resolve(key, args, kws)
+        if res is None:
+            raise self.error(self.no_match_message(key, args, kws, what), node)
+        return res
+
+    def no_match_message(self, key, args, kws, what=None):
+        shown = ", ".join(map(str, args))
+        if kws:
+            shown += ", " + ", ".join(f"{k}={v}" for k, v in kws.items())
+        if key in OP_SYMBOLS and len(args) == 2 and key not in (operator.getitem,):
+            return (f"unsupported operand types for {OP_SYMBOLS[key]}: {args[0]} and {args[1]}")
+        if key is operator.getitem:
+            return f"cannot index {args[0]} with {args[1]}"
+        if key is operator.setitem:
+            return f"cannot assign {args[2]} to an item of {args[0]} (index {args[1]})"
+        if key in OP_SYMBOLS:
+            return f"unsupported operand type for unary {OP_SYMBOLS[key]}: {args[0]}"
+        name = what or getattr(key, "__qualname__", None) or str(key)
+        if not self.tctx.has_templates(key):
+            return f"kiln does not support {name}"
+        return f"no implementation of {name} for argument types ({shown})"
+
+    def condition(self, node):
+        """Type `node` as a truth test; fold it when its value is known at compile time."""
+        ty = self.expr(node)
+        if node in self.constants and not isinstance(ty, (t.Array, t.BaseTuple)):
+            self.constants[node] = bool(self.constants[node])
+            return
+        self.calls[(node, "truth")] = self.resolve(operator.truth, (ty,), node,
+                                                   what="truth testing")
+
+    def expr_Constant(self, node):
+        value = node.value
+        if value is Ellipsis or isinstance(value, bytes):
+            raise self.error(f"kiln does not support the constant {value!r}", node,
+                             UnsupportedError)
+        self.constants[node] = value
+        return self.tctx.global_type(value)
+
+    def expr_Name(self, node):
+        name = node.id
+        if name in self.ir.local_names:
+            if name not in self.locals:
+                raise _Deferred(name, node)
+            return self.locals[name]
+        if name not in self.ir.free_values:
+            raise self.error(f"name {name!r} is not defined", node)
+        return self.frozen(self.ir.free_values[name], node, name)
+
+    def frozen(self, value, node, name):
+        ty = self.tctx.global_type(value)
+        if ty is None:
+            raise self.error(f"{name!r} is a {type(value).__name__}, which kiln cannot use in "
+                             "compiled code", node, UnsupportedError)
+        self.constants[node] = value
+        return ty
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        attr = node.attr
+        if isinstance(base, t.Module):
+            if not hasattr(base.module, attr):
+                raise self.error(f"module {base.module.__name__!r} has no attribute {attr!r}", node)
+            return self.frozen(getattr(base.module, attr), node, f"{base.module.__name__}.{attr}")
+        if isinstance(base, t.NumberClass) and attr in ("dtype",):
+            self.constants[node] = base.instance_type.np_dtype
+            return t.DType(base.instance_type)
+        res = self.tctx.resolve(("attr", attr), (base,))
+        if res is not None:
+            self.calls[node] = res
+            return res.signature.return_type
+        if self.tctx.has_templates(("method", attr)):
+            return t.BoundMethod(base, attr)
+        raise self.error(f"{base} has no attribute {attr!r} in compiled code", node)
+
+    def expr_Call(self, node):
+        fn = self.expr(node.func)
+        args = tuple(self.expr(a) for a in node.args)
+        if any(k.arg is None for k in node.keywords):
+            raise self.error("'**' arguments are not supported in compiled code", node,
+                             UnsupportedError)
+        kws = {k.arg: self.expr(k.value) for k in node.keywords}
+        if isinstance(fn, t.Dispatcher):
+            res = self.tctx.resolve_dispatcher(fn.dispatcher, args, kws)
+            if res is None:
+                raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
+                                 f"({', '.join(map(str, args))}); its signatures are "
+                                 f"{fn.dispatcher.signatures}", node)
+        elif isinstance(fn, t.Function):
+            name = getattr(fn.pyfunc, "__qualname__", repr(fn.pyfunc))
+            module = getattr(fn.pyfunc, "__module__", None)
+            if module in ("math", "cmath", "numpy"):
+                name = f"{'np' if module == 'numpy' else module}.{name}"
+            if not self.tctx.has_templates(fn.pyfunc):
+                raise self.error(
+                    f"kiln does not know how to call {name!r}: it is not a kiln function. "
+                    "Decorate it with @njit (or @register_jitable to keep it a plain function "
+                    "too).", node, UnsupportedError)
+            res = self.resolve(fn.pyfunc, args, node, kws, what=f"{name}()")
+        elif isinstance(fn, t.BoundMethod):
+            res = self.resolve(("method", fn.method), (fn.receiver,) + args, node, kws,
+                               what=f"{fn.receiver}.{fn.method}()")
+        elif isinstance(fn, t.NumberClass):
+            res = self.resolve("number_class", (fn,) + args, node, kws,
+                               what=f"{fn.instance_type}()")
+        elif isinstance(fn, t.ExceptionClass):
+            raise self.error("exceptions can only be raised in compiled code", node,
+                             UnsupportedError)
+        else:
+            raise self.error(f"a value of type {fn} is not callable", node)
+        self.calls[node] = res
+        return res.signature.return_type
+
+    def expr_BinOp(self, node):
+        op = BINOPS[type(node.op)]
+        args = (self.expr(node.left), self.expr(node.right))
+        res = self.resolve(op, args, node)
+        self.calls[node] = res
+        return res.signature.return_type
+
+    def expr_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not):
+            self.condition(node.operand)
+            if node.operand in self.constants:
+                self.constants[node] = not self.constants[node.operand]
+            return t.boolean
+        res = self.resolve(UNARYOPS[type(node.op)], (self.expr(node.operand),), node)
+        self.calls[node] = res
+        return res.signature.return_type
+
+    def expr_BoolOp(self, node):
+        result = None
+        for value in node.values:
+            self.condition(value)
+            ty = self.typemap[value]
+            merged = ty if result is None else unify(result, ty)
+            if merged is None:
+                raise self.error(f"the operands of '{type(node.op).__name__.lower()}' have types "
+                                 f"{result} and {ty}, which have no common type", node)
+            result = merged
+        return result
+
+    def expr_Compare(self, node):
+        left = self.expr(node.left)
+        folded = []
+        result = None
+        for i, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
+            right = self.expr(right_node)
+            key = CMPOPS[type(op)]
+            if key in (operator.is_, operator.is_not):
+                folded.append(self.fold_identity(left, right, key))
+                result = t.boolean
+            else:
+                args = (right, left) if key is operator.contains else (left, right)
+                res = self.resolve(key, args, node)
+                self.calls[(node, i)] = res
+                result = res.signature.return_type
+            left = right
+        if len(node.ops) > 1:
+            result = t.boolean
+        if folded and len(folded) == len(node.ops) and all(f is not None for f in folded):
+            self.constants[node] = all(folded)
+        elif any(f is None for f in folded):
+            raise self.error("'is' compares only with None in compiled code", node,
+                             UnsupportedError)
+        return result
+
+    @staticmethod
+    def fold_identity(a, b, key):
+        if a == t.none or b == t.none:
+            same = a == b
+            return same if key is operator.is_ else not same
+        return None
+
+    def expr_IfExp(self, node):
+        self.condition(node.test)
+        taken = self.constants.get(node.test)
+        if taken is not None:
+            return self.expr(node.body if taken else node.orelse)
+        a, b = self.expr(node.body), self.expr(node.orelse)
+        merged = unify(a, b)
+        if merged is None:
+            raise self.error(f"the branches of this conditional expression have types {a} and "
+                             f"{b}, which have no common type", node)
+        return merged
+
+    def expr_Subscript(self, node):
+        obj = self.expr(node.value)
+        index = self.expr(node.slice)
+        constant = self.constants.get(node.slice)
+        if isinstance(obj, t.BaseTuple) and isinstance(constant, int):
+            from ..library.tuples import static_getitem
+            res = static_getitem(obj, constant)
+        else:
+            res = self.resolve(operator.getitem, (obj, index), node)
+        self.calls[node] = res
+        return res.signature.return_type
+
+    def expr_Slice(self, node):
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                ty = self.expr(part)
+                if not isinstance(ty, (t.Integer, t.Boolean, t.NoneType)):
+                    raise self.error(f"slice bounds must be integers, not {ty}", part)
+        return t.SliceType(has_step=node.step is not None)
+
+    def expr_Tuple(self, node):
+        return t.tuple_of(self.expr(e) for e in node.elts)
+
+
+def _always_returns(stmt) -> bool:
+    """Whether control never falls off the end of `stmt` (so no implicit `return None`)."""
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(stmt, ast.If):
+        return (bool(stmt.body) and _always_returns(stmt.body[-1]) and bool(stmt.orelse)
+                and _always_returns(stmt.orelse[-1]))
+    if isinstance(stmt, ast.While):
+        test = stmt.test
+        infinite = isinstance(test, ast.Constant) and bool(test.value)
+        has_break = any(isinstance(n, ast.Break) for n in ast.walk(stmt))
+        return infinite and not has_break
+    return False

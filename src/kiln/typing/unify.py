@@ -1,0 +1,72 @@
+"""How types combine: arithmetic promotion (Numba's rules) and unification of a variable's
+types across assignments and of a function's return types."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as t
+
+
+def promote_numbers(a: t.Number, b: t.Number) -> t.Number:
+    """The common type of two scalars, as NumPy promotes them (bool with int → int)."""
+    if a == b:
+        return a
+    if isinstance(a, t.Boolean):
+        return b
+    if isinstance(b, t.Boolean):
+        return a
+    return t.from_dtype(np.promote_types(a.np_dtype, b.np_dtype))
+
+
+def arithmetic_result(a: t.Number, b: t.Number) -> t.Number:
+    """Result type of `a op b` for + - * // % **: integers widen to at least 64 bits and are
+    signed when either operand is (Numba's integer typing); floats and complex promote."""
+    if isinstance(a, (t.Integer, t.Boolean)) and isinstance(b, (t.Integer, t.Boolean)):
+        ints = [x for x in (a, b) if isinstance(x, t.Integer)] or [t.int64]
+        width = max(64, *(x.bitwidth for x in ints))
+        signed = any(x.signed for x in ints) or any(isinstance(x, t.Boolean) for x in (a, b))
+        return t.integer_of(width, signed)
+    if isinstance(a, (t.Integer, t.Boolean)):
+        a = t.float64
+    if isinstance(b, (t.Integer, t.Boolean)):
+        b = t.float64
+    return promote_numbers(a, b)
+
+
+def unify(a: t.Type, b: t.Type):
+    """The narrowest type that holds values of both `a` and `b`, or None."""
+    if a == b:
+        return a
+    if isinstance(a, t.Number) and isinstance(b, t.Number):
+        return promote_numbers(a, b)
+    if isinstance(a, t.Array) and isinstance(b, t.Array):
+        if a.dtype == b.dtype and a.ndim == b.ndim:
+            return a.copy(layout=a.layout if a.layout == b.layout else "A",
+                          readonly=a.readonly or b.readonly)
+        return None
+    if isinstance(a, t.BaseTuple) and isinstance(b, t.BaseTuple) and len(a) == len(b):
+        items = [unify(x, y) for x, y in zip(a, b)]
+        if any(i is None for i in items):
+            return None
+        return t.tuple_of(items)
+    return None
+
+
+def can_convert(src: t.Type, dst: t.Type) -> bool:
+    """Whether a value of `src` may be passed where `dst` is declared (explicit signatures)."""
+    if src == dst:
+        return True
+    if isinstance(src, t.Number) and isinstance(dst, t.Number):
+        if isinstance(dst, t.Complex):
+            return True
+        if isinstance(dst, t.Float):
+            return not isinstance(src, t.Complex)
+        if isinstance(dst, t.Integer):
+            return isinstance(src, (t.Integer, t.Boolean))
+        return isinstance(src, t.Boolean)
+    if isinstance(src, t.Array) and isinstance(dst, t.Array):
+        return (src.dtype == dst.dtype and src.ndim == dst.ndim
+                and dst.layout in (src.layout, "A") and (dst.readonly or not src.readonly))
+    if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
+        return all(can_convert(x, y) for x, y in zip(src, dst))
+    return False
