@@ -1,0 +1,62 @@
+"""The differential-testing helper: every compiled function is checked against CPython."""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from kiln import njit
+
+
+def same(expected, got, rtol=0.0):
+    """Equal values (NaN equals NaN, -0.0 differs from 0.0 for floats unless rtol) of the same
+    kind (an int where Python gives an int, a float where it gives a float)."""
+    if isinstance(expected, np.ndarray) or isinstance(got, np.ndarray):
+        expected, got = np.asarray(expected), np.asarray(got)
+        if expected.shape != got.shape:
+            return False
+        if rtol:
+            return np.allclose(expected, got, rtol=rtol, equal_nan=True)
+        return np.array_equal(expected, got, equal_nan=expected.dtype.kind in "fc")
+    if isinstance(expected, tuple):
+        return isinstance(got, tuple) and len(got) == len(expected) and \
+            all(same(e, g, rtol) for e, g in zip(expected, got))
+    if isinstance(expected, (bool, np.bool_)):
+        return isinstance(got, bool) and bool(expected) == got
+    if isinstance(expected, (int, np.integer)):
+        return isinstance(got, int) and not isinstance(got, bool) and int(expected) == got
+    if isinstance(expected, (float, np.floating)):
+        if not isinstance(got, float):
+            return False
+        expected = float(expected)
+        if math.isnan(expected):
+            return math.isnan(got)
+        if rtol:
+            return math.isclose(expected, got, rel_tol=rtol) or expected == got
+        return expected == got and math.copysign(1, expected) == math.copysign(1, got)
+    if isinstance(expected, (complex, np.complexfloating)):
+        return isinstance(got, complex) and same(expected.real, got.real, rtol) and \
+            same(expected.imag, got.imag, rtol)
+    return expected == got
+
+
+def check(pyfunc, *args, rtol=0.0, jitted=None, **options):
+    """Run `pyfunc` in CPython and compiled by kiln on copies of `args`; the results, any
+    exception type and any mutation of array arguments must agree. Returns the result."""
+    compiled = jitted or njit(**options)(pyfunc)
+    py_args, jit_args = copy.deepcopy(args), copy.deepcopy(args)
+    try:
+        expected = pyfunc(*py_args)
+    except Exception as e:  # the compiled function must raise the same exception type
+        try:
+            compiled(*jit_args)
+        except type(e):
+            return None
+        raise AssertionError(f"{pyfunc.__name__}{args}: CPython raised {e!r}, kiln did not")
+    got = compiled(*jit_args)
+    assert same(expected, got, rtol), f"{pyfunc.__name__}{args}: CPython {expected!r}, kiln {got!r}"
+    for a, b in zip(py_args, jit_args):
+        if isinstance(a, np.ndarray):
+            assert same(a, b, rtol), f"{pyfunc.__name__}: argument mutated differently"
+    return got

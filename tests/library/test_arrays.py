@@ -1,0 +1,206 @@
+"""Arrays passed in from Python: indexing, views, assignment, attributes, iteration."""
+import numpy as np
+import pytest
+
+from helpers import check
+from kiln import njit
+from kiln.errors import TypingError
+
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32,
+          np.uint8, np.bool_, np.complex128, np.complex64]
+
+
+def sum_items(x):
+    s = 0
+    for i in range(len(x)):
+        s += x[i]
+    return s
+
+
+def sum_iter(x):
+    s = 0
+    for v in x:
+        s += v
+    return s
+
+
+def last_and_negative(x):
+    return x[-1], x[-len(x)]
+
+
+def matrix_sum(a):
+    m, n = a.shape
+    s = 0.0
+    for i in range(m):
+        for j in range(n):
+            s += a[i, j] * (i + 1) - a[i][j]
+    return s
+
+
+def fill(x, value):
+    for i in range(x.size):
+        x[i] = value + i
+
+
+def attributes(a):
+    return a.shape, a.size, a.ndim, len(a), a.strides, a.itemsize, a.nbytes
+
+
+def sum_3d(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            for k in range(a.shape[2]):
+                s += a[i, j, k] * (i - j + k)
+    return s
+
+
+def row_sums(a, out):
+    for i in range(a.shape[0]):
+        row = a[i]
+        s = 0.0
+        for v in row:
+            s += v
+        out[i] = s
+
+
+def slices(x):
+    y = x[1:-1]
+    z = x[::2]
+    w = x[::-1]
+    return len(y), len(z), w[0], z[-1]
+
+
+def slice_sum(x, a, b, c):
+    s = 0.0
+    for v in x[a:b:c]:
+        s += v
+    return s
+
+
+def column(a, j):
+    s = 0.0
+    for v in a[:, j]:
+        s += v
+    return s
+
+
+def set_slice(x):
+    x[2:5] = 7.0
+    x[:2] = x[-2:]
+
+
+def dtype_check(x):
+    if x.dtype == np.float64:
+        return 1
+    return 2
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sum_by_index_and_iteration_all_dtypes(dtype):
+    x = (np.arange(-3, 17) % 7).astype(dtype)
+    check(sum_items, x)
+    check(sum_iter, x)
+
+
+def test_empty_array():
+    check(sum_items, np.zeros(0, dtype=np.int64))
+    check(sum_iter, np.zeros(0, dtype=np.int32))
+    check(slice_sum, np.zeros(0), 0, 5, 1)
+
+
+def test_nan_and_inf_values():
+    check(sum_iter, np.array([1.0, np.inf, -np.inf]))
+    check(sum_iter, np.array([1.0, np.nan]))
+
+
+def test_negative_indices():
+    check(last_and_negative, np.arange(5.0))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_2d_indexing_c_and_f(order):
+    a = np.asarray(np.arange(12.0).reshape(3, 4), order=order)
+    check(matrix_sum, a)
+
+
+def test_non_contiguous_views():
+    a = np.arange(60.0).reshape(6, 10)
+    check(matrix_sum, a[::2, 1::3])
+    check(sum_items, a[:, 3])
+    check(sum_3d, np.arange(60.0).reshape(3, 4, 5)[:, ::2, ::-1])
+
+
+def test_item_assignment_mutates_the_caller_array():
+    check(fill, np.zeros(5), 2.5)
+    check(fill, np.zeros(5, dtype=np.int32), 3)
+
+
+def test_attributes():
+    check(attributes, np.zeros((3, 4)))
+    check(attributes, np.zeros((3, 4), dtype=np.int8)[:, ::2])
+
+
+def test_row_views_and_iteration_over_rows():
+    check(row_sums, np.arange(12.0).reshape(3, 4), np.zeros(3))
+
+
+def test_slicing():
+    x = np.arange(10.0)
+    for args in [(1, 8, 1), (-3, 10, 2), (8, 1, -2), (0, 0, 1), (5, -20, -1)]:
+        check(slice_sum, x, *args)
+
+
+def test_column_view():
+    check(column, np.arange(12.0).reshape(3, 4), 2)
+
+
+def test_slice_assignment():
+    check(set_slice, np.arange(10.0))
+
+
+def test_dtype_comparison():
+    check(dtype_check, np.zeros(2))
+    check(dtype_check, np.zeros(2, dtype=np.int32))
+
+
+def test_zero_step_slice_raises():
+    check(slice_sum, np.arange(4.0), 0, 4, 0)
+
+
+def test_read_only_array_refuses_writes():
+    x = np.zeros(3)
+    x.flags.writeable = False
+    with pytest.raises(TypingError, match="read-only"):
+        njit(fill)(x, 1.0)
+    assert njit(sum_items)(x) == 0.0
+
+
+def test_boundscheck_raises_index_error():
+    def get(x, i):
+        return x[i]
+    with pytest.raises(IndexError):
+        njit(boundscheck=True)(get)(np.zeros(3), 3)
+    with pytest.raises(IndexError):
+        njit(boundscheck=True)(get)(np.zeros(3), -4)
+    assert njit(boundscheck=True)(get)(np.arange(3.0), -1) == 2.0
+
+
+def test_return_input_array_and_views():
+    def ident(x):
+        return x
+
+    def inner(x):
+        return x[1:-1]
+    x = np.arange(6.0)
+    assert njit(ident)(x) is x
+    v = njit(inner)(x)
+    assert np.array_equal(v, x[1:-1])
+    v[0] = 100.0
+    assert x[1] == 100.0
+
+
+def test_byteswapped_array_is_refused_clearly():
+    x = np.arange(3.0).astype(">f8")
+    with pytest.raises(TypeError, match="sum_items"):
+        njit(sum_items)(x)
