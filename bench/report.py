@@ -62,12 +62,16 @@ def _memory_gib() -> float | None:
 
 
 def _git_commit() -> str | None:
+    """The commit measured, '+dirty' when src/ has uncommitted changes."""
+    def git(*args):
+        return subprocess.run(["git", *args], capture_output=True, text=True,
+                              cwd=Path(__file__).parent, timeout=10).stdout.strip()
     try:
-        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, cwd=Path(__file__).parent, timeout=10)
-        return done.stdout.strip() or None
+        commit = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "--", "../src")
     except (OSError, subprocess.SubprocessError):
         return None
+    return f"{commit}+dirty" if commit and dirty else commit or None
 
 
 def _blas() -> list | None:
@@ -213,10 +217,11 @@ def _process_section(data: dict) -> list[str]:
              f"| call of `add(1, 2)` | {cell(calls['kiln'], 'per_call_s')} | "
              f"{cell(calls['numba'], 'per_call_s')} | plain Python: "
              f"{cell(calls['python'], 'per_call_s')} |"]
+    lines.append("")
     if bw:
-        lines.append(f"| memory bandwidth (np.copyto of {bw['array_bytes'] / 2**20:.0f} MiB) | "
-                     f"{bw['bytes_per_s'] / 1e9:.1f} GB/s | | read + write bytes / time |")
-    return lines + [""]
+        lines += [f"Memory bandwidth ceiling: {bw['bytes_per_s'] / 1e9:.1f} GB/s (np.copyto of "
+                  f"{bw['array_bytes'] / 2**20:.0f} MiB, read + write bytes / time).", ""]
+    return lines
 
 
 def _targets_section(data: dict) -> list[str]:

@@ -13,6 +13,12 @@ from pathlib import Path
 # BLAS tuning variables set for other work on shared machines can slow NumPy's np.dot:
 # drop them before NumPy loads, and record that we did.
 UNSET_ENV = [v for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE") if os.environ.pop(v, None)]
+# BLAS runs on one thread, as the njit kernels do: the comparison is compiler against
+# library, and on a busy 2-core machine threaded BLAS swings 100x with the other load.
+# KILN_BENCH_BLAS_THREADS=N gives it N threads; 0 leaves BLAS its own default.
+BLAS_THREADS = os.environ.get("KILN_BENCH_BLAS_THREADS", "1")
+if BLAS_THREADS != "0":
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = BLAS_THREADS
 
 ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):  # run as a script: import the harness as the `bench` package
