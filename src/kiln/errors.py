@@ -35,12 +35,18 @@ class KilnError(Exception):
     def __init__(self, message: str, loc: Location | None = None):
         self.msg = message
         self.loc = loc
+        self.notes = []
         super().__init__(self._format())
 
     def _format(self):
-        if self.loc is None:
-            return self.msg
-        return f"{self.msg}\n\n{self.loc.render()}"
+        text = self.msg if self.loc is None else f"{self.msg}\n\n{self.loc.render()}"
+        return "\n".join([text] + self.notes)
+
+    def add_context(self, note: str):
+        """Say what was being compiled (the outermost function and its argument types)."""
+        self.notes.append(note)
+        self.args = (self._format(),)
+        return self
 
     def with_location(self, loc: Location):
         """Attach a location if the error does not have one yet (errors raised deep in the library)."""

@@ -13,7 +13,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..errors import KilnError, LoweringError
-from ..typing.infer import BINOPS, CMPOPS, UNARYOPS
+from ..typing.infer import CMPOPS
 from . import datamodel as dm
 from .context import STATUS_OK
 
@@ -37,7 +37,10 @@ class FunctionLowerer:
                                self.slots[name])
         self.block(typed.ir.node.body)
         if not self.builder.block.is_terminated:
-            self.return_value(dm.null_value(t.none), t.none)
+            if typed.return_type == t.none:
+                self.return_value(dm.null_value(t.none), t.none)
+            else:  # typing proved every path returns: this block is never reached
+                self.builder.unreachable()
 
     # -- helpers -----------------------------------------------------------------------------
     def type_of(self, node):
@@ -141,15 +144,6 @@ class FunctionLowerer:
             if not self.builder.block.is_terminated:
                 self.builder.branch(end)
         self.builder.position_at_end(end)
-
-    def loop(self, header, body_fn, orelse, node_body):
-        """Shared loop skeleton: `header` branches to the body block or to the else block."""
-        b = self.builder
-        body, step, orelse_blk, end = (self.new_block(n) for n in
-                                       ("loop.body", "loop.next", "loop.else", "loop.end"))
-        b.branch(header)
-        b.position_at_end(header)
-        return body, step, orelse_blk, end
 
     def stmt_While(self, node):
         b = self.builder

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import weakref
 
 from .. import types as t
 from ..errors import KilnError
@@ -17,6 +18,11 @@ from ..typing.unify import can_convert
 from .callable import DispatchTable, entry_callable
 
 _compile_lock = threading.RLock()
+_dispatchers = weakref.WeakKeyDictionary()  # py_func -> its dispatcher
+
+
+def dispatcher_of(py_func):
+    return _dispatchers.get(py_func)
 
 
 class Specialization:
@@ -52,6 +58,7 @@ class Dispatcher:
         self._specializations = {}
         self._table = None
         self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
+        _dispatchers[py_func] = self
         for sig in self.explicit_signatures:
             self.compile(sig)
 
@@ -153,6 +160,8 @@ class Dispatcher:
             result = compile_cpu(self.py_func, argtypes, self.options, declared_return,
                                  exact_layout=not self.explicit_signatures)
         except KilnError as e:
+            shown = ", ".join(map(str, argtypes))
+            e.add_context(f"(while compiling {self.__qualname__}({shown}))")
             raise e.with_traceback(None) from None
         spec = Specialization(result)
         self._specializations[argtypes] = spec

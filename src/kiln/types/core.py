@@ -167,7 +167,7 @@ class StringLiteral(Opaque):
 
     def __init__(self, value):
         self.value = value
-        self.name = f"literal({value!r})"
+        self.name = "str"
 
     @property
     def key(self):

@@ -40,6 +40,12 @@ class TypingContext:
             return t.Function(value)
         return ty
 
+    @staticmethod
+    def dispatcher_of(pyfunc):
+        """The dispatcher compiling `pyfunc`, for a recursive call by its own name."""
+        from ..cpu.dispatcher import dispatcher_of
+        return dispatcher_of(pyfunc)
+
     # -- functions -------------------------------------------------------------------------
     def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
         """Type `pyfunc` for `argtypes` once per context; recursion needs `declared_return`."""

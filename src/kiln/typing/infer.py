@@ -386,9 +386,12 @@ class Typer:
             if name not in self.locals:
                 raise _Deferred(name, node)
             return self.locals[name]
-        if name not in self.ir.free_values:
+        if name in self.ir.free_values:
+            return self.frozen(self.ir.free_values[name], node, name)
+        itself = self.tctx.dispatcher_of(self.ir.pyfunc) if name == self.ir.name else None
+        if itself is None:  # not bound yet: a recursive function compiled at decoration
             raise self.error(f"name {name!r} is not defined", node)
-        return self.frozen(self.ir.free_values[name], node, name)
+        return self.frozen(itself, node, name)
 
     def frozen(self, value, node, name):
         ty = self.tctx.global_type(value)
@@ -434,6 +437,9 @@ class Typer:
             module = getattr(fn.pyfunc, "__module__", None)
             if module in ("math", "cmath", "numpy"):
                 name = f"{'np' if module == 'numpy' else module}.{name}"
+            if not self.tctx.has_templates(fn.pyfunc) and module in ("math", "cmath", "numpy"):
+                raise self.error(f"kiln does not support {name}() in compiled code yet", node,
+                                 UnsupportedError)
             if not self.tctx.has_templates(fn.pyfunc):
                 raise self.error(
                     f"kiln does not know how to call {name!r}: it is not a kiln function. "

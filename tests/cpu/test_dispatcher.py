@@ -1,0 +1,219 @@
+"""@njit / @jit: decorator forms, lazy and eager compilation, dispatch and introspection."""
+import threading
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln import float32, float64, int32, jit, njit
+
+
+def add(a, b):
+    return a + b
+
+
+def test_decorator_forms():
+    assert njit(add)(1, 2) == 3
+    assert njit()(add)(1, 2) == 3
+    assert njit(fastmath=True)(add)(1.5, 2.0) == 3.5
+    assert jit(add)(1, 2) == 3
+    assert jit(nopython=True)(add)(1, 2) == 3
+    assert jit("f8(f8, f8)", nopython=True)(add)(1.0, 2.0) == 3.0
+    assert jit(float64(int32, int32))(add)(np.int32(1), np.int32(2)) == 3.0
+    both = njit(["f8(f8, f8)", "i8(i8, i8)"])(add)
+    assert both(1, 2) == 3 and isinstance(both(1, 2), int)
+    assert both(1.5, 2.0) == 3.5
+
+
+def test_forceobj_runs_python():
+    f = jit(forceobj=True)(add)
+    assert f("a", "b") == "ab"
+
+
+def test_lazy_compilation_one_specialization_per_type():
+    f = njit(add)
+    assert f.signatures == []
+    f(1, 2)
+    f(3, 4)
+    assert f.signatures == [(kiln.int64, kiln.int64)]
+    f(1.0, 2)
+    assert (kiln.float64, kiln.int64) in f.signatures
+    assert len(f.signatures) == 2
+
+
+def test_eager_signature_forms():
+    def first(x):
+        return x[0]
+    for sig in ["f8(f8[:])", "float64(float64[:])", float64(float64[:]), "f8(f8[::1])"]:
+        f = njit(sig)(first)
+        assert f(np.arange(3.0) + 1) == 1.0
+        assert len(f.signatures) == 1
+
+    def corner(a):
+        return a[0, 0]
+    f = njit("f8(f8[:, ::1])")(corner)
+    assert f(np.ones((2, 2))) == 1.0
+
+
+def test_explicit_signature_refuses_other_types_by_name():
+    f = njit("f8(f8[:])")(lambda x: x[0])
+    with pytest.raises(TypeError, match=r"<lambda>.*accepted: float64\(array\(float64"):
+        f(np.arange(3))
+
+
+def test_explicit_signature_converts_scalars():
+    f = njit("f8(f8, f8)")(add)
+    assert f(1, 2) == 3.0 and isinstance(f(1, 2), float)
+    g = njit("f4(f4, f4)")(add)
+    assert g(0.1, 0.2) == float(np.float32(0.1) + np.float32(0.2))
+
+
+def test_layout_specializations():
+    def total(x):
+        s = 0.0
+        for v in x:
+            s += v
+        return s
+    f = njit(total)
+    base = np.arange(10.0)
+    assert f(base) == base.sum()
+    assert f(base[::2]) == base[::2].sum()
+    layouts = sorted(sig[0].layout for sig in f.signatures)
+    assert layouts == ["A", "C"]
+
+
+def test_attributes_preserved_and_introspection():
+    def documented(x):
+        """Doubles x."""
+        y = x * 2
+        return y
+    f = njit(documented)
+    assert f.__name__ == "documented" and f.__doc__ == "Doubles x."
+    assert f.py_func is documented
+    f(3)
+    llvm = f.inspect_llvm()
+    assert len(llvm) == 1 and "define" in next(iter(llvm.values()))
+    asm = f.inspect_asm((kiln.int64,))
+    assert "ret" in asm
+    import io
+    out = io.StringIO()
+    f.inspect_types(file=out)
+    assert "y = int64" in out.getvalue()
+
+
+def test_keyword_and_default_arguments():
+    def scaled(x, factor=2, offset=0.5):
+        return x * factor + offset
+    f = njit(scaled)
+    assert f(3) == scaled(3)
+    assert f(3, offset=1.0) == scaled(3, offset=1.0)
+    assert f(x=3, factor=4) == scaled(x=3, factor=4)
+    with pytest.raises(TypeError, match="scaled"):
+        f(1, 2, 3, 4)
+
+
+def test_calls_between_compiled_functions():
+    @njit
+    def square(x):
+        return x * x
+
+    @njit
+    def hyp(a, b=3.0):
+        return square(a) + square(b)
+    assert hyp(4.0) == 25.0
+    assert hyp(2, b=1) == 5
+    assert square.signatures == []  # compiled inside hyp's module, not as a Python entry
+
+
+def test_recursion_with_explicit_signature():
+    @njit("i8(i8)")
+    def fib(n):
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+    assert fib(20) == 6765
+
+
+def test_recursion_without_signature_is_a_clear_error():
+    @njit
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+    with pytest.raises(kiln.errors.TypingError, match="explicit signature"):
+        fact(5)
+
+
+def test_closures_and_globals_are_frozen():
+    scale = 3.0
+    offsets = (1, 2, 3)
+
+    def use(x):
+        return x * scale + offsets[1] + len(offsets)
+    assert njit(use)(2.0) == use(2.0)
+
+
+def test_global_array_is_read_only_constant():
+    table = np.array([1.0, 2.0, 4.0])
+
+    def lookup(i):
+        return table[i]
+    assert njit(lookup)(2) == 4.0
+
+
+def test_compiling_is_thread_safe():
+    def work(x):
+        s = 0
+        for i in range(x):
+            s += i
+        return s
+    f = njit(work)
+    results = []
+    barrier = threading.Barrier(4)
+
+    def run():
+        barrier.wait()
+        results.append(f(100))
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results == [4950] * 4
+    assert len(f.signatures) == 1
+
+
+def test_fastmath_sets_llvm_flags_and_strict_does_not():
+    def total(x):
+        s = 0.0
+        for v in x:
+            s += v
+        return s
+    x = np.arange(100.0)
+    strict, fast = njit(total), njit(fastmath=True)(total)
+    assert strict(x) == fast(x) == 4950.0
+    assert "fadd fast" not in next(iter(strict.inspect_llvm().values()))
+    assert "fast" in next(iter(fast.inspect_llvm().values()))
+    flags = njit(fastmath={"reassoc", "nsz"})(total)
+    assert flags(x) == 4950.0
+    with pytest.raises(ValueError, match="fastmath"):
+        njit(fastmath={"bogus"})(total)
+
+
+def test_unsupported_argument_type_names_function():
+    with pytest.raises(TypeError, match="add.*argument 1"):
+        njit(add)("a", "b")
+
+
+def test_pickle_round_trip():
+    import pickle
+    f = njit(add)
+    g = pickle.loads(pickle.dumps(f))
+    assert g(2, 3) == 5
+
+
+def test_float32_arguments_stay_float32():
+    f = njit(add)
+    r = f(np.float32(0.1), np.float32(0.2))
+    assert r == float(np.float32(0.1) + np.float32(0.2))
+    assert f.signatures[0] == (float32, float32)

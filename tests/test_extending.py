@@ -1,0 +1,88 @@
+"""The public extension API: users add functions, methods and attributes in a few lines."""
+import numpy as np
+from llvmlite import ir
+
+from kiln import njit, types
+from kiln.extending import intrinsic, overload, overload_attribute, overload_method, \
+    register_jitable
+
+
+def clamp(x, lo, hi):
+    """A plain Python function that compiled code can't call until it is overloaded."""
+    return min(max(x, lo), hi)
+
+
+@overload(clamp)
+def _clamp(x, lo, hi):
+    if all(isinstance(a, types.Number) for a in (x, lo, hi)):
+        def impl(x, lo, hi):
+            if x < lo:
+                return lo
+            if x > hi:
+                return hi
+            return x
+        return impl
+    return None
+
+
+def test_overload_of_a_user_function():
+    @njit
+    def use(x):
+        return clamp(x, 0.0, 1.0)
+    assert use(1.5) == 1.0 and use(-2.0) == 0.0 and use(0.25) == 0.25
+
+
+@register_jitable
+def cube(x):
+    return x * x * x
+
+
+def test_register_jitable_keeps_python_callable():
+    @njit
+    def use(x):
+        return cube(x) + 1
+    assert cube(3) == 27
+    assert use(3) == 28
+
+
+@intrinsic
+def popcount(typingctx, x):
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
+        return builder.call(fn, args)
+    return x(x), codegen
+
+
+def test_intrinsic_builds_llvm_ir():
+    @njit
+    def use(x):
+        return popcount(x)
+    assert use(0b101101) == 4
+    assert use(np.uint8(255)) == 8
+    assert isinstance(ir, object)
+
+
+@overload_method(types.Array, "total")
+def _total(arr):
+    def impl(arr):
+        s = 0.0
+        for v in arr:
+            s += v
+        return s
+    return impl
+
+
+@overload_attribute(types.Array, "first")
+def _first(arr):
+    return lambda arr: arr[0]
+
+
+def test_overload_method_and_attribute():
+    @njit
+    def use(a):
+        return a.total() + a.first
+    x = np.arange(5.0) + 1
+    assert use(x) == 16.0

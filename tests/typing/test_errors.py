@@ -1,0 +1,158 @@
+"""Bad input gets a clear error naming the function, the file and line, with a caret."""
+import numpy as np
+import pytest
+
+from kiln import njit
+from kiln.errors import SourceUnavailableError, TypingError, UnsupportedError
+
+
+def adds_string(x):
+    y = x + 1
+    return y + "a"
+
+
+def test_typing_error_quotes_line_with_caret_and_types():
+    with pytest.raises(TypingError) as info:
+        njit(adds_string)(1)
+    text = str(info.value)
+    assert "unsupported operand types for +: int64 and str" in text
+    assert __file__ in text and "in adds_string" in text
+    assert '    return y + "a"\n' in text
+    assert "           ^^^^^^^" in text
+    assert "while compiling adds_string(int64)" in text
+
+
+def comprehension(x):
+    return [v for v in x]
+
+
+def test_unsupported_construct():
+    with pytest.raises(UnsupportedError, match="list comprehensions"):
+        njit(comprehension)(np.zeros(3))
+
+
+def plain_helper(x):
+    return x
+
+
+def calls_plain(x):
+    return plain_helper(x)
+
+
+def test_calling_a_plain_python_function():
+    with pytest.raises(UnsupportedError, match="'plain_helper'.*@njit"):
+        njit(calls_plain)(1)
+
+
+def unknown_numpy(x):
+    return np.definitely_not_there(x)
+
+
+def test_unknown_module_attribute():
+    with pytest.raises(TypingError, match="no attribute 'definitely_not_there'"):
+        njit(unknown_numpy)(1)
+
+
+def sometimes_none(x):
+    if x > 0:
+        return 1
+
+
+def test_missing_return_on_some_paths():
+    with pytest.raises(TypingError, match="None on others"):
+        njit(sometimes_none)(1)
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def f(x):\n    return x\n", namespace)
+    with pytest.raises(SourceUnavailableError, match="source of 'f' is not available"):
+        njit(namespace["f"])(1)
+
+
+def conflicting(flag):
+    if flag:
+        v = 1
+    else:
+        v = (1, 2)
+    return v
+
+
+def test_variable_with_conflicting_types():
+    with pytest.raises(TypingError, match="variable 'v' is assigned"):
+        njit(conflicting)(True)
+
+
+def undefined_name(x):
+    return x + nowhere  # noqa: F821
+
+
+def test_undefined_name():
+    with pytest.raises(TypingError, match="name 'nowhere' is not defined"):
+        njit(undefined_name)(1)
+
+
+def used_before_assignment(n):
+    for i in range(n):
+        if i > 0:
+            total = total + i  # noqa: F821
+    return 0
+
+
+def test_local_used_before_assignment():
+    with pytest.raises(TypingError, match="'total' is used before it is assigned"):
+        njit(used_before_assignment)(3)
+
+
+def raises_with_message(x):
+    if x < 0:
+        raise ValueError("x must be non-negative")
+    assert x != 3, "three is not allowed"
+    return x
+
+
+def test_raise_and_assert_in_compiled_code():
+    f = njit(raises_with_message)
+    assert f(2) == 2
+    with pytest.raises(ValueError, match="x must be non-negative"):
+        f(-1)
+    with pytest.raises(AssertionError, match="three is not allowed"):
+        f(3)
+
+
+class CustomError(Exception):
+    pass
+
+
+def raises_custom(x):
+    if x:
+        raise CustomError("custom")
+    return 0
+
+
+def test_raise_user_exception_class():
+    with pytest.raises(CustomError, match="custom"):
+        njit(raises_custom)(True)
+
+
+def test_division_by_zero():
+    def div(a, b):
+        return a // b
+    with pytest.raises(ZeroDivisionError):
+        njit(div)(1, 0)
+
+
+def wrong_arity(a, b):
+    return a
+
+
+def test_wrong_number_of_arguments():
+    with pytest.raises(TypeError, match="wrong_arity"):
+        njit(wrong_arity)(1)
+
+
+def test_no_internal_traceback_in_message():
+    with pytest.raises(TypingError) as info:
+        njit(adds_string)(2)
+    assert "Traceback" not in str(info.value)
+    assert "kiln/" not in str(info.value)
