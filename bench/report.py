@@ -289,7 +289,7 @@ def write_chart(data: dict, path: Path) -> str | None:
         return "matplotlib is not installed (pip install 'kiln[bench]')"
     kernels = data["kernels"]
     series = ("kiln/numba", "kiln/numpy", "numba/numpy")
-    fig, ax = plt.subplots(figsize=(9, 0.32 * len(kernels) * len(series) / 2 + 1.5))
+    fig, ax = plt.subplots(figsize=(9, 0.4 * len(kernels) + 1.5))
     height = 0.8 / len(series)
     for i, s in enumerate(series):
         ys = [row + i * height for row in range(len(kernels))]
@@ -302,7 +302,7 @@ def write_chart(data: dict, path: Path) -> str | None:
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_xlabel("time ratio (log scale; below 1: the first is faster; no bar: not measured)")
     ax.set_title(f"kiln benchmarks, {data['mode']} mode, {data['machine']['date'][:10]}")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(series))
+    ax.legend(loc="best")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
