@@ -78,7 +78,9 @@ def int_power(base, exponent):
 
 
 def float_power(base, exponent):
-    if base == 0.0 and exponent < 0.0:
+    # CPython's float_pow: 0.0 ** -inf is inf (the infinite exponent is handled first); any
+    # other negative exponent of zero raises. The rest is C's pow, which CPython also calls.
+    if base == 0.0 and exponent < 0.0 and exponent != -math.inf:
         raise ZeroDivisionError("0.0 cannot be raised to a negative power")
     return _pow(base, exponent)
 
@@ -114,17 +116,19 @@ def _complex_power_unsigned(x, n):
 
 
 def complex_power(a, b):
+    """CPython's complex_pow: small integral exponents by repeated multiplication (c_powi),
+    the rest by polar form (_Py_c_pow). Overflow gives inf/nan where CPython raises."""
+    if b.imag == 0.0 and b.real == _floor(b.real) and abs(b.real) <= 100.0:
+        n = int(b.real)
+        if n > 0:
+            return _complex_power_unsigned(a, n)
+        return complex_div(complex(1.0, 0.0), _complex_power_unsigned(a, -n))
     if b.real == 0.0 and b.imag == 0.0:
         return complex(1.0, 0.0)
     if a.real == 0.0 and a.imag == 0.0:
         if b.imag != 0.0 or b.real < 0.0:
             raise ZeroDivisionError("0.0 to a negative or complex power")
         return complex(0.0, 0.0)
-    if b.imag == 0.0 and b.real == _floor(b.real) and abs(b.real) <= 100.0:
-        n = int(b.real)
-        if n > 0:
-            return _complex_power_unsigned(a, n)
-        return complex_div(complex(1.0, 0.0), _complex_power_unsigned(a, -n))
     vabs = math.hypot(a.real, a.imag)
     length = _pow(vabs, b.real)
     at = math.atan2(a.imag, a.real)
@@ -135,3 +139,34 @@ def complex_power(a, b):
     return complex(length * math.cos(phase), length * math.sin(phase))
 
 
+@intrinsic
+def _trunc(typingctx, x):
+    """Float truncation that stays a float."""
+    def codegen(context, builder, sig, args):
+        fn = context.declare_intrinsic("llvm.trunc", [args[0].type])
+        return builder.call(fn, args)
+    return x(x), codegen
+
+
+def int_float_compare(i, f):
+    """Compare an int64 with a float64 exactly, as CPython does (converting the int to a
+    float would round: 2**53 + 1 == 2.0**53 must be False). Returns -1, 0 or 1 like a
+    three-way comparison, or 2 when `f` is NaN (unordered)."""
+    if f != f:
+        return 2
+    if f >= 9223372036854775808.0:
+        return -1
+    if f < -9223372036854775808.0:
+        return 1
+    whole = _trunc(f)
+    fi = int(whole)
+    if i < fi:
+        return -1
+    if i > fi:
+        return 1
+    frac = f - whole
+    if frac > 0.0:
+        return -1
+    if frac < 0.0:
+        return 1
+    return 0

@@ -185,6 +185,10 @@ def _comparison(op):
             ct = t.uint8
         if isinstance(ct, t.Complex) and op not in (operator.eq, operator.ne):
             return None
+        if _wide_int(a) and isinstance(b, t.Float):
+            return _exact_int_float_comparison(op, False)
+        if isinstance(a, t.Float) and _wide_int(b):
+            return _exact_int_float_comparison(op, True)
 
         def codegen(context, builder, sig, args):
             x, y = args
@@ -204,6 +208,35 @@ def _comparison(op):
                                builder.fcmp_unordered("!=", q, s))
         return t.boolean(ct, ct), codegen
     return typer
+
+
+def _wide_int(ty):
+    """A signed integer too wide for float64 to hold every value exactly."""
+    return isinstance(ty, t.Integer) and ty.signed and ty.bitwidth > 32
+
+
+# three-way result c of compare(int, float) (-1, 0, 1; 2 for NaN) -> `int op float`
+_THREE_WAY = {operator.eq: (0,), operator.ne: (-1, 1, 2), operator.lt: (-1,),
+              operator.le: (-1, 0), operator.gt: (1,), operator.ge: (0, 1)}
+_SWAPPED = {operator.eq: operator.eq, operator.ne: operator.ne, operator.lt: operator.gt,
+            operator.le: operator.ge, operator.gt: operator.lt, operator.ge: operator.le}
+
+
+def _exact_int_float_comparison(op, swapped):
+    """int64 against a float compares the exact values, as CPython does (NumPy and Numba
+    convert the int to float64 first, so 2**53 + 1 == 2.0**53 there)."""
+    wanted = _THREE_WAY[_SWAPPED[op] if swapped else op]
+    sig = t.int64(t.int64, t.float64)
+
+    def codegen(context, builder, _sig, args):
+        i, f = (args[1], args[0]) if swapped else args
+        c = context.call_python(builder, helpers.int_float_compare, sig, [i, f])
+        result = ir.Constant(dm.i1, 0)
+        for w in wanted:
+            result = builder.or_(result, builder.icmp_signed("==", c, ir.Constant(c.type, w)))
+        return result
+    args = (t.float64, t.int64) if swapped else (t.int64, t.float64)
+    return t.boolean(*args), codegen
 
 
 for _op in _ICMP:
