@@ -129,15 +129,33 @@ class FunctionLowerer:
         value = self.expr(node)
         return self.call(self.typed.calls[(node, "truth")], [value], [self.type_of(node)])
 
+    def branch_on(self, node, if_true, if_false):
+        """Branch on a test as control flow: `a and b` / `a or b` / `not a` jump straight to
+        their targets instead of computing a bool, so LLVM keeps predictable branches."""
+        if node not in self.typed.constants:
+            if isinstance(node, ast.BoolOp) and self.type_of(node) == t.boolean:
+                for value in node.values[:-1]:
+                    nxt = self.new_block("cond.next")
+                    if isinstance(node.op, ast.And):
+                        self.branch_on(value, nxt, if_false)
+                    else:
+                        self.branch_on(value, if_true, nxt)
+                    self.builder.position_at_end(nxt)
+                self.branch_on(node.values[-1], if_true, if_false)
+                return
+            if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+                self.branch_on(node.operand, if_false, if_true)
+                return
+        self.builder.cbranch(self.condition(node), if_true, if_false)
+
     def stmt_If(self, node):
         taken = self.typed.constants.get(node.test)
         if taken is not None:
             self.block(node.body if taken else node.orelse)
             return
-        cond = self.condition(node.test)
         then, orelse, end = self.new_block("if.then"), self.new_block("if.else"), \
             self.new_block("if.end")
-        self.builder.cbranch(cond, then, orelse)
+        self.branch_on(node.test, then, orelse)
         for blk, body in ((then, node.body), (orelse, node.orelse)):
             self.builder.position_at_end(blk)
             self.block(body)
@@ -151,7 +169,7 @@ class FunctionLowerer:
                                          ("while.cond", "while.body", "while.else", "while.end"))
         b.branch(header)
         b.position_at_end(header)
-        b.cbranch(self.condition(node.test), body, orelse_blk)
+        self.branch_on(node.test, body, orelse_blk)
         self.loop_body(body, node.body, header, end)
         b.position_at_end(orelse_blk)
         self.block(node.orelse)

@@ -174,12 +174,16 @@ def _int(tctx, *args):
 
     def codegen(context, builder, sig, llargs):
         x = llargs[0]
-        context.guard(builder, builder.fcmp_unordered("uno", x, x), ValueError,
-                      "cannot convert float NaN to integer")
-        inf = ir.Constant(x.type, float("inf"))
-        is_inf = builder.fcmp_ordered("==", builder.call(
-            context.declare_intrinsic("llvm.fabs", [x.type]), [x]), inf)
-        context.guard(builder, is_inf, OverflowError, "cannot convert float infinity to integer")
+        if context.options.error_model == "numpy":  # C semantics, as Numba always has
+            return builder.fptosi(x, dm.i64)
+        fabs = builder.call(context.declare_intrinsic("llvm.fabs", [x.type]), [x])
+        in_range = builder.fcmp_ordered("<", fabs, ir.Constant(x.type, 2.0 ** 63))
+        with builder.if_then(builder.not_(in_range), likely=False):  # one predictable branch
+            context.guard(builder, builder.fcmp_unordered("uno", x, x), ValueError,
+                          "cannot convert float NaN to integer")
+            context.raise_error(builder, OverflowError,
+                                "cannot convert float infinity (or a float beyond the int64 "
+                                "range) to integer")
         return builder.fptosi(x, dm.i64)
     return t.int64(a), codegen
 
