@@ -15,7 +15,7 @@ import numpy as np
 
 from bench.backends import Backend, first_line, gpu_status, simulated_gpu
 from bench.registry import Benchmark, human
-from bench.timing import check, fresh, output_of, steady_median, timed_call
+from bench.timing import check, fresh, output_of, steady_median
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,6 @@ def check(bench: Benchmark, out, ref, args: tuple, tol: tuple) -> None:
             raise AssertionError("; ".join(lines[:3])) from None
 
 
-def timed_call(func, args: tuple):
-    t0 = time.perf_counter()
-    result = func(*args)
-    return result, time.perf_counter() - t0
-
-
 def steady_median(func, args: tuple, *, mutates: bool, budget: float,
                   min_repeats: int = 3, max_repeats: int = 25) -> tuple[float, int]:
     """Median seconds per call after warm-up (the caller warms up), and the sample count.
