@@ -3,7 +3,9 @@ list of them."""
 from __future__ import annotations
 
 import functools
+import warnings
 
+from .errors import KilnWarning
 from .options import CompileOptions
 from .types import Signature
 
@@ -32,6 +34,12 @@ def jit(signature_or_function=None, locals=None, **options):
         if _is_signature(signatures) and not isinstance(signatures, list):
             signatures = [signatures]
         signatures = list(signatures)
+    if options.get("parallel"):
+        raise NotImplementedError("kiln does not support parallel=True yet; drop it to run "
+                                  "on one core")
+    if options.get("cache"):
+        warnings.warn("kiln has no on-disk cache yet: cache=True is ignored and functions "
+                      "compile in each process", KilnWarning, stacklevel=3)
     compile_options = CompileOptions.from_kwargs(**options)
 
     def decorate(fn):
