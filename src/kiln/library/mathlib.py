@@ -11,7 +11,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from .registry import overload, template
+from .registry import intrinsic, overload, template
 
 # name -> (number of float arguments, LLVM intrinsic or None for the libm symbol of that name)
 FLOAT_FUNCTIONS = {
@@ -22,7 +22,7 @@ FLOAT_FUNCTIONS = {
     "sinh": (1, None), "cosh": (1, None), "tanh": (1, None),
     "asinh": (1, None), "acosh": (1, None), "atanh": (1, None),
     "expm1": (1, None), "log1p": (1, None), "erf": (1, None), "erfc": (1, None),
-    "gamma": (1, None), "lgamma": (1, None), "cbrt": (1, None), "exp2": (1, "llvm.exp2"),
+    "lgamma": (1, None), "cbrt": (1, None), "exp2": (1, "llvm.exp2"),
     "atan2": (2, None), "hypot": (2, None), "copysign": (2, "llvm.copysign"),
     "fmod": (2, None), "pow": (2, "llvm.pow"), "nextafter": (2, None),
 }
@@ -87,10 +87,12 @@ def _log(tctx, *args):
     return ft(*([ft] * len(args))), codegen
 
 
-def _classify(pred):
+def _classify(pred, int_answer):
+    """isnan/isinf/isfinite; an integer is never NaN or infinite, and always finite."""
     def typer(tctx, x):
         if isinstance(x, (t.Integer, t.Boolean)):
-            return t.boolean(x), lambda context, builder, sig, args: ir.Constant(dm.i1, 0)
+            return t.boolean(x), lambda context, builder, sig, args: \
+                ir.Constant(dm.i1, int_answer)
         if not isinstance(x, t.Float):
             return None
         return t.boolean(x), lambda context, builder, sig, args: pred(context, builder, args[0])
@@ -111,9 +113,9 @@ def _isfinite(context, builder, x):
     return builder.fcmp_ordered("<", fabs, ir.Constant(x.type, float("inf")))
 
 
-template(math.isnan)(_classify(_isnan))
-template(math.isinf)(_classify(_isinf))
-template(math.isfinite)(_classify(_isfinite))
+template(math.isnan)(_classify(_isnan, 0))
+template(math.isinf)(_classify(_isinf, 0))
+template(math.isfinite)(_classify(_isfinite, 1))
 
 
 def _rounding(llvm_name):
@@ -141,6 +143,44 @@ template(math.ceil)(_rounding("llvm.ceil"))
 template(math.trunc)(_rounding("llvm.trunc"))
 
 
+@intrinsic
+def _gamma_call(typingctx, x):
+    """The C library's tgamma (tgammaf for float32)."""
+    if not isinstance(x, t.Float):
+        return None
+    return x(x), lambda context, builder, sig, args: \
+        call_libm(context, builder, "gamma", x, list(args))
+
+
+@intrinsic
+def _gamma_floor(typingctx, x):
+    """floor that stays a float."""
+    return x(x), lambda context, builder, sig, args: \
+        builder.call(context.declare_intrinsic("llvm.floor", [args[0].type]), list(args))
+
+
+@overload(math.gamma)
+def _gamma(x):
+    """The C library's tgamma, except that gamma(n) = (n-1)! exactly for integers n <= 23,
+    as in CPython (glibc's tgamma(13.0) is one ulp below 12!)."""
+    if isinstance(x, t.Float) and x.bitwidth <= 32:
+        return lambda x: _gamma_call(x)
+    if not isinstance(x, (t.Integer, t.Boolean, t.Float)):
+        return None
+
+    def impl(x):
+        v = float(x)
+        if v == _gamma_floor(v) and 1.0 <= v <= 23.0:
+            r = 1.0
+            k = 2.0
+            while k < v:  # k! for k <= 22 is exact in a double, so every product is
+                r *= k
+                k += 1.0
+            return r
+        return _gamma_call(v)
+    return impl
+
+
 @overload(math.degrees)
 def _degrees(x):
     return lambda x: x * (180.0 / math.pi)
@@ -161,7 +201,13 @@ def _ldexp(tctx, x, i):
         lt = dm.value_type(ft)
         fn = context.declare_external("ldexpf" if ft.bitwidth == 32 else "ldexp", lt,
                                       [lt, dm.i32])
-        return builder.call(fn, [args[0], builder.trunc(args[1], dm.i32)])
+        # C's ldexp takes an int: clamp (not truncate) the exponent, so ldexp(1.0, 2**32) is
+        # inf as in CPython. Any exponent beyond +-2**16 already saturates the result.
+        n = args[1]
+        limit = ir.Constant(n.type, 1 << 16)
+        n = builder.select(builder.icmp_signed(">", n, limit), limit, n)
+        n = builder.select(builder.icmp_signed("<", n, builder.neg(limit)), builder.neg(limit), n)
+        return builder.call(fn, [args[0], builder.trunc(n, dm.i32)])
     return ft(ft, t.int64), codegen
 
 
@@ -213,6 +259,8 @@ template(math.modf)(_out_param_function("modf", lambda ft: ft, _modf_result))
 @overload(math.isclose)
 def _isclose(a, b, rel_tol=1e-09, abs_tol=0.0):
     def impl(a, b, rel_tol=1e-09, abs_tol=0.0):
+        if rel_tol < 0.0 or abs_tol < 0.0:
+            raise ValueError("tolerances must be non-negative")
         if a == b:
             return True
         if math.isinf(a) or math.isinf(b):
