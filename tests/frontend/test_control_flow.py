@@ -187,3 +187,22 @@ def test_augmented_assignment(x):
 
 def test_pass_and_docstring():
     check(pass_and_docstring, 4)
+
+
+def enumerate_and_zip(x, y):
+    total = 0.0
+    for i, v in enumerate(x):
+        total += i * v
+    for i, v in enumerate(y, 10):
+        total -= i * v
+    for a, b in zip(x, y):
+        total += a * b
+    for k, (a, b) in enumerate(zip(range(3, 100, 7), x)):
+        total += k + a * b
+    return total
+
+
+def test_enumerate_and_zip():
+    import numpy as np
+    check(enumerate_and_zip, np.arange(6.0), np.arange(4.0) * 2)
+    check(enumerate_and_zip, np.zeros(0), np.arange(3.0))

@@ -193,23 +193,18 @@ class FunctionLowerer:
 
     def stmt_For(self, node):
         from ..library.iteration import iteration_for
-        iter_ty = self.type_of(node.iter)
-        iterable = self.expr(node.iter)
-        it = iteration_for(self.ctx, self.builder, iterable, iter_ty)
+        it = iteration_for(self.ctx, self.builder, self.expr(node.iter), self.type_of(node.iter))
         b = self.builder
         header, body, step, orelse_blk, end = (
             self.new_block(n) for n in ("for.cond", "for.body", "for.next", "for.else", "for.end"))
-        counter = self.ctx.alloca(b, dm.i64, name="for.index")
-        b.store(it.start, counter)
         b.branch(header)
         b.position_at_end(header)
-        index = b.load(counter, typ=dm.i64)
-        b.cbranch(it.more(b, index), body, orelse_blk)
+        b.cbranch(it.more(b), body, orelse_blk)
         b.position_at_end(body)
-        self.assign(node.target, it.item(b, index), it.item_type)
+        self.assign(node.target, it.item(b), it.item_type)
         self.loop_body(b.block, node.body, step, end)
         b.position_at_end(step)
-        b.store(it.advance(b, index), counter)
+        it.advance(b)
         b.branch(header)
         b.position_at_end(orelse_blk)
         self.block(node.orelse)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples")
+MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration")
 _loaded = False
 
 

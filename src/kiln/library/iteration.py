@@ -1,61 +1,168 @@
-"""`for` loops: every iterable is walked by an int64 counter; this says where the counter
-starts, when to stop, how to step and what item each position gives."""
+"""`for` loops. An iteration keeps its own state in stack slots (which LLVM promotes to
+registers): `more` tests, `item` reads the current item, `advance` steps. Ranges, arrays
+and uniform tuples iterate by an index; `enumerate` and `zip` compose other iterations."""
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Callable
 
 from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from .registry import template
 
 
-@dataclass
-class Iteration:
-    start: ir.Value
-    more: Callable      # (builder, index) -> i1
-    item: Callable      # (builder, index) -> item value
-    advance: Callable   # (builder, index) -> next index
-    item_type: t.Type
+class IndexIteration:
+    """Walks an int64 index from `start` while `more_at(index)`, by `step`."""
+
+    def __init__(self, context, builder, start, step, more_at, item_at, item_type):
+        self.slot = context.alloca(builder, dm.i64, name="for.index")
+        builder.store(start, self.slot)
+        self.step, self.more_at, self.item_at, self.item_type = step, more_at, item_at, item_type
+
+    def index(self, b):
+        return b.load(self.slot, typ=dm.i64)
+
+    def more(self, b):
+        return self.more_at(b, self.index(b))
+
+    def item(self, b):
+        return self.item_at(b, self.index(b))
+
+    def advance(self, b):
+        b.store(b.add(self.index(b), self.step), self.slot)
 
 
-def _step_by_one(builder, index):
-    return builder.add(index, ir.Constant(dm.i64, 1))
+class ZipIteration:
+    def __init__(self, parts, item_type):
+        self.parts, self.item_type = parts, item_type
+
+    def more(self, b):
+        result = ir.Constant(dm.i1, 1)
+        for p in self.parts:
+            result = b.and_(result, p.more(b))
+        return result
+
+    def item(self, b):
+        value = ir.Constant(dm.value_type(self.item_type), ir.Undefined)
+        for i, p in enumerate(self.parts):
+            value = b.insert_value(value, p.item(b), i)
+        return value
+
+    def advance(self, b):
+        for p in self.parts:
+            p.advance(b)
 
 
-def iteration_for(context, builder, value, ty) -> Iteration:
+def _one(b=None):
+    return ir.Constant(dm.i64, 1)
+
+
+def iteration_for(context, builder, value, ty):
+    """The iteration of `value` (of type `ty`) for a `for` loop."""
+    b = builder
     if isinstance(ty, t.RangeType):
-        start, stop, step = (builder.extract_value(value, i) for i in range(3))
+        start, stop, step = (b.extract_value(value, i) for i in range(3))
 
         def more(b, index):
             up = b.icmp_signed(">", step, ir.Constant(dm.i64, 0))
             return b.select(up, b.icmp_signed("<", index, stop), b.icmp_signed(">", index, stop))
-        return Iteration(start, more, lambda b, index: index,
-                         lambda b, index: b.add(index, step), t.int64)
+        return IndexIteration(context, b, start, step, more, lambda b, index: index, t.int64)
     if isinstance(ty, t.Array):
         from .arrays import ArrayValue
-        arr = ArrayValue(context, builder, value, ty)
+        arr = ArrayValue(context, b, value, ty)
         length = arr.shape(0)
-        item_type = t.int64  # placeholder, replaced below
+        item_type = item_type_of(ty)
         if ty.ndim == 1:
-            item_type = ty.dtype
-            item = lambda b, index: arr.with_builder(b).load_element([index])  # noqa: E731
+            def item(b, index):
+                return arr.with_builder(b).load_element([index])
         else:
-            item_type = ty.copy(ndim=ty.ndim - 1, layout="C" if ty.layout == "C" else "A")
-            item = lambda b, index: arr.with_builder(b).subarray(index, item_type)  # noqa: E731
-        return Iteration(ir.Constant(dm.i64, 0),
-                         lambda b, index: b.icmp_signed("<", index, length),
-                         item, _step_by_one, item_type)
+            def item(b, index):
+                return arr.with_builder(b).subarray(index, item_type)
+        return IndexIteration(context, b, ir.Constant(dm.i64, 0), _one(),
+                              lambda b, index: b.icmp_signed("<", index, length), item, item_type)
     if isinstance(ty, t.UniTuple):
-        slot = context.alloca(builder, dm.value_type(ty))
-        builder.store(value, slot)
-        item_lt = dm.value_type(ty.dtype)
+        slot = context.alloca(b, dm.value_type(ty))
+        b.store(value, slot)
 
         def item(b, index):
             address = b.gep(slot, [ir.Constant(dm.i64, 0), index], source_etype=slot.allocated_type)
-            return b.load(address, typ=item_lt)
-        return Iteration(ir.Constant(dm.i64, 0),
-                         lambda b, index: b.icmp_signed("<", index, ir.Constant(dm.i64, ty.count)),
-                         item, _step_by_one, ty.dtype)
+            return b.load(address, typ=dm.value_type(ty.dtype))
+        count = ir.Constant(dm.i64, ty.count)
+        return IndexIteration(context, b, ir.Constant(dm.i64, 0), _one(),
+                              lambda b, index: b.icmp_signed("<", index, count), item, ty.dtype)
+    if isinstance(ty, EnumerateType):
+        counter = IndexIteration(context, b, b.extract_value(value, 1), _one(),
+                                 lambda b, index: ir.Constant(dm.i1, 1),
+                                 lambda b, index: index, t.int64)
+        inner = iteration_for(context, b, b.extract_value(value, 0), ty.inner)
+        return ZipIteration([counter, inner], item_type_of(ty))
+    if isinstance(ty, ZipType):
+        parts = [iteration_for(context, b, b.extract_value(value, i), inner)
+                 for i, inner in enumerate(ty.inners)]
+        return ZipIteration(parts, item_type_of(ty))
     raise TypeError(f"kiln cannot iterate over {ty}")
+
+
+def item_type_of(ty):
+    """The type of the items a `for` loop over `ty` gives, or None if it is not iterable."""
+    if isinstance(ty, t.RangeType):
+        return t.int64
+    if isinstance(ty, t.Array) and ty.ndim >= 1:
+        if ty.ndim == 1:
+            return ty.dtype
+        return ty.copy(ndim=ty.ndim - 1, layout="C" if ty.layout == "C" else "A")
+    if isinstance(ty, t.UniTuple):
+        return ty.dtype
+    if isinstance(ty, EnumerateType):
+        return t.Tuple((t.int64, item_type_of(ty.inner)))
+    if isinstance(ty, ZipType):
+        return t.tuple_of(item_type_of(i) for i in ty.inners)
+    return None
+
+
+class EnumerateType(t.Type):
+    """The value of `enumerate(iterable, start)`: the iterable and the first count."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.fields = (inner, t.int64)
+        self.name = f"enumerate({inner})"
+
+    @property
+    def key(self):
+        return (self.inner,)
+
+
+class ZipType(t.Type):
+    """The value of `zip(a, b, ...)`: the iterables, walked together to the shortest."""
+
+    def __init__(self, inners):
+        self.inners = tuple(inners)
+        self.fields = self.inners
+        self.name = f"zip({', '.join(map(str, self.inners))})"
+
+    @property
+    def key(self):
+        return self.inners
+
+
+@template(enumerate)
+def _enumerate(tctx, iterable, start=None):
+    if item_type_of(iterable) is None or (start is not None and
+                                          not isinstance(start, (t.Integer, t.Boolean))):
+        return None
+    rt = EnumerateType(iterable)
+
+    def codegen(context, builder, sig, args):
+        first = context.cast(builder, args[1], start, t.int64) if start is not None \
+            else ir.Constant(dm.i64, 0)
+        return context.make_tuple(builder, t.Tuple((iterable, t.int64)), [args[0], first])
+    return (rt(iterable) if start is None else rt(iterable, start)), codegen
+
+
+@template(zip)
+def _zip(tctx, *iterables):
+    if not iterables or any(item_type_of(i) is None for i in iterables):
+        return None
+    rt = ZipType(iterables)
+    return rt(*iterables), lambda context, builder, sig, args: \
+        context.make_tuple(builder, t.Tuple(iterables), list(args))

@@ -272,16 +272,10 @@ class Typer:
         self.block(node.orelse)
 
     def iteration_item(self, ty, node):
-        if isinstance(ty, t.RangeType):
-            return t.int64
-        if isinstance(ty, t.Array):
-            if ty.ndim == 0:
-                raise self.error("iteration over a 0-d array", node)
-            if ty.ndim == 1:
-                return ty.dtype
-            return ty.copy(ndim=ty.ndim - 1, layout="C" if ty.layout == "C" else "A")
-        if isinstance(ty, t.UniTuple):
-            return ty.dtype
+        from ..library.iteration import item_type_of
+        item = item_type_of(ty)
+        if item is not None:
+            return item
         if isinstance(ty, t.BaseTuple):
             raise self.error(f"kiln cannot loop over a tuple of mixed types {ty}", node,
                              UnsupportedError)
