@@ -217,3 +217,27 @@ def test_float32_arguments_stay_float32():
     r = f(np.float32(0.1), np.float32(0.2))
     assert r == float(np.float32(0.1) + np.float32(0.2))
     assert f.signatures[0] == (float32, float32)
+
+
+def test_print_in_compiled_code(capsys):
+    def show(x, a):
+        print("x is", x, (1, 2.5), a[0], None)
+        return x
+    njit(show)(3, np.arange(2.0))
+    assert capsys.readouterr().out == "x is 3 (1, 2.5) 0.0 None\n"
+
+
+def test_nogil_releases_the_gil_and_computes():
+    def spin(n):
+        s = 0
+        for i in range(n):
+            s += i % 7
+        return s
+    f = njit(nogil=True)(spin)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(f(2_000_000))) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results == [spin(2_000_000)] * 2

@@ -82,7 +82,8 @@ _PY_SYMBOLS = [
     "PyBool_FromLong", "PyComplex_FromDoubles", "PyTuple_New", "PyTuple_SetItem",
     "PyErr_SetString", "PyErr_Occurred", "PyErr_Clear", "Py_IncRef", "Py_DecRef",
     "PyObject_Vectorcall", "PyObject_CallFunctionObjArgs", "PyTuple_GetItem",
-    "PyLong_AsVoidPtr", "PyTuple_Pack",
+    "PyLong_AsVoidPtr", "PyUnicode_FromString", "PyGILState_Ensure", "PyGILState_Release",
+    "PyEval_SaveThread", "PyEval_RestoreThread",
 ]
 _PY_DATA = ["_Py_NoneStruct", "_Py_TrueStruct", "_Py_FalseStruct", "_Py_NotImplementedStruct",
             "PyLong_Type", "PyFloat_Type", "PyComplex_Type", "PyBool_Type", "PyTuple_Type"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration")
+MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
+           "printing")
 _loaded = False
 
 

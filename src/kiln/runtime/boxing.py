@@ -38,7 +38,11 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
         values.append(unboxer.unbox(ty, builder.load(slot, typ=dm.ptr)))
     retslot = builder.alloca(dm.value_type(typed.return_type))
     excslot = builder.alloca(dm.ptr)
+    if typed.options.nogil:  # compiled code touches no Python object: let other threads run
+        thread_state = api.call("PyEval_SaveThread", dm.ptr, [])
     status = builder.call(native_fn, [retslot, excslot] + values)
+    if typed.options.nogil:
+        api.call("PyEval_RestoreThread", ir.VoidType(), [thread_state])
     with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
         desc = builder.load(excslot, typ=dm.ptr)
         desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
@@ -194,8 +198,13 @@ class _Unboxer:
         return b.and_(layout_ok, write_ok)
 
 
-def box(api, ty, value):
-    """A new reference to the Python object for `value` (NULL with an exception on failure)."""
+def _return_null(builder):
+    builder.ret(ir.Constant(dm.ptr, None))
+
+
+def box(api, ty, value, fail=_return_null):
+    """A new reference to the Python object for `value`. When boxing an item fails, `fail`
+    ends the block (by default: return NULL from an entry point, the exception set)."""
     b = api.builder
     if isinstance(ty, t.Boolean):
         return api.call("PyBool_FromLong", dm.ptr, [b.zext(value, P.C_LONG)])
@@ -213,25 +222,25 @@ def box(api, ty, value):
     if isinstance(ty, t.NoneType):
         return api.new_reference("_Py_NoneStruct")
     if isinstance(ty, t.BaseTuple):
-        return _box_tuple(api, ty, value)
+        return _box_tuple(api, ty, value, fail)
     if isinstance(ty, t.Array):
-        return _box_array(api, ty, value)
+        return _box_array(api, ty, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 
-def _box_tuple(api, ty, value):
+def _box_tuple(api, ty, value, fail):
     b = api.builder
     tup = api.call("PyTuple_New", dm.ptr, [ir.Constant(dm.i64, len(ty))])
     for i, item_ty in enumerate(ty.types):
-        item = box(api, item_ty, b.extract_value(value, i))
+        item = box(api, item_ty, b.extract_value(value, i), fail)
         with b.if_then(b.icmp_unsigned("==", item, ir.Constant(dm.ptr, None)), likely=False):
             api.decref(tup)
-            b.ret(ir.Constant(dm.ptr, None))
+            fail(b)
         api.call("PyTuple_SetItem", dm.i32, [tup, ir.Constant(dm.i64, i), item])
     return tup
 
 
-def _box_array(api, ty, value):
+def _box_array(api, ty, value, fail):
     """An array that came from Python is returned as a NumPy view of its original object."""
     b = api.builder
     parent = b.extract_value(value, dm.ARRAY_PARENT)
@@ -240,11 +249,11 @@ def _box_array(api, ty, value):
                  [b.load(api.global_object("PyExc_TypeError"), typ=dm.ptr),
                   api.context.state.global_string(
                       "kiln cannot yet return an array created in compiled code")])
-        b.ret(ir.Constant(dm.ptr, None))
+        fail(b)
     address = b.ptrtoint(b.extract_value(value, dm.ARRAY_DATA), dm.i64)
     shape_ty = t.UniTuple(t.int64, ty.ndim)
-    shape = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_SHAPE))
-    strides = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_STRIDES))
+    shape = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_SHAPE), fail)
+    strides = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_STRIDES), fail)
     address_obj = api.call("PyLong_FromLongLong", dm.ptr, [address])
     result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
                       [api.constant_object(make_view), parent, address_obj, shape, strides,

@@ -429,9 +429,10 @@ class Typer:
         elif isinstance(fn, t.Function):
             name = getattr(fn.pyfunc, "__qualname__", repr(fn.pyfunc))
             module = getattr(fn.pyfunc, "__module__", None)
-            if module in ("math", "cmath", "numpy"):
-                name = f"{'np' if module == 'numpy' else module}.{name}"
-            if not self.tctx.has_templates(fn.pyfunc) and module in ("math", "cmath", "numpy"):
+            library_module = module in ("math", "cmath") or str(module).startswith("numpy")
+            if library_module:
+                name = f"{module.replace('numpy', 'np')}.{name}"
+            if not self.tctx.has_templates(fn.pyfunc) and library_module:
                 raise self.error(f"kiln does not support {name}() in compiled code yet", node,
                                  UnsupportedError)
             if not self.tctx.has_templates(fn.pyfunc):
