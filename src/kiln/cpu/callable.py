@@ -113,7 +113,6 @@ class DispatchTable:
         self._slots = (ctypes.c_void_p * (2 + TABLE_CAPACITY))()
         self._slots[0] = id(fallback)
         self._slots[1] = 0
-        self._entries = []
         address = ctypes.addressof(self._slots)
         self._builtin = BuiltinFunction(name, trampoline_address(),
                                         METH_FASTCALL | METH_KEYWORDS, address)

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
-from ..types import Signature, Type
+from ..types import Signature
 
 ALL_TARGETS = frozenset({"cpu", "cuda"})
 
@@ -212,4 +212,4 @@ def template(key, target="generic"):
 
 
 __all__ = ["Resolution", "Template", "Registry", "registry", "overload", "overload_method",
-           "overload_attribute", "intrinsic", "register_jitable", "template", "Type"]
+           "overload_attribute", "intrinsic", "register_jitable", "template"]

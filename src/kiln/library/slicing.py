@@ -5,6 +5,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..codegen import datamodel as dm
+from .registry import register_jitable
 
 ABSENT = -(1 << 63)  # marks a bound written as empty (`a[:n]`), never a real index
 
@@ -18,6 +19,14 @@ def build_slice(builder, start, stop, step):
     return value
 
 
+@register_jitable
+def _clamp(bound, length, lower, upper):
+    """A given slice bound: negative counts from the end; the result lies in [lower, upper]."""
+    if bound < 0:
+        return max(bound + length, lower)
+    return min(bound, upper)
+
+
 def slice_indices(start, stop, step, length):
     """(start, step, count) of the slice on an axis of `length` items; compiled by kiln."""
     if step == ABSENT:
@@ -28,16 +37,12 @@ def slice_indices(start, stop, step, length):
     upper = length - 1 if step < 0 else length
     if start == ABSENT:
         start = upper if step < 0 else lower
-    elif start < 0:
-        start = max(start + length, lower)
     else:
-        start = min(start, upper)
+        start = _clamp(start, length, lower, upper)
     if stop == ABSENT:
         stop = lower if step < 0 else upper
-    elif stop < 0:
-        stop = max(stop + length, lower)
     else:
-        stop = min(stop, upper)
+        stop = _clamp(stop, length, lower, upper)
     if step < 0:
         count = (start - stop - 1) // -step + 1 if stop < start else 0
     else:

@@ -1,15 +1,15 @@
 """kiln's types, with Numba's names: `kiln.types.float64`, `float64[:, ::1]`, `float64(int32)`."""
-from .core import *  # noqa: F401,F403
-from .core import (Type, Number, Boolean, Integer, Float, Complex, NoneType, Opaque, Module,
+from .core import (  # noqa: F401 - re-exported
+    Type, Number, Boolean, Integer, Float, Complex, NoneType, Opaque, Module,
                    Function, Dispatcher, NumberClass, DType, BoundMethod, StringLiteral,
-                   ExceptionClass, ExceptionInstance, from_dtype, integer_of,
+                   ExceptionClass, from_dtype, integer_of,
                    boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                    float16, float32, float64, complex64, complex128, none, intp, uintp,
                    integers, signed_integers, unsigned_integers, floats, complexes, numbers)
-from .containers import (Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType,
-                         ArrayIter, RangeIter)
-from .signature import Signature, parse_signature
-from .typeof import typeof
+from .containers import (  # noqa: F401
+    Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType)
+from .signature import Signature, parse_signature  # noqa: F401
+from .typeof import typeof  # noqa: F401
 
 # Numba's short and alternative names.
 bool_ = b1 = boolean
@@ -19,3 +19,5 @@ f2, f4, f8 = float16, float32, float64
 c8, c16 = complex64, complex128
 byte = uint8
 void = none
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,7 +1,7 @@
 """Aggregate types: arrays, tuples, ranges, slices and their iterators."""
 from __future__ import annotations
 
-from .core import Number, Opaque, Type, int64
+from .core import Number, Type, int64
 
 LAYOUTS = ("C", "F", "A")
 
@@ -128,17 +128,3 @@ class SliceType(Type):
     @property
     def key(self):
         return (self.has_step,)
-
-
-class ArrayIter(Opaque):
-    def __init__(self, array: Array):
-        self.array = array
-        self.name = f"iter({array})"
-
-    @property
-    def key(self):
-        return (self.array,)
-
-
-class RangeIter(Opaque):
-    name = "range_iter"

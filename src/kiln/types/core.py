@@ -184,17 +184,6 @@ class ExceptionClass(Opaque):
         return (self.exc_class,)
 
 
-class ExceptionInstance(Opaque):
-    def __init__(self, exc_class, message):
-        self.exc_class = exc_class
-        self.message = message
-        self.name = f"{exc_class.__name__}({message!r})"
-
-    @property
-    def key(self):
-        return (self.exc_class, self.message)
-
-
 boolean = Boolean("bool", np.bool_)
 int8 = Integer("int8", np.int8)
 int16 = Integer("int16", np.int16)
