@@ -41,8 +41,10 @@ def _dump(stage: str, text: str):
         print(f"---- kiln {stage} ----\n{text}", file=sys.stderr)
 
 
-def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True):
-    """Compile one specialization of `py_func` for the CPU: frontend, typing, codegen, JIT."""
+def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True,
+                cache=None):
+    """Compile one specialization of `py_func` for the CPU: frontend, typing, codegen, JIT
+    (or the on-disk `cache`, when given and the code does not embed process addresses)."""
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
 
@@ -57,6 +59,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     build_entry_point(context, typed, native, entry_symbol, exact_layout)
     llvm_ir = str(state.module)
     _dump("llvm", llvm_ir)
-    compiled = get_engine().compile(llvm_ir)                                         # cpu
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
+                                    cache=cache if state.cacheable else None)
     _dump("asm", compiled.assembly if "asm" in os.environ.get("KILN_DUMP", "") else "")
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive)

@@ -3,9 +3,7 @@ list of them."""
 from __future__ import annotations
 
 import functools
-import warnings
 
-from .errors import KilnWarning
 from .options import CompileOptions
 from .types import Signature
 
@@ -37,16 +35,13 @@ def jit(signature_or_function=None, locals=None, **options):
     if options.get("parallel"):
         raise NotImplementedError("kiln does not support parallel=True yet; drop it to run "
                                   "on one core")
-    if options.get("cache"):
-        warnings.warn("kiln has no on-disk cache yet: cache=True is ignored and functions "
-                      "compile in each process", KilnWarning, stacklevel=3)
     compile_options = CompileOptions.from_kwargs(**options)
 
     def decorate(fn):
         from .cpu.dispatcher import make_dispatcher
         if not callable(fn):
             raise TypeError(f"@jit decorates a function, not {fn!r}")
-        return make_dispatcher(fn, compile_options, signatures)
+        return make_dispatcher(fn, compile_options, signatures, bool(options.get("cache")))
 
     if callable(signature_or_function) and not isinstance(signature_or_function, Signature):
         return decorate(signature_or_function)
@@ -60,7 +55,7 @@ def njit(*args, **options):
     return jit(*args, **options)
 
 
-def rebuild_dispatcher(py_func, options, signatures):
+def rebuild_dispatcher(py_func, options, signatures, cache=False):
     """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there."""
     from .cpu.dispatcher import make_dispatcher
-    return make_dispatcher(py_func, options, signatures or None)
+    return make_dispatcher(py_func, options, signatures or None, cache)

@@ -70,7 +70,3 @@ class SourceUnavailableError(KilnError):
 
 class LoweringError(KilnError):
     """An internal failure while generating code: a kiln bug, reported with the user's line."""
-
-
-class KilnWarning(UserWarning):
-    """Something kiln accepts but does not do yet (e.g. cache=True)."""

@@ -4,6 +4,7 @@ raising exceptions, calls between compiled functions. Library code receives a
 from __future__ import annotations
 
 import builtins
+import importlib
 
 import numpy as np
 from llvmlite import ir
@@ -23,8 +24,30 @@ class ModuleState:
         self.tctx = tctx
         self.target = target
         self.keepalive = []     # Python objects whose addresses the code embeds
+        self.object_refs = {}   # `kiln.obj.*` symbol -> the Python object it names
+        self.cacheable = True   # False once the code embeds a process-specific address
         self._exc_descriptors = {}
         self._strings = {}
+
+    def object_cell(self, obj):
+        """A global cell holding the address of `obj`. An importable object (a class or
+        function reachable as module.qualname) is named by a symbol bound at load time, so
+        the code can be cached; anything else is embedded as an address."""
+        name = _importable_name(obj)
+        if name is None:
+            self.keepalive.append(obj)
+            self.cacheable = False
+            cell = ir.GlobalVariable(self.module, dm.ptr, name=f".obj.{len(self.keepalive)}")
+            cell.linkage = "private"
+            cell.initializer = ir.Constant(dm.i64, id(obj)).inttoptr(dm.ptr)
+            return cell
+        symbol = f"kiln.obj.{name}"
+        cell = self.module.globals.get(symbol)
+        if cell is None:
+            cell = ir.GlobalVariable(self.module, dm.ptr, name=symbol)
+            cell.linkage = "external"
+            self.object_refs[symbol] = obj
+        return cell
 
     def global_string(self, text: str):
         if text not in self._strings:
@@ -49,11 +72,8 @@ class ModuleState:
             if cell is None:
                 cell = ir.GlobalVariable(self.module, dm.ptr, name=f"PyExc_{name}")
                 cell.linkage = "external"
-        else:  # a user's exception class: a cell holding its address, kept alive
-            self.keepalive.append(exc_class)
-            cell = ir.GlobalVariable(self.module, dm.ptr, name=f".excclass.{n}")
-            cell.linkage = "private"
-            cell.initializer = ir.Constant(dm.i64, id(exc_class)).inttoptr(dm.ptr)
+        else:  # a user's exception class
+            cell = self.object_cell(exc_class)
         desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
         desc = ir.GlobalVariable(self.module, desc_ty, name=f".exc.{n}")
         desc.global_constant = True
@@ -166,6 +186,7 @@ class CodegenContext:
     def constant_array(self, builder, ty, arr: np.ndarray):
         """A global array frozen into the code: its memory is borrowed and kept alive."""
         self.state.keepalive.append(arr)
+        self.state.cacheable = False
         i64 = dm.i64
         dims = ir.ArrayType(i64, ty.ndim)
         return ir.Constant(dm.value_type(ty), [
@@ -240,3 +261,17 @@ class CodegenContext:
         if isinstance(ty, t.NoneType):
             return ir.Constant(dm.i1, 0)
         raise TypeError(f"kiln cannot test the truth of {ty}")
+
+
+def _importable_name(obj):
+    """"module:qualname" if importing that gives back `obj` in any process, else None."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not module or not qualname or "<" in qualname:
+        return None
+    try:
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return f"{module}:{qualname}" if found is obj else None

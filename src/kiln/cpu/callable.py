@@ -99,8 +99,10 @@ def trampoline_address() -> int:
     global _trampoline_address
     with _lock:
         if _trampoline_address is None:
+            from .cache import internal_cache
             from .engine import get_engine
-            compiled = get_engine().compile(_trampoline_ir(), level=2)
+            compiled = get_engine().compile(_trampoline_ir(), level=2,
+                                            cache=internal_cache("trampoline"))
             _trampoline_address = compiled.address("kiln_dispatch")
         return _trampoline_address
 

@@ -15,6 +15,7 @@ from ..errors import KilnError
 from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.unify import can_convert
+from .cache import function_cache
 from .callable import DispatchTable, entry_callable
 
 _compile_lock = threading.RLock()
@@ -46,9 +47,10 @@ class Specialization:
 class Dispatcher:
     """A kiln-compiled function (Numba's CPUDispatcher)."""
 
-    def __init__(self, py_func, options: CompileOptions, signatures=None):
+    def __init__(self, py_func, options: CompileOptions, signatures=None, cache=False):
         self.py_func = py_func
         self.options = options
+        self._cache = function_cache(py_func) if cache else None
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
         self.__doc__ = py_func.__doc__
@@ -158,7 +160,7 @@ class Dispatcher:
         from ..compiler import compile_cpu
         try:
             result = compile_cpu(self.py_func, argtypes, self.options, declared_return,
-                                 exact_layout=not self.explicit_signatures)
+                                 exact_layout=not self.explicit_signatures, cache=self._cache)
         except KilnError as e:
             shown = ", ".join(map(str, argtypes))
             e.add_context(f"(while compiling {self.__qualname__}({shown}))")
@@ -205,7 +207,8 @@ class Dispatcher:
     def __reduce__(self):
         from .. import decorators
         return decorators.rebuild_dispatcher, (self.py_func, self.options,
-                                               [str(s) for s in self.explicit_signatures])
+                                               [str(s) for s in self.explicit_signatures],
+                                               self._cache is not None)
 
 
 def _convert_value(value, ty):
@@ -217,7 +220,7 @@ def _convert_value(value, ty):
     return value
 
 
-def make_dispatcher(py_func, options, signatures=None) -> Dispatcher:
+def make_dispatcher(py_func, options, signatures=None, cache=False) -> Dispatcher:
     """A dispatcher with its own class, so its `__call__` slot can be the C trampoline."""
     cls = type("CPUDispatcher", (Dispatcher,), {})
-    return cls(py_func, options, signatures)
+    return cls(py_func, options, signatures, cache)

@@ -9,7 +9,10 @@ import ctypes
 import threading
 from functools import cached_property
 
+import llvmlite
 import llvmlite.binding as llvm
+
+from .cache import cache_key
 
 _lock = threading.RLock()
 
@@ -29,7 +32,6 @@ class CPUEngine:
         seed = llvm.parse_assembly("")
         seed.triple = self.triple
         self.engine = llvm.create_mcjit_compiler(seed, self.target_machine)
-        self._modules = []  # keep modules alive for the process
         _bind_python_symbols()
 
     def _optimize(self, module, level):
@@ -41,28 +43,60 @@ class CPUEngine:
         pm = pb.getModulePassManager()
         pm.run(module, pb)
 
-    def compile(self, llvm_ir: str, level: int = 3) -> "CompiledModule":
-        """Parse, verify, optimize and JIT one module; returns its optimized IR and symbols."""
+    @cached_property
+    def fingerprint(self) -> str:
+        """What machine code depends on besides the IR: part of every cache key."""
+        from .. import __version__
+        return f"{self.triple} {self.cpu_name} {self.cpu_features} llvm{llvm.llvm_version_info} " \
+               f"llvmlite{llvmlite.__version__} kiln{__version__}"
+
+    def optimized_module(self, llvm_ir: str, level: int = 3):
+        module = llvm.parse_assembly(llvm_ir)
+        module.triple = self.triple
+        module.data_layout = self.data_layout
+        module.verify()
+        self._optimize(module, level)
+        return module
+
+    def compile(self, llvm_ir: str, level: int = 3, object_refs=None,
+                cache=None) -> "CompiledModule":
+        """Optimize and load one module, or load its object code from `cache` on a hit.
+        `object_refs` maps the module's `kiln.obj.*` symbols to the Python objects they
+        name; `cache` is None when the code may not be cached."""
         with _lock:
-            module = llvm.parse_assembly(llvm_ir)
-            module.triple = self.triple
-            module.data_layout = self.data_layout
-            module.verify()
-            self._optimize(module, level)
-            self.engine.add_module(module)
+            key = cache_key(llvm_ir, self.fingerprint) if cache is not None else None
+            obj = cache.load(key) if cache is not None else None
+            module = None
+            if obj is None:
+                module = self.optimized_module(llvm_ir, level)
+                obj = self.target_machine.emit_object(module)
+                if cache is not None:
+                    cache.save(key, obj)
+            bind_objects(object_refs or {})
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
-            self.engine.run_static_constructors()
-            self._modules.append(module)
-            return CompiledModule(self, module)
+            return CompiledModule(self, llvm_ir, level, module, from_cache=module is None)
 
     def function_address(self, name: str) -> int:
         return self.engine.get_function_address(name)
 
 
 class CompiledModule:
-    def __init__(self, engine, module):
+    """Loaded machine code; the optimized IR and assembly are produced again on request
+    when the code came from the cache."""
+
+    def __init__(self, engine, llvm_ir, level, module, from_cache):
         self.engine = engine
-        self.module = module
+        self.llvm_ir = llvm_ir
+        self.level = level
+        self._module = module
+        self.from_cache = from_cache
+
+    @property
+    def module(self):
+        if self._module is None:
+            self._module = self.engine.optimized_module(self.llvm_ir, self.level)
+        return self._module
 
     @cached_property
     def optimized_ir(self) -> str:
@@ -74,6 +108,18 @@ class CompiledModule:
 
     def address(self, name: str) -> int:
         return self.engine.function_address(name)
+
+
+_bound_objects = {}  # symbol -> (ctypes cell holding the object's address, the object)
+
+
+def bind_objects(object_refs):
+    """Point each `kiln.obj.*` symbol at a cell holding its object's address in this process."""
+    for symbol, obj in object_refs.items():
+        if symbol not in _bound_objects:
+            cell = ctypes.c_void_p(id(obj))
+            _bound_objects[symbol] = (cell, obj)
+            llvm.add_symbol(symbol, ctypes.addressof(cell))
 
 
 _PY_SYMBOLS = [

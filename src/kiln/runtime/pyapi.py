@@ -72,9 +72,8 @@ class PyAPI:
         return gv
 
     def constant_object(self, obj):
-        """The address of a Python object that the module keeps alive (e.g. a NumPy type)."""
-        self.context.state.keepalive.append(obj)
-        return ir.Constant(dm.i64, id(obj)).inttoptr(dm.ptr)
+        """The address of a Python object such as a NumPy type (see ModuleState.object_cell)."""
+        return self.builder.load(self.context.state.object_cell(obj), typ=dm.ptr)
 
     def read(self, obj, offset, lltype):
         address = self.builder.gep(obj, [ir.Constant(dm.i64, offset)], source_etype=dm.i8)

@@ -9,6 +9,7 @@ dead branch here and in code generation alike.
 from __future__ import annotations
 
 import ast
+import hashlib
 import operator
 from dataclasses import dataclass, field
 
@@ -86,7 +87,19 @@ class _Deferred(Exception):
         self.node = node
 
 
-_symbol_counter = iter(range(1, 1 << 62))
+_symbols = {}  # symbol -> what it names, so symbols stay unique within the process
+
+
+def _symbol_for(ir, argtypes, options) -> str:
+    """A deterministic LLVM name (the same in every process, so the IR text can key the
+    on-disk cache), made unique if two functions share a qualified name."""
+    what = (ir.pyfunc.__module__, ir.qualname, argtypes, options)
+    digest = hashlib.sha1(repr(what).encode()).hexdigest()[:12]
+    symbol, n = f"kiln.{ir.qualname}.{digest}", 1
+    while _symbols.setdefault(symbol, (ir.pyfunc, argtypes, options)) != \
+            (ir.pyfunc, argtypes, options):
+        symbol, n = f"kiln.{ir.qualname}.{digest}.{n}", n + 1
+    return symbol
 
 
 def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFunction:
@@ -96,7 +109,7 @@ def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFun
                           f"{len(argtypes)} were given", ir.loc(ir.node))
     typer = Typer(tctx, ir, argtypes, declared_return, options)
     typed = typer.run()
-    typed.symbol = f"kiln.{ir.qualname}.{next(_symbol_counter)}"
+    typed.symbol = _symbol_for(ir, tuple(argtypes), options)
     return typed
 
 
