@@ -26,11 +26,7 @@ def arithmetic_result(a: t.Number, b: t.Number) -> t.Number:
         width = max(64, *(x.bitwidth for x in ints))
         signed = any(x.signed for x in ints) or any(isinstance(x, t.Boolean) for x in (a, b))
         return t.integer_of(width, signed)
-    if isinstance(a, (t.Integer, t.Boolean)):
-        a = t.float64
-    if isinstance(b, (t.Integer, t.Boolean)):
-        b = t.float64
-    return promote_numbers(a, b)
+    return promote_numbers(a, b)  # NumPy's rule: int16 with float32 is float32
 
 
 def unify(a: t.Type, b: t.Type):
