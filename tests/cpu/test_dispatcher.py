@@ -241,3 +241,25 @@ def test_nogil_releases_the_gil_and_computes():
     for th in threads:
         th.join()
     assert results == [spin(2_000_000)] * 2
+
+
+def test_compiled_function_as_argument():
+    @njit
+    def square(x):
+        return x * x
+
+    @njit
+    def cube(x):
+        return x * x * x
+
+    @njit
+    def integrate(f, a, b, n):
+        h = (b - a) / n
+        total = 0.0
+        for i in range(n):
+            total += f(a + (i + 0.5) * h)
+        return total * h
+    assert abs(integrate(square, 0.0, 1.0, 1000) - 1 / 3) < 1e-6
+    assert abs(integrate(cube, 0.0, 1.0, 1000) - 1 / 4) < 1e-6
+    assert abs(integrate(square, 0.0, 2.0, 1000) - 8 / 3) < 1e-5
+    assert len(integrate.signatures) == 2

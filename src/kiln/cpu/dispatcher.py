@@ -64,6 +64,10 @@ class Dispatcher:
         for sig in self.explicit_signatures:
             self.compile(sig)
 
+    def _kiln_typeof_(self):
+        """Passed as an argument, a compiled function is a compile-time constant."""
+        return t.Dispatcher(self)
+
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         """The first call: installs the C trampoline as this dispatcher's `__call__`."""

@@ -112,6 +112,9 @@ class _Unboxer:
             return value
         if isinstance(ty, t.Array):
             return self.unbox_array(ty, obj)
+        if isinstance(ty, t.Dispatcher):  # exactly this compiled function
+            self.require(b.icmp_unsigned("==", obj, api.constant_object(ty.dispatcher)))
+            return dm.null_value(ty)
         raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
 
     def unbox_integer(self, ty, obj):

@@ -29,6 +29,9 @@ def typeof(value):
 
 def _typeof(value):
     cls = type(value)
+    hook = getattr(cls, "_kiln_typeof_", None)  # objects that know their kiln type
+    if hook is not None:
+        return hook(value)
     if cls is bool or cls is np.bool_:
         return core.boolean
     if cls is int:
