@@ -15,7 +15,7 @@ import numpy as np
 
 from bench.backends import Backend, first_line, gpu_status, simulated_gpu
 from bench.registry import Benchmark, human
-from bench.timing import check, fresh, output_of, steady_median
+from bench.timing import check, fresh, output_of, steady_median, steady_medians
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,8 @@ def run_benchmark(bench: Benchmark, backends: list[Backend], cfg: Config, report
     except Exception as exc:
         report("result", "cpython", {"status": f"error: {first_line(exc)}"})
 
+    # Check every column first, then time the ones that passed side by side (interleaved).
+    timed: dict = {}  # column -> (function, figures so far)
     report("start", "numpy", {})
     ref_full = None
     if bench.numpy_ref is None:
@@ -66,8 +68,7 @@ def run_benchmark(bench: Benchmark, backends: list[Backend], cfg: Config, report
             if ref_small is not None:
                 check(bench, bench.numpy_ref(*args), ref_small, args, numpy_tol)
             ref_full = bench.numpy_ref(*fresh(full_args))
-            median, repeats = steady_median(bench.numpy_ref, full_args, **timing)
-            report("result", "numpy", {"status": "ok", "median_s": median, "repeats": repeats})
+            timed["numpy"] = (bench.numpy_ref, {"status": "ok"})
         except AssertionError as exc:
             report("result", "numpy", {"status": f"wrong output (vs CPython): {exc}"})
         except Exception as exc:
@@ -75,14 +76,25 @@ def run_benchmark(bench: Benchmark, backends: list[Backend], cfg: Config, report
 
     for backend in backends:
         report("start", backend.name, {})
-        report("result", backend.name, _run_compiled(
-            bench, backend, small_args, full_args, ref_small, ref_full, tol, numpy_tol, timing))
+        func, figures = _prepare_compiled(bench, backend, small_args, full_args, ref_small,
+                                          ref_full, tol, numpy_tol)
+        if func is None:
+            report("result", backend.name, figures)
+        else:
+            timed[backend.name] = (func, figures)
+
+    report("start", "timing", {})
+    medians = steady_medians({c: f for c, (f, _) in timed.items()}, full_args, **timing)
+    for column, (_, figures) in timed.items():
+        median, repeats = medians[column]
+        report("result", column, {**figures, "median_s": median, "repeats": repeats})
 
 
-def _run_compiled(bench, backend, small_args, full_args, ref_small, ref_full,
-                  tol, numpy_tol, timing) -> dict:
+def _prepare_compiled(bench, backend, small_args, full_args, ref_small, ref_full,
+                      tol, numpy_tol) -> tuple:
+    """(compiled function, figures) once built and checked; (None, failure status) if not."""
     if backend.missing:
-        return {"status": f"not available: {backend.missing}"}
+        return None, {"status": f"not available: {backend.missing}"}
     try:
         t0 = time.perf_counter()
         func = backend.build(bench)
@@ -90,7 +102,7 @@ def _run_compiled(bench, backend, small_args, full_args, ref_small, ref_full,
         out = output_of(bench, args, func(*args))
         first = time.perf_counter() - t0
     except Exception as exc:  # compile errors are expected while kiln grows
-        return {"status": f"not supported: {first_line(exc)}"}
+        return None, {"status": f"not supported: {first_line(exc)}"}
     try:
         if ref_small is not None:
             check(bench, out, ref_small, args, tol)
@@ -100,13 +112,12 @@ def _run_compiled(bench, backend, small_args, full_args, ref_small, ref_full,
             try:
                 check(bench, out, ref_full, args, numpy_tol)
             except AssertionError as exc:
-                return {"status": f"wrong output (vs NumPy): {exc}"}
+                return None, {"status": f"wrong output (vs NumPy): {exc}"}
     except AssertionError as exc:
-        return {"status": f"wrong output (vs CPython): {exc}"}
+        return None, {"status": f"wrong output (vs CPython): {exc}"}
     except Exception as exc:
-        return {"status": f"error: {first_line(exc)}"}
-    median, repeats = steady_median(func, full_args, **timing)
-    return {"status": "ok", "first_call_s": first, "median_s": median, "repeats": repeats}
+        return None, {"status": f"error: {first_line(exc)}"}
+    return func, {"status": "ok", "first_call_s": first}
 
 
 def _run_cuda(bench, backends, cfg, report) -> None:
@@ -155,32 +166,50 @@ def _as_python(bench: Benchmark):
 def run_isolated(bench: Benchmark, backends: list[Backend], cfg: Config) -> dict:
     """Run `bench` in a forked child (in-process where fork is unavailable).
 
-    Returns {"meta": {...}, "results": {column: {...}}}; a column that was running when the
-    child crashed or timed out gets that as its status.
+    Returns {"meta": {...}, "results": {column: {...}}}.  A compiler that crashes or hangs
+    while building or checking the kernel gets that as its status, and the kernel is run
+    again without it, so the other columns keep their figures.
     """
-    record: dict = {"meta": {}, "results": {}}
-
-    def collect(event: str, column: str, payload: dict) -> None:
-        if event == "meta":
-            record["meta"] = payload
-        elif event == "result":
-            record["results"][column] = payload
-
     if "fork" not in multiprocessing.get_all_start_methods():
-        run_benchmark(bench, backends, cfg, collect)
+        record: dict = {"meta": {}, "results": {}}
+        run_benchmark(bench, backends, cfg, lambda *message: _collect(record, *message))
         return record
+    failed: dict = {}
+    while True:
+        left = [b for b in backends if b.name not in failed]
+        record, failure, running, started = _run_child(bench, left, cfg)
+        if failure and running in {b.name for b in left}:
+            failed[running] = {"status": failure}
+            continue
+        if failure:
+            _mark_unfinished(record["results"], failure, running, started,
+                             ["cpython", "numpy"] + [b.name for b in left])
+        record["results"].update(failed)
+        return record
+
+
+def _collect(record: dict, event: str, column: str, payload: dict) -> None:
+    if event == "meta":
+        record["meta"] = payload
+    elif event == "result":
+        record["results"][column] = payload
+
+
+def _run_child(bench, backends, cfg) -> tuple:
+    """One forked run: (record, failure or None, column running at the end, columns started)."""
+    record: dict = {"meta": {}, "results": {}}
     ctx = multiprocessing.get_context("fork")
     receiver, sender = ctx.Pipe(duplex=False)
     child = ctx.Process(target=_child, args=(sender, bench, backends, cfg), daemon=True)
     child.start()
     sender.close()
-    running, deadline = "setup", time.monotonic() + cfg.timeout
+    running, started, failure = "setup", [], None
+    deadline = time.monotonic() + cfg.timeout
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0 or not receiver.poll(remaining):
             child.kill()
-            record["results"][running or "harness"] = {
-                "status": f"timed out after {cfg.timeout:g} s"}
+            failure = f"timed out after {cfg.timeout:g} s"
             break
         try:
             event, column, payload = receiver.recv()
@@ -190,15 +219,27 @@ def run_isolated(bench: Benchmark, backends: list[Backend], cfg: Config) -> dict
             break
         if event == "start":
             running = column
+            started.append(column)
         else:
-            collect(event, column, payload)
-            running = None if event == "result" else running
+            _collect(record, event, column, payload)
     child.join()
-    if child.exitcode not in (0, None) and (running or "harness") not in record["results"]:
-        record["results"][running or "harness"] = {
-            "status": f"crashed: {_describe_exit(child.exitcode)}"}
     receiver.close()
-    return record
+    if failure is None and child.exitcode not in (0, None):
+        failure = f"crashed: {_describe_exit(child.exitcode)}"
+    return record, failure, running, started
+
+
+def _mark_unfinished(results: dict, failure: str, running: str, started: list,
+                     columns: list) -> None:
+    """Columns that got no result: the failure where it struck, 'not run' after it."""
+    unfinished = [c for c in columns if c not in results]
+    for column in unfinished:
+        if column == running or (running == "timing" and column in started):
+            results[column] = {"status": failure + (" (while timing)" if column != running else "")}
+        else:
+            results[column] = {"status": f"not run: the kernel's process {failure} before it"}
+    if not unfinished:
+        results["harness"] = {"status": failure}
 
 
 def call_isolated(func, timeout: float) -> dict:

@@ -36,28 +36,41 @@ def check(bench: Benchmark, out, ref, args: tuple, tol: tuple) -> None:
             raise AssertionError("; ".join(lines[:3])) from None
 
 
-def steady_median(func, args: tuple, *, mutates: bool, budget: float,
-                  min_repeats: int = 3, max_repeats: int = 25) -> tuple[float, int]:
-    """Median seconds per call after warm-up (the caller warms up), and the sample count.
+def steady_median(func, args: tuple, **kwargs) -> tuple[float, int]:
+    """`steady_medians` for one function."""
+    return steady_medians({"f": func}, args, **kwargs)["f"]
 
-    Kernels that consume their inputs get a fresh copy per call, outside the timed region;
-    the others are called in batches long enough (>= 1 ms) for the clock to resolve.
+
+def steady_medians(funcs: dict, args: tuple, *, mutates: bool, budget: float,
+                   min_repeats: int = 3, max_repeats: int = 25) -> dict:
+    """{name: (median seconds per call, samples)} after warm-up (the caller warms up).
+
+    The functions are sampled in turn, round after round, so that load from other work on
+    a shared machine falls on all of them alike and their ratios stay meaningful.  Kernels
+    that consume their inputs get a fresh copy per call, outside the timed region; the
+    others are called in batches long enough (>= 1 ms) for the clock to resolve.
     """
+    numbers = {name: 1 if mutates else _calibrate(f, args) for name, f in funcs.items()}
+    samples: dict = {name: [] for name in funcs}
+    spent = dict.fromkeys(funcs, 0.0)
+
+    def wants_more(name):
+        n = len(samples[name])
+        return n < max_repeats and (n < min_repeats or spent[name] < budget)
+
+    while active := [name for name in funcs if wants_more(name)]:
+        for name in active:
+            t = _batch(funcs[name], fresh(args) if mutates else args, numbers[name])
+            samples[name].append(t / numbers[name])
+            spent[name] += t
+    return {name: (statistics.median(s), len(s)) for name, s in samples.items()}
+
+
+def _calibrate(func, args: tuple) -> int:
     number = 1
-    if not mutates:
-        while number < 1_000_000:
-            t = _batch(func, args, number)
-            if t >= 1e-3:
-                break
-            number *= 10
-    samples: list[float] = []
-    spent = 0.0
-    while len(samples) < max_repeats and (len(samples) < min_repeats or spent < budget):
-        call_args = fresh(args) if mutates else args
-        t = _batch(func, call_args, number)
-        samples.append(t / number)
-        spent += t
-    return statistics.median(samples), len(samples)
+    while number < 1_000_000 and _batch(func, args, number) < 1e-3:
+        number *= 10
+    return number
 
 
 def _batch(func, args: tuple, number: int) -> float:
@@ -67,7 +80,7 @@ def _batch(func, args: tuple, number: int) -> float:
     return time.perf_counter() - t0
 
 
-def copy_bandwidth(nbytes: int, repeats: int = 5) -> dict:
+def copy_bandwidth(nbytes: int, repeats: int = 7) -> dict:
     """The machine's memory-bandwidth ceiling: a large np.copyto, read + write bytes / time."""
     src = np.ones(nbytes // 8)
     dst = np.empty_like(src)
@@ -77,6 +90,6 @@ def copy_bandwidth(nbytes: int, repeats: int = 5) -> dict:
         t0 = time.perf_counter()
         np.copyto(dst, src)
         times.append(time.perf_counter() - t0)
-    median = statistics.median(times)
-    return {"array_bytes": src.nbytes, "median_s": median,
-            "bytes_per_s": 2 * src.nbytes / median}
+    # A ceiling: the best copy, since other work on the machine only ever slows it.
+    return {"array_bytes": src.nbytes, "best_s": min(times),
+            "median_s": statistics.median(times), "bytes_per_s": 2 * src.nbytes / min(times)}

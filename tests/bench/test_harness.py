@@ -71,8 +71,9 @@ def test_missing_backend_is_reported():
 def test_crash_costs_only_that_column():
     def crash(x):
         os.kill(os.getpid(), signal.SIGSEGV)
-    record = run_isolated(BENCH, [fake("crashy", crash)], CFG)
+    record = run_isolated(BENCH, [fake("crashy", crash), fake("good", total)], CFG)
     assert record["results"]["crashy"]["status"] == "crashed: SIGSEGV"
+    assert record["results"]["good"]["status"] == "ok"
     assert record["results"]["numpy"]["status"] == "ok"
 
 
