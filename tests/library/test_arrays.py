@@ -204,3 +204,36 @@ def test_byteswapped_array_is_refused_clearly():
     x = np.arange(3.0).astype(">f8")
     with pytest.raises(TypeError, match="sum_items"):
         njit(sum_items)(x)
+
+
+def zero_d(x):
+    v = x[()]
+    x[()] = v * 2
+    return v, x.shape, x.size
+
+
+def test_zero_dimensional_array():
+    check(zero_d, np.array(5.0))
+    check(zero_d, np.array(3, dtype=np.int8))
+
+
+def five_d(a):
+    return a[1, 1, 1, 1, 1] + a[-1, 0, 0, 0, 0] + a[0, 1][1, 0, 1]
+
+
+def test_five_dimensional_array():
+    check(five_d, np.arange(32.0).reshape(2, 2, 2, 2, 2))
+    check(five_d, np.arange(64.0).reshape(2, 2, 4, 2, 2)[:, :, ::2])
+
+
+def nested_empty(a):
+    s = 0.0
+    for row in a:
+        for v in row:
+            s += v
+    return s
+
+
+def test_empty_along_either_axis():
+    check(nested_empty, np.zeros((0, 3)))
+    check(nested_empty, np.zeros((3, 0)))

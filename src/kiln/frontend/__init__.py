@@ -72,7 +72,7 @@ def _parse(pyfunc):
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
-    if dedented.lstrip().startswith("@") or dedented.lstrip().startswith("def"):
+    if dedented.lstrip().startswith(("@", "def ", "async ")):
         tree = ast.parse(dedented)
     else:  # a lambda inside an expression: parse the line(s) as they are
         tree = _parse_fragment(dedented)
@@ -96,7 +96,8 @@ def _parse_fragment(text):
             return ast.parse(candidate)
         except SyntaxError:
             continue
-    raise SourceUnavailableError("kiln could not parse the source of this lambda; define it with 'def'")
+    raise SourceUnavailableError("kiln could not parse the source of this lambda; "
+                                 "define it with 'def'")
 
 
 def _assigned_names(fn: ast.FunctionDef) -> set:

@@ -62,6 +62,8 @@ class ArrayValue:
         b = self.builder
         data = self.field(dm.ARRAY_DATA)
         item_lt = dm.memory_type(self.ty.dtype)
+        if not indices:  # a 0-d array's only element
+            return data
         if self.ty.layout in ("C", "F") and len(indices) == self.ty.ndim:
             dims = range(self.ty.ndim) if self.ty.layout == "C" else reversed(range(self.ty.ndim))
             linear = None
