@@ -1,0 +1,39 @@
+"""kiln.cuda: Numba's CUDA programming model (`@cuda.jit` kernels, thread indexing, shared
+memory, atomics, device arrays, streams, events) on kiln.
+
+Set KILN_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) before importing to run kernels in
+the simulator, on any machine. The back-end is chosen when this module is first imported
+(see backend.py); without a GPU or the simulator, `is_available()` is False and launching
+a kernel raises CudaSupportError saying how to enable the simulator.
+"""
+from . import fp16, random  # noqa: F401  (cuda.fp16.*, cuda.random.*)
+from .args import In, InOut, Out
+from .devicearray import DeviceNDArray
+from .devices import (close, current_context, default_stream, defer_cleanup, detect,
+                      event, event_elapsed_time, external_stream, get_current_device, gpus,
+                      is_available, legacy_default_stream, list_devices, per_thread_default_stream,
+                      profile_start, profile_stop, profiling, select_device, stream, synchronize)
+from .dtypes import (b1, bool_, boolean, byte, c8, c16, complex64, complex128, f2, f4, f8,
+                     float16, float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, intp,
+                     u1, u2, u4, u8, uint8, uint16, uint32, uint64, uintp, void, none)
+from .errors import CudaAPIError, CudaSupportError, DeadlockError, KernelError
+from .host import (MappedNDArray, as_cuda_array, device_array, device_array_like,
+                   from_cuda_array_interface, is_cuda_array, managed_array, mapped,
+                   mapped_array, mapped_array_like, pinned, pinned_array, pinned_array_like,
+                   to_device)
+from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, blockDim,
+                         blockIdx, const, eq_sync, grid, gridDim, gridsize, lanemask_lt, local,
+                         match_all_sync, match_any_sync, shared, shfl_down_sync, shfl_sync,
+                         shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,
+                         syncthreads_count, syncthreads_or, syncwarp, threadfence,
+                         threadfence_block, threadfence_system, threadIdx, warpsize)
+from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
+from .reduction import Reduce, reduce
+
+
+def __getattr__(name):
+    # `cuda.laneid` differs per thread, so it cannot be a plain module attribute.
+    if name == "laneid":
+        from .kernelcontext import current
+        return current("cuda.laneid").laneid
+    raise AttributeError(f"module 'kiln.cuda' has no attribute {name!r}")

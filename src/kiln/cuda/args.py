@@ -1,0 +1,68 @@
+"""Kernel arguments crossing from host to device: NumPy arrays are copied to the device
+and back after the launch, device arrays and `__cuda_array_interface__` objects pass as
+they are, `cuda.In/Out/InOut` choose the copies explicitly."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .devicearray import DeviceNDArray
+from .host import as_cuda_array, device_array_like, to_device
+
+
+class In:
+    """A host array the kernel only reads: copied to the device, not back."""
+
+    copy_in, copy_out = True, False
+
+    def __init__(self, value):
+        self.value = value
+
+
+class Out(In):
+    """A host array the kernel only writes: copied back, not to the device."""
+
+    copy_in, copy_out = False, True
+
+
+class InOut(In):
+    """A host array copied to the device and back (what a bare NumPy array gets)."""
+
+    copy_in, copy_out = True, True
+
+
+def prepare(kernel_name, args, stream, writebacks):
+    """Device-side arguments; appends (host array, device array) pairs to copy back."""
+    return tuple(_prepare(kernel_name, i, a, stream, writebacks) for i, a in enumerate(args))
+
+
+def _prepare(kernel_name, index, arg, stream, writebacks):
+    if isinstance(arg, DeviceNDArray):
+        return arg
+    if isinstance(arg, In):
+        host = np.asarray(arg.value)
+        dev = to_device(host, stream) if arg.copy_in else device_array_like(host, stream)
+        if arg.copy_out:
+            writebacks.append((host, dev))
+        return dev
+    if hasattr(arg, "__cuda_array_interface__"):
+        return as_cuda_array(arg)
+    if isinstance(arg, np.ndarray):
+        dev = to_device(arg, stream)
+        if not arg.flags.writeable:
+            return dev._readonly_view()
+        writebacks.append((arg, dev))
+        return dev
+    if isinstance(arg, tuple):
+        return tuple(_prepare(kernel_name, index, a, stream, writebacks) for a in arg)
+    if isinstance(arg, (numbers.Number, np.generic)):
+        return arg
+    raise TypeError(f"kernel '{kernel_name}': argument {index + 1} is a "
+                    f"{type(arg).__name__}; kernels take scalars, NumPy arrays, device "
+                    "arrays and tuples of them")
+
+
+def write_back(writebacks, stream):
+    for host, dev in writebacks:
+        dev.copy_to_host(host, stream)

@@ -1,0 +1,65 @@
+"""The back-end behind kiln.cuda's API, chosen once, when kiln.cuda is first imported.
+
+`KILN_ENABLE_CUDASIM=1` (or Numba's `NUMBA_ENABLE_CUDASIM=1`) selects the simulator.
+Otherwise the compiled GPU back-end would be used; until it exists (or when no GPU is
+present) kiln.cuda gets `NoDevice`, whose every device operation raises a
+`CudaSupportError` that says how to get the simulator. The API never simulates silently.
+
+`Backend` is the interface a back-end implements; the API layer (kernel.py, devices.py,
+devicearray.py, host.py) reaches devices only through `active`.
+"""
+from __future__ import annotations
+
+import os
+
+from .errors import NO_DEVICE_HINT, CudaSupportError
+
+SIMULATOR_VARIABLES = ("KILN_ENABLE_CUDASIM", "NUMBA_ENABLE_CUDASIM")
+
+
+def simulator_requested(environ=os.environ) -> bool:
+    return any(environ.get(name, "").strip() not in ("", "0") for name in SIMULATOR_VARIABLES)
+
+
+class Backend:
+    """What the API needs from a back-end. The base methods say that no device is there."""
+
+    name = "none"
+    simulated = False
+
+    def is_available(self) -> bool:
+        return False
+
+    def devices(self) -> list:
+        return []
+
+    def _no_device(self, *args, **kwargs):
+        raise CudaSupportError(NO_DEVICE_HINT)
+
+    # Devices and contexts: context() returns the current context, creating it on first use.
+    context = select_device = close = synchronize = _no_device
+    # Memory: allocate(nbytes) and wrap_pointer(ptr, nbytes, readonly, owner) return objects
+    # with `device_pointer` and `nbytes`; copies take DeviceNDArrays and NumPy arrays of
+    # equal dtype and (squeezed) shape; host_empty/mapped_empty return NumPy arrays (the
+    # latter with the device address of its memory as a second result).
+    allocate = wrap_pointer = copy_htod = copy_dtoh = copy_dtod = _no_device
+    host_empty = mapped_empty = _no_device
+    # Streams and events.
+    stream = default_stream = legacy_default_stream = per_thread_default_stream = _no_device
+    external_stream = event = is_stream = _no_device
+    # launch(kernel, LaunchConfig, args): args are DeviceNDArrays, scalars and tuples.
+    launch = _no_device
+
+
+class NoDevice(Backend):
+    """No GPU and no simulator: kernels can be defined, not run."""
+
+
+def _choose() -> Backend:
+    if simulator_requested():
+        from .simulator import SimulatorBackend
+        return SimulatorBackend()
+    return NoDevice()
+
+
+active: Backend = _choose()

@@ -1,0 +1,250 @@
+"""`DeviceNDArray`: an array in device memory, with Numba's host-side interface.
+
+The class only knows geometry (shape, strides, dtype, byte offset into an allocation);
+moving bytes is the back-end's job (`backend.active.copy_*`), so the same class serves the
+simulator and the compiled GPU back-end. Views (slicing, reshape, transpose) share the
+allocation and never copy.
+"""
+from __future__ import annotations
+
+import ctypes
+import operator
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from . import backend
+from .dtypes import as_numpy_dtype
+
+
+def c_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def f_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for extent in shape:
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(strides)
+
+
+def normalize_shape(shape) -> tuple:
+    if isinstance(shape, (tuple, list)):
+        return tuple(operator.index(n) for n in shape)
+    return (operator.index(shape),)
+
+
+def _basic_index(key) -> tuple:
+    """The index as a tuple, refusing what would make NumPy copy (arrays, lists, bools)."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, slice):
+            continue
+        if isinstance(k, (bool, np.bool_)) or not hasattr(k, "__index__"):
+            raise TypeError(f"device arrays support only integer and slice indexing, not {k!r}")
+    return key
+
+
+class DeviceNDArray:
+    """An n-dimensional array on the device (Numba's `DeviceNDArray`)."""
+
+    __array_priority__ = 1
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, offset=0,
+                 readonly=False):
+        self.shape = normalize_shape(shape)
+        self.dtype = as_numpy_dtype(dtype)
+        self.strides = c_strides(self.shape, self.dtype.itemsize) if strides is None \
+            else normalize_shape(strides)
+        if len(self.strides) != len(self.shape):
+            raise ValueError(f"strides {self.strides} do not match shape {self.shape}")
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        if gpu_data is None:
+            gpu_data = backend.active.allocate(self._extent())
+        self.gpu_data = gpu_data
+        self.stream = stream
+        self._offset = offset
+        self.readonly = readonly
+
+    def _extent(self):
+        if self.size == 0:
+            return 0
+        return sum((n - 1) * abs(s) for n, s in zip(self.shape, self.strides)) + \
+            self.dtype.itemsize
+
+    def _view(self, shape, strides, offset=0, dtype=None):
+        return DeviceNDArray(shape, strides, self.dtype if dtype is None else dtype,
+                             self.stream, self.gpu_data, offset=self._offset + offset,
+                             readonly=self.readonly)
+
+    # -- attributes -------------------------------------------------------------------
+    ndim = property(lambda self: len(self.shape))
+    itemsize = property(lambda self: self.dtype.itemsize)
+    nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    alloc_size = property(lambda self: self.gpu_data.nbytes)
+    device_ctypes_pointer = property(lambda self: ctypes.c_void_p(self._pointer()))
+
+    def _pointer(self):
+        return self.gpu_data.device_pointer + self._offset if self.size else 0
+
+    def is_c_contiguous(self):
+        return self.size == 0 or self._squeezed(self.strides) == \
+            self._squeezed(c_strides(self.shape, self.itemsize))
+
+    def is_f_contiguous(self):
+        return self.size == 0 or self._squeezed(self.strides) == \
+            self._squeezed(f_strides(self.shape, self.itemsize))
+
+    def _squeezed(self, strides):
+        return tuple(s for n, s in zip(self.shape, strides) if n != 1)
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous(),
+                "WRITEABLE": not self.readonly}
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.shape,
+                "strides": None if self.is_c_contiguous() else self.strides,
+                "data": (self._pointer(), self.readonly),
+                "typestr": self.dtype.str,
+                "descr": self.dtype.descr,
+                "stream": int(self.stream) if self.stream else None,
+                "version": 3}
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"<DeviceNDArray shape={self.shape} dtype={self.dtype}>"
+
+    def bind(self, stream=0):
+        """The same array, with `stream` as its default for copies."""
+        return DeviceNDArray(self.shape, self.strides, self.dtype, stream, self.gpu_data,
+                             offset=self._offset, readonly=self.readonly)
+
+    # -- copies -----------------------------------------------------------------------
+    def _check_compatible(self, other):
+        if other.dtype != self.dtype:
+            raise TypeError(f"incompatible dtype: {self.dtype} vs. {other.dtype}")
+        if tuple(n for n in self.shape if n != 1) != tuple(n for n in other.shape if n != 1):
+            raise ValueError(f"incompatible shape: {self.shape} vs. {other.shape}")
+
+    def copy_to_host(self, ary=None, stream=0):
+        """Copy to `ary` (a NumPy array of the same dtype and shape), or to a new array."""
+        if ary is None:
+            order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
+            ary = np.empty(self.shape, self.dtype, order=order)
+        elif not isinstance(ary, np.ndarray):
+            raise TypeError(f"copy_to_host copies into a NumPy array, not {type(ary).__name__}")
+        self._check_compatible(ary)
+        backend.active.copy_dtoh(ary, self, stream or self.stream)
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy from a host array or another device array of the same dtype and shape."""
+        if self.readonly:
+            raise ValueError("cannot copy into a read-only device array")
+        if hasattr(ary, "__cuda_array_interface__") and not isinstance(ary, np.ndarray):
+            from .host import as_cuda_array
+            src = ary if isinstance(ary, DeviceNDArray) else as_cuda_array(ary)
+            self._check_compatible(src)
+            backend.active.copy_dtod(self, src, stream or self.stream)
+            return
+        ary = np.asarray(ary)
+        self._check_compatible(ary)
+        backend.active.copy_htod(self, ary, stream or self.stream)
+
+    def __array__(self, dtype=None, copy=None):
+        host = self.copy_to_host()
+        return host if dtype is None else host.astype(dtype)
+
+    # -- views ------------------------------------------------------------------------
+    def _layout(self):
+        """A NumPy array with this geometry over a one-element buffer (never read): lets
+        NumPy do the index arithmetic."""
+        return as_strided(np.zeros(1, self.dtype), self.shape, self.strides, writeable=False)
+
+    def _index_view(self, key):
+        key = _basic_index(key)
+        if Ellipsis not in key:
+            key = key + (Ellipsis,)
+        layout = self._layout()
+        view = layout[key]
+        offset = view.__array_interface__["data"][0] - layout.__array_interface__["data"][0]
+        return self._view(view.shape, view.strides, offset)
+
+    def __getitem__(self, key):
+        view = self._index_view(key)
+        if view.ndim == 0 and Ellipsis not in _basic_index(key):
+            return view.copy_to_host()[()]
+        return view
+
+    def __setitem__(self, key, value):
+        view = self._index_view(key)
+        if isinstance(value, DeviceNDArray):
+            view.copy_to_device(value)
+        else:
+            view.copy_to_device(np.broadcast_to(np.asarray(value, self.dtype), view.shape))
+
+    def reshape(self, *newshape, order="C"):
+        """A view with a new shape; the array must be contiguous in `order`."""
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = newshape[0]
+        newshape = list(normalize_shape(newshape))
+        if newshape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if -1 in newshape:
+            known = int(np.prod([n for n in newshape if n != -1]))
+            newshape[newshape.index(-1)] = self.size // known if known else 0
+        if int(np.prod(newshape)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape "
+                             f"{tuple(newshape)}")
+        if order not in ("C", "F"):
+            raise ValueError("order must be 'C' or 'F'")
+        contiguous = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
+        if not contiguous:
+            raise NotImplementedError(f"reshape of a non-{order}-contiguous device array would "
+                                      "need a copy")
+        strides = (c_strides if order == "C" else f_strides)(newshape, self.itemsize)
+        return self._view(newshape, strides)
+
+    def ravel(self, order="C", stream=0):
+        return self.reshape(self.size, order=order)
+
+    def transpose(self, axes=None):
+        axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"invalid axes {axes} for a {self.ndim}-d array")
+        return self._view([self.shape[a] for a in axes], [self.strides[a] for a in axes])
+
+    T = property(transpose)
+
+    def view(self, dtype):
+        """Reinterpret the bytes as another dtype (the last axis must be contiguous)."""
+        dtype = as_numpy_dtype(dtype)
+        if not self.ndim or self.strides[-1] != self.itemsize:
+            raise ValueError("view() needs an array whose last axis is contiguous")
+        if (self.shape[-1] * self.itemsize) % dtype.itemsize:
+            raise ValueError(f"the last axis ({self.shape[-1] * self.itemsize} bytes) is not "
+                             f"a multiple of {dtype}'s size")
+        shape = self.shape[:-1] + (self.shape[-1] * self.itemsize // dtype.itemsize,)
+        return self._view(shape, self.strides[:-1] + (dtype.itemsize,), dtype=dtype)
+
+    def split(self, section, stream=0):
+        """Split a 1-d contiguous array into views of at most `section` elements."""
+        if self.ndim != 1 or not self.is_c_contiguous():
+            raise ValueError("split() needs a 1-d contiguous array")
+        return [self[start:start + section] for start in range(0, self.shape[0], section)]
+
+    def _readonly_view(self):
+        return DeviceNDArray(self.shape, self.strides, self.dtype, self.stream, self.gpu_data,
+                             offset=self._offset, readonly=True)

@@ -1,0 +1,96 @@
+"""`cuda.fp16`: half-precision arithmetic, comparisons and math on float16 values.
+
+Each function rounds its result to float16, as the GPU's half instructions do; the
+compiled back-end maps them to those instructions.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_h = np.float16
+
+
+def hadd(a, b):
+    return _h(_h(a) + _h(b))
+
+
+def hsub(a, b):
+    return _h(_h(a) - _h(b))
+
+
+def hmul(a, b):
+    return _h(_h(a) * _h(b))
+
+
+def hdiv(a, b):
+    return _h(np.float32(_h(a)) / np.float32(_h(b)))
+
+
+def hneg(a):
+    return _h(-_h(a))
+
+
+def habs(a):
+    return _h(abs(_h(a)))
+
+
+def hfma(a, b, c):
+    """a * b + c with one rounding."""
+    return _h(np.float64(_h(a)) * np.float64(_h(b)) + np.float64(_h(c)))
+
+
+def hmax(a, b):
+    return _h(max(_h(a), _h(b)))
+
+
+def hmin(a, b):
+    return _h(min(_h(a), _h(b)))
+
+
+def heq(a, b):
+    return bool(_h(a) == _h(b))
+
+
+def hne(a, b):
+    return bool(_h(a) != _h(b))
+
+
+def hgt(a, b):
+    return bool(_h(a) > _h(b))
+
+
+def hge(a, b):
+    return bool(_h(a) >= _h(b))
+
+
+def hlt(a, b):
+    return bool(_h(a) < _h(b))
+
+
+def hle(a, b):
+    return bool(_h(a) <= _h(b))
+
+
+def _unary(name, fn):
+    def half(a):
+        return _h(fn(np.float32(_h(a))))
+    half.__name__ = half.__qualname__ = name
+    half.__doc__ = f"{fn.__name__} of a float16, rounded to float16."
+    return half
+
+
+hsqrt = _unary("hsqrt", np.sqrt)
+hrsqrt = _unary("hrsqrt", lambda x: 1 / np.sqrt(x))
+hrcp = _unary("hrcp", np.reciprocal)
+hexp = _unary("hexp", np.exp)
+hexp2 = _unary("hexp2", np.exp2)
+hexp10 = _unary("hexp10", lambda x: np.float32(10) ** x)
+hlog = _unary("hlog", np.log)
+hlog2 = _unary("hlog2", np.log2)
+hlog10 = _unary("hlog10", np.log10)
+hsin = _unary("hsin", np.sin)
+hcos = _unary("hcos", np.cos)
+hfloor = _unary("hfloor", np.floor)
+hceil = _unary("hceil", np.ceil)
+htrunc = _unary("htrunc", np.trunc)
+hrint = _unary("hrint", np.rint)

@@ -1,0 +1,159 @@
+"""`@cuda.jit`: kernels (launched as `kernel[blocks, threads](args)`) and device functions
+(`device=True`, called from kernels), lazy or with eager signatures, as in Numba."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from kiln.types import Signature
+
+from . import args as kernel_args
+from . import backend, checks, launch, signatures
+from .kernelcontext import in_kernel
+
+_OPTIONS = {"debug", "opt", "lineinfo", "cache", "fastmath", "inline", "link", "max_registers",
+            "boundscheck", "lto", "extensions"}
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """Compile a kernel, or a device function with `device=True`.
+
+    Spellings: `@cuda.jit`, `@cuda.jit(device=True)`, `@cuda.jit("void(f4[:])")`,
+    `@cuda.jit(["void(f4[:])", "void(f8[:])"])`, `@cuda.jit(sig, device=True)`.
+    """
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"unknown option(s) for cuda.jit: {', '.join(sorted(unknown))}")
+    if callable(func_or_sig) and not isinstance(func_or_sig, Signature):
+        return _make(func_or_sig, None, device, options)
+    sigs = func_or_sig
+
+    def decorate(func):
+        if not callable(func):
+            raise TypeError(f"@cuda.jit decorates a function, not {func!r}")
+        return _make(func, sigs, device, options)
+    return decorate
+
+
+def _make(func, sigs, device, options):
+    return (DeviceFunction if device else Kernel)(func, sigs, options)
+
+
+class _Compiled:
+    """What kernels and device functions share: the Python function, its signatures and
+    the one-time source check (at decoration with signatures, else at first use)."""
+
+    kind = ""
+
+    def __init__(self, py_func, sigs, options):
+        if isinstance(py_func, _Compiled):
+            py_func = py_func.py_func
+        self.py_func = py_func
+        functools.update_wrapper(self, py_func)
+        self.options = dict(options)
+        self._pysig = inspect.signature(py_func)
+        params = self._pysig.parameters.values()
+        self._nparams = len(self._pysig.parameters)
+        self._simple = all(p.kind == p.POSITIONAL_OR_KEYWORD and p.default is p.empty
+                           for p in params)
+        self._sigs = [] if sigs is None else \
+            signatures.parse(self.__name__, self.kind, sigs, self._nparams)
+        self._checked = False
+        if self._sigs:
+            self._check()
+
+    def _check(self):
+        checks.check_source(self.py_func, self.kind)
+        self._checked = True
+
+    @property
+    def signatures(self) -> list:
+        """The explicit signatures (empty for a lazily typed function)."""
+        return list(self._sigs)
+
+    def __repr__(self):
+        return f"<{self.kind} {self.__qualname__}>"
+
+
+class Kernel(_Compiled):
+    """A CUDA kernel (Numba's `CUDADispatcher`)."""
+
+    kind = "kernel"
+
+    def __getitem__(self, key):
+        return ConfiguredKernel(self, launch.parse(self.__name__, key))
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        return ConfiguredKernel(self, launch.configure(self.__name__, griddim, blockdim,
+                                                       stream, sharedmem))
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launch with one thread per task: `kernel.forall(n)(args)`."""
+        tpb = tpb or min(max(ntasks, 1), 128)
+        return self.configure(max(-(-ntasks // tpb), 1), tpb, stream, sharedmem)
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(f"kernel '{self.__name__}' was called without a launch "
+                         f"configuration; launch it as {self.__name__}[blocks, threads](...)")
+
+    def _bind(self, args):
+        if self._simple and len(args) == self._nparams:
+            return args
+        try:
+            bound = self._pysig.bind(*args)
+        except TypeError as exc:
+            raise TypeError(f"kernel '{self.__name__}' takes {self._nparams} arguments "
+                            f"({', '.join(self._pysig.parameters)}) but was launched with "
+                            f"{len(args)}: {exc}") from None
+        bound.apply_defaults()
+        return bound.args
+
+    def launch(self, config, args):
+        """Run the kernel with a checked LaunchConfig (what `kernel[...](args)` does)."""
+        if in_kernel():
+            raise RuntimeError(f"kernel '{self.__name__}' cannot be launched from inside a "
+                               "kernel (dynamic parallelism is not supported)")
+        args = self._bind(args)
+        if not self._checked:
+            self._check()
+        writebacks = []
+        device_args = kernel_args.prepare(self.__name__, args, config.stream, writebacks)
+        if self._sigs:
+            device_args = signatures.match(self.__name__, self._sigs, device_args)
+        backend.active.launch(self, config, device_args)
+        kernel_args.write_back(writebacks, config.stream)
+
+
+class ConfiguredKernel:
+    """`kernel[blocks, threads, ...]`: call it with the kernel's arguments to launch."""
+
+    __slots__ = ("kernel", "config")
+
+    def __init__(self, kernel, config):
+        self.kernel = kernel
+        self.config = config
+
+    def __call__(self, *args):
+        self.kernel.launch(self.config, args)
+
+    def __repr__(self):
+        c = self.config
+        return f"<{self.kernel.__name__}[{c.griddim}, {c.blockdim}]>"
+
+
+class DeviceFunction(_Compiled):
+    """A function kernels call, which may return a value."""
+
+    kind = "device function"
+
+    def __call__(self, *args, **kwargs):
+        if not in_kernel():
+            raise TypeError(f"device function '{self.__name__}' can only be called from a "
+                            "kernel or another device function")
+        if not self._checked:
+            self._check()
+        return self.py_func(*args, **kwargs)
+
+    def __getitem__(self, key):
+        raise TypeError(f"device function '{self.__name__}' cannot be launched; only kernels "
+                        "(@cuda.jit without device=True) take a launch configuration")

@@ -1,0 +1,68 @@
+"""Explicit signatures of kernels and device functions (`@cuda.jit("void(f4[:], i4)")`):
+parsing, checking that kernels return void, and matching launch arguments against them."""
+from __future__ import annotations
+
+from kiln import types
+from kiln.errors import TypingError
+
+from .devicearray import DeviceNDArray
+
+
+def parse(name, kind, sigs, nparams) -> list:
+    """The parsed signatures (a str, Signature, or a list of them)."""
+    if not isinstance(sigs, list):
+        sigs = [sigs]
+    parsed = []
+    for sig in sigs:
+        sig = types.parse_signature(sig)
+        if kind == "kernel" and sig.return_type not in (None, types.void):
+            raise TypingError(f"kernel '{name}' is declared to return {sig.return_type}; "
+                              "CUDA kernels return void: write results into an array argument")
+        if len(sig.args) != nparams:
+            raise TypeError(f"{kind} '{name}' takes {nparams} arguments but its signature "
+                            f"{sig} has {len(sig.args)}")
+        parsed.append(sig)
+    return parsed
+
+
+def _typeof(value):
+    if isinstance(value, DeviceNDArray):
+        layout = "C" if value.is_c_contiguous() else "F" if value.is_f_contiguous() else "A"
+        return types.Array(types.from_dtype(value.dtype), value.ndim, layout)
+    try:
+        return types.typeof(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _spell(t):
+    return getattr(t, "spelling", str(t))
+
+
+_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def _accepts(expected, actual):
+    if isinstance(expected, types.Array):
+        return isinstance(actual, types.Array) and actual.dtype == expected.dtype and \
+            actual.ndim == expected.ndim and expected.layout in ("A", actual.layout)
+    if isinstance(expected, types.Number):
+        if not isinstance(actual, types.Number):
+            return False
+        # bool -> int -> float -> complex: never to a narrower kind (no float -> int).
+        return _RANK[actual.np_dtype.kind] <= _RANK[expected.np_dtype.kind]
+    return True  # tuples, records...: left to the back-end
+
+
+def match(name, sigs, args) -> tuple:
+    """`args` with scalars converted to the first signature that accepts them all."""
+    actual = [_typeof(a) for a in args]
+    for sig in sigs:
+        if all(_accepts(e, a) for e, a in zip(sig.args, actual)):
+            return tuple(e.np_dtype.type(v) if isinstance(e, types.Number) else v
+                         for e, v in zip(sig.args, args))
+    given = ", ".join(_spell(a) if a is not None else type(v).__name__
+                      for a, v in zip(actual, args))
+    known = "; ".join(f"({', '.join(map(_spell, s.args))})" for s in sigs)
+    raise TypeError(f"kernel '{name}' has no signature for arguments ({given}); it was "
+                    f"compiled for {known}")

@@ -1,0 +1,76 @@
+"""The CUDA simulator: kiln.cuda's back-end when KILN_ENABLE_CUDASIM=1 (or
+NUMBA_ENABLE_CUDASIM=1). Kernels run as Python, one Python thread per CUDA thread, on one
+simulated device whose memory is host memory."""
+from __future__ import annotations
+
+from ..backend import Backend
+from ..errors import CudaAPIError
+from . import launcher, memory
+from .device import SimContext, SimDevice
+from .streams import SimEvent, SimStream
+
+
+class SimulatorBackend(Backend):
+    name = "simulator"
+    simulated = True
+
+    def __init__(self):
+        self._device = SimDevice()
+        self._context = None
+        self._default = SimStream(0, "default stream")
+        self._per_thread = SimStream(2, "per-thread default stream")
+
+    def is_available(self):
+        return True
+
+    def devices(self):
+        return [self._device]
+
+    def context(self):
+        if self._context is None:
+            self._context = SimContext(self._device)
+        return self._context
+
+    def select_device(self, device_id):
+        if device_id != 0:
+            raise CudaAPIError(f"the simulator has one device, 0; there is no device "
+                               f"{device_id}")
+        return self.context().device
+
+    def close(self):
+        self._context = None
+
+    def synchronize(self):
+        """Simulated work is finished when its call returns."""
+
+    allocate = staticmethod(memory.allocate)
+    wrap_pointer = staticmethod(memory.wrap_pointer)
+    copy_htod = staticmethod(memory.copy_htod)
+    copy_dtoh = staticmethod(memory.copy_dtoh)
+    copy_dtod = staticmethod(memory.copy_dtod)
+    host_empty = staticmethod(memory.host_empty)
+    mapped_empty = staticmethod(memory.mapped_empty)
+
+    def stream(self):
+        return SimStream()
+
+    def default_stream(self):
+        return self._default
+
+    legacy_default_stream = default_stream
+
+    def per_thread_default_stream(self):
+        return self._per_thread
+
+    def external_stream(self, ptr):
+        return SimStream(ptr, "external stream")
+
+    def event(self, timing=True):
+        return SimEvent(timing)
+
+    def is_stream(self, obj):
+        return isinstance(obj, SimStream)
+
+    def launch(self, kernel, config, args):
+        limit = self.context().device.MAX_SHARED_MEMORY_PER_BLOCK
+        launcher.launch(kernel, config, args, limit)
