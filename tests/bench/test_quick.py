@@ -92,13 +92,16 @@ def test_chart_is_written(quick, quick_dir):
 
 
 def test_gpu_kernels_under_the_cuda_simulator(tmp_path):
-    """No GPU here: the CUDA kernels are checked under Numba's simulator instead."""
+    """No GPU here: the CUDA kernels are checked under the simulators instead (kiln reads
+    NUMBA_ENABLE_CUDASIM too)."""
     if not _numba_installed():
         pytest.skip("Numba is not installed")
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
     _, data = _run(tmp_path, "--only", "_gpu", "--no-process", "--no-chart", env=env)
     for kernel in data["kernels"]:
         assert kernel["results"]["numba"]["status"] == "ok", kernel["results"]["numba"]
+        kiln = kernel["results"]["kiln"]["status"]
+        assert kiln == "ok" or EXPLAINED.match(kiln), kiln
 
 
 def _numba_installed() -> bool:
