@@ -1,0 +1,33 @@
+"""CUDA tests run under the simulator (KILN_ENABLE_CUDASIM=1, set here before kiln.cuda is
+imported). With KILN_TEST_CUDA_HARDWARE=1 the same tests run on a real GPU instead, except
+those marked `cudasim_only` (simulator diagnostics such as deadlock reports)."""
+import os
+
+import pytest
+
+HARDWARE = os.environ.get("KILN_TEST_CUDA_HARDWARE", "").strip() not in ("", "0")
+if not HARDWARE:
+    os.environ["KILN_ENABLE_CUDASIM"] = "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cuda: a kiln.cuda test; runs on the simulator, and on "
+                            "a GPU with KILN_TEST_CUDA_HARDWARE=1")
+    config.addinivalue_line("markers", "cudasim_only: checks behaviour only the simulator "
+                            "has (deadlock and out-of-bounds reports, wall-time events)")
+
+
+def pytest_collection_modifyitems(config, items):
+    from kiln.cuda import backend
+    simulated = backend.active.simulated
+    for item in items:
+        if "cuda" not in item.keywords:
+            continue
+        if not HARDWARE and not simulated:
+            item.add_marker(pytest.mark.skip(
+                reason="kiln.cuda was imported without the simulator before tests/cuda could "
+                       "enable it; run tests/cuda on its own or set KILN_ENABLE_CUDASIM=1"))
+        elif HARDWARE and not backend.active.is_available():
+            item.add_marker(pytest.mark.skip(reason="no CUDA GPU available"))
+        elif "cudasim_only" in item.keywords and not simulated:
+            item.add_marker(pytest.mark.skip(reason="simulator-only behaviour"))
