@@ -1,0 +1,174 @@
+"""Host-side memory: transfers, DeviceNDArray, pinned/mapped arrays and the CUDA Array
+Interface."""
+import numpy as np
+import pytest
+
+from kiln import cuda
+
+pytestmark = pytest.mark.cuda
+
+
+def test_to_device_and_back():
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    d = cuda.to_device(host)
+    assert isinstance(d, cuda.DeviceNDArray)
+    assert (d.shape, d.dtype, d.size, d.ndim, d.nbytes, len(d)) == \
+        ((3, 4), np.float32, 12, 2, 48, 3)
+    assert d.strides == host.strides
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    out = np.empty_like(host)
+    assert d.copy_to_host(out) is out
+    np.testing.assert_array_equal(out, host)
+    assert cuda.to_device(d) is d
+
+
+def test_device_array_and_like():
+    d = cuda.device_array((2, 3), dtype=cuda.int16)
+    assert d.shape == (2, 3) and d.dtype == np.int16 and d.is_c_contiguous()
+    f = cuda.device_array(5, np.float64, order="F")
+    assert f.shape == (5,)
+    like = cuda.device_array_like(np.zeros((4, 2), np.complex64, order="F"))
+    assert like.shape == (4, 2) and like.dtype == np.complex64 and like.is_f_contiguous()
+    assert cuda.device_array_like(d).shape == (2, 3)
+
+
+def test_copy_to_device_and_errors():
+    d = cuda.device_array(4, np.float64)
+    d.copy_to_device(np.arange(4.0))
+    np.testing.assert_array_equal(d.copy_to_host(), np.arange(4.0))
+    other = cuda.to_device(np.ones(4))
+    d.copy_to_device(other)
+    np.testing.assert_array_equal(d.copy_to_host(), np.ones(4))
+    with pytest.raises(ValueError, match="incompatible shape"):
+        d.copy_to_device(np.zeros(5))
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        d.copy_to_device(np.zeros(4, np.float32))
+    cuda.to_device(np.full(4, 3.0), to=d)
+    np.testing.assert_array_equal(d.copy_to_host(), 3.0)
+
+
+def test_slicing_gives_views_on_the_device():
+    host = np.arange(20, dtype=np.int64).reshape(4, 5)
+    d = cuda.to_device(host)
+    assert d[1, 2] == 7
+    row = d[2]
+    assert isinstance(row, cuda.DeviceNDArray)
+    np.testing.assert_array_equal(row.copy_to_host(), host[2])
+    np.testing.assert_array_equal(d[:, 1:4:2].copy_to_host(), host[:, 1:4:2])
+    np.testing.assert_array_equal(d[::-1, -1].copy_to_host(), host[::-1, -1])
+    view = d[1:3]
+    view[0, 0] = 100          # setitem writes through to the parent
+    d[3] = np.arange(5) * -1
+    expected = host.copy()
+    expected[1, 0] = 100
+    expected[3] = np.arange(5) * -1
+    np.testing.assert_array_equal(d.copy_to_host(), expected)
+    with pytest.raises(TypeError, match="only integer and slice indexing"):
+        d[[0, 1]]
+
+
+def test_kernel_writes_through_a_slice():
+    @cuda.jit
+    def fill(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    d = cuda.to_device(np.zeros(10))
+    fill[1, 16](d[2:8:2], 5.0)
+    np.testing.assert_array_equal(d.copy_to_host(), [0, 0, 5, 0, 5, 0, 5, 0, 0, 0])
+
+
+def test_reshape_ravel_transpose_view():
+    host = np.arange(6, dtype=np.int32)
+    d = cuda.to_device(host)
+    r = d.reshape(2, 3)
+    np.testing.assert_array_equal(r.copy_to_host(), host.reshape(2, 3))
+    np.testing.assert_array_equal(d.reshape((3, -1)).copy_to_host(), host.reshape(3, 2))
+    np.testing.assert_array_equal(r.ravel().copy_to_host(), host)
+    np.testing.assert_array_equal(r.T.copy_to_host(), host.reshape(2, 3).T)
+    np.testing.assert_array_equal(d.view(np.uint8).copy_to_host(), host.view(np.uint8))
+    np.testing.assert_array_equal(np.asarray(r), host.reshape(2, 3))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        d.reshape(4, 2)
+    with pytest.raises(NotImplementedError, match="non-C-contiguous"):
+        r.T.reshape(6)
+    parts = d.split(4)
+    assert [p.shape for p in parts] == [(4,), (2,)]
+
+
+def test_cuda_array_interface_round_trip():
+    d = cuda.to_device(np.arange(8, dtype=np.float32))
+    cai = d.__cuda_array_interface__
+    assert cai["shape"] == (8,) and cai["typestr"] == "<f4" and cai["version"] == 3
+    assert cai["strides"] is None and cai["data"][1] is False
+    assert cuda.is_cuda_array(d) and not cuda.is_cuda_array(np.zeros(1))
+
+    class Foreign:  # what CuPy or PyTorch look like to kiln
+        def __init__(self, desc):
+            self.__cuda_array_interface__ = desc
+
+    strided = d[::2]
+    foreign = Foreign(strided.__cuda_array_interface__)
+    assert foreign.__cuda_array_interface__["strides"] == (8,)
+    view = cuda.as_cuda_array(foreign)
+    np.testing.assert_array_equal(view.copy_to_host(), [0, 2, 4, 6])
+    view[0] = 42  # no copy: writes reach the original
+    assert d[0] == 42
+    with pytest.raises(TypeError, match="does not implement the CUDA Array Interface"):
+        cuda.as_cuda_array(np.zeros(2))
+
+    @cuda.jit
+    def bump(a):
+        a[cuda.grid(1)] += 1
+
+    bump[1, 4](foreign)  # kernels take CUDA Array Interface objects without a copy
+    np.testing.assert_array_equal(d.copy_to_host(), [43, 1, 3, 3, 5, 5, 7, 7])
+
+
+def test_pinned_and_mapped_arrays():
+    p = cuda.pinned_array((2, 2), np.float32)
+    assert isinstance(p, np.ndarray) and p.shape == (2, 2) and p.dtype == np.float32
+    m = cuda.mapped_array(8, np.int32)
+    m[:] = 0
+    assert cuda.is_cuda_array(m)
+
+    @cuda.jit
+    def write(a):
+        a[cuda.grid(1)] = cuda.grid(1)
+
+    write[1, 8](m)  # the kernel writes host-visible memory directly
+    np.testing.assert_array_equal(m, np.arange(8))
+    with cuda.pinned(p):
+        pass
+    host = np.zeros(8, np.int32)
+    with cuda.mapped(host) as d:
+        write[1, 8](d)
+    np.testing.assert_array_equal(host, np.arange(8))
+
+
+def test_in_out_inout_arguments():
+    @cuda.jit
+    def copy(src, dst):
+        i = cuda.grid(1)
+        dst[i] = src[i] * 2
+        src[i] = -1
+
+    src, dst = np.arange(4.0), np.zeros(4)
+    copy[1, 4](cuda.In(src), cuda.Out(dst))
+    np.testing.assert_array_equal(src, np.arange(4.0))  # In: not copied back
+    np.testing.assert_array_equal(dst, np.arange(4.0) * 2)
+    copy[1, 4](cuda.InOut(src), dst)
+    np.testing.assert_array_equal(src, -1)
+
+
+def test_tuple_and_record_arguments():
+    @cuda.jit
+    def tuples(pair, scale, out):
+        a, b = pair
+        i = cuda.grid(1)
+        out[i] = (a[i] + b[i]) * scale[0] + scale[1]
+
+    out = np.zeros(3)
+    tuples[1, 3]((np.ones(3), cuda.to_device(np.arange(3.0))), (2.0, 1.0), out)
+    np.testing.assert_array_equal(out, (1 + np.arange(3.0)) * 2 + 1)

@@ -1,0 +1,92 @@
+"""cuda.reduce and cuda.random."""
+import math
+
+import numpy as np
+import pytest
+
+from kiln import cuda
+from kiln.cuda.random import (create_xoroshiro128p_states, init_xoroshiro128p_states,
+                              xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
+                              xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64)
+
+pytestmark = pytest.mark.cuda
+
+
+@cuda.reduce
+def sum_reduce(a, b):
+    return a + b
+
+
+@cuda.reduce
+def max_reduce(a, b):
+    return max(a, b)
+
+
+@pytest.mark.parametrize("n", [1, 5, 128, 129, 1000])
+def test_reduce_sum(n):
+    values = np.arange(n, dtype=np.float64)
+    assert sum_reduce(values) == values.sum()
+
+
+def test_reduce_options():
+    values = np.arange(300, dtype=np.int64)
+    assert sum_reduce(values, init=10) == values.sum() + 10
+    assert sum_reduce(values, size=100) == values[:100].sum()
+    assert sum_reduce(np.zeros(0, np.int64), init=5) == 5
+    assert max_reduce(cuda.to_device(-np.abs(np.arange(-50, 50)))) == 0
+    res = cuda.device_array(1, np.int64)
+    assert sum_reduce(values, res=res) is None
+    assert res.copy_to_host()[0] == values.sum()
+    with pytest.raises(TypeError, match="1-d array"):
+        sum_reduce(np.zeros((2, 2)))
+
+
+@cuda.jit
+def draw(states, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i, 0] = xoroshiro128p_uniform_float32(states, i)
+        out[i, 1] = xoroshiro128p_uniform_float64(states, i)
+        out[i, 2] = xoroshiro128p_normal_float32(states, i)
+        out[i, 3] = xoroshiro128p_normal_float64(states, i)
+
+
+def test_xoroshiro128p_distributions():
+    n = 256
+    states = create_xoroshiro128p_states(n, seed=42)
+    assert states.shape == (n,) and states.dtype.names == ("s0", "s1")
+    out = np.zeros((n, 4))
+    for _ in range(4):
+        draw[2, 128](states, out)
+    assert ((out[:, :2] >= 0) & (out[:, :2] < 1)).all()
+    assert abs(out[:, 1].mean() - 0.5) < 0.1
+    assert abs(out[:, 3].mean()) < 0.25 and 0.7 < out[:, 3].std() < 1.3
+    assert len(np.unique(out[:, 1])) == n  # threads draw from different subsequences
+
+
+def test_xoroshiro128p_is_reproducible_and_seeded():
+    a = create_xoroshiro128p_states(8, seed=7).copy_to_host()
+    b = cuda.device_array(8, dtype=a.dtype)
+    init_xoroshiro128p_states(b, seed=7)
+    np.testing.assert_array_equal(a, b.copy_to_host())
+    assert not np.array_equal(a, create_xoroshiro128p_states(8, seed=8).copy_to_host())
+    shifted = create_xoroshiro128p_states(4, seed=7, subsequence_start=2).copy_to_host()
+    np.testing.assert_array_equal(shifted, a[2:6])
+
+
+def test_estimate_pi():
+    @cuda.jit
+    def inside(states, counts, iterations):
+        i = cuda.grid(1)
+        hits = 0
+        for _ in range(iterations):
+            x = xoroshiro128p_uniform_float64(states, i)
+            y = xoroshiro128p_uniform_float64(states, i)
+            if x * x + y * y <= 1.0:
+                hits += 1
+        counts[i] = hits
+
+    states = create_xoroshiro128p_states(64, seed=3)
+    counts = np.zeros(64, np.int64)
+    inside[1, 64](states, counts, 100)
+    assert abs(4 * counts.sum() / 6400 - math.pi) < 0.15

@@ -1,0 +1,147 @@
+"""What the simulator adds: errors that name the thread and block, deadlock reports
+instead of hangs, real concurrency within a block, wall-time events, and the choice of
+back-end at import."""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from kiln import cuda
+
+pytestmark = [pytest.mark.cuda, pytest.mark.cudasim_only]
+
+
+def test_out_of_bounds_names_thread_and_block():
+    @cuda.jit
+    def overrun(a):
+        a[cuda.grid(1)] = 1
+
+    with pytest.raises(IndexError, match=r"index 6 is out of bounds.*kernel 'overrun' at "
+                                         r"blockIdx=\(1, 0, 0\), threadIdx=\(2, 0, 0\)"):
+        overrun[2, 4](np.zeros(6))
+
+
+def test_negative_indices_wrap_as_in_numba():
+    @cuda.jit
+    def last(a):
+        a[-1] = 7
+
+    a = np.zeros(3)
+    last[1, 1](a)
+    assert a[2] == 7
+
+
+def test_barrier_not_reached_by_all_threads_is_a_deadlock():
+    @cuda.jit
+    def early_exit(a):
+        if cuda.threadIdx.x == 1:
+            return
+        cuda.syncthreads()
+
+    with pytest.raises(cuda.DeadlockError, match=r"deadlock in kernel 'early_exit', block "
+                       r"\(0, 0, 0\): threads \(0, 0, 0\), \(2, 0, 0\), \(3, 0, 0\) wait in "
+                       r"syncthreads\(\); threads \(1, 0, 0\) have exited"):
+        early_exit[1, 4](np.zeros(1))
+
+
+def test_warp_operation_deadlock():
+    @cuda.jit
+    def partial_warp(a):
+        if cuda.laneid < 16:
+            a[cuda.laneid] = cuda.shfl_sync(0xFFFFFFFF, 1, 0)
+
+    with pytest.raises(cuda.DeadlockError, match=r"wait in shfl_sync\(mask=0xffffffff\)"):
+        partial_warp[1, 32](np.zeros(32))
+
+
+def test_error_in_one_thread_releases_the_others():
+    @cuda.jit
+    def one_fails(a):
+        if cuda.threadIdx.x == 3:
+            a[100] = 1
+        cuda.syncthreads()
+        a[cuda.threadIdx.x] = 1
+
+    a = np.zeros(8)
+    with pytest.raises(IndexError, match=r"threadIdx=\(3, 0, 0\)"):
+        one_fails[1, 8](a)
+    assert not a.any()  # a failed launch copies nothing back
+
+
+def test_returned_value_is_caught_without_source():
+    namespace = {}
+    exec("def no_source(a):\n    return 1\n", namespace)
+    kernel = cuda.jit(namespace["no_source"])
+    with pytest.raises(TypeError, match=r"kernel 'no_source' returned 1; CUDA kernels return "
+                                        r"nothing"):
+        kernel[1, 1](np.zeros(1))
+
+
+def test_threads_of_a_block_run_concurrently():
+    @cuda.jit
+    def handshake(flags):
+        # Thread 0 waits (without a barrier) for thread 1: needs real concurrency.
+        if cuda.threadIdx.x == 1:
+            cuda.atomic.exch(flags, 0, 1)
+        else:
+            while cuda.atomic.add(flags, 0, 0) == 0:
+                pass
+            flags[1] = 1
+
+    flags = np.zeros(2, np.int32)
+    handshake[1, 2](flags)
+    assert flags[1] == 1
+
+
+def test_events_measure_wall_time():
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    time.sleep(0.05)
+    end.record()
+    assert 45 < cuda.event_elapsed_time(start, end) < 1000
+
+
+def _run(code, **env):
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("KILN_ENABLE_CUDASIM", "NUMBA_ENABLE_CUDASIM")}
+    environ.update(env)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=environ,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_without_simulator_or_gpu_kernels_fail_clearly():
+    result = _run("""
+        import sys
+        import numpy as np
+        import kiln
+        assert "kiln.cuda" not in sys.modules, "import kiln must not import kiln.cuda"
+        from kiln import cuda
+        assert not cuda.is_available()
+        assert not cuda.detect()
+
+        @cuda.jit
+        def k(a):
+            a[0] = 1
+
+        for attempt in (lambda: k[1, 1](np.zeros(1)), lambda: cuda.to_device(np.zeros(1))):
+            try:
+                attempt()
+            except cuda.CudaSupportError as e:
+                assert "KILN_ENABLE_CUDASIM=1" in str(e), e
+            else:
+                raise AssertionError("no error")
+        print("ok")
+    """, KILN_ENABLE_CUDASIM="0")
+    assert result.stdout.strip().endswith("ok"), result.stderr
+
+
+def test_numba_variable_enables_the_simulator():
+    result = _run("""
+        from kiln import cuda
+        print(cuda.is_available(), cuda.get_current_device().name)
+    """, NUMBA_ENABLE_CUDASIM="1")
+    assert result.stdout.strip() == "True kiln CUDA simulator", result.stderr
