@@ -6,6 +6,8 @@ the C math library are resolved in-process. LLVM is initialized on first use, so
 from __future__ import annotations
 
 import ctypes
+import os
+import re
 import threading
 from functools import cached_property
 
@@ -51,7 +53,7 @@ class CPUEngine:
                f"llvmlite{llvmlite.__version__} kiln{__version__}"
 
     def optimized_module(self, llvm_ir: str, level: int = 3):
-        module = llvm.parse_assembly(llvm_ir)
+        module = llvm.parse_assembly(_prefer_vector_width(llvm_ir))
         module.triple = self.triple
         module.data_layout = self.data_layout
         module.verify()
@@ -108,6 +110,16 @@ class CompiledModule:
 
     def address(self, name: str) -> int:
         return self.engine.function_address(name)
+
+
+# Vectorize with 256-bit registers even where 512 exist (clang's choice for most x86 CPUs):
+# streaming loops load fewer split cache lines and run faster; KILN_VECTOR_WIDTH overrides.
+VECTOR_WIDTH = os.environ.get("KILN_VECTOR_WIDTH", "256")
+_DEFINE = re.compile(r"^(define [^\n]*?)\s*\{$", re.MULTILINE)
+
+
+def _prefer_vector_width(llvm_ir: str) -> str:
+    return _DEFINE.sub(rf'\1 "prefer-vector-width"="{VECTOR_WIDTH}" {{', llvm_ir)
 
 
 _bound_objects = {}  # symbol -> (ctypes cell holding the object's address, the object)
