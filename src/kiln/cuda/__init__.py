@@ -6,7 +6,8 @@ the simulator, on any machine. The back-end is chosen when this module is first 
 (see backend.py); without a GPU or the simulator, `is_available()` is False and launching
 a kernel raises CudaSupportError saying how to enable the simulator.
 """
-from . import fp16, random  # noqa: F401  (cuda.fp16.*, cuda.random.*)
+# ruff: noqa: F401  (this module is the public namespace: its imports are its exports)
+from . import fp16, random
 from .args import In, InOut, Out
 from .devicearray import DeviceNDArray
 from .devices import (close, current_context, default_stream, defer_cleanup, detect,

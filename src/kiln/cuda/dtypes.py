@@ -12,10 +12,10 @@ from kiln.types import (b1, bool_, boolean, byte, c8, c16, complex64, complex128
                         float16, float32, float64, i1, i2, i4, i8, int8, int16, int32, int64,
                         intp, u1, u2, u4, u8, uint8, uint16, uint32, uint64, uintp, void, none)
 
-SCALAR_NAMES = ("b1", "bool_", "boolean", "byte", "c8", "c16", "complex64", "complex128", "f2",
-                "f4", "f8", "float16", "float32", "float64", "i1", "i2", "i4", "i8", "int8",
-                "int16", "int32", "int64", "intp", "u1", "u2", "u4", "u8", "uint8", "uint16",
-                "uint32", "uint64", "uintp", "void", "none")
+__all__ = ["as_numpy_dtype", "b1", "bool_", "boolean", "byte", "c8", "c16", "complex64",
+           "complex128", "f2", "f4", "f8", "float16", "float32", "float64", "i1", "i2", "i4",
+           "i8", "int8", "int16", "int32", "int64", "intp", "u1", "u2", "u4", "u8", "uint8",
+           "uint16", "uint32", "uint64", "uintp", "void", "none"]
 
 
 def as_numpy_dtype(dtype) -> np.dtype:

@@ -116,14 +116,16 @@ shfl_xor_sync = _warp("shfl_xor_sync", "shfl_xor",
 match_any_sync = _warp("match_any_sync", "match_any",
                        "match_any_sync(mask, value): the lanes holding the same value.")
 match_all_sync = _warp("match_all_sync", "match_all",
-                       "match_all_sync(mask, value): (mask, True) if all lanes agree, else (0, False).")
+                       "match_all_sync(mask, value): (mask, True) if all lanes agree, "
+                       "else (0, False).")
 
 
 def _syncwarp(mask=0xFFFFFFFF):
     return _context("cuda.syncwarp()").warp("sync", mask)
 
 
-syncwarp = _tag(_syncwarp, "syncwarp", "syncwarp(mask=0xffffffff): a barrier for the lanes in mask.")
+syncwarp = _tag(_syncwarp, "syncwarp",
+                "syncwarp(mask=0xffffffff): a barrier for the lanes in mask.")
 
 
 class _Namespace:

@@ -13,8 +13,6 @@ associative and commutative.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .devicearray import DeviceNDArray
 from .host import device_array, to_device
 from .intrinsics import blockDim, blockIdx, grid, gridsize, shared, syncthreads, threadIdx
