@@ -198,13 +198,12 @@ def test_nested_function_may_return():
     ("    global counter\n", "a global statement"),
     ("    f = lambda x: x\n", "a lambda"),
 ])
-def test_unsupported_python_names_the_kernel(body, what):
+def test_unsupported_python_names_the_kernel(body, what, tmp_path):
     namespace = {"cuda": cuda}
     source = f"def bad_kernel(a):\n{body}"
-    path = f"/tmp/kiln_cuda_unsupported_{abs(hash(source))}.py"
-    with open(path, "w") as f:
-        f.write(source)
-    exec(compile(source, path, "exec"), namespace)
+    path = tmp_path / "bad_kernel.py"
+    path.write_text(source)
+    exec(compile(source, str(path), "exec"), namespace)
     kernel = cuda.jit(namespace["bad_kernel"])
     with pytest.raises(UnsupportedError, match=rf"kernel 'bad_kernel' uses {what}"):
         kernel[1, 1](np.zeros(1))
@@ -255,6 +254,35 @@ def test_intrinsics_outside_a_kernel():
         cuda.syncthreads()
     with pytest.raises(RuntimeError, match=r"cuda.threadIdx can only be used inside"):
         cuda.threadIdx.x
+
+
+def test_intrinsics_imported_by_name_and_through_closures():
+    from kiln.cuda import grid, syncthreads, threadIdx
+
+    def make(scale, module):
+        @module.jit
+        def kernel(a):
+            i = grid(1)
+            syncthreads()
+            a[i] = threadIdx.x * scale + module.blockIdx.x
+        return kernel
+
+    a = np.zeros(8)
+    make(3, cuda)[2, 4](a)
+    np.testing.assert_array_equal(a, [0, 3, 6, 9, 1, 4, 7, 10])
+
+
+@pytest.mark.xfail(reason="needs kiln.types: Type.__call__ on a value should convert it, as "
+                          "Numba's types do (cuda.float32(x)); today it builds a Signature",
+                   strict=False)
+def test_scalar_type_converts_a_value_in_a_kernel():
+    @cuda.jit
+    def convert(out):
+        out[0] = cuda.float32(1.5) * 2
+
+    out = np.zeros(1)
+    convert[1, 1](out)
+    assert out[0] == 3.0
 
 
 def test_unknown_jit_option():

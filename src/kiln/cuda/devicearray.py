@@ -115,7 +115,7 @@ class DeviceNDArray:
                 "data": (self._pointer(), self.readonly),
                 "typestr": self.dtype.str,
                 "descr": self.dtype.descr,
-                "stream": int(self.stream) if self.stream else None,
+                "stream": (int(self.stream) if self.stream else 0) or None,
                 "version": 3}
 
     def __len__(self):
@@ -174,22 +174,20 @@ class DeviceNDArray:
         return as_strided(np.zeros(1, self.dtype), self.shape, self.strides, writeable=False)
 
     def _index_view(self, key):
+        """(the view `key` selects, whether it is a single element)."""
         key = _basic_index(key)
-        if Ellipsis not in key:
-            key = key + (Ellipsis,)
+        element = Ellipsis not in key
         layout = self._layout()
-        view = layout[key]
+        view = layout[key + (Ellipsis,) if element else key]
         offset = view.__array_interface__["data"][0] - layout.__array_interface__["data"][0]
-        return self._view(view.shape, view.strides, offset)
+        return self._view(view.shape, view.strides, offset), element and view.ndim == 0
 
     def __getitem__(self, key):
-        view = self._index_view(key)
-        if view.ndim == 0 and Ellipsis not in _basic_index(key):
-            return view.copy_to_host()[()]
-        return view
+        view, element = self._index_view(key)
+        return view.copy_to_host()[()] if element else view
 
     def __setitem__(self, key, value):
-        view = self._index_view(key)
+        view, _ = self._index_view(key)
         if isinstance(value, DeviceNDArray):
             view.copy_to_device(value)
         else:

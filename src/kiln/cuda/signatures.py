@@ -26,10 +26,12 @@ def parse(name, kind, sigs, nparams) -> list:
 
 
 def _typeof(value):
-    if isinstance(value, DeviceNDArray):
-        layout = "C" if value.is_c_contiguous() else "F" if value.is_f_contiguous() else "A"
-        return types.Array(types.from_dtype(value.dtype), value.ndim, layout)
+    """The kiln type of a launch argument, or None for what kiln types do not cover."""
     try:
+        if isinstance(value, DeviceNDArray):
+            layout = "C" if value.is_c_contiguous() else "F" if value.is_f_contiguous() \
+                else "A"
+            return types.Array(types.from_dtype(value.dtype), value.ndim, layout)
         return types.typeof(value)
     except (TypeError, ValueError):
         return None
