@@ -1,13 +1,23 @@
-"""CUDA tests run under the simulator (KILN_ENABLE_CUDASIM=1, set here before kiln.cuda is
-imported). With KILN_TEST_CUDA_HARDWARE=1 the same tests run on a real GPU instead, except
-those marked `cudasim_only` (simulator diagnostics such as deadlock reports)."""
+"""CUDA tests run under the simulator: KILN_ENABLE_CUDASIM=1 is set here while kiln.cuda
+is first imported (the back-end is chosen then, once), and restored after, so that
+subprocesses started by other tests do not inherit it. With KILN_TEST_CUDA_HARDWARE=1 the
+same tests run on a real GPU instead, except those marked `cudasim_only` (simulator
+diagnostics such as deadlock reports)."""
 import os
 
 import pytest
 
 HARDWARE = os.environ.get("KILN_TEST_CUDA_HARDWARE", "").strip() not in ("", "0")
 if not HARDWARE:
+    _previous = os.environ.get("KILN_ENABLE_CUDASIM")
     os.environ["KILN_ENABLE_CUDASIM"] = "1"
+    try:
+        import kiln.cuda  # noqa: F401
+    finally:
+        if _previous is None:
+            del os.environ["KILN_ENABLE_CUDASIM"]
+        else:
+            os.environ["KILN_ENABLE_CUDASIM"] = _previous
 
 
 def pytest_configure(config):
