@@ -263,3 +263,10 @@ def test_compiled_function_as_argument():
     assert abs(integrate(cube, 0.0, 1.0, 1000) - 1 / 4) < 1e-6
     assert abs(integrate(square, 0.0, 2.0, 1000) - 8 / 3) < 1e-5
     assert len(integrate.signatures) == 2
+
+
+def test_type_objects_convert_values_and_build_signatures():
+    assert kiln.float32(0.1) == np.float32(0.1) and isinstance(kiln.float32(0.1), np.float32)
+    assert kiln.int16(7) == np.int16(7) and isinstance(kiln.int16(7), np.int16)
+    sig = kiln.float64(kiln.int32, kiln.int32)
+    assert sig.return_type == kiln.float64 and sig.args == (kiln.int32, kiln.int32)

@@ -272,17 +272,14 @@ def test_intrinsics_imported_by_name_and_through_closures():
     np.testing.assert_array_equal(a, [0, 3, 6, 9, 1, 4, 7, 10])
 
 
-@pytest.mark.xfail(reason="needs kiln.types: Type.__call__ on a value should convert it, as "
-                          "Numba's types do (cuda.float32(x)); today it builds a Signature",
-                   strict=False)
 def test_scalar_type_converts_a_value_in_a_kernel():
     @cuda.jit
     def convert(out):
-        out[0] = cuda.float32(1.5) * 2
+        out[0] = cuda.float32(0.1) * 2
 
     out = np.zeros(1)
     convert[1, 1](out)
-    assert out[0] == 3.0
+    assert out[0] == float(np.float32(0.1) * 2) and out[0] != 0.2
 
 
 def test_unknown_jit_option():

@@ -34,9 +34,12 @@ class Type:
         from .containers import array_from_slices
         return array_from_slices(self, spec)
 
-    # `float64(int32, int32)` builds a signature, as in Numba.
+    # `float64(int32, int32)` builds a signature; `float32(1.5)` converts a value (Numba's
+    # behaviour for both).
     def __call__(self, *args):
         from .signature import Signature
+        if len(args) == 1 and not isinstance(args[0], Type) and isinstance(self, Number):
+            return self.np_dtype.type(args[0])
         return Signature(self, tuple(args))
 
 
