@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
@@ -55,13 +56,15 @@ _min2, _max2 = _pick(operator.lt), _pick(operator.gt)
 
 
 def _min_max(fold2, name):
+    message = name + "() arg is an empty sequence"
+
     def ov(*args):
         if len(args) == 1:
             (seq,) = args
             if isinstance(seq, (t.Array, t.UniTuple)):
                 def impl_iter(seq):
                     if len(seq) == 0:
-                        raise ValueError(name + "() arg is an empty sequence")
+                        raise ValueError(message)
                     result = seq[0]
                     for v in seq:
                         result = fold2(result, v)
@@ -84,6 +87,8 @@ overload(max)(_min_max(_max2, "max"))
 
 @overload(sum)
 def _sum(seq, start=0):
+    if isinstance(seq, t.BaseTuple) and len(seq) == 0:
+        return lambda seq, start=0: start
     if isinstance(seq, (t.Array, t.UniTuple)):
         def impl(seq, start=0):
             total = start
@@ -112,9 +117,17 @@ def _len(tctx, a):
 
 
 def _range_len(r):
+    """len(range): the difference is taken in uint64, so ranges spanning most of int64
+    (range(-2**63, 2**63 - 1, 2**63 - 1)) do not overflow."""
     if r.step > 0:
-        return (r.stop - r.start + r.step - 1) // r.step if r.stop > r.start else 0
-    return (r.start - r.stop - r.step - 1) // -r.step if r.start > r.stop else 0
+        if r.stop <= r.start:
+            return 0
+        span = np.uint64(r.stop) - np.uint64(r.start)
+        return np.int64((span - np.uint64(1)) // np.uint64(r.step) + np.uint64(1))
+    if r.start <= r.stop:
+        return 0
+    span = np.uint64(r.start) - np.uint64(r.stop)
+    return np.int64((span - np.uint64(1)) // (np.uint64(0) - np.uint64(r.step)) + np.uint64(1))
 
 
 @template(range)
@@ -165,6 +178,8 @@ template(bool)(_convert_to(t.boolean, lambda a: isinstance(a, (t.Number, t.NoneT
 
 @template(int)
 def _int(tctx, *args):
+    if not args:
+        return t.int64(), lambda context, builder, sig, llargs: ir.Constant(dm.i64, 0)
     if len(args) != 1 or not isinstance(args[0], (t.Integer, t.Boolean, t.Float)):
         return None
     (a,) = args
@@ -173,23 +188,31 @@ def _int(tctx, *args):
             context.cast(builder, llargs[0], a, t.int64)
 
     def codegen(context, builder, sig, llargs):
-        x = llargs[0]
-        if context.options.error_model == "numpy":  # C semantics, as Numba always has
-            return builder.fptosi(x, dm.i64)
-        fabs = builder.call(context.declare_intrinsic("llvm.fabs", [x.type]), [x])
-        in_range = builder.fcmp_ordered("<", fabs, ir.Constant(x.type, 2.0 ** 63))
-        with builder.if_then(builder.not_(in_range), likely=False):  # one predictable branch
-            context.guard(builder, builder.fcmp_unordered("uno", x, x), ValueError,
-                          "cannot convert float NaN to integer")
-            context.raise_error(builder, OverflowError,
-                                "cannot convert float infinity (or a float beyond the int64 "
-                                "range) to integer")
-        return builder.fptosi(x, dm.i64)
+        return _float_to_int64(context, builder, llargs[0])
     return t.int64(a), codegen
+
+
+def _float_to_int64(context, builder, x):
+    """int(x) for a float x: NaN raises ValueError, infinities and values beyond int64
+    raise OverflowError (CPython would give a big int), the rest truncate."""
+    if context.options.error_model == "numpy":  # C semantics, as Numba always has
+        return builder.fptosi(x, dm.i64)
+    in_range = builder.and_(builder.fcmp_ordered("<", x, ir.Constant(x.type, 2.0 ** 63)),
+                            builder.fcmp_ordered(">=", x, ir.Constant(x.type, -2.0 ** 63)))
+    with builder.if_then(builder.not_(in_range), likely=False):  # one predictable branch
+        context.guard(builder, builder.fcmp_unordered("uno", x, x), ValueError,
+                      "cannot convert float NaN to integer")
+        context.raise_error(builder, OverflowError,
+                            "cannot convert float infinity (or a float beyond the int64 "
+                            "range) to integer")
+    return builder.fptosi(x, dm.i64)
 
 
 @template(complex)
 def _complex(tctx, *args):
+    if not args:
+        return t.complex128(), lambda context, builder, sig, llargs: \
+            context.get_constant(builder, t.complex128, 0j)
     if not 1 <= len(args) <= 2 or not all(isinstance(a, (t.Integer, t.Boolean, t.Float))
                                           for a in args):
         if len(args) == 1 and isinstance(args[0], t.Complex):
@@ -227,26 +250,91 @@ def _round(tctx, x, ndigits=None):
     if isinstance(x, _INTLIKE) and ndigits is None:
         return t.int64(x), lambda context, builder, sig, args: \
             context.cast(builder, args[0], x, t.int64)
+    if isinstance(x, _INTLIKE) and isinstance(ndigits, _INTLIKE):
+        return t.int64(t.int64, t.int64), lambda context, builder, sig, args: \
+            context.call_python(builder, _round_int_digits, sig, args)
     if not isinstance(x, t.Float):
         return None
     if ndigits is None:
         def codegen(context, builder, sig, args):
             y = _round_half_even(context, builder, args[0])
-            return context.cast(builder, y, x, t.int64)
+            return _float_to_int64(context, builder, context.cast(builder, y, x, t.float64))
         return t.int64(x), codegen
-    if not isinstance(ndigits, t.Integer):
+    if not isinstance(ndigits, _INTLIKE):
         return None
     return x(x, t.int64), lambda context, builder, sig, args: \
         context.call_python(builder, _round_digits, sig, args)
 
 
-def _round_digits(x, ndigits):
-    """round(x, n) by scaling, as Numba does (CPython's correctly rounded version uses dtoa)."""
+def _round_int_digits(x, ndigits):
+    """round(int, n): unchanged for n >= 0, else half-even to a multiple of 10**-n."""
     if ndigits >= 0:
-        if ndigits > 22:
+        return x
+    if ndigits < -18:
+        return 0
+    p = 10 ** -ndigits
+    q = x // p
+    r = x - q * p
+    if 2 * r > p or (2 * r == p and q % 2 == 1):
+        q += 1
+    return q * p
+
+
+def _round_digits(x, ndigits):
+    """round(x, n) for a float, correctly rounded as CPython's (which rounds the exact decimal
+    value of x with dtoa: round(2.675, 2) is 2.67 because 2.675 is 2.67499999...).
+
+    With p = 10**|n| exact (|n| <= 22), y = x*p (or x/p) is rounded, but an FMA gives the
+    exact residual, which decides the ambiguous cases (see _nearest_whole). The whole number
+    divided (multiplied) by the exact p is then the double nearest to the decimal, as
+    CPython's string round trip gives."""
+    if x != x or x == 0.0 or x - x != 0.0:  # NaN, zero, infinity
+        return x
+    if ndigits > 323:
+        return x
+    if ndigits < -308:
+        return 0.0 * x
+    if ndigits > 22 or ndigits < -22:
+        return _round_digits_scaled(x, ndigits)
+    if ndigits >= 0:
+        p = 10.0 ** ndigits
+        y = x * p
+        if abs(y) >= 9007199254740992.0:  # 2**53: x has no digits left to round away
             return x
+        err = _fma(x, p, -y)  # x*p - y, exactly
+        return _nearest_whole(y, err, 0.5) / p
+    p = 10.0 ** -ndigits
+    y = x / p
+    if abs(y) >= 9007199254740992.0:
+        return x
+    err = _fma(-y, p, x)  # x - y*p, exactly: x/p is y + err/p
+    return _nearest_whole(y, err, 0.5 * p) * p
+
+
+@register_jitable
+def _nearest_whole(y, err, half):
+    """The integer nearest to the exact value y + err/scale (half = 0.5*scale), ties to even.
+    y is that value rounded to a double, so only a y exactly on a half (or, from 2**52 on,
+    where y is whole, an error of exactly one half) needs the residual to decide."""
+    if abs(y) >= 4503599627370496.0:  # 2**52: y is whole; the exact value is within 1/2
+        if abs(err) == half and _floor_float(y / 2.0) * 2.0 != y:
+            return y + _copysign(1.0, err)
+        return y
+    z = _rint(y)
+    if abs(y - z) == 0.5 and err != 0.0:
+        return _floor_float(y) + 1.0 if err > 0.0 else _floor_float(y)
+    return z
+
+
+@register_jitable
+def _round_digits_scaled(x, ndigits):
+    """Beyond 22 digits 10**n is not exact: round by scaling, as Numba does (may be one ulp
+    off CPython's correctly rounded result)."""
+    if ndigits >= 0:
         scale = 10.0 ** ndigits
         y = x * scale
+        if abs(y) >= 4503599627370496.0:
+            return x
         z = _rint(y)
         if abs(y - z) == 0.5:
             z = 2.0 * _rint(y / 2.0)
@@ -257,6 +345,26 @@ def _round_digits(x, ndigits):
     if abs(y - z) == 0.5:
         z = 2.0 * _rint(y / 2.0)
     return z * scale
+
+
+@intrinsic
+def _fma(typingctx, x, y, z):
+    """x*y + z with one rounding."""
+    return x(x, x, x), lambda context, builder, sig, args: \
+        builder.call(context.declare_intrinsic("llvm.fma", [a.type for a in args]), list(args))
+
+
+@intrinsic
+def _copysign(typingctx, x, y):
+    return x(x, x), lambda context, builder, sig, args: \
+        builder.call(context.declare_intrinsic("llvm.copysign", [a.type for a in args]),
+                     list(args))
+
+
+@intrinsic
+def _floor_float(typingctx, x):
+    return x(x), lambda context, builder, sig, args: \
+        builder.call(context.declare_intrinsic("llvm.floor", [args[0].type]), list(args))
 
 
 @intrinsic
@@ -274,13 +382,22 @@ for _i, _name in enumerate(("real", "imag")):
             ft = z.underlying_float
             return ft(z), lambda context, builder, sig, args: builder.extract_value(args[0], _i)
         if isinstance(z, (t.Float, t.Integer, t.Boolean)):
+            rt = t.int64 if isinstance(z, t.Boolean) else z  # True.real is the int 1
+
             def codegen(context, builder, sig, args):
-                return args[0] if _i == 0 else context.get_constant(builder, z, 0)
-            return z(z), codegen
+                if _i == 0:
+                    return context.cast(builder, args[0], z, rt)
+                return context.get_constant(builder, rt, 0)
+            return rt(z), codegen
         return None
 
 
 @overload_method(t.Complex, "conjugate")
 def _conjugate(z):
     return lambda z: complex(z.real, -z.imag)
+
+
+@overload_method((t.Float, t.Integer, t.Boolean), "conjugate")
+def _conjugate_real(x):
+    return lambda x: x.real
 
