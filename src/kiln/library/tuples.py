@@ -61,6 +61,8 @@ def _call_items(context, builder, resolutions, a, b, ta, tb):
 
 @template(operator.eq)
 def _eq(tctx, a, b):
+    if isinstance(a, t.BaseTuple) and isinstance(b, t.BaseTuple) and len(a) != len(b):
+        return t.boolean(a, b), lambda context, builder, sig, args: ir.Constant(dm.i1, 0)
     resolutions = _itemwise(tctx, operator.eq, a, b)
     if resolutions is None:
         return None
