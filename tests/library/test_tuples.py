@@ -97,18 +97,10 @@ def test_negative_constant_index_homogeneous():
     chk(second_last, (1.5, 2.5))
 
 
-NEG_INDEX_XFAIL = pytest.mark.xfail(
-    strict=True, raises=TypingError,
-    reason="typing/infer.py expr_UnaryOp records no constant for `-1`, so t[-1] is not a "
-           "static index and a mixed tuple cannot be indexed by it")
-
-
-@NEG_INDEX_XFAIL
 def test_negative_constant_index_mixed():
     chk(last_item, (1, 2.5, True))
 
 
-@NEG_INDEX_XFAIL
 def test_negative_constant_index_mixed_pair():
     chk(second_last, (1, 2.5))
 
@@ -189,9 +181,6 @@ def test_iteration():
     chk(enumerate_index, (3, 4, 5))
 
 
-@pytest.mark.xfail(strict=True, reason="the empty tuple is typed Tuple() (heterogeneous), and "
-                   "the for-loop lowering refuses to loop over a heterogeneous tuple even when "
-                   "it has no items")
 def test_iteration_empty_tuple():
     chk(iterate, ())
 
@@ -248,7 +237,6 @@ def test_closure_constants():
     check(inner2, 2)
 
 
-@NEG_INDEX_XFAIL
 def test_closure_mixed_tuple_negative_index():
     check(make_closure(3, (10, 2.5)), 4)
 

@@ -193,6 +193,11 @@ class FunctionLowerer:
 
     def stmt_For(self, node):
         from ..library.iteration import iteration_for
+        iter_ty = self.type_of(node.iter)
+        if isinstance(iter_ty, t.BaseTuple) and len(iter_ty) == 0:
+            self.expr(node.iter)
+            self.block(node.orelse)
+            return
         it = iteration_for(self.ctx, self.builder, self.expr(node.iter), self.type_of(node.iter))
         b = self.builder
         header, body, step, orelse_blk, end = (

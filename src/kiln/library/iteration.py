@@ -56,16 +56,41 @@ def _one(b=None):
     return ir.Constant(dm.i64, 1)
 
 
+class RangeIteration:
+    """`range(start, stop, step)`: the loop variable itself is the state, compared with
+    `stop` (so LLVM knows `i < stop` in the body and drops checks such as negative-index
+    wraparound); a step that would overflow int64 ends the loop instead of wrapping."""
+
+    item_type = t.int64
+
+    def __init__(self, context, b, start, stop, step):
+        self.stop, self.step = stop, step
+        self.slot = context.alloca(b, dm.i64, name="range.value")
+        self.done = context.alloca(b, dm.i1, name="range.overflowed")
+        b.store(start, self.slot)
+        b.store(ir.Constant(dm.i1, 0), self.done)
+
+    def more(self, b):
+        value = b.load(self.slot, typ=dm.i64)
+        up = b.icmp_signed(">", self.step, ir.Constant(dm.i64, 0))
+        inside = b.select(up, b.icmp_signed("<", value, self.stop),
+                          b.icmp_signed(">", value, self.stop))
+        return b.and_(inside, b.not_(b.load(self.done, typ=dm.i1)))
+
+    def item(self, b):
+        return b.load(self.slot, typ=dm.i64)
+
+    def advance(self, b):
+        result = b.sadd_with_overflow(b.load(self.slot, typ=dm.i64), self.step)
+        b.store(b.extract_value(result, 0), self.slot)
+        b.store(b.extract_value(result, 1), self.done)
+
+
 def iteration_for(context, builder, value, ty):
     """The iteration of `value` (of type `ty`) for a `for` loop."""
     b = builder
     if isinstance(ty, t.RangeType):
-        start, stop, step = (b.extract_value(value, i) for i in range(3))
-
-        def more(b, index):
-            up = b.icmp_signed(">", step, ir.Constant(dm.i64, 0))
-            return b.select(up, b.icmp_signed("<", index, stop), b.icmp_signed(">", index, stop))
-        return IndexIteration(context, b, start, step, more, lambda b, index: index, t.int64)
+        return RangeIteration(context, b, *(b.extract_value(value, i) for i in range(3)))
     if isinstance(ty, t.Array):
         from .arrays import ArrayValue
         arr = ArrayValue(context, b, value, ty)

@@ -279,6 +279,9 @@ class Typer:
 
     def stmt_For(self, node):
         iterable = self.expr(node.iter)
+        if isinstance(iterable, t.BaseTuple) and len(iterable) == 0:  # the body never runs
+            self.block(node.orelse)
+            return
         item = self.iteration_item(iterable, node.iter)
         self.assign(node.target, item, node)
         self.block(node.body)
@@ -481,8 +484,12 @@ class Typer:
             if node.operand in self.constants:
                 self.constants[node] = not self.constants[node.operand]
             return t.boolean
-        res = self.resolve(UNARYOPS[type(node.op)], (self.expr(node.operand),), node)
+        op = UNARYOPS[type(node.op)]
+        res = self.resolve(op, (self.expr(node.operand),), node)
         self.calls[node] = res
+        value = self.constants.get(node.operand)
+        if isinstance(value, (int, float, complex)):  # `-1` is a constant (a static index)
+            self.constants[node] = op(value)
         return res.signature.return_type
 
     def expr_BoolOp(self, node):
