@@ -60,3 +60,25 @@ def check(pyfunc, *args, rtol=0.0, jitted=None, **options):
         if isinstance(a, np.ndarray):
             assert same(a, b, rtol), f"{pyfunc.__name__}: argument mutated differently"
     return got
+
+
+I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
+_COMPILED = {}
+
+
+def jit(pyfunc):
+    """One dispatcher per Python function for a whole test session, so each specialization
+    compiles once however many cases use it."""
+    if pyfunc not in _COMPILED:
+        _COMPILED[pyfunc] = njit(pyfunc)
+    return _COMPILED[pyfunc]
+
+
+def chk(pyfunc, *args, **kwargs):
+    """`check` with the session's shared dispatcher for `pyfunc`."""
+    return check(pyfunc, *args, jitted=jit(pyfunc), **kwargs)
+
+
+def wrap64(x):
+    """Python's int reduced to int64 the way kiln's (and Numba's) 64-bit integers wrap."""
+    return (x + 2 ** 63) % 2 ** 64 - 2 ** 63

@@ -2,33 +2,12 @@
 mixed int/float/bool/complex operands and the edge cases (0, -0.0, NaN, inf, int64 limits)."""
 import itertools
 import math
-import operator
 
 import pytest
 
-from helpers import check, same
-from kiln import njit
+from helpers import check, jit, chk, wrap64, I64_MIN, I64_MAX
 
 INF, NAN = math.inf, math.nan
-I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
-
-_JITTED = {}
-
-
-def jit(f):
-    """One dispatcher per Python function, so each specialization compiles once per session."""
-    if f not in _JITTED:
-        _JITTED[f] = njit(f)
-    return _JITTED[f]
-
-
-def chk(f, *args):
-    return check(f, *args, jitted=jit(f))
-
-
-def wrap64(x):
-    """Python's int reduced to int64 the way kiln's (and Numba's) 64-bit integers wrap."""
-    return (x + 2 ** 63) % 2 ** 64 - 2 ** 63
 
 
 def add(a, b): return a + b
@@ -415,7 +394,6 @@ def test_chained_comparisons():
 
 
 def chained_side_effect(a, b):
-    n = 0
     c = 0
     # b + n evaluated once
     if a < (b + 1) < 100:

@@ -4,10 +4,9 @@ import math
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import same
+from helpers import same, wrap64, I64_MIN, I64_MAX
 from kiln import njit
 
-I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
 PROPS = settings(max_examples=200, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow])
 
@@ -15,10 +14,6 @@ ints = st.one_of(st.integers(I64_MIN, I64_MAX), st.integers(-1000, 1000),
                  st.sampled_from([0, 1, -1, I64_MIN, I64_MAX, 2 ** 32, -2 ** 31]))
 floats = st.floats(allow_nan=True, allow_infinity=True)
 finite = st.floats(allow_nan=False, allow_infinity=False)
-
-
-def wrap64(x):
-    return (x + 2 ** 63) % 2 ** 64 - 2 ** 63
 
 
 def outcome(f, *args):

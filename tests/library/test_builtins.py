@@ -5,23 +5,9 @@ import math
 
 import pytest
 
-from helpers import check, same
-from kiln import njit
+from helpers import same, jit, chk, I64_MIN, I64_MAX
 
 INF, NAN = math.inf, math.nan
-I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
-
-_JITTED = {}
-
-
-def jit(f):
-    if f not in _JITTED:
-        _JITTED[f] = njit(f)
-    return _JITTED[f]
-
-
-def chk(f, *args):
-    return check(f, *args, jitted=jit(f))
 
 
 # ---- min / max ---------------------------------------------------------------------------------

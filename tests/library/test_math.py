@@ -5,22 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from helpers import check, same
-from kiln import njit
+from helpers import same, jit, chk
 
 INF, NAN = math.inf, math.nan
-
-_JITTED = {}
-
-
-def jit(f):
-    if f not in _JITTED:
-        _JITTED[f] = njit(f)
-    return _JITTED[f]
-
-
-def chk(f, *args):
-    return check(f, *args, jitted=jit(f))
 
 
 # Each function has its own Python source (kiln compiles source), one per math function.

@@ -7,17 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from kiln import njit
+from helpers import jit
 
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
-
-_JITTED = {}
-
-
-def jit(f):
-    if f not in _JITTED:
-        _JITTED[f] = njit(f)
-    return _JITTED[f]
 
 
 def identity(x): return x

@@ -4,23 +4,11 @@ import math
 
 import pytest
 
-from helpers import check
+from helpers import check, jit, chk
 from kiln import njit
 from kiln.errors import TypingError
 
 NAN = math.nan
-
-_JITTED = {}
-
-
-def jit(f):
-    if f not in _JITTED:
-        _JITTED[f] = njit(f)
-    return _JITTED[f]
-
-
-def chk(f, *args):
-    return check(f, *args, jitted=jit(f))
 
 
 def identity(t): return t
