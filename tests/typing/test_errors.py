@@ -53,14 +53,16 @@ def test_unknown_module_attribute():
         njit(unknown_numpy)(1)
 
 
-def sometimes_none(x):
+def number_or_tuple(x):
     if x > 0:
         return 1
+    return (1, 2)
 
 
-def test_missing_return_on_some_paths():
-    with pytest.raises(TypingError, match="None on others"):
-        njit(sometimes_none)(1)
+def test_returns_without_common_type():
+    with pytest.raises(TypingError, match="returns int64 on some paths and "
+                                          r"UniTuple\(int64 x 2\) on others"):
+        njit(number_or_tuple)(1)
 
 
 def test_function_without_source():

@@ -206,6 +206,8 @@ class CodegenContext:
         """Convert `value` of type `src` to `dst` with Python/NumPy semantics."""
         if src == dst:
             return value
+        if isinstance(dst, t.Optional) or isinstance(src, t.Optional):
+            return self._cast_optional(builder, value, src, dst)
         if isinstance(dst, t.Boolean):
             return self.is_true(builder, value, src)
         if isinstance(src, t.Boolean) and isinstance(dst, t.Number):
@@ -245,6 +247,22 @@ class CodegenContext:
         if isinstance(dst, (t.Opaque, t.NoneType)):
             return dm.null_value(dst)
         raise TypeError(f"kiln cannot convert {src} to {dst}")
+
+    def _cast_optional(self, builder, value, src, dst):
+        """Into an Optional: the value with its flag. Out of one: the value, or a TypeError
+        when it is None (Python would fail on None there too)."""
+        if isinstance(dst, t.Optional):
+            if isinstance(src, t.NoneType):
+                return ir.Constant(dm.value_type(dst), None)
+            layout = t.Tuple((dst.type, t.boolean))  # {value, present}
+            if isinstance(src, t.Optional):
+                inner = self.cast(builder, builder.extract_value(value, 0), src.type, dst.type)
+                return self.make_tuple(builder, layout, [inner, builder.extract_value(value, 1)])
+            inner = self.cast(builder, value, src, dst.type)
+            return self.make_tuple(builder, layout, [inner, ir.Constant(dm.i1, 1)])
+        self.guard(builder, builder.not_(builder.extract_value(value, 1)), TypeError,
+                   f"expected {dst}, got None")
+        return self.cast(builder, builder.extract_value(value, 0), src.type, dst)
 
     def is_true(self, builder, value, ty):
         """Python truthiness of a scalar as an i1."""

@@ -44,6 +44,8 @@ def value_type(ty: t.Type) -> ir.Type:
         return ir.ArrayType(value_type(ty.dtype), ty.count)
     if isinstance(ty, t.Tuple):
         return ir.LiteralStructType([value_type(x) for x in ty.types])
+    if isinstance(ty, t.Optional):  # the value and whether there is one
+        return ir.LiteralStructType([value_type(ty.type), i1])
     if isinstance(ty, (t.RangeType, t.SliceType)):
         return ir.LiteralStructType([intp, intp, intp])
     if isinstance(ty, (t.NoneType, t.Opaque)):

@@ -37,7 +37,7 @@ class FunctionLowerer:
                                self.slots[name])
         self.block(typed.ir.node.body)
         if not self.builder.block.is_terminated:
-            if typed.return_type == t.none:
+            if isinstance(typed.return_type, (t.NoneType, t.Optional)):  # Python's implicit None
                 self.return_value(dm.null_value(t.none), t.none)
             else:  # typing proved every path returns: this block is never reached
                 self.builder.unreachable()
@@ -332,7 +332,7 @@ class FunctionLowerer:
 
     def compare_one(self, node, i, left, left_ty, right, right_ty):
         op = CMPOPS[type(node.ops[i])]
-        if op in (operator.is_, operator.is_not):
+        if op in (operator.is_, operator.is_not) and (node, i) not in self.typed.calls:
             same = left_ty == right_ty
             return ir.Constant(dm.i1, int(same if op is operator.is_ else not same))
         res = self.typed.calls[(node, i)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
-           "printing")
+           "printing", "optional")
 _loaded = False
 
 

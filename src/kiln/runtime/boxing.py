@@ -224,6 +224,14 @@ def box(api, ty, value, fail=_return_null):
                         [b.extract_value(value, 0), b.extract_value(value, 1)])
     if isinstance(ty, t.NoneType):
         return api.new_reference("_Py_NoneStruct")
+    if isinstance(ty, t.Optional):
+        result = b.alloca(dm.ptr)
+        with b.if_else(b.extract_value(value, 1)) as (present, absent):
+            with present:
+                b.store(box(api, ty.type, b.extract_value(value, 0), fail), result)
+            with absent:
+                b.store(api.new_reference("_Py_NoneStruct"), result)
+        return b.load(result, typ=dm.ptr)
     if isinstance(ty, t.BaseTuple):
         return _box_tuple(api, ty, value, fail)
     if isinstance(ty, t.Array):

@@ -7,7 +7,7 @@ from .core import (  # noqa: F401 - re-exported
                    float16, float32, float64, complex64, complex128, none, intp, uintp,
                    integers, signed_integers, unsigned_integers, floats, complexes, numbers)
 from .containers import (  # noqa: F401
-    Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType)
+    Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional)
 from .signature import Signature, parse_signature  # noqa: F401
 from .typeof import typeof  # noqa: F401
 

@@ -128,3 +128,15 @@ class SliceType(Type):
     @property
     def key(self):
         return (self.has_step,)
+
+
+class Optional(Type):
+    """A value of `type` or None (a variable assigned both, a function returning both)."""
+
+    def __init__(self, type_: Type):
+        self.type = type_
+        self.name = f"OptionalType({type_})"
+
+    @property
+    def key(self):
+        return (self.type,)

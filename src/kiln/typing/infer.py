@@ -150,19 +150,16 @@ class Typer:
                                       f"{self.declared_return}", self.ir.loc(node))
             return self.declared_return
         result = None
+        if self._falls_through():  # the implicit `return None` at the end
+            self.returns.append((t.none, self.ir.node))
         for ty, node in self.returns:
             merged = ty if result is None else unify(result, ty)
             if merged is None:
-                raise TypingError(f"return types {result} and {ty} cannot be unified "
-                                  "(kiln does not support optional values yet)", self.ir.loc(node))
-            result = merged
-        if result is None or (self._falls_through() and result != t.none):
-            if result not in (None, t.none):
                 raise TypingError(f"{self.ir.qualname!r} returns {result} on some paths and "
-                                  "None on others; return a value on every path",
-                                  self.ir.loc(self.ir.node))
-            return t.none
-        return result
+                                  f"{ty} on others, which have no common type",
+                                  self.ir.loc(node))
+            result = merged
+        return t.none if result is None else result
 
     def _falls_through(self):
         last = self.ir.node.body[-1]
@@ -352,6 +349,10 @@ class Typer:
 
     def resolve(self, key, args, node, kws=None, what=None):
         res = self.tctx.resolve(key, args, kws)
+        if res is None and any(isinstance(a, t.Optional) for a in args):
+            # Use the value inside; code generation checks at run time that it is not None.
+            res = self.tctx.resolve(key, tuple(a.type if isinstance(a, t.Optional) else a
+                                               for a in args), kws)
         if res is None:
             raise self.error(self.no_match_message(key, args, kws, what), node)
         return res
@@ -513,6 +514,9 @@ class Typer:
             key = CMPOPS[type(op)]
             if key in (operator.is_, operator.is_not):
                 folded.append(self.fold_identity(left, right, key))
+                if folded[-1] is None:  # `x is None` for an Optional x: known at run time
+                    self.calls[(node, i)] = self.resolve(key, (left, right), node,
+                                                         what="'is' (only against None)")
                 result = t.boolean
             else:
                 args = (right, left) if key is operator.contains else (left, right)
@@ -524,13 +528,13 @@ class Typer:
             result = t.boolean
         if folded and len(folded) == len(node.ops) and all(f is not None for f in folded):
             self.constants[node] = all(folded)
-        elif any(f is None for f in folded):
-            raise self.error("'is' compares only with None in compiled code", node,
-                             UnsupportedError)
         return result
 
     @staticmethod
     def fold_identity(a, b, key):
+        """`a is b` when the types decide it (None against anything but an Optional)."""
+        if isinstance(a, t.Optional) or isinstance(b, t.Optional):
+            return None
         if a == t.none or b == t.none:
             same = a == b
             return same if key is operator.is_ else not same

@@ -33,6 +33,13 @@ def unify(a: t.Type, b: t.Type):
     """The narrowest type that holds values of both `a` and `b`, or None."""
     if a == b:
         return a
+    if isinstance(a, t.NoneType) or isinstance(b, t.NoneType):  # T or None: Optional(T)
+        other = b if isinstance(a, t.NoneType) else a
+        return other if isinstance(other, t.Optional) else t.Optional(other)
+    if isinstance(a, t.Optional) or isinstance(b, t.Optional):
+        inner = unify(a.type if isinstance(a, t.Optional) else a,
+                      b.type if isinstance(b, t.Optional) else b)
+        return None if inner is None else t.Optional(inner)
     if isinstance(a, t.Number) and isinstance(b, t.Number):
         return promote_numbers(a, b)
     if isinstance(a, t.Array) and isinstance(b, t.Array):
@@ -52,6 +59,8 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
     """Whether a value of `src` may be passed where `dst` is declared (explicit signatures)."""
     if src == dst:
         return True
+    if isinstance(dst, t.Optional):
+        return isinstance(src, t.NoneType) or can_convert(src, dst.type)
     if isinstance(src, t.Number) and isinstance(dst, t.Number):
         if isinstance(dst, t.Complex):
             return True
