@@ -270,3 +270,17 @@ def test_type_objects_convert_values_and_build_signatures():
     assert kiln.int16(7) == np.int16(7) and isinstance(kiln.int16(7), np.int16)
     sig = kiln.float64(kiln.int32, kiln.int32)
     assert sig.return_type == kiln.float64 and sig.args == (kiln.int32, kiln.int32)
+
+
+def test_omitted_constant_defaults_are_filled_by_the_entry_point():
+    def scaled(x, factor=2, offset=0.5, flag=True, nothing=None):
+        return x * factor + offset if flag and nothing is None else 0.0
+    f = njit(scaled)
+    assert f(3) == scaled(3) and f(3, 4) == scaled(3, 4)
+    assert f(3, 4, 1.0, False) == scaled(3, 4, 1.0, False)
+    assert f(3, offset=1.0) == scaled(3, offset=1.0)
+    assert len(f.signatures) == 1
+    spec = f._specializations[f.signatures[0]]
+    assert spec.call(3) == 6.5  # the entry point alone, no Python fallback
+    assert spec.call(3, 1) is not NotImplemented
+    assert spec.call() is NotImplemented

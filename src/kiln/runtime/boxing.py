@@ -29,13 +29,30 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     unboxer = _Unboxer(api, fn.append_basic_block("mismatch"), exact_layout)
     _, args, nargsf = fn.args
     nargs = builder.and_(nargsf, ir.Constant(dm.i64, VECTORCALL_OFFSET_MASK))
-    wrong_count = builder.icmp_unsigned("!=", nargs, ir.Constant(dm.i64, len(typed.argtypes)))
+    defaults = _constant_defaults(typed)
+    required = len(typed.argtypes) - len(defaults)
+    wrong_count = builder.or_(
+        builder.icmp_unsigned("<", nargs, ir.Constant(dm.i64, required)),
+        builder.icmp_unsigned(">", nargs, ir.Constant(dm.i64, len(typed.argtypes))))
     with builder.if_then(wrong_count, likely=False):
         builder.branch(unboxer.mismatch)
     values = []
     for i, ty in enumerate(typed.argtypes):
-        slot = builder.gep(args, [ir.Constant(dm.i64, i)], source_etype=dm.ptr)
-        values.append(unboxer.unbox(ty, builder.load(slot, typ=dm.ptr)))
+        def unbox_argument(i=i, ty=ty):
+            slot = builder.gep(args, [ir.Constant(dm.i64, i)], source_etype=dm.ptr)
+            return unboxer.unbox(ty, builder.load(slot, typ=dm.ptr))
+        if i < required:
+            values.append(unbox_argument())
+            continue
+        # An omitted argument takes its default, a constant, without the Python fallback.
+        value = builder.alloca(dm.value_type(ty))
+        given = builder.icmp_unsigned(">", nargs, ir.Constant(dm.i64, i))
+        with builder.if_else(given) as (passed, omitted):
+            with passed:
+                builder.store(unbox_argument(), value)
+            with omitted:
+                builder.store(context.get_constant(builder, ty, defaults[i - required]), value)
+        values.append(builder.load(value, typ=dm.value_type(ty)))
     retslot = builder.alloca(dm.value_type(typed.return_type))
     excslot = builder.alloca(dm.ptr)
     if typed.options.nogil:  # compiled code touches no Python object: let other threads run
@@ -57,6 +74,21 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     builder.position_at_end(unboxer.mismatch)
     builder.ret(api.new_reference("_Py_NotImplementedStruct"))
     return fn
+
+
+def _constant_defaults(typed):
+    """The default values of the trailing parameters that the entry point can supply itself
+    (numbers, booleans, None: constants of exactly the specialization's argument type)."""
+    names, found = typed.ir.arg_names, []
+    for name, ty in zip(reversed(names), reversed(typed.argtypes)):
+        if name not in typed.ir.defaults:
+            break
+        value = typed.ir.defaults[name]
+        simple = value is None or type(value) in (bool, int, float, complex)
+        if not simple or t.typeof(value) != ty:
+            break
+        found.append(value)
+    return found[::-1]
 
 
 class _Unboxer:
