@@ -14,6 +14,7 @@ import threading
 from llvmlite import ir
 
 from ..codegen import datamodel as dm
+from ..runtime.boxing import VECTORCALL_OFFSET_MASK
 
 METH_KEYWORDS = 0x0002
 METH_FASTCALL = 0x0080
@@ -57,7 +58,11 @@ def _trampoline_ir() -> str:
         return ir.Function(module, ir.FunctionType(ret, argtys), name=name)
     as_ptr = declare("PyLong_AsVoidPtr", dm.ptr, [dm.ptr])
     decref = declare("Py_DecRef", ir.VoidType(), [dm.ptr])
-    vectorcall = declare("PyObject_Vectorcall", dm.ptr, [dm.ptr, dm.ptr, dm.i64, dm.ptr])
+    from_pointer = declare("PyLong_FromVoidPtr", dm.ptr, [dm.ptr])
+    from_size = declare("PyLong_FromSsize_t", dm.ptr, [dm.i64])
+    call_objects = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr], var_arg=True),
+                               name="PyObject_CallFunctionObjArgs")
+    none = ir.GlobalVariable(module, dm.i8, name="_Py_NoneStruct")
     not_implemented = ir.GlobalVariable(module, dm.i8, name="_Py_NotImplementedStruct")
 
     b = ir.IRBuilder(entry)
@@ -85,9 +90,18 @@ def _trampoline_ir() -> str:
     index.add_incoming(b.add(index, ir.Constant(dm.i64, 1)), next_)
     b.branch(loop)
 
+    # The miss path calls fallback(args address, nargsf, kwnames or None): the Python side
+    # reads the arguments from the caller's array (PyObject_Vectorcall is not in every
+    # CPython's ABI).
     b.position_at_end(fallback)
     fallback_obj = b.load(table, typ=dm.ptr)
-    b.ret(b.call(vectorcall, [fallback_obj, args, nargsf, kwnames]))
+    address, count_obj = b.call(from_pointer, [args]), b.call(from_size, [nargsf])
+    names = b.select(b.icmp_unsigned("==", kwnames, ir.Constant(dm.ptr, None)), none, kwnames)
+    result = b.call(call_objects, [fallback_obj, address, count_obj, names,
+                                   ir.Constant(dm.ptr, None)])
+    b.call(decref, [address])
+    b.call(decref, [count_obj])
+    b.ret(result)
     return str(module)
 
 
@@ -107,8 +121,21 @@ def trampoline_address() -> int:
         return _trampoline_address
 
 
+_ObjectArray = ctypes.POINTER(ctypes.py_object)
+
+
+def vectorcall_arguments(address, nargsf, kwnames):
+    """The (args, kwargs) of a vectorcall, read from the caller's argument array."""
+    items = ctypes.cast(address, _ObjectArray)
+    nargs = nargsf & VECTORCALL_OFFSET_MASK
+    args = tuple(items[i] for i in range(nargs))
+    kwargs = {name: items[nargs + j] for j, name in enumerate(kwnames or ())}
+    return args, kwargs
+
+
 class DispatchTable:
-    """The table behind one dispatcher's trampoline, and the trampoline callable itself."""
+    """The table behind one dispatcher's trampoline, and the trampoline callable itself.
+    `fallback(address, nargsf, kwnames)` handles the calls no entry point takes."""
 
     def __init__(self, name: str, fallback):
         self._fallback = fallback  # kept alive: the table holds a borrowed pointer to it

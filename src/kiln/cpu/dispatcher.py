@@ -16,7 +16,7 @@ from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.unify import can_convert
 from .cache import function_cache
-from .callable import DispatchTable, entry_callable
+from .callable import DispatchTable, entry_callable, vectorcall_arguments
 
 _compile_lock = threading.RLock()
 _dispatchers = weakref.WeakKeyDictionary()  # py_func -> its dispatcher
@@ -77,10 +77,14 @@ class Dispatcher:
     def _install_trampoline(self):
         with _compile_lock:
             if self._table is None:
-                self._table = DispatchTable(self.__name__, self._fallback)
+                self._table = DispatchTable(self.__name__, self._trampoline_miss)
                 for spec in self._specializations.values():
                     self._table.add(spec.entry_address)
                 type(self).__call__ = self._table.function
+
+    def _trampoline_miss(self, address, nargsf, kwnames):
+        args, kwargs = vectorcall_arguments(address, nargsf, kwnames)
+        return self._fallback(*args, **kwargs)
 
     def _fallback(self, *args, **kwargs):
         if kwargs:

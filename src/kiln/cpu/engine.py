@@ -136,10 +136,10 @@ def bind_objects(object_refs):
 
 _PY_SYMBOLS = [
     "PyLong_AsLongLong", "PyLong_AsUnsignedLongLong", "PyLong_FromLongLong",
-    "PyLong_FromUnsignedLongLong", "PyFloat_AsDouble", "PyFloat_FromDouble",
+    "PyLong_FromUnsignedLongLong", "PyFloat_FromDouble",
     "PyBool_FromLong", "PyComplex_FromDoubles", "PyTuple_New", "PyTuple_SetItem",
     "PyErr_SetString", "PyErr_Occurred", "PyErr_Clear", "Py_IncRef", "Py_DecRef",
-    "PyObject_Vectorcall", "PyObject_CallFunctionObjArgs", "PyTuple_GetItem",
+    "PyObject_CallFunctionObjArgs", "PyLong_FromVoidPtr", "PyLong_FromSsize_t",
     "PyLong_AsVoidPtr", "PyUnicode_FromString", "PyGILState_Ensure", "PyGILState_Release",
     "PyEval_SaveThread", "PyEval_RestoreThread",
 ]
