@@ -35,10 +35,15 @@ class CompileResult:
     keepalive: list         # Python objects the machine code refers to
 
 
-def _dump(stage: str, text: str):
-    wanted = os.environ.get("KILN_DUMP", os.environ.get("NUMBA_DUMP", ""))
-    if stage in wanted.split(","):
-        print(f"---- kiln {stage} ----\n{text}", file=sys.stderr)
+def _dumping(stage: str) -> bool:
+    return stage in os.environ.get("KILN_DUMP", os.environ.get("NUMBA_DUMP", "")).split(",")
+
+
+def _dump(stage: str, text):
+    """Print a stage's output when KILN_DUMP names it; `text` may be a callable (made only
+    when wanted, like the assembly)."""
+    if _dumping(stage):
+        print(f"---- kiln {stage} ----\n{text() if callable(text) else text}", file=sys.stderr)
 
 
 def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True,
@@ -61,5 +66,5 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     _dump("llvm", llvm_ir)
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)
-    _dump("asm", compiled.assembly if "asm" in os.environ.get("KILN_DUMP", "") else "")
+    _dump("asm", lambda: compiled.assembly)
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive)
