@@ -284,3 +284,19 @@ def test_omitted_constant_defaults_are_filled_by_the_entry_point():
     assert spec.call(3) == 6.5  # the entry point alone, no Python fallback
     assert spec.call(3, 1) is not NotImplemented
     assert spec.call() is NotImplemented
+
+
+def test_fastmath_reaches_library_functions():
+    def vmax(x):
+        m = x[0]
+        for v in x:
+            m = max(m, v)
+        return m
+    x = np.array([1.0, 5.0, -2.0, 3.0])
+    fast, strict = njit(fastmath=True)(vmax), njit(vmax)
+    assert fast(x) == strict(x) == 5.0
+    assert "maxnum" in next(iter(fast.inspect_llvm().values()))
+    assert "maxnum" not in next(iter(strict.inspect_llvm().values()))
+    # Without fast-math, Python's rule: a comparison with NaN is false, so NaN first stays.
+    assert np.isnan(strict(np.array([np.nan, 1.0])))
+    assert strict(np.array([1.0, np.nan])) == 1.0

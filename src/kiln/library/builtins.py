@@ -9,6 +9,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..typing.unify import promote_numbers
 from .registry import intrinsic, overload, overload_method, register_jitable, template
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -45,14 +46,31 @@ def _abs(tctx, a):
 
 # ---- min / max: Python's rule (the first of equal values wins, NaN comparisons are false) --
 
-def _pick(op):
-    @register_jitable
+def _pick(op, fast_intrinsic):
+    """The two-argument min/max step, with Python's rule: `b if op(b, a) else a` (the first
+    of equal values wins; a comparison with NaN is false). With fast-math, floats use LLVM's
+    minnum/maxnum, which lets reductions over arrays vectorize."""
     def two(a, b):
-        return b if op(b, a) else a
+        raise TypeError("only callable from compiled code")
+
+    @template(two)
+    def _typer(tctx, a, b):
+        if not all(isinstance(x, (t.Integer, t.Boolean, t.Float)) for x in (a, b)):
+            return None
+        ct = promote_numbers(a, b)
+        better = tctx.resolve(op, (ct, ct))
+
+        def codegen(context, builder, sig, args):
+            x, y = args
+            if isinstance(ct, t.Float) and context.fastmath:
+                fn = context.declare_intrinsic(fast_intrinsic, [x.type, y.type])
+                return builder.call(fn, [x, y], fastmath=context.fastmath)
+            return builder.select(better.lower(context, builder, better.signature, [y, x]), y, x)
+        return ct(ct, ct), codegen
     return two
 
 
-_min2, _max2 = _pick(operator.lt), _pick(operator.gt)
+_min2, _max2 = _pick(operator.lt, "llvm.minnum"), _pick(operator.gt, "llvm.maxnum")
 
 
 def _min_max(fold2, name):

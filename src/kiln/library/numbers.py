@@ -198,8 +198,8 @@ def _comparison(op):
                 return cmp(sym, x, y)
             if isinstance(ct, t.Float):
                 if op is operator.ne:
-                    return builder.fcmp_unordered(sym, x, y)
-                return builder.fcmp_ordered(sym, x, y)
+                    return builder.fcmp_unordered(sym, x, y, flags=context.fastmath)
+                return builder.fcmp_ordered(sym, x, y, flags=context.fastmath)
             (p, q), (r, s) = _complex_parts(builder, x), _complex_parts(builder, y)
             if op is operator.eq:
                 return builder.and_(builder.fcmp_ordered("==", p, r),

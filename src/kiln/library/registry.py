@@ -111,12 +111,15 @@ class OverloadTemplate(Template):
             return None
         from ..types.typeof import typeof_global
         default_types = tuple(typeof_global(d) for d in defaults)
-        typed = tctx.type_function(impl, tuple(bound) + default_types)
+        argtypes = tuple(bound) + default_types
+        typed = tctx.type_function(impl, argtypes)
         sig = Signature(typed.return_type, tuple(bound))
 
         def lower(ctx, builder, sig, llargs):
+            # Compiled with the caller's options (fast-math, bounds checks); types are the same.
+            typed_here = tctx.type_function(impl, argtypes, options=ctx.options)
             extra = [ctx.get_constant(builder, t, d) for t, d in zip(default_types, defaults)]
-            return ctx.call_function(builder, typed, list(llargs) + extra)
+            return ctx.call_function(builder, typed_here, list(llargs) + extra)
         return Resolution(sig, lower, tuple(kw_order))
 
 
