@@ -300,3 +300,10 @@ def test_fastmath_reaches_library_functions():
     # Without fast-math, Python's rule: a comparison with NaN is false, so NaN first stays.
     assert np.isnan(strict(np.array([np.nan, 1.0])))
     assert strict(np.array([1.0, np.nan])) == 1.0
+
+
+def test_partial_fastmath_flags_keep_nan_semantics_of_max():
+    def two(a, b):
+        return max(a, b)
+    f = njit(fastmath={"contract"})(two)
+    assert f(1.0, np.nan) == 1.0 and np.isnan(f(np.nan, 1.0))

@@ -62,7 +62,8 @@ def _pick(op, fast_intrinsic):
 
         def codegen(context, builder, sig, args):
             x, y = args
-            if isinstance(ct, t.Float) and context.fastmath:
+            flags = set(context.fastmath)
+            if isinstance(ct, t.Float) and ("fast" in flags or {"nnan", "nsz"} <= flags):
                 fn = context.declare_intrinsic(fast_intrinsic, [x.type, y.type])
                 return builder.call(fn, [x, y], fastmath=context.fastmath)
             return builder.select(better.lower(context, builder, better.signature, [y, x]), y, x)
