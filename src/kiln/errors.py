@@ -49,7 +49,7 @@ class KilnError(Exception):
         return self
 
     def with_location(self, loc: Location):
-        """Attach a location if the error does not have one yet (errors raised deep in the library)."""
+        """Attach a location if the error has none yet (one raised deep in the library)."""
         if self.loc is None:
             self.loc = loc
             self.args = (self._format(),)

@@ -97,7 +97,7 @@ def test_undefined_name():
 def used_before_assignment(n):
     for i in range(n):
         if i > 0:
-            total = total + i  # noqa: F821
+            total = total + i  # noqa: F821, F841
     return 0
 
 

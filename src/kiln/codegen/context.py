@@ -102,7 +102,8 @@ class CodegenContext:
 
     # -- functions ---------------------------------------------------------------------------
     def function_type(self, typed):
-        return ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(a) for a in typed.argtypes])
+        args = [dm.value_type(a) for a in typed.argtypes]
+        return ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + args)
 
     def lower_function(self, typed) -> ir.Function:
         """The LLVM function for `typed`, generating it into this module on first use."""

@@ -26,11 +26,12 @@ def cache_key(llvm_ir: str, fingerprint: str) -> str:
 def _candidate_dirs(py_func):
     override = os.environ.get("KILN_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
     source = Path(py_func.__code__.co_filename).resolve()
+    folder = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
     if override:
-        yield Path(override) / hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+        yield Path(override) / folder
         return
     yield source.parent / "__pycache__" / "kiln"
-    yield Path.home() / ".cache" / "kiln" / hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+    yield Path.home() / ".cache" / "kiln" / folder
 
 
 class ObjectCache:

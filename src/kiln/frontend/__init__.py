@@ -16,7 +16,7 @@ from ..errors import Location, SourceUnavailableError, UnsupportedError
 
 @dataclass
 class FunctionIR:
-    """A function ready for typing: its canonical `ast.FunctionDef` and the values of its free names."""
+    """A function ready for typing: its `ast.FunctionDef` and the values of its free names."""
 
     pyfunc: object
     node: ast.FunctionDef

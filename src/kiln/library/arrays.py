@@ -351,7 +351,8 @@ def _nbytes(ty):
 
 @_array_attribute("dtype")
 def _dtype(ty):
-    return t.DType(ty.dtype)(ty), lambda context, builder, sig, args: dm.null_value(t.DType(ty.dtype))
+    rt = t.DType(ty.dtype)
+    return rt(ty), lambda context, builder, sig, args: dm.null_value(rt)
 
 
 @_array_attribute("T")

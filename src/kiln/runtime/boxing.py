@@ -245,7 +245,8 @@ def box(api, ty, value, fail=_return_null):
         return api.call("PyBool_FromLong", dm.ptr, [b.zext(value, P.C_LONG)])
     if isinstance(ty, t.Integer):
         if ty.signed:
-            return api.call("PyLong_FromLongLong", dm.ptr, [api.context.cast(b, value, ty, t.int64)])
+            wide = api.context.cast(b, value, ty, t.int64)
+            return api.call("PyLong_FromLongLong", dm.ptr, [wide])
         return api.call("PyLong_FromUnsignedLongLong", dm.ptr,
                         [api.context.cast(b, value, ty, t.uint64)])
     if isinstance(ty, t.Float):

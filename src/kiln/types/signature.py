@@ -61,7 +61,8 @@ def parse_signature(sig) -> Signature:
     if isinstance(sig, tuple):
         return Signature(None, tuple(sig))
     if not isinstance(sig, str):
-        raise TypeError(f"a signature must be a string, a Signature or a tuple of types, not {sig!r}")
+        raise TypeError(f"a signature must be a string, a Signature or a tuple of types, "
+                        f"not {sig!r}")
     try:
         tree = ast.parse(sig.strip(), mode="eval").body
     except SyntaxError:
