@@ -158,3 +158,49 @@ def test_no_internal_traceback_in_message():
         njit(adds_string)(2)
     assert "Traceback" not in str(info.value)
     assert "kiln/" not in str(info.value)
+
+
+def uses_try(x):
+    try:
+        return x
+    except Exception:
+        return 0
+
+
+def uses_nested_def(x):
+    def inner(y):
+        return y
+    return inner(x)
+
+
+def uses_with(x):
+    with open(__file__):
+        pass
+    return x
+
+
+def uses_del(x):
+    del x
+    return 1
+
+
+def uses_array_method(x):
+    return x.sum()
+
+
+def uses_generator(x):
+    yield x
+
+
+@pytest.mark.parametrize("func,arg,message", [
+    (uses_try, 1, "kiln does not support try/except"),
+    (uses_nested_def, 1, "nested function definitions"),
+    (uses_with, 1, "'with' blocks"),
+    (uses_del, 1, "'del'"),
+    (uses_array_method, np.zeros(2), "array attribute or method 'sum' yet"),
+    (uses_generator, 1, "generators"),
+])
+def test_unsupported_python_names_the_construct_and_line(func, arg, message):
+    with pytest.raises(UnsupportedError, match=message) as info:
+        njit(func)(arg)
+    assert f"in {func.__name__}" in str(info.value)

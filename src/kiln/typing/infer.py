@@ -13,6 +13,8 @@ import hashlib
 import operator
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import types as t
 from ..errors import KilnError, TypingError, UnsupportedError
 from ..frontend import FunctionIR, build_function_ir
@@ -48,6 +50,13 @@ OP_SYMBOLS = {
     operator.setitem: "[]=",
 }
 
+UNSUPPORTED_STATEMENTS = {
+    "Try": "try/except", "TryStar": "try/except*", "With": "'with' blocks",
+    "AsyncWith": "'async with' blocks",
+    "FunctionDef": "nested function definitions", "AsyncFunctionDef": "nested functions",
+    "ClassDef": "class definitions", "Delete": "'del'", "Import": "'import'",
+    "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
+}
 UNSUPPORTED_EXPRS = {
     ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
     ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
@@ -197,8 +206,9 @@ class Typer:
     def stmt(self, node):
         method = getattr(self, "stmt_" + type(node).__name__, None)
         if method is None:
-            raise self.error(f"kiln does not support the {type(node).__name__!r} statement in "
-                             "compiled code", node, UnsupportedError)
+            what = UNSUPPORTED_STATEMENTS.get(type(node).__name__, type(node).__name__)
+            raise self.error(f"kiln does not support {what} in compiled code", node,
+                             UnsupportedError)
         method(node)
 
     def stmt_Expr(self, node):
@@ -428,6 +438,9 @@ class Typer:
             return res.signature.return_type
         if self.tctx.has_templates(("method", attr)):
             return t.BoundMethod(base, attr)
+        if isinstance(base, t.Array) and hasattr(np.ndarray, attr):
+            raise self.error(f"kiln does not support the array attribute or method {attr!r} "
+                             f"yet ({base})", node, UnsupportedError)
         raise self.error(f"{base} has no attribute {attr!r} in compiled code", node)
 
     def expr_Call(self, node):
