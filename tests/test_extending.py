@@ -86,3 +86,12 @@ def test_overload_method_and_attribute():
         return a.total() + a.first
     x = np.arange(5.0) + 1
     assert use(x) == 16.0
+
+
+def test_numba_core_spellings():
+    from kiln.core import types as core_types
+    from kiln.core.errors import TypingError
+    from kiln.core.types import float64
+    import kiln
+    assert core_types is kiln.types and float64 is kiln.float64
+    assert TypingError is kiln.errors.TypingError
