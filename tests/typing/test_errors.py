@@ -204,3 +204,15 @@ def test_unsupported_python_names_the_construct_and_line(func, arg, message):
     with pytest.raises(UnsupportedError, match=message) as info:
         njit(func)(arg)
     assert f"in {func.__name__}" in str(info.value)
+
+
+def falls_off_the_end(x):
+    if x > 0:
+        return x
+
+
+def test_declared_return_type_must_hold_the_implicit_none():
+    with pytest.raises(TypingError, match="cannot return none from a function declared to "
+                                          "return int64"):
+        njit("i8(i8)")(falls_off_the_end)
+    assert njit("void(f8[:])")(lambda a: None)(np.zeros(1)) is None

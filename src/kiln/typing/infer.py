@@ -152,6 +152,8 @@ class Typer:
                              self.locals, self.typemap, self.calls, self.constants)
 
     def return_type(self):
+        if self._falls_through():  # the implicit `return None` at the end
+            self.returns.append((t.none, self.ir.node))
         if self.declared_return is not None:
             for ty, node in self.returns:
                 if not can_convert(ty, self.declared_return):
@@ -159,8 +161,6 @@ class Typer:
                                       f"{self.declared_return}", self.ir.loc(node))
             return self.declared_return
         result = None
-        if self._falls_through():  # the implicit `return None` at the end
-            self.returns.append((t.none, self.ir.node))
         for ty, node in self.returns:
             merged = ty if result is None else unify(result, ty)
             if merged is None:
