@@ -206,3 +206,18 @@ def test_enumerate_and_zip():
     import numpy as np
     check(enumerate_and_zip, np.arange(6.0), np.arange(4.0) * 2)
     check(enumerate_and_zip, np.zeros(0), np.arange(3.0))
+
+
+def constant_operands(x):
+    a = 5 or x
+    b = 0 or x
+    c = x and 7
+    d = 2.5 if 3 else x
+    while 0:
+        x += 1
+    return a, b, c, d, not 4, not 0
+
+
+def test_constant_operands_keep_their_values():
+    check(constant_operands, 3)
+    check(constant_operands, 0)

@@ -124,15 +124,20 @@ class FunctionLowerer:
                   [obj_ty, index_ty, calls[node].signature.return_type])
 
     def condition(self, node):
-        if node in self.typed.constants:
-            return ir.Constant(dm.i1, int(bool(self.typed.constants[node])))
-        value = self.expr(node)
+        if (node, "truth") in self.typed.constants:
+            return ir.Constant(dm.i1, int(self.typed.constants[(node, "truth")]))
+        return self.condition_of(node, self.expr(node))
+
+    def condition_of(self, node, value):
+        """The truth (i1) of `node`'s already computed `value`."""
+        if (node, "truth") in self.typed.constants:
+            return ir.Constant(dm.i1, int(self.typed.constants[(node, "truth")]))
         return self.call(self.typed.calls[(node, "truth")], [value], [self.type_of(node)])
 
     def branch_on(self, node, if_true, if_false):
         """Branch on a test as control flow: `a and b` / `a or b` / `not a` jump straight to
         their targets instead of computing a bool, so LLVM keeps predictable branches."""
-        if node not in self.typed.constants:
+        if (node, "truth") not in self.typed.constants:
             if isinstance(node, ast.BoolOp) and self.type_of(node) == t.boolean:
                 for value in node.values[:-1]:
                     nxt = self.new_block("cond.next")
@@ -149,7 +154,7 @@ class FunctionLowerer:
         self.builder.cbranch(self.condition(node), if_true, if_false)
 
     def stmt_If(self, node):
-        taken = self.typed.constants.get(node.test)
+        taken = self.typed.constants.get((node.test, "truth"))
         if taken is not None:
             self.block(node.body if taken else node.orelse)
             return
@@ -289,10 +294,7 @@ class FunctionLowerer:
             if i == len(node.values) - 1:
                 b.branch(end)
                 break
-            truth = self.call(self.typed.calls[(value_node, "truth")], [value],
-                              [self.type_of(value_node)]) \
-                if value_node not in self.typed.constants else \
-                ir.Constant(dm.i1, int(bool(self.typed.constants[value_node])))
+            truth = self.condition_of(value_node, value)
             nxt = self.new_block("boolop.next")
             if is_and:
                 b.cbranch(truth, nxt, end)
@@ -344,7 +346,7 @@ class FunctionLowerer:
         return self.call(res, [left, right], [left_ty, right_ty])
 
     def expr_IfExp(self, node):
-        taken = self.typed.constants.get(node.test)
+        taken = self.typed.constants.get((node.test, "truth"))
         if taken is not None:
             return self.expr(node.body if taken else node.orelse)
         b = self.builder

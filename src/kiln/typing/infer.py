@@ -273,7 +273,7 @@ class Typer:
 
     def stmt_If(self, node):
         self.condition(node.test)
-        taken = self.constants.get(node.test)
+        taken = self.constants.get((node.test, "truth"))
         if taken is None or taken:
             self.block(node.body)
         if taken is None or not taken:
@@ -385,10 +385,11 @@ class Typer:
         return f"no implementation of {name} for argument types ({shown})"
 
     def condition(self, node):
-        """Type `node` as a truth test; fold it when its value is known at compile time."""
+        """Type `node` as a truth test; when its value is known at compile time, record its
+        truth as constants[(node, "truth")] (the value itself stays as it is)."""
         ty = self.expr(node)
         if node in self.constants and not isinstance(ty, (t.Array, t.BaseTuple)):
-            self.constants[node] = bool(self.constants[node])
+            self.constants[(node, "truth")] = bool(self.constants[node])
             return
         self.calls[(node, "truth")] = self.resolve(operator.truth, (ty,), node,
                                                    what="truth testing")
@@ -495,8 +496,8 @@ class Typer:
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
             self.condition(node.operand)
-            if node.operand in self.constants:
-                self.constants[node] = not self.constants[node.operand]
+            if (node.operand, "truth") in self.constants:
+                self.constants[node] = not self.constants[(node.operand, "truth")]
             return t.boolean
         op = UNARYOPS[type(node.op)]
         res = self.resolve(op, (self.expr(node.operand),), node)
@@ -555,7 +556,7 @@ class Typer:
 
     def expr_IfExp(self, node):
         self.condition(node.test)
-        taken = self.constants.get(node.test)
+        taken = self.constants.get((node.test, "truth"))
         if taken is not None:
             return self.expr(node.body if taken else node.orelse)
         a, b = self.expr(node.body), self.expr(node.orelse)
