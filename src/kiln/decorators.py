@@ -3,6 +3,7 @@ list of them."""
 from __future__ import annotations
 
 import functools
+import linecache
 
 from .options import CompileOptions
 from .types import Signature
@@ -55,7 +56,13 @@ def njit(*args, **options):
     return jit(*args, **options)
 
 
-def rebuild_dispatcher(py_func, options, signatures, cache=False):
-    """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there."""
+def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None):
+    """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there, from the
+    source that came with it when the worker has no copy of the file."""
     from .cpu.dispatcher import make_dispatcher
+    if source is not None:
+        filename, first, lines = source
+        if not linecache.getlines(filename):
+            padded = ["\n"] * (first - 1) + list(lines)
+            linecache.cache[filename] = (sum(map(len, padded)), None, padded, filename)
     return make_dispatcher(py_func, options, signatures or None, cache)

@@ -307,3 +307,30 @@ def test_partial_fastmath_flags_keep_nan_semantics_of_max():
         return max(a, b)
     f = njit(fastmath={"contract"})(two)
     assert f(1.0, np.nan) == 1.0 and np.isnan(f(np.nan, 1.0))
+
+
+def test_pickle_by_reference_for_module_level_dispatchers(tmp_path, monkeypatch):
+    import pickle
+    import sys as _sys
+    (tmp_path / "pickled_module.py").write_text(
+        "from kiln import njit\n\n@njit\ndef inc(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import pickled_module
+    try:
+        again = pickle.loads(pickle.dumps(pickled_module.inc))
+        assert again is pickled_module.inc and again(1) == 2
+    finally:
+        _sys.modules.pop("pickled_module", None)
+
+
+def test_unpickling_without_the_source_file_uses_the_shipped_source(tmp_path):
+    import linecache
+    path = tmp_path / "gone.py"
+    path.write_text("def work(x):\n    total = 0\n    for i in range(x):\n"
+                    "        total += i * 3\n    return total\n")
+    namespace = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    rebuild, args = njit(namespace["work"]).__reduce__()
+    path.unlink()
+    linecache.clearcache()
+    assert rebuild(*args)(5) == 30  # compiled from the source that travelled with it

@@ -33,7 +33,7 @@ class ModuleState:
         """A global cell holding the address of `obj`. An importable object (a class or
         function reachable as module.qualname) is named by a symbol bound at load time, so
         the code can be cached; anything else is embedded as an address."""
-        name = _importable_name(obj)
+        name = importable_name(obj)
         if name is None:
             self.keepalive.append(obj)
             self.cacheable = False
@@ -282,7 +282,7 @@ class CodegenContext:
         raise TypeError(f"kiln cannot test the truth of {ty}")
 
 
-def _importable_name(obj):
+def importable_name(obj):
     """"module:qualname" if importing that gives back `obj` in any process, else None."""
     module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     if not module or not qualname or "<" in qualname:

@@ -213,10 +213,26 @@ class Dispatcher:
         return f"<kiln.Dispatcher {self.__qualname__}>"
 
     def __reduce__(self):
+        """By reference when the module holds this dispatcher under its name (the usual
+        `@njit def f`); otherwise rebuilt from the Python function (compiled again where it
+        is unpickled, e.g. on a Dask worker)."""
         from .. import decorators
+        from ..codegen.context import importable_name
+        if self.__module__ != "__main__" and importable_name(self):
+            return self.__qualname__
         return decorators.rebuild_dispatcher, (self.py_func, self.options,
                                                [str(s) for s in self.explicit_signatures],
-                                               self._cache is not None)
+                                               self._cache is not None, _source_of(self.py_func))
+
+
+def _source_of(py_func):
+    """(file name, first line, source lines) travel with a pickled dispatcher: kiln compiles
+    from source, and a Dask worker may not have the file."""
+    try:
+        lines, first = inspect.getsourcelines(py_func)
+    except (OSError, TypeError):
+        return None
+    return py_func.__code__.co_filename, first, lines
 
 
 def _convert_value(value, ty):
