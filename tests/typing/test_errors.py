@@ -216,3 +216,15 @@ def test_declared_return_type_must_hold_the_implicit_none():
                                           "return int64"):
         njit("i8(i8)")(falls_off_the_end)
     assert njit("void(f8[:])")(lambda a: None)(np.zeros(1)) is None
+
+
+def make_bad_lambda():
+    return njit(lambda y: y + "b")
+
+
+def test_caret_under_the_expression_in_a_returned_lambda():
+    with pytest.raises(TypingError) as info:
+        make_bad_lambda()(1)
+    lines = str(info.value).splitlines()
+    source = next(i for i, line in enumerate(lines) if 'return njit(lambda y: y + "b")' in line)
+    assert lines[source + 1].index("^") == lines[source].index('y + "b"')

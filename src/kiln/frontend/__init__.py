@@ -72,10 +72,16 @@ def _parse(pyfunc):
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
+    shift = 0  # columns cut from the start of the first line to make it parse
     if dedented.lstrip().startswith(("@", "def ", "async ")):
         tree = ast.parse(dedented)
     else:  # a lambda inside an expression: parse the line(s) as they are
-        tree = _parse_fragment(dedented)
+        tree, shift = _parse_fragment(dedented)
+    for node in ast.walk(tree):
+        if shift and getattr(node, "lineno", None) == 1 and hasattr(node, "col_offset"):
+            node.col_offset += shift
+            if getattr(node, "end_lineno", None) == 1:
+                node.end_col_offset += shift
     ast.increment_lineno(tree, firstline - 1)
     if indent:
         for node in ast.walk(tree):
@@ -87,13 +93,18 @@ def _parse(pyfunc):
 
 
 def _parse_fragment(text):
-    """Parse source lines holding a lambda that may sit inside a larger expression."""
+    """Parse source lines holding a lambda that may sit inside a larger expression; returns
+    the tree and how many columns were cut from the start of the first line."""
     stripped = text.strip()
+    cut = len(text) - len(text.lstrip())
     if stripped.startswith("return "):
-        stripped = stripped[len("return "):]
-    for candidate in (stripped, stripped.rstrip(",)"), stripped.split("=", 1)[-1].strip()):
+        stripped, cut = stripped[len("return "):], cut + len("return ")
+    after_equals = stripped.split("=", 1)[-1]
+    candidates = [(stripped, cut), (stripped.rstrip(",)"), cut),
+                  (after_equals.strip(), cut + len(stripped) - len(after_equals.lstrip()))]
+    for candidate, shift in candidates:
         try:
-            return ast.parse(candidate)
+            return ast.parse(candidate), shift
         except SyntaxError:
             continue
     raise SourceUnavailableError("kiln could not parse the source of this lambda; "
