@@ -85,12 +85,11 @@ class OverloadTemplate(Template):
         return self._cache[key]
 
     def _resolve(self, tctx, args, kws):
-        try:
-            impl = self.ov(*args, **kws)
-        except TypeError as exc:  # the overload does not take these arguments
-            if "argument" in str(exc):
-                return None
-            raise
+        try:  # an overload that does not take these arguments does not apply
+            inspect.signature(self.ov).bind(*args, **kws)
+        except TypeError:
+            return None
+        impl = self.ov(*args, **kws)
         if impl is None:
             return None
         params = inspect.signature(impl).parameters
