@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import inspect
 import threading
-import weakref
 
 from .. import types as t
 from ..errors import KilnError
 from ..options import CompileOptions
 from ..types.signature import parse_signature
+from ..typing.context import register_compiled_function
 from ..typing.unify import can_convert
 from .cache import function_cache
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
 
 _compile_lock = threading.RLock()
-_dispatchers = weakref.WeakKeyDictionary()  # py_func -> its dispatcher
-
-
-def dispatcher_of(py_func):
-    return _dispatchers.get(py_func)
 
 
 class Specialization:
@@ -60,7 +55,7 @@ class Dispatcher:
         self._specializations = {}
         self._table = None
         self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
-        _dispatchers[py_func] = self
+        register_compiled_function(py_func, self)
         for sig in self.explicit_signatures:
             self.compile(sig)
 

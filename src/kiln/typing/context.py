@@ -4,12 +4,21 @@ implementations alike."""
 from __future__ import annotations
 
 import threading
+import weakref
 
 from .. import types as t
 from ..errors import TypingError
 from ..library.registry import Resolution, registry
 from ..types.typeof import typeof_global
 from .unify import can_convert
+
+
+_compiled_functions = weakref.WeakKeyDictionary()  # Python function -> its dispatcher
+
+
+def register_compiled_function(pyfunc, dispatcher):
+    """Called by each target's dispatcher as it is made."""
+    _compiled_functions[pyfunc] = dispatcher
 
 
 class TypingContext:
@@ -31,10 +40,8 @@ class TypingContext:
         return bool(registry.templates(key, self.target))
 
     def global_type(self, value) -> t.Type | None:
-        """The type of a frozen global, closure value or module attribute."""
-        from ..cpu.dispatcher import Dispatcher  # the one place typing knows of dispatchers
-        if isinstance(value, Dispatcher):
-            return t.Dispatcher(value)
+        """The type of a frozen global, closure value or module attribute (a compiled
+        function says its own type, through `_kiln_typeof_`)."""
         ty = typeof_global(value)
         if ty is None and (registry.has(value) or callable(value)):
             return t.Function(value)
@@ -42,9 +49,9 @@ class TypingContext:
 
     @staticmethod
     def dispatcher_of(pyfunc):
-        """The dispatcher compiling `pyfunc`, for a recursive call by its own name."""
-        from ..cpu.dispatcher import dispatcher_of
-        return dispatcher_of(pyfunc)
+        """The compiled function made from `pyfunc`, for a recursive call by its own name
+        (compiled at decoration, before the name is bound)."""
+        return _compiled_functions.get(pyfunc)
 
     # -- functions -------------------------------------------------------------------------
     def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
