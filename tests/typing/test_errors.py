@@ -167,10 +167,10 @@ def uses_try(x):
         return 0
 
 
-def uses_nested_def(x):
-    def inner(y):
-        return y
-    return inner(x)
+def uses_class(x):
+    class Inner:
+        pass
+    return x
 
 
 def uses_with(x):
@@ -194,7 +194,7 @@ def uses_generator(x):
 
 @pytest.mark.parametrize("func,arg,message", [
     (uses_try, 1, "kiln does not support try/except"),
-    (uses_nested_def, 1, "nested function definitions"),
+    (uses_class, 1, "class definitions"),
     (uses_with, 1, "'with' blocks"),
     (uses_del, 1, "'del'"),
     (uses_array_method, np.zeros(2), "array attribute or method 'sum' yet"),

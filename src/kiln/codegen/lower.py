@@ -222,6 +222,12 @@ class FunctionLowerer:
             b.branch(end)
         b.position_at_end(end)
 
+    def stmt_FunctionDef(self, node):
+        pass  # a nested function has no run-time value; each call compiles it (typing)
+
+    def expr_Lambda(self, node):
+        return dm.null_value(self.type_of(node))
+
     def stmt_Return(self, node):
         if node.value is None:
             self.return_value(dm.null_value(t.none), t.none)
@@ -269,6 +275,11 @@ class FunctionLowerer:
         for name in res.kw_order:
             values.append(self.expr(keywords[name]))
             types_.append(self.type_of(keywords[name]))
+        if isinstance(fn_ty, t.InnerFunction):  # the outer locals it reads, as they are now
+            for name in fn_ty.captured:
+                ty = self.typed.locals[name]
+                values.append(self.builder.load(self.slots[name], typ=dm.value_type(ty)))
+                types_.append(ty)
         return self.call(res, values, types_)
 
     def expr_BinOp(self, node):

@@ -49,12 +49,7 @@ def _function_node(pyfunc, tree) -> ast.FunctionDef:
             return node
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     if name == "<lambda>" and len(lambdas) == 1:
-        lam = lambdas[0]
-        ret = ast.Return(lam.body)
-        ast.copy_location(ret, lam.body)
-        fn = ast.FunctionDef(name="<lambda>", args=lam.args, body=[ret], decorator_list=[],
-                             returns=None, type_comment=None, type_params=[])
-        return ast.copy_location(fn, lam)
+        return inner_function_node(lambdas[0])
     raise SourceUnavailableError(
         f"kiln could not find the source of {pyfunc.__qualname__!r} (a lambda sharing its "
         "line with another lambda?); define it with 'def'")
@@ -116,7 +111,58 @@ def _assigned_names(fn: ast.FunctionDef) -> set:
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
+        elif isinstance(node, ast.FunctionDef) and node is not fn:
+            names.add(node.name)
     return names
+
+
+def inner_function_node(node) -> ast.FunctionDef:
+    """A nested `def` as it is, or a lambda written as the `def` it stands for (made once
+    per lambda, so the function keeps one identity)."""
+    if not isinstance(node, ast.Lambda):
+        return node
+    if not hasattr(node, "kiln_def"):
+        ret = ast.copy_location(ast.Return(node.body), node.body)
+        fn = ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[],
+                             returns=None, type_comment=None, type_params=[])
+        node.kiln_def = ast.copy_location(fn, node)
+    return node.kiln_def
+
+
+def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
+    """The outer function's locals that a nested function reads (passed to it as hidden
+    trailing arguments at each call, so it sees their current values, as a closure does)."""
+    own = _assigned_names(node)
+    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return tuple(sorted((used - own) & outer.local_names))
+
+
+class _InnerFunction:
+    """Stands for a nested function's Python function object, which does not exist yet."""
+
+    def __init__(self, node, outer):
+        self.__name__ = node.name
+        self.__qualname__ = f"{outer.qualname}.<locals>.{node.name}"
+        self.__module__ = outer.pyfunc.__module__
+        self.__defaults__ = None
+        self.__globals__ = outer.pyfunc.__globals__
+        self.__code__ = outer.pyfunc.__code__
+        self.__closure__ = outer.pyfunc.__closure__
+
+
+def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -> FunctionIR:
+    """The FunctionIR of a function nested in `outer`, taking `captured` as extra arguments."""
+    loc = outer.loc(node)
+    _check_signature(node, loc)
+    if node.args.defaults or node.decorator_list:
+        raise UnsupportedError("nested functions in compiled code cannot have default "
+                               "arguments or decorators", loc)
+    pyfunc = _InnerFunction(node, outer)
+    ir = FunctionIR(pyfunc, node, outer.filename,
+                    tuple(a.arg for a in node.args.args) + captured, {})
+    ir.local_names = frozenset(_assigned_names(node) | set(captured))
+    ir.free_values = _free_values(outer.pyfunc, node, ir.local_names)
+    return ir
 
 
 def _check_signature(fn: ast.FunctionDef, loc):

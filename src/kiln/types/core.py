@@ -125,6 +125,21 @@ class Dispatcher(Opaque):
         return (id(self.dispatcher),)
 
 
+class InnerFunction(Opaque):
+    """A function defined inside a compiled function (`def` or `lambda`): compiled for each
+    call's argument types, with the outer locals it reads passed along."""
+
+    def __init__(self, node, outer, captured):
+        self.node = node          # its ast.FunctionDef
+        self.outer = outer        # the enclosing FunctionIR
+        self.captured = captured  # outer locals it reads, in order
+        self.name = f"InnerFunction({node.name})"
+
+    @property
+    def key(self):
+        return (id(self.node),)
+
+
 class NumberClass(Opaque):
     """The class of a scalar type used as a value: `np.float32`, `int`, `kiln.float64`.
 

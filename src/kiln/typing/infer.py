@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import types as t
 from ..errors import KilnError, TypingError, UnsupportedError
-from ..frontend import FunctionIR, build_function_ir
+from ..frontend import (FunctionIR, build_function_ir, captured_names,
+                        inner_function_node)
 from .unify import can_convert, unify
 
 BINOPS = {
@@ -53,14 +54,14 @@ OP_SYMBOLS = {
 UNSUPPORTED_STATEMENTS = {
     "Try": "try/except", "TryStar": "try/except*", "With": "'with' blocks",
     "AsyncWith": "'async with' blocks",
-    "FunctionDef": "nested function definitions", "AsyncFunctionDef": "nested functions",
+    "AsyncFunctionDef": "nested async functions",
     "ClassDef": "class definitions", "Delete": "'del'", "Import": "'import'",
     "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
 }
 UNSUPPORTED_EXPRS = {
     ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
     ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
-    ast.GeneratorExp: "generator expressions", ast.Lambda: "lambdas inside compiled code",
+    ast.GeneratorExp: "generator expressions",
     ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
     ast.Yield: "generators", ast.YieldFrom: "generators", ast.Await: "await",
     ast.Starred: "'*' unpacking",
@@ -112,7 +113,10 @@ def _symbol_for(ir, argtypes, options) -> str:
 
 
 def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFunction:
-    ir = build_function_ir(pyfunc)
+    return infer_ir(tctx, build_function_ir(pyfunc), argtypes, declared_return, options)
+
+
+def infer_ir(tctx, ir, argtypes, declared_return, options) -> TypedFunction:
     if len(argtypes) != len(ir.arg_names):
         raise TypingError(f"{ir.qualname}() takes {len(ir.arg_names)} arguments but "
                           f"{len(argtypes)} were given", ir.loc(ir.node))
@@ -304,6 +308,15 @@ class Typer:
                              UnsupportedError)
         raise self.error(f"kiln cannot iterate over a value of type {ty}", node)
 
+    def stmt_FunctionDef(self, node):
+        self.set_local(node.name, self.inner_function(node), node)
+
+    def expr_Lambda(self, node):
+        return self.inner_function(inner_function_node(node))
+
+    def inner_function(self, node):
+        return t.InnerFunction(node, self.ir, captured_names(node, self.ir))
+
     def stmt_Return(self, node):
         ty = t.none if node.value is None else self.expr(node.value)
         self.returns.append((ty, node))
@@ -472,6 +485,16 @@ class Typer:
                     "Decorate it with @njit (or @register_jitable to keep it a plain function "
                     "too).", node, UnsupportedError)
             res = self.resolve(fn.pyfunc, args, node, kws, what=f"{name}()")
+        elif isinstance(fn, t.InnerFunction):
+            if kws:
+                raise self.error("nested functions take positional arguments only", node,
+                                 UnsupportedError)
+            captured = []
+            for name in fn.captured:
+                if name not in self.locals:
+                    raise _Deferred(name, node)
+                captured.append(self.locals[name])
+            res = self.tctx.resolve_inner(fn, args + tuple(captured))
         elif isinstance(fn, t.BoundMethod):
             res = self.resolve(("method", fn.method), (fn.receiver,) + args, node, kws,
                                what=f"{fn.receiver}.{fn.method}()")
