@@ -6,31 +6,17 @@ import math
 import pytest
 
 from helpers import check, jit, chk, wrap64, I64_MIN, I64_MAX
+from operations import add, divmod_, eq, floordiv, ge, gt, le, lt, mod, mul, ne, neg, power, sub, truediv
 
 INF, NAN = math.inf, math.nan
 
 
-def add(a, b): return a + b
-def sub(a, b): return a - b
-def mul(a, b): return a * b
-def truediv(a, b): return a / b
-def floordiv(a, b): return a // b
-def mod(a, b): return a % b
-def power(a, b): return a ** b
-def divmod_(a, b): return divmod(a, b)
 def pow_builtin(a, b): return pow(a, b)
 def and_(a, b): return a & b
 def or_(a, b): return a | b
 def xor(a, b): return a ^ b
 def lshift(a, b): return a << b
 def rshift(a, b): return a >> b
-def eq(a, b): return a == b
-def ne(a, b): return a != b
-def lt(a, b): return a < b
-def le(a, b): return a <= b
-def gt(a, b): return a > b
-def ge(a, b): return a >= b
-def neg(a): return -a
 def pos(a): return +a
 def invert(a): return ~a
 def not_(a): return not a

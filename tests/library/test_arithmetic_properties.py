@@ -5,6 +5,7 @@ import math
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import same, wrap64, I64_MIN, I64_MAX
+from operations import add, divmod_, floordiv, mod, mul, power, sub, truediv
 from kiln import njit
 
 PROPS = settings(max_examples=200, deadline=None, database=None,
@@ -36,14 +37,6 @@ def agree(pyfunc, jitted, *args, wrap=False):
 
 # ---- the functions, compiled once ------------------------------------------------------------
 
-def add(a, b): return a + b
-def sub(a, b): return a - b
-def mul(a, b): return a * b
-def truediv(a, b): return a / b
-def floordiv(a, b): return a // b
-def mod(a, b): return a % b
-def divmod_(a, b): return divmod(a, b)
-def power(a, b): return a ** b
 def bitops(a, b): return a & b, a | b, a ^ b, ~a
 def shifts(a, n): return a << n, a >> n
 def compare(a, b): return a < b, a <= b, a == b, a != b, a > b, a >= b

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from helpers import same, jit, chk
+from operations import add, div, mul, power, sub
 
 INF, NAN = math.inf, math.nan
 
@@ -133,12 +134,6 @@ def test_exp_large():
 
 
 # ---- arithmetic ----------------------------------------------------------------------------
-
-def add(a, b): return a + b
-def sub(a, b): return a - b
-def mul(a, b): return a * b
-def div(a, b): return a / b
-def power(a, b): return a ** b
 
 
 def test_division_algorithm():

@@ -5,6 +5,7 @@ import math
 import pytest
 
 from helpers import check, jit, chk
+from operations import eq, ne
 from kiln import njit
 from kiln.errors import TypingError
 
@@ -24,8 +25,6 @@ def unpack3(t):
 def nested(t): return t[0][1], t[1]
 def contains(t, v): return v in t
 def not_contains(t, v): return v not in t
-def eq(a, b): return a == b
-def ne(a, b): return a != b
 def concat(a, b): return a + b
 def length(t): return len(t)
 def iterate(t):
