@@ -120,7 +120,6 @@ class CodegenContext:
         """Call a compiled function; an exception it raises propagates out of the caller."""
         fn = self.lower_function(typed)
         retslot = self.alloca(builder, dm.value_type(typed.return_type))
-        args = [self.cast(builder, v, a, a) for v, a in zip(args, typed.argtypes)]
         status = builder.call(fn, [retslot, builder.function.args[1]] + list(args))
         with builder.if_then(builder.icmp_signed("!=", status, STATUS_OK), likely=False):
             builder.ret(status)

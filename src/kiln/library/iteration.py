@@ -52,8 +52,7 @@ class ZipIteration:
             p.advance(b)
 
 
-def _one(b=None):
-    return ir.Constant(dm.i64, 1)
+ONE = ir.Constant(dm.i64, 1)
 
 
 class RangeIteration:
@@ -102,7 +101,7 @@ def iteration_for(context, builder, value, ty):
         else:
             def item(b, index):
                 return arr.with_builder(b).subarray(index, item_type)
-        return IndexIteration(context, b, ir.Constant(dm.i64, 0), _one(),
+        return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                               lambda b, index: b.icmp_signed("<", index, length), item, item_type)
     if isinstance(ty, t.UniTuple):
         slot = context.alloca(b, dm.value_type(ty))
@@ -112,10 +111,10 @@ def iteration_for(context, builder, value, ty):
             address = b.gep(slot, [ir.Constant(dm.i64, 0), index], source_etype=slot.allocated_type)
             return b.load(address, typ=dm.value_type(ty.dtype))
         count = ir.Constant(dm.i64, ty.count)
-        return IndexIteration(context, b, ir.Constant(dm.i64, 0), _one(),
+        return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                               lambda b, index: b.icmp_signed("<", index, count), item, ty.dtype)
     if isinstance(ty, EnumerateType):
-        counter = IndexIteration(context, b, b.extract_value(value, 1), _one(),
+        counter = IndexIteration(context, b, b.extract_value(value, 1), ONE,
                                  lambda b, index: ir.Constant(dm.i1, 1),
                                  lambda b, index: index, t.int64)
         inner = iteration_for(context, b, b.extract_value(value, 0), ty.inner)

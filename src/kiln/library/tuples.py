@@ -49,14 +49,18 @@ def _itemwise(tctx, op, a, b):
     return None if any(r is None for r in resolutions) else resolutions
 
 
+def _compare(context, builder, res, x, tx, y, ty):
+    """One item comparison through its resolution, as an i1."""
+    x = context.cast(builder, x, tx, res.signature.args[0])
+    y = context.cast(builder, y, ty, res.signature.args[1])
+    value = res.lower(context, builder, res.signature, [x, y])
+    return context.cast(builder, value, res.signature.return_type, t.boolean)
+
+
 def _call_items(context, builder, resolutions, a, b, ta, tb):
-    results = []
-    for i, res in enumerate(resolutions):
-        x = context.cast(builder, builder.extract_value(a, i), ta.types[i], res.signature.args[0])
-        y = context.cast(builder, builder.extract_value(b, i), tb.types[i], res.signature.args[1])
-        value = res.lower(context, builder, res.signature, [x, y])
-        results.append(context.cast(builder, value, res.signature.return_type, t.boolean))
-    return results
+    return [_compare(context, builder, res, builder.extract_value(a, i), ta.types[i],
+                     builder.extract_value(b, i), tb.types[i])
+            for i, res in enumerate(resolutions)]
 
 
 @template(operator.eq)
@@ -96,11 +100,8 @@ def _contains(tctx, tup, value):
     def codegen(context, builder, sig, args):
         result = ir.Constant(dm.i1, 0)
         for i, res in enumerate(resolutions):
-            x = context.cast(builder, builder.extract_value(args[0], i), tup.types[i],
-                             res.signature.args[0])
-            y = context.cast(builder, args[1], value, res.signature.args[1])
-            eq = context.cast(builder, res.lower(context, builder, res.signature, [x, y]),
-                              res.signature.return_type, t.boolean)
+            eq = _compare(context, builder, res, builder.extract_value(args[0], i),
+                          tup.types[i], args[1], value)
             result = builder.or_(result, eq)
         return result
     return t.boolean(tup, value), codegen

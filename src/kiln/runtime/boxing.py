@@ -169,26 +169,30 @@ class _Unboxer:
 
     def python_int(self, ty, obj):
         """A Python int as int64 (or uint64 only when it does not fit int64, as typeof says)."""
-        b, api = self.b, self.api
-        value = api.call("PyLong_AsLongLong", dm.i64, [obj])
-        failed = b.and_(b.icmp_signed("==", value, ir.Constant(dm.i64, -1)),
-                        b.icmp_unsigned("!=", api.call("PyErr_Occurred", dm.ptr, []),
-                                        ir.Constant(dm.ptr, None)))
+        value, failed = self.convert_long("PyLong_AsLongLong", obj)
         if ty == t.int64:
-            with b.if_then(failed, likely=False):
-                api.call("PyErr_Clear", ir.VoidType(), [])
-                b.branch(self.mismatch)
+            self.mismatch_if(failed)
             return value
         self.require(failed)  # uint64 takes only ints beyond int64's range
-        api.call("PyErr_Clear", ir.VoidType(), [])
-        value = api.call("PyLong_AsUnsignedLongLong", dm.i64, [obj])
+        self.api.call("PyErr_Clear", ir.VoidType(), [])
+        value, failed = self.convert_long("PyLong_AsUnsignedLongLong", obj)
+        self.mismatch_if(failed)
+        return value
+
+    def convert_long(self, function, obj):
+        """Call a PyLong_As* conversion; also say whether it failed (-1 with an error set)."""
+        b, api = self.b, self.api
+        value = api.call(function, dm.i64, [obj])
         failed = b.and_(b.icmp_signed("==", value, ir.Constant(dm.i64, -1)),
                         b.icmp_unsigned("!=", api.call("PyErr_Occurred", dm.ptr, []),
                                         ir.Constant(dm.ptr, None)))
-        with b.if_then(failed, likely=False):
-            api.call("PyErr_Clear", ir.VoidType(), [])
-            b.branch(self.mismatch)
-        return value
+        return value, failed
+
+    def mismatch_if(self, failed):
+        """A failed conversion is a type mismatch, not an error: clear it and move on."""
+        with self.b.if_then(failed, likely=False):
+            self.api.call("PyErr_Clear", ir.VoidType(), [])
+            self.b.branch(self.mismatch)
 
     def unbox_array(self, ty, obj):
         b, api = self.b, self.api
