@@ -237,3 +237,17 @@ def nested_empty(a):
 def test_empty_along_either_axis():
     check(nested_empty, np.zeros((0, 3)))
     check(nested_empty, np.zeros((3, 0)))
+
+
+def fill_4d(x, v):
+    x[1:, :, ::2, :] = v
+
+
+def copy_3d(x, y):
+    x[:, 1:, :] = y
+
+
+def test_slice_assignment_any_dimensions():
+    check(fill_4d, np.zeros((3, 2, 4, 2)), 1.5)
+    check(copy_3d, np.zeros((2, 3, 2)), np.arange(8.0).reshape(2, 2, 2))
+    check(copy_3d, np.zeros((2, 3, 2)), np.arange(12.0).reshape(2, 3, 2))  # wrong shape

@@ -14,7 +14,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import template
+from .registry import overload, template
 from .slicing import slice_indices
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -226,7 +226,7 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
 
 def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     """`a[i, :] = x` / `a[1:-1] = b`: fill the view from a scalar or a same-shaped array."""
-    fill = tctx.resolve(_fill_view, (view_ty, value_ty))
+    fill = tctx.resolve(assign_into, (view_ty, value_ty))
     if fill is None:
         return None
 
@@ -238,60 +238,42 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     return t.none(array_ty, index_ty, value_ty), codegen
 
 
-def _fill_view(dst, src):
+def assign_into(dst, src):
+    """`dst[...] = src` for a scalar or a same-shaped array, any number of dimensions."""
     raise TypeError("only callable from compiled code")
 
 
-@template(_fill_view)
-def _fill_view_typer(tctx, dst, src):
+@overload(assign_into)
+def _assign_into(dst, src):
+    if not isinstance(dst, t.Array):
+        return None
     if isinstance(src, t.Number):
-        impl = _fill_scalar_impls.get(dst.ndim)
-    elif isinstance(src, t.Array) and src.ndim == dst.ndim:
-        impl = _copy_impls.get(dst.ndim)
-    else:
+        if dst.ndim == 1:
+            def fill(dst, src):
+                for i in range(dst.shape[0]):
+                    dst[i] = src
+            return fill
+
+        def fill_rows(dst, src):
+            for i in range(dst.shape[0]):
+                assign_into(dst[i], src)
+        return fill_rows
+    if not (isinstance(src, t.Array) and src.ndim == dst.ndim):
         return None
-    if impl is None:
-        return None
-    typed = tctx.type_function(impl, (dst, src))
-    return t.none(dst, src), lambda context, builder, sig, args: \
-        context.call_function(builder, typed, args)
+    if dst.ndim == 1:
+        def copy(dst, src):
+            if src.shape[0] != dst.shape[0]:
+                raise ValueError("could not broadcast input array into the assigned slice")
+            for i in range(dst.shape[0]):
+                dst[i] = src[i]
+        return copy
 
-
-def _fill1(dst, value):
-    for i in range(dst.shape[0]):
-        dst[i] = value
-
-
-def _fill2(dst, value):
-    for i in range(dst.shape[0]):
-        for j in range(dst.shape[1]):
-            dst[i, j] = value
-
-
-def _fill3(dst, value):
-    for i in range(dst.shape[0]):
-        for j in range(dst.shape[1]):
-            for k in range(dst.shape[2]):
-                dst[i, j, k] = value
-
-
-def _copy1(dst, src):
-    if src.shape[0] != dst.shape[0]:
-        raise ValueError("could not broadcast input array into the assigned slice")
-    for i in range(dst.shape[0]):
-        dst[i] = src[i]
-
-
-def _copy2(dst, src):
-    if src.shape != dst.shape:
-        raise ValueError("could not broadcast input array into the assigned slice")
-    for i in range(dst.shape[0]):
-        for j in range(dst.shape[1]):
-            dst[i, j] = src[i, j]
-
-
-_fill_scalar_impls = {1: _fill1, 2: _fill2, 3: _fill3}
-_copy_impls = {1: _copy1, 2: _copy2}
+    def copy_rows(dst, src):  # a row of the wrong length fails before the first write
+        if src.shape[0] != dst.shape[0]:
+            raise ValueError("could not broadcast input array into the assigned slice")
+        for i in range(dst.shape[0]):
+            assign_into(dst[i], src[i])
+    return copy_rows
 
 
 # ---- attributes ------------------------------------------------------------------------------
