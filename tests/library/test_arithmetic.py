@@ -201,9 +201,7 @@ def test_float_power():
     for a, b in itertools.product(bases, exps):
         try:
             expected = a ** b
-        except OverflowError:
-            continue  # see test_float_overflow_power_is_inf
-        except ZeroDivisionError:
+        except (OverflowError, ZeroDivisionError):
             expected = None  # check() compares the exception
         if isinstance(expected, complex):
             continue  # see test_negative_to_fractional_power
@@ -246,10 +244,21 @@ def test_complex_power_overflow_is_not_finite():
                                                  math.isfinite(got.imag))
 
 
-def test_float_overflow_power_is_inf():
-    # CPython raises OverflowError; kiln follows C/NumPy and gives inf
-    assert jit(power)(10.0, 400.0) == INF
-    assert jit(power)(-10.0, 401.0) == -INF
+@pytest.mark.parametrize("a, b", [(10.0, 400.0), (-10.0, 401.0), (5e-324, -1.0),
+                                  (1e300, 2.0), (2, 1024.0), (-0.5, -1075.0)])
+def test_float_overflow_power_raises(a, b):
+    # A finite base and exponent with an infinite result: CPython raises OverflowError
+    with pytest.raises(OverflowError):
+        a ** b
+    for f in (power, pow_builtin):
+        with pytest.raises(OverflowError, match="Numerical result out of range"):
+            jit(f)(a, b)
+
+
+def test_float_power_of_infinities_is_not_overflow():
+    for a, b in [(INF, 2.0), (-INF, 3.0), (2.0, INF), (0.5, -INF), (INF, 0.5)]:
+        chk(power, a, b)
+        assert math.isinf(jit(power)(a, b))
 
 
 @pytest.mark.parametrize("op", COMPARE, ids=lambda f: f.__name__)

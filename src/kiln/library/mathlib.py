@@ -13,7 +13,8 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from .registry import intrinsic, overload, template
 
-# name -> (number of float arguments, LLVM intrinsic or None for the libm symbol of that name)
+# name -> (number of float arguments, LLVM intrinsic or instruction, or None for the libm
+# symbol of that name)
 FLOAT_FUNCTIONS = {
     "sqrt": (1, "llvm.sqrt"), "fabs": (1, "llvm.fabs"), "exp": (1, "llvm.exp"),
     "log10": (1, "llvm.log10"), "log2": (1, "llvm.log2"),
@@ -24,8 +25,11 @@ FLOAT_FUNCTIONS = {
     "expm1": (1, None), "log1p": (1, None), "erf": (1, None), "erfc": (1, None),
     "lgamma": (1, None), "cbrt": (1, None), "exp2": (1, "llvm.exp2"),
     "atan2": (2, None), "hypot": (2, None), "copysign": (2, "llvm.copysign"),
-    "fmod": (2, None), "pow": (2, "llvm.pow"), "nextafter": (2, None),
+    "fmod": (2, "frem"), "pow": (2, "llvm.pow"), "nextafter": (2, None),
 }
+# fmod is LLVM's `frem` instruction (the same function, lowered to libm's fmod): LLVM 22
+# folds a *call* to fmod(int-converted x, NaN) into an undefined value, which made
+# `n % math.nan` return garbage and crashed programs that branched on it.
 LIBM_NAMES = {"gamma": "tgamma"}
 
 
@@ -59,6 +63,8 @@ def _register_float_function(name, nargs, llvm_name):
             return None
 
         def codegen(context, builder, sig, llargs):
+            if llvm_name == "frem":
+                return builder.frem(*llargs, flags=context.fastmath)
             if llvm_name is not None and ft.bitwidth != 16:
                 fn = context.declare_intrinsic(llvm_name, [a.type for a in llargs])
                 return builder.call(fn, llargs, fastmath=context.fastmath)

@@ -82,7 +82,11 @@ def float_power(base, exponent):
     # other negative exponent of zero raises. The rest is C's pow, which CPython also calls.
     if base == 0.0 and exponent < 0.0 and exponent != -math.inf:
         raise ZeroDivisionError("0.0 cannot be raised to a negative power")
-    return _pow(base, exponent)
+    result = _pow(base, exponent)
+    # CPython reports C's ERANGE: an infinite result from finite operands overflowed.
+    if math.isinf(result) and math.isfinite(base) and math.isfinite(exponent):
+        raise OverflowError("(34, 'Numerical result out of range')")
+    return result
 
 
 @register_jitable

@@ -1,0 +1,120 @@
+"""Programs that once crashed kiln or gave a wrong number, found by differential fuzzing
+against CPython (issue 14). Each stays as a regression test, compared with CPython."""
+import math
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from helpers import check
+
+
+def mod_by_nan_constant(a):
+    return a % math.nan
+
+
+def nan_constant_mod(t, k):
+    return math.nan % (t / (k or 7))
+
+
+def divmod_nan_constant(v):
+    return divmod(math.nan, v)
+
+
+def fmod_of_int_by_nan(a):
+    return math.fmod(a, math.nan)
+
+
+@pytest.mark.parametrize("a", [5, -5, 0, 2 ** 62, -1])
+def test_int_mod_nan_constant_is_nan(a):
+    # LLVM folded a call to fmod(int-converted x, NaN) into an undefined value
+    check(mod_by_nan_constant, a)
+    check(fmod_of_int_by_nan, a)
+
+
+@pytest.mark.parametrize("t, k", [(3.0, 0), (3.0, 2), (-1.5, 5), (0.0, 0)])
+def test_nan_constant_mod(t, k):
+    check(nan_constant_mod, t, k)
+
+
+@pytest.mark.parametrize("v", [-1.8, 1.8, 0.5, math.inf, -math.inf, 5e-324])
+def test_divmod_of_nan_constant(v):
+    check(divmod_nan_constant, v)
+
+
+def nan_mod_in_loop(a, x, arr):
+    for i0 in range(3, a % 15):
+        arr[0 % len(arr)] = math.nan % (i0 / (abs(x) + 0.5))
+    return arr[0]
+
+
+def test_nan_mod_stored_in_loop():
+    for a in (100, 4, 3, -7):
+        check(nan_mod_in_loop, a, -1.0, np.array([7.9, 0.5, 4.0, -0.5, -1.0, 3.0]))
+
+
+CRASHER = """
+import math
+import numpy as np
+from kiln import njit
+
+@njit
+def f(a, b, x, arr):
+    c = -13
+    d = arr.shape[0]
+    v = x
+    t = ((0 if b < -13 else d), 2.0)
+    x = v % 0.1
+    if math.erf(x * d) > c / (a % 97):
+        w0 = 0
+        while w0 < 10:
+            if False:
+                a = t[0]
+            x, v = divmod(math.nan, v)
+            if -4 < 6 <= a:
+                return a, 1.0
+
+print("started", flush=True)
+print(f(-27, 6, -1.806, np.array([-5.28, 1.10, -0.15])))
+"""
+
+
+def test_program_that_segfaulted_runs_like_cpython(tmp_path):
+    # CPython loops for ever here (divmod(nan, v) is (nan, nan)); kiln once died of SIGSEGV.
+    # The child must still be running when the time is up, never dead by a signal.
+    program = tmp_path / "crasher.py"
+    program.write_text(textwrap.dedent(CRASHER))
+    child = subprocess.Popen([sys.executable, str(program)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = child.communicate(timeout=8)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, err = child.communicate()
+        assert "started" in out, err
+        return
+    pytest.fail(f"the program ended (exit {child.returncode}) where CPython loops: {out}{err}")
+
+
+def second_crasher(a, b, x, y, arr, iarr):
+    v = math.gamma(2.0)
+    for i0 in range(3, a % 15):
+        arr[0 % len(arr)] = (math.nan % (i0 / (abs(x) + 0.5)))
+        if math.erf(v) >= 2.0:
+            continue
+    w1 = 0
+    while w1 < 12:
+        w1 += 1
+        for i2 in range(12, ((i0 - a) % 1000003) % 6, 1):
+            c = a
+    y = float(round(max(-1e6, min(1e6, x))))
+    for i3 in range(-len(arr), len(arr), -3):
+        iarr[i0 % iarr.shape[0]] = min(max(a * abs(i0), -1048576), 1048576)
+    return y
+
+
+def test_second_program_that_segfaulted():
+    check(second_crasher, 100, 13, -1.0, 1e-300,
+          np.array([7.9, 0.5, 4.0, -0.5, -1.0, 3.0]), np.array([-7, -7, 13]))
