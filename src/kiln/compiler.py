@@ -52,6 +52,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     (or the on-disk `cache`, when given and the code does not embed process addresses)."""
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
+    from .runtime.nrt import ensure_runtime
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing
@@ -64,6 +65,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     build_entry_point(context, typed, native, entry_symbol, exact_layout)
     llvm_ir = str(state.module)
     _dump("llvm", llvm_ir)
+    if "kiln_nrt_" in llvm_ir:  # the code allocates or releases runtime memory
+        ensure_runtime()
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)
     _dump("asm", lambda: compiled.assembly)

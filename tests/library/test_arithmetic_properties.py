@@ -110,10 +110,10 @@ def test_float_arith(a, b):
 @given(floats, floats)
 def test_float_power(a, b):
     want = outcome(power, a, b)
-    if want is OverflowError or isinstance(want, complex):
-        # documented: kiln gives inf (overflow) or nan (negative base, fractional exponent)
+    if isinstance(want, complex):
+        # documented: kiln gives nan (negative base, fractional exponent)
         got = J[power](a, b)
-        assert isinstance(got, float) and not math.isfinite(got)
+        assert isinstance(got, float) and math.isnan(got)
         return
     agree(power, J[power], a, b)
 

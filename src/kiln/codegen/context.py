@@ -91,6 +91,9 @@ class CodegenContext:
         self.state = state
         self.options = options
         self.fastmath = tuple(sorted(options.fastmath))
+        # Set by the function's lowerer when it owns references: how to leave it (releasing
+        # them) instead of a plain `ret`.
+        self.function_exit = None
 
     @property
     def module(self):
@@ -122,7 +125,7 @@ class CodegenContext:
         retslot = self.alloca(builder, dm.value_type(typed.return_type))
         status = builder.call(fn, [retslot, builder.function.args[1]] + list(args))
         with builder.if_then(builder.icmp_signed("!=", status, STATUS_OK), likely=False):
-            builder.ret(status)
+            self.leave(builder, status)
         return builder.load(retslot, typ=dm.value_type(typed.return_type))
 
     def call_python(self, builder, pyfunc, sig, args):
@@ -136,7 +139,14 @@ class CodegenContext:
         """Raise `exc_class(message)` from the current function (the block ends here)."""
         desc = self.state.exception_descriptor(exc_class, message)
         builder.store(desc, builder.function.args[1])
-        builder.ret(STATUS_ERROR)
+        self.leave(builder, STATUS_ERROR)
+
+    def leave(self, builder, status):
+        """Return `status` from the current function (the block ends here)."""
+        if self.function_exit is not None:
+            self.function_exit(builder, status)
+        else:
+            builder.ret(status)
 
     def guard(self, builder, failed, exc_class, message):
         """Raise if the i1 `failed` is true; code generation continues on the other path."""
@@ -150,6 +160,15 @@ class CodegenContext:
             if entry.instructions:
                 builder.position_before(entry.instructions[0])
             return builder.alloca(lltype, name=name)
+
+    def zeroed_alloca(self, builder, lltype, name=""):
+        """A stack slot that holds zero from the start of the function: a slot for a value
+        that owns references, which every exit releases whether or not it was assigned."""
+        slot = self.alloca(builder, lltype, name)
+        with builder.goto_block(builder.function.entry_basic_block):
+            builder.position_after(slot)
+            builder.store(ir.Constant(lltype, None), slot)
+        return slot
 
     def declare_external(self, name, restype, argtypes, var_arg=False):
         fn = self.module.globals.get(name)

@@ -3,10 +3,18 @@
 Every function has the internal calling convention `i32 f(ret*, excinfo**, args...)`:
 it returns 0 with the result stored through `ret`, or 1 after storing an exception
 descriptor through `excinfo`. Locals are stack slots that LLVM promotes to registers.
+
+References (arrays made in compiled code, and values containing them): arguments are
+borrowed; a function returns a new reference. Every expression of an owning type yields a
+new reference held in a zeroed temporary slot until its consumer releases it (or takes it
+over: a local, a tuple, the return value). Locals own one reference each. Every exit of
+the function (return, exception, propagated error) goes through one block that releases
+what the locals and unreleased temporaries still hold.
 """
 from __future__ import annotations
 
 import ast
+import itertools
 import operator
 
 from llvmlite import ir
@@ -16,6 +24,7 @@ from ..errors import KilnError, LoweringError
 from ..typing.infer import CMPOPS
 from . import datamodel as dm
 from .context import STATUS_OK
+from .ownership import decref, has_refs, incref
 
 
 class FunctionLowerer:
@@ -24,23 +33,83 @@ class FunctionLowerer:
         self.typed = typed
         self.fn = fn
         self.loops = []  # (continue_block, break_block)
+        self.held = {}   # id(LLVM value) -> (its temporary slot, its type)
+        self.owning_slots = []  # (slot, type) of every local and temporary that owns refs
 
     def lower(self):
         entry = self.fn.append_basic_block("entry")
         self.builder = ir.IRBuilder(entry)
         typed = self.typed
-        self.slots = {name: self.ctx.alloca(self.builder, dm.value_type(ty), name=name)
-                      for name, ty in typed.locals.items()}
+        if self.owns_references():
+            self.exit_block = self.new_block("exit")
+            self.status_slot = self.ctx.alloca(self.builder, dm.i32, name="status")
+            self.ctx.function_exit = self.leave
+        self.slots = {name: self.slot_for(ty, name) for name, ty in typed.locals.items()}
         for name, ty, arg in zip(typed.ir.arg_names, typed.argtypes, self.fn.args[2:]):
             arg.name = name
-            self.builder.store(self.ctx.cast(self.builder, arg, ty, typed.locals[name]),
-                               self.slots[name])
+            value = self.ctx.cast(self.builder, arg, ty, typed.locals[name])
+            incref(self.builder, typed.locals[name], value)  # borrowed: the local owns one
+            self.builder.store(value, self.slots[name])
         self.block(typed.ir.node.body)
         if not self.builder.block.is_terminated:
             if isinstance(typed.return_type, (t.NoneType, t.Optional)):  # Python's implicit None
                 self.return_value(dm.null_value(t.none), t.none)
             else:  # typing proved every path returns: this block is never reached
                 self.builder.unreachable()
+        if self.ctx.function_exit is not None:
+            self.emit_exit()
+
+    # -- references ------------------------------------------------------------------------
+    def owns_references(self):
+        """Whether any value this function handles owns references (else no code for them)."""
+        typed = self.typed
+        call_types = itertools.chain.from_iterable(
+            (res.signature.return_type,) + tuple(res.signature.args)
+            for res in typed.calls.values())
+        return any(map(has_refs, itertools.chain(typed.locals.values(), typed.typemap.values(),
+                                                 call_types, (typed.return_type,))))
+
+    def slot_for(self, ty, name=""):
+        if not has_refs(ty):
+            return self.ctx.alloca(self.builder, dm.value_type(ty), name=name)
+        slot = self.ctx.zeroed_alloca(self.builder, dm.value_type(ty), name=name)
+        self.owning_slots.append((slot, ty))
+        return slot
+
+    def owned(self, value, ty):
+        """Hold the new reference `value` in a temporary slot until it is released."""
+        if has_refs(ty):
+            slot = self.slot_for(ty)
+            self.builder.store(value, slot)
+            self.held[id(value)] = (slot, ty)
+        return value
+
+    def release(self, value):
+        """Drop the reference a temporary holds (a no-op for values that own nothing). It
+        reads the slot, so it is valid wherever the slot is, even on paths that never
+        computed the value."""
+        held = self.held.pop(id(value), None)
+        if held is not None:
+            slot, ty = held
+            decref(self.builder, ty, self.builder.load(slot, typ=dm.value_type(ty)))
+            self.builder.store(ir.Constant(dm.value_type(ty), None), slot)
+
+    def take(self, value):
+        """Take over a temporary's reference (into a local, a tuple, the return value)."""
+        held = self.held.pop(id(value), None)
+        if held is not None:
+            self.builder.store(ir.Constant(dm.value_type(held[1]), None), held[0])
+
+    def leave(self, builder, status):
+        builder.store(status, self.status_slot)
+        builder.branch(self.exit_block)
+
+    def emit_exit(self):
+        b = self.builder
+        b.position_at_end(self.exit_block)
+        for slot, ty in self.owning_slots:
+            decref(b, ty, b.load(slot, typ=dm.value_type(ty)))
+        b.ret(b.load(self.status_slot, typ=dm.i32))
 
     # -- helpers -----------------------------------------------------------------------------
     def type_of(self, node):
@@ -57,13 +126,25 @@ class FunctionLowerer:
     def return_value(self, value, ty):
         rt = self.typed.return_type
         self.builder.store(self.ctx.cast(self.builder, value, ty, rt), self.fn.args[0])
-        self.builder.ret(STATUS_OK)
+        self.take(value)  # the caller receives this reference
+        self.ctx.leave(self.builder, STATUS_OK)
 
-    def call(self, res, values, types_):
-        """Convert arguments to the resolution's signature and generate the call."""
+    def call(self, res, values, types_, release=True):
+        """Convert arguments to the resolution's signature and generate the call. Arguments
+        are lent to it (and their temporaries released after, unless `release` is False);
+        the result is a new reference, held."""
+        b = self.builder
         sig = res.signature
-        args = [self.ctx.cast(self.builder, v, a, b) for v, a, b in zip(values, types_, sig.args)]
-        return res.lower(self.ctx, self.builder, sig, args)
+        args = [self.ctx.cast(b, v, x, y) for v, x, y in zip(values, types_, sig.args)]
+        result = res.lower(self.ctx, b, sig, args)
+        if has_refs(sig.return_type):
+            if not res.new_reference:  # a view or item of an argument: one more owner
+                incref(b, sig.return_type, result)
+            self.owned(result, sig.return_type)
+        if release:
+            for v in values:
+                self.release(v)
+        return result
 
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts):
@@ -78,7 +159,7 @@ class FunctionLowerer:
                                     f"{type(e).__name__}: {e}", self.typed.ir.loc(stmt)) from e
 
     def stmt_Expr(self, node):
-        self.expr(node.value)
+        self.release(self.expr(node.value))
 
     def stmt_Pass(self, node):
         pass
@@ -88,23 +169,38 @@ class FunctionLowerer:
         ty = self.type_of(node.value)
         for target in node.targets:
             self.assign(target, value, ty)
+        self.release(value)
 
     def stmt_AnnAssign(self, node):
         if node.value is not None:
-            self.assign(node.target, self.expr(node.value), self.type_of(node.value))
+            value = self.expr(node.value)
+            self.assign(node.target, value, self.type_of(node.value))
+            self.release(value)
 
     def assign(self, target, value, ty):
+        """Store the borrowed `value`: a local takes a reference of its own."""
         b = self.builder
         if isinstance(target, ast.Name):
             local = self.typed.locals[target.id]
-            b.store(self.ctx.cast(b, value, ty, local), self.slots[target.id])
+            value = self.ctx.cast(b, value, ty, local)
+            slot = self.slots[target.id]
+            if has_refs(local):
+                incref(b, local, value)
+                old = b.load(slot, typ=dm.value_type(local))
+                b.store(value, slot)
+                decref(b, local, old)
+            else:
+                b.store(value, slot)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for i, (elt, item_ty) in enumerate(zip(target.elts, ty.types)):
                 self.assign(elt, b.extract_value(value, i), item_ty)
         else:  # Subscript
             obj, index = self.expr(target.value), self.expr(target.slice)
             self.call(self.typed.calls[target], [obj, index, value],
-                      [self.type_of(target.value), self.type_of(target.slice), ty])
+                      [self.type_of(target.value), self.type_of(target.slice), ty],
+                      release=False)
+            self.release(obj)
+            self.release(index)
 
     def stmt_AugAssign(self, node):
         calls, target = self.typed.calls, node.target
@@ -114,11 +210,12 @@ class FunctionLowerer:
             cur = self.builder.load(self.slots[target.id], typ=dm.value_type(cur_ty))
             result = self.call(calls[node], [cur, value], [cur_ty, value_ty])
             self.assign(target, result, calls[node].signature.return_type)
+            self.release(result)
             return
         obj, index = self.expr(target.value), self.expr(target.slice)
         obj_ty, index_ty = self.type_of(target.value), self.type_of(target.slice)
         get = calls[(node, "getitem")]
-        cur = self.call(get, [obj, index], [obj_ty, index_ty])
+        cur = self.call(get, [obj, index], [obj_ty, index_ty], release=False)
         result = self.call(calls[node], [cur, value], [get.signature.return_type, value_ty])
         self.call(calls[(node, "setitem")], [obj, index, result],
                   [obj_ty, index_ty, calls[node].signature.return_type])
@@ -128,11 +225,14 @@ class FunctionLowerer:
             return ir.Constant(dm.i1, int(self.typed.constants[(node, "truth")]))
         return self.condition_of(node, self.expr(node))
 
-    def condition_of(self, node, value):
+    def condition_of(self, node, value, release=True):
         """The truth (i1) of `node`'s already computed `value`."""
         if (node, "truth") in self.typed.constants:
+            if release:
+                self.release(value)
             return ir.Constant(dm.i1, int(self.typed.constants[(node, "truth")]))
-        return self.call(self.typed.calls[(node, "truth")], [value], [self.type_of(node)])
+        return self.call(self.typed.calls[(node, "truth")], [value], [self.type_of(node)],
+                         release)
 
     def branch_on(self, node, if_true, if_false):
         """Branch on a test as control flow: `a and b` / `a or b` / `not a` jump straight to
@@ -200,10 +300,11 @@ class FunctionLowerer:
         from ..library.iteration import iteration_for
         iter_ty = self.type_of(node.iter)
         if isinstance(iter_ty, t.BaseTuple) and len(iter_ty) == 0:
-            self.expr(node.iter)
+            self.release(self.expr(node.iter))
             self.block(node.orelse)
             return
-        it = iteration_for(self.ctx, self.builder, self.expr(node.iter), self.type_of(node.iter))
+        iterable = self.expr(node.iter)
+        it = iteration_for(self.ctx, self.builder, iterable, self.type_of(node.iter))
         b = self.builder
         header, body, step, orelse_blk, end = (
             self.new_block(n) for n in ("for.cond", "for.body", "for.next", "for.else", "for.end"))
@@ -221,6 +322,7 @@ class FunctionLowerer:
         if not b.block.is_terminated:
             b.branch(end)
         b.position_at_end(end)
+        self.release(iterable)
 
     def stmt_FunctionDef(self, node):
         pass  # a nested function has no run-time value; each call compiles it (typing)
@@ -245,14 +347,18 @@ class FunctionLowerer:
 
     # -- expressions -------------------------------------------------------------------------
     def expr(self, node):
+        """The value of `node`; one that owns references is a new, held reference."""
         if node in self.typed.constants:
-            return self.ctx.get_constant(self.builder, self.type_of(node),
-                                         self.typed.constants[node])
+            ty = self.type_of(node)
+            return self.owned(self.ctx.get_constant(self.builder, ty, self.typed.constants[node]),
+                              ty)
         return getattr(self, "expr_" + type(node).__name__)(node)
 
     def expr_Name(self, node):
         ty = self.typed.locals[node.id]
-        return self.builder.load(self.slots[node.id], typ=dm.value_type(ty))
+        value = self.builder.load(self.slots[node.id], typ=dm.value_type(ty))
+        incref(self.builder, ty, value)
+        return self.owned(value, ty)
 
     def expr_Attribute(self, node):
         res = self.typed.calls[node]
@@ -301,32 +407,41 @@ class FunctionLowerer:
         is_and = isinstance(node.op, ast.And)
         for i, value_node in enumerate(node.values):
             value = self.expr(value_node)
-            b.store(self.ctx.cast(b, value, self.type_of(value_node), result_ty), slot)
+            result = self.ctx.cast(b, value, self.type_of(value_node), result_ty)
+            b.store(result, slot)
             if i == len(node.values) - 1:
+                self.take(value)
                 b.branch(end)
                 break
-            truth = self.condition_of(value_node, value)
+            truth = self.condition_of(value_node, value, release=False)
+            self.take(value)
             nxt = self.new_block("boolop.next")
             if is_and:
                 b.cbranch(truth, nxt, end)
             else:
                 b.cbranch(truth, end, nxt)
             b.position_at_end(nxt)
+            decref(b, result_ty, result)  # this operand is not the result
         b.position_at_end(end)
-        return b.load(slot, typ=dm.value_type(result_ty))
+        return self.owned(b.load(slot, typ=dm.value_type(result_ty)), result_ty)
 
     def expr_Compare(self, node):
         """`a < b < c` evaluates b once and stops at the first false comparison."""
         b = self.builder
         if len(node.ops) == 1:
-            return self.compare_one(node, 0, self.expr(node.left), self.type_of(node.left),
-                                    self.expr(node.comparators[0]),
-                                    self.type_of(node.comparators[0]))
+            left, right = self.expr(node.left), self.expr(node.comparators[0])
+            result = self.compare_one(node, 0, left, self.type_of(node.left), right,
+                                      self.type_of(node.comparators[0]))
+            self.release(left)
+            self.release(right)
+            return result
         slot = self.ctx.alloca(b, dm.i1)
+        operands = [self.expr(node.left)]
+        left, left_ty = operands[0], self.type_of(node.left)
         end = self.new_block("cmp.end")
-        left, left_ty = self.expr(node.left), self.type_of(node.left)
         for i, right_node in enumerate(node.comparators):
             right, right_ty = self.expr(right_node), self.type_of(right_node)
+            operands.append(right)
             result = self.compare_one(node, i, left, left_ty, right, right_ty)
             result = self.ctx.cast(b, result, self._compare_result_type(node, i), t.boolean)
             b.store(result, slot)
@@ -337,6 +452,8 @@ class FunctionLowerer:
             left, left_ty = right, right_ty
         b.branch(end)
         b.position_at_end(end)
+        for value in operands:  # through their slots: some paths did not compute them all
+            self.release(value)
         return b.load(slot, typ=dm.i1)
 
     def _compare_result_type(self, node, i):
@@ -350,11 +467,11 @@ class FunctionLowerer:
             return ir.Constant(dm.i1, int(same if op is operator.is_ else not same))
         res = self.typed.calls[(node, i)]
         if op is operator.contains:
-            value = self.call(res, [right, left], [right_ty, left_ty])
+            value = self.call(res, [right, left], [right_ty, left_ty], release=False)
             if isinstance(node.ops[i], ast.NotIn):
                 value = self.builder.not_(value)
             return value
-        return self.call(res, [left, right], [left_ty, right_ty])
+        return self.call(res, [left, right], [left_ty, right_ty], release=False)
 
     def expr_IfExp(self, node):
         taken = self.typed.constants.get((node.test, "truth"))
@@ -367,19 +484,23 @@ class FunctionLowerer:
         b.cbranch(self.condition(node.test), then, orelse)
         for blk, value_node in ((then, node.body), (orelse, node.orelse)):
             b.position_at_end(blk)
-            b.store(self.ctx.cast(b, self.expr(value_node), self.type_of(value_node), result_ty),
-                    slot)
+            value = self.expr(value_node)
+            b.store(self.ctx.cast(b, value, self.type_of(value_node), result_ty), slot)
+            self.take(value)
             b.branch(end)
         b.position_at_end(end)
-        return b.load(slot, typ=dm.value_type(result_ty))
+        return self.owned(b.load(slot, typ=dm.value_type(result_ty)), result_ty)
 
     def expr_Subscript(self, node):
         return self.call(self.typed.calls[node], [self.expr(node.value), self.expr(node.slice)],
                          [self.type_of(node.value), self.type_of(node.slice)])
 
     def expr_Tuple(self, node):
-        return self.ctx.make_tuple(self.builder, self.type_of(node),
-                                   [self.expr(e) for e in node.elts])
+        items = [self.expr(e) for e in node.elts]
+        for item in items:
+            self.take(item)
+        ty = self.type_of(node)
+        return self.owned(self.ctx.make_tuple(self.builder, ty, items), ty)
 
     def expr_Slice(self, node):
         """A slice is `{start, stop, step}`; absent bounds are marked for the indexer to fill."""

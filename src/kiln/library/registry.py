@@ -34,6 +34,9 @@ class Resolution:
     signature: Signature
     lower: Callable  # (codegen_context, builder, signature, llvm_args) -> llvm value
     kw_order: tuple = ()  # keyword arguments' names in the order they follow the positionals
+    # Whether `lower` returns a new reference (a compiled function's result, a new array)
+    # rather than a value borrowed from the arguments (a view, an item).
+    new_reference: bool = False
 
 
 class Template:
@@ -64,7 +67,7 @@ class IntrinsicTemplate(Template):
         if result is None:
             return None
         sig, codegen = result
-        return Resolution(sig, codegen, kw_order)
+        return Resolution(sig, codegen, kw_order, getattr(codegen, "new_reference", False))
 
 
 class OverloadTemplate(Template):
@@ -119,7 +122,7 @@ class OverloadTemplate(Template):
             typed_here = tctx.type_function(impl, argtypes, options=ctx.options)
             extra = [ctx.get_constant(builder, t, d) for t, d in zip(default_types, defaults)]
             return ctx.call_function(builder, typed_here, list(llargs) + extra)
-        return Resolution(sig, lower, tuple(kw_order))
+        return Resolution(sig, lower, tuple(kw_order), new_reference=True)
 
 
 class Registry:

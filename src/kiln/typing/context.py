@@ -105,7 +105,8 @@ class TypingContext:
 
         def lower(ctx, builder, sig, llargs):
             return ctx.call_function(builder, typed_with(ctx.options), llargs)
-        return Resolution(t.Signature(typed.return_type, tuple(argtypes)), lower)
+        return Resolution(t.Signature(typed.return_type, tuple(argtypes)), lower,
+                          new_reference=True)
 
     def lookup_typed(self, key):
         return self._typed[key]
@@ -131,7 +132,8 @@ class TypingContext:
             extra = [ctx.cast(builder, ctx.get_constant(builder, ty, value), ty, target)
                      for (ty, value), target in zip(defaults, full[len(given):])]
             return ctx.call_function(builder, typed.resolved(), list(llargs) + extra)
-        return Resolution(t.Signature(typed.return_type, full[:len(given)]), lower, kw_order)
+        return Resolution(t.Signature(typed.return_type, full[:len(given)]), lower, kw_order,
+                          new_reference=True)
 
 
 class _PendingFunction:

@@ -1,0 +1,185 @@
+"""NRT: reference-counted memory for arrays (and later containers) made in compiled code.
+
+A *meminfo* is the header of one allocation, `{i64 refcount, i64 size, ptr data}`,
+with the data 64-byte aligned (the widest vector unit) in the same block. Counts change
+with atomic instructions, so parallel code can share arrays. The runtime's own functions
+(allocate, free, the NumPy base-object destructor) are compiled once per process from the
+IR below; generated code increments and decrements counts inline (`incref`/`decref`) and
+calls `kiln_nrt_free` when a count reaches zero. Statistics (allocations, frees, bytes
+live) are atomic counters that `allocation_stats()` reads, so tests can prove nothing
+leaked.
+"""
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import NamedTuple
+
+from llvmlite import ir
+
+from ..codegen import datamodel as dm
+
+HEADER_BYTES = 32
+ALIGNMENT = 64
+MEMINFO_REFCOUNT, MEMINFO_SIZE, MEMINFO_DATA = range(3)
+MEMINFO = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr])
+MAX_ALLOCATION = 1 << 62  # beyond this no malloc can succeed; refuse before size arithmetic
+STATS = ir.ArrayType(dm.i64, 3)  # allocations, frees, bytes live
+
+FREE, CAPSULE_DESTRUCTOR, ALLOCATE = "kiln_nrt_free", "kiln_nrt_capsule_destructor", \
+    "kiln_nrt_allocate"
+
+
+def _field(builder, meminfo, index):
+    return builder.gep(meminfo, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
+                       source_etype=MEMINFO)
+
+
+def _count(builder, stats, index, delta):
+    slot = builder.gep(stats, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
+                       source_etype=STATS)
+    builder.atomic_rmw("add", slot, delta, "monotonic")
+
+
+def _runtime_ir() -> str:
+    module = ir.Module(name="kiln.nrt")
+    stats = ir.GlobalVariable(module, STATS, name="kiln_nrt_stats")
+    stats.initializer = ir.Constant(STATS, None)
+    malloc = ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name="malloc")
+    free = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name="free")
+    one = ir.Constant(dm.i64, 1)
+
+    allocate = ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name=ALLOCATE)
+    b = ir.IRBuilder(allocate.append_basic_block("entry"))
+    size = allocate.args[0]
+    too_big = b.icmp_unsigned(">", size, ir.Constant(dm.i64, MAX_ALLOCATION))
+    with b.if_then(too_big, likely=False):
+        b.ret(ir.Constant(dm.ptr, None))
+    block = b.call(malloc, [b.add(size, ir.Constant(dm.i64, HEADER_BYTES + ALIGNMENT - 1))])
+    with b.if_then(b.icmp_unsigned("==", block, ir.Constant(dm.ptr, None)), likely=False):
+        b.ret(ir.Constant(dm.ptr, None))
+    start = b.add(b.ptrtoint(block, dm.i64), ir.Constant(dm.i64, HEADER_BYTES + ALIGNMENT - 1))
+    data = b.inttoptr(b.and_(start, ir.Constant(dm.i64, -ALIGNMENT)), dm.ptr)
+    b.store(one, _field(b, block, MEMINFO_REFCOUNT))
+    b.store(size, _field(b, block, MEMINFO_SIZE))
+    b.store(data, _field(b, block, MEMINFO_DATA))
+    _count(b, stats, 0, one)
+    _count(b, stats, 2, size)
+    b.ret(block)
+
+    release = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=FREE)
+    b = ir.IRBuilder(release.append_basic_block("entry"))
+    meminfo = release.args[0]
+    _count(b, stats, 1, one)
+    _count(b, stats, 2, b.neg(b.load(_field(b, meminfo, MEMINFO_SIZE), typ=dm.i64)))
+    b.call(free, [meminfo])
+    b.ret_void()
+
+    destructor = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
+                             name=CAPSULE_DESTRUCTOR)
+    b = ir.IRBuilder(destructor.append_basic_block("entry"))
+    get_pointer = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr]),
+                              name="PyCapsule_GetPointer")
+    emit_decref(b, b.call(get_pointer, [destructor.args[0], ir.Constant(dm.ptr, None)]))
+    b.ret_void()
+    return str(module)
+
+
+# ---- inline reference counting in generated code ------------------------------------------
+
+def _helper(module, name, body):
+    """An internal function `void name(ptr meminfo)` of `module`, made on first use; LLVM
+    inlines it. A NULL meminfo (memory that NumPy owns) is left alone."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=name)
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        with b.if_then(b.icmp_unsigned("!=", fn.args[0], ir.Constant(dm.ptr, None))):
+            body(module, b, fn.args[0])
+        b.ret_void()
+    return fn
+
+
+def _incref_body(module, b, meminfo):
+    b.atomic_rmw("add", _field(b, meminfo, MEMINFO_REFCOUNT), ir.Constant(dm.i64, 1),
+                 "monotonic")
+
+
+def _decref_body(module, b, meminfo):
+    old = b.atomic_rmw("sub", _field(b, meminfo, MEMINFO_REFCOUNT), ir.Constant(dm.i64, 1),
+                       "acq_rel")
+    with b.if_then(b.icmp_signed("==", old, ir.Constant(dm.i64, 1)), likely=False):
+        free = module.globals.get(FREE) or \
+            ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=FREE)
+        b.call(free, [meminfo])
+
+
+def emit_incref(builder, meminfo):
+    builder.call(_helper(builder.module, "kiln.nrt.incref", _incref_body), [meminfo])
+
+
+def emit_decref(builder, meminfo):
+    builder.call(_helper(builder.module, "kiln.nrt.decref", _decref_body), [meminfo])
+
+
+def emit_allocate(builder, nbytes):
+    """A new meminfo holding `nbytes` (count 1), or NULL when memory is exhausted."""
+    module = builder.module
+    fn = module.globals.get(ALLOCATE) or \
+        ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name=ALLOCATE)
+    return builder.call(fn, [nbytes])
+
+
+def meminfo_data(builder, meminfo):
+    return builder.load(_field(builder, meminfo, MEMINFO_DATA), typ=dm.ptr)
+
+
+# ---- loading the runtime -------------------------------------------------------------------
+
+class _Runtime:
+    def __init__(self, compiled):
+        self.stats = (ctypes.c_int64 * 3).from_address(
+            compiled.engine.engine.get_global_value_address("kiln_nrt_stats"))
+        self.addresses = {name: compiled.address(name)
+                          for name in (FREE, CAPSULE_DESTRUCTOR, ALLOCATE)}
+
+
+_runtime = None
+_lock = threading.Lock()
+
+
+def ensure_runtime() -> _Runtime:
+    """Compile (or load from the internal cache) and bind the runtime, once per process."""
+    global _runtime
+    with _lock:
+        if _runtime is None:
+            import llvmlite.binding as llvm
+            from ..cpu.cache import internal_cache
+            from ..cpu.engine import get_engine
+            compiled = get_engine().compile(_runtime_ir(), level=2,
+                                            cache=internal_cache("nrt"))
+            _runtime = _Runtime(compiled)
+            for name, address in _runtime.addresses.items():
+                llvm.add_symbol(name, address)
+        return _runtime
+
+
+class AllocationStats(NamedTuple):
+    allocations: int
+    frees: int
+    bytes_live: int
+
+    @property
+    def live(self) -> int:
+        return self.allocations - self.frees
+
+
+def allocation_stats() -> AllocationStats:
+    """Counts of the runtime's allocations and frees so far in this process, and the bytes
+    still held: equal before and after a piece of code means it leaked nothing."""
+    if _runtime is None:
+        return AllocationStats(0, 0, 0)
+    allocations, frees, live = _runtime.stats
+    return AllocationStats(allocations, frees, live)
