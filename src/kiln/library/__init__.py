@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
-           "printing", "optional")
+           "printing", "optional", "allocation", "creation")
 _loaded = False
 
 

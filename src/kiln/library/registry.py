@@ -95,33 +95,34 @@ class OverloadTemplate(Template):
         impl = self.ov(*args, **kws)
         if impl is None:
             return None
-        params = inspect.signature(impl).parameters
-        bound = list(args)
-        defaults = []
-        kw_order = []
-        for name, p in list(params.items())[len(args):]:
-            if name in kws:
-                if defaults:
-                    return None  # keyword after an omitted parameter: not supported
-                bound.append(kws[name])
-                kw_order.append(name)
+        params = list(inspect.signature(impl).parameters.values())[len(args):]
+        # Each parameter after the positionals is a keyword the call gives or its default
+        # (a constant): `plan` says which, in parameter order.
+        plan, kw_order = [], []
+        for p in params:
+            if p.name in kws:
+                plan.append(("kw", kws[p.name]))
+                kw_order.append(p.name)
             elif p.default is not inspect.Parameter.empty:
-                defaults.append(p.default)
+                plan.append(("default", p.default))
             else:
                 return None
-        if len(bound) + len(defaults) != len(params) or len(bound) - len(args) != len(kws):
+        if len(kw_order) != len(kws):
             return None
         from ..types.typeof import typeof_global
-        default_types = tuple(typeof_global(d) for d in defaults)
-        argtypes = tuple(bound) + default_types
+        argtypes = tuple(args) + tuple(v if kind == "kw" else typeof_global(v)
+                                       for kind, v in plan)
         typed = tctx.type_function(impl, argtypes)
-        sig = Signature(typed.return_type, tuple(bound))
+        sig = Signature(typed.return_type, tuple(args) + tuple(kws[k] for k in kw_order))
 
         def lower(ctx, builder, sig, llargs):
             # Compiled with the caller's options (fast-math, bounds checks); types are the same.
             typed_here = tctx.type_function(impl, argtypes, options=ctx.options)
-            extra = [ctx.get_constant(builder, t, d) for t, d in zip(default_types, defaults)]
-            return ctx.call_function(builder, typed_here, list(llargs) + extra)
+            given = iter(llargs[len(args):])
+            full = list(llargs[:len(args)])
+            for ty, (kind, value) in zip(argtypes[len(args):], plan):
+                full.append(next(given) if kind == "kw" else ctx.get_constant(builder, ty, value))
+            return ctx.call_function(builder, typed_here, full)
         return Resolution(sig, lower, tuple(kw_order), new_reference=True)
 
 

@@ -14,6 +14,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
+from . import nrt
 from . import pyapi as P
 from .pyapi import PyAPI
 
@@ -289,15 +290,55 @@ def _box_tuple(api, ty, value, fail):
 
 
 def _box_array(api, ty, value, fail):
-    """An array that came from Python is returned as a NumPy view of its original object."""
+    """An array that came from Python is returned as a NumPy view of its original object;
+    one made in compiled code becomes a NumPy array that owns the reference."""
     b = api.builder
     parent = b.extract_value(value, dm.ARRAY_PARENT)
-    with b.if_then(b.icmp_unsigned("==", parent, ir.Constant(dm.ptr, None)), likely=False):
+    result = b.alloca(dm.ptr)
+    with b.if_else(b.icmp_unsigned("==", parent, ir.Constant(dm.ptr, None))) as (owned, view):
+        with owned:
+            b.store(_box_owned_array(api, ty, value, fail), result)
+        with view:
+            b.store(_box_view(api, ty, value, fail), result)
+    return b.load(result, typ=dm.ptr)
+
+
+def _box_owned_array(api, ty, value, fail):
+    """A NumPy array over memory that compiled code allocated: its base object is a capsule
+    whose destructor releases the reference this function takes over."""
+    b = api.builder
+    meminfo = b.extract_value(value, dm.ARRAY_MEMINFO)
+    with b.if_then(b.icmp_unsigned("==", meminfo, ir.Constant(dm.ptr, None)), likely=False):
         api.call("PyErr_SetString", ir.VoidType(),
                  [b.load(api.global_object("PyExc_TypeError"), typ=dm.ptr),
                   api.context.state.global_string(
-                      "kiln cannot yet return an array created in compiled code")])
+                      "kiln cannot return a global array frozen into compiled code; "
+                      "return a copy (.copy())")])
         fail(b)
+    dims = ir.ArrayType(dm.i64, max(ty.ndim, 1))
+    shape, strides = b.alloca(dims), b.alloca(dims)
+    if ty.ndim:
+        b.store(b.extract_value(value, dm.ARRAY_SHAPE), shape)
+        b.store(b.extract_value(value, dm.ARRAY_STRIDES), strides)
+    i32 = dm.i32
+    array = api.call(nrt.ARRAY_NEW, dm.ptr, [
+        api.global_object("PyArray_Type"), ir.Constant(i32, ty.ndim), shape,
+        ir.Constant(i32, ty.dtype.np_dtype.num), strides, b.extract_value(value, dm.ARRAY_DATA),
+        ir.Constant(i32, 0), ir.Constant(i32, P.NPY_WRITEABLE | P.NPY_ALIGNED),
+        ir.Constant(dm.ptr, None)],
+        argtypes=[dm.ptr, i32, dm.ptr, i32, dm.ptr, dm.ptr, i32, i32, dm.ptr])
+    with b.if_then(b.icmp_unsigned("==", array, ir.Constant(dm.ptr, None)), likely=False):
+        nrt.emit_decref(b, meminfo)
+        fail(b)
+    destructor = api.context.declare_external(nrt.CAPSULE_DESTRUCTOR, ir.VoidType(), [dm.ptr])
+    capsule = api.call("PyCapsule_New", dm.ptr, [meminfo, ir.Constant(dm.ptr, None), destructor])
+    api.call(nrt.ARRAY_SET_BASE, i32, [array, capsule])
+    return array
+
+
+def _box_view(api, ty, value, fail):
+    b = api.builder
+    parent = b.extract_value(value, dm.ARRAY_PARENT)
     address = b.ptrtoint(b.extract_value(value, dm.ARRAY_DATA), dm.i64)
     shape_ty = t.UniTuple(t.int64, ty.ndim)
     shape = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_SHAPE), fail)

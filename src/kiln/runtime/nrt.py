@@ -28,6 +28,9 @@ STATS = ir.ArrayType(dm.i64, 3)  # allocations, frees, bytes live
 
 FREE, CAPSULE_DESTRUCTOR, ALLOCATE = "kiln_nrt_free", "kiln_nrt_capsule_destructor", \
     "kiln_nrt_allocate"
+# NumPy's C API, reached through its function table (the indices are NumPy's stable ABI).
+ARRAY_NEW, ARRAY_SET_BASE = "kiln_PyArray_New", "kiln_PyArray_SetBaseObject"
+_NUMPY_API_INDEX = {ARRAY_NEW: 93, ARRAY_SET_BASE: 282}
 
 
 def _field(builder, meminfo, index):
@@ -163,7 +166,26 @@ def ensure_runtime() -> _Runtime:
             _runtime = _Runtime(compiled)
             for name, address in _runtime.addresses.items():
                 llvm.add_symbol(name, address)
+            for name, address in _numpy_api().items():
+                llvm.add_symbol(name, address)
         return _runtime
+
+
+def _numpy_api() -> dict:
+    """Addresses of the NumPy C API functions boxing calls, and of `PyArray_Type`."""
+    import numpy as np
+    try:
+        from numpy._core import _multiarray_umath as multiarray
+    except ImportError:  # NumPy 1.x
+        from numpy.core import _multiarray_umath as multiarray
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    table = ctypes.cast(get_pointer(multiarray._ARRAY_API, None),
+                        ctypes.POINTER(ctypes.c_void_p))
+    found = {name: table[index] for name, index in _NUMPY_API_INDEX.items()}
+    found["PyArray_Type"] = id(np.ndarray)
+    return found
 
 
 class AllocationStats(NamedTuple):

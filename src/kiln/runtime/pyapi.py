@@ -30,6 +30,7 @@ DESCR_TYPE_NUM = HEAD + 12
 
 NPY_C_CONTIGUOUS = 0x1
 NPY_F_CONTIGUOUS = 0x2
+NPY_ALIGNED = 0x100
 NPY_WRITEABLE = 0x400
 
 C_LONG = ir.IntType(ctypes.sizeof(ctypes.c_long) * 8)

@@ -1,0 +1,229 @@
+"""NumPy's array creation functions in compiled code: empty, zeros, ones, full, their
+*_like forms, arange, linspace, eye, identity, copy. Each is Python that kiln compiles,
+on top of the allocation primitives."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import types as t
+from ..errors import TypingError
+from .allocation import empty_array, flat_view, shape_items, zeroed_array
+from .arrays import assign_into
+from .registry import overload, overload_method, register_jitable
+
+FLOAT64 = t.float64
+_BUILTIN_DTYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
+
+
+def dtype_of(dtype_ty, default=None):
+    """The kiln scalar type a `dtype=` argument names (np.float32, 'f4', np.dtype('f4'),
+    float, kiln.float32), `default` when it is omitted or None."""
+    if dtype_ty is None or isinstance(dtype_ty, t.NoneType):
+        return default
+    if isinstance(dtype_ty, t.NumberClass):
+        return dtype_ty.instance_type
+    if isinstance(dtype_ty, t.DType):
+        return dtype_ty.dtype
+    if isinstance(dtype_ty, t.Function) and dtype_ty.pyfunc in _BUILTIN_DTYPES:
+        return _BUILTIN_DTYPES[dtype_ty.pyfunc]
+    if isinstance(dtype_ty, t.StringLiteral):
+        try:
+            return t.from_dtype(np.dtype(dtype_ty.value))
+        except TypeError:
+            pass
+    raise TypingError(f"kiln does not support the dtype {dtype_ty} here")
+
+
+def _scalar_dtype(value_ty):
+    """The dtype NumPy gives an array filled with a scalar of this type."""
+    if isinstance(value_ty, t.Number):
+        return value_ty
+    raise TypingError(f"cannot fill an array with a value of type {value_ty}")
+
+
+def _require_shape(shape):
+    if shape_items(shape) is None:
+        raise TypingError(f"an array shape must be an int or a tuple of ints, not {shape}")
+
+
+@register_jitable
+def _fill(a, value):
+    flat = flat_view(a)
+    for i in range(flat.shape[0]):
+        flat[i] = value
+    return a
+
+
+@overload(np.empty)
+def _empty(shape, dtype=None):
+    _require_shape(shape)
+    dt = dtype_of(dtype, t.float64)
+    return lambda shape, dtype=None: empty_array(shape, dt)
+
+
+@overload(np.zeros)
+def _zeros(shape, dtype=None):
+    _require_shape(shape)
+    dt = dtype_of(dtype, t.float64)
+    return lambda shape, dtype=None: zeroed_array(shape, dt)
+
+
+@overload(np.ones)
+def _ones(shape, dtype=None):
+    _require_shape(shape)
+    dt = dtype_of(dtype, t.float64)
+    return lambda shape, dtype=None: _fill(empty_array(shape, dt), 1)
+
+
+@overload(np.full)
+def _full(shape, fill_value, dtype=None):
+    _require_shape(shape)
+    dt = dtype_of(dtype, None) or _scalar_dtype(fill_value)
+    return lambda shape, fill_value, dtype=None: _fill(empty_array(shape, dt), fill_value)
+
+
+def _like(prototype, dtype):
+    if not isinstance(prototype, t.Array):
+        return None
+    return dtype_of(dtype, prototype.dtype)
+
+
+@overload(np.empty_like)
+def _empty_like(a, dtype=None):
+    dt = _like(a, dtype)
+    return dt and (lambda a, dtype=None: empty_array(a.shape, dt))
+
+
+@overload(np.zeros_like)
+def _zeros_like(a, dtype=None):
+    dt = _like(a, dtype)
+    return dt and (lambda a, dtype=None: zeroed_array(a.shape, dt))
+
+
+@overload(np.ones_like)
+def _ones_like(a, dtype=None):
+    dt = _like(a, dtype)
+    return dt and (lambda a, dtype=None: _fill(empty_array(a.shape, dt), 1))
+
+
+@overload(np.full_like)
+def _full_like(a, fill_value, dtype=None):
+    dt = _like(a, dtype)
+    return dt and (lambda a, fill_value, dtype=None: _fill(empty_array(a.shape, dt),
+                                                           fill_value))
+
+
+@register_jitable
+def _copy_of(a, dt):
+    out = empty_array(a.shape, dt)
+    assign_into(out, a)
+    return out
+
+
+@overload(np.copy)
+def _np_copy(a):
+    if isinstance(a, t.Array):
+        dt = a.dtype
+        return lambda a: _copy_of(a, dt)
+    return None
+
+
+@overload_method(t.Array, "copy")
+def _array_copy(a):
+    dt = a.dtype
+    return lambda a: _copy_of(a, dt)
+
+
+@overload_method(t.Array, "astype")
+def _astype(a, dtype):
+    dt = dtype_of(dtype)
+    return lambda a, dtype: _copy_of(a, dt)
+
+
+@overload_method(t.Array, "fill")
+def _array_fill(a, value):
+    if not isinstance(value, t.Number):
+        return None
+
+    def fill(a, value):
+        assign_into(a, value)
+    return fill
+
+
+@overload(np.arange)
+def _arange(start, stop=None, step=None, dtype=None):
+    numbers = [a for a in (start, stop, step) if not isinstance(a, t.NoneType) and a is not None]
+    if not all(isinstance(a, (t.Integer, t.Boolean, t.Float)) for a in numbers):
+        return None
+    natural = t.float64 if any(isinstance(a, t.Float) for a in numbers) else t.int64
+    dt = dtype_of(dtype, natural)
+
+    def arange(start, stop=None, step=None, dtype=None):
+        if stop is None:
+            lo, hi = 0, start
+        else:
+            lo, hi = start, stop
+        by = 1 if step is None else step
+        if by == 0:
+            raise ZeroDivisionError("division by zero")
+        n = max(math.ceil((hi - lo) / by), 0)
+        out = empty_array(n, dt)
+        for i in range(n):
+            out[i] = lo + i * by
+        return out
+    return arange
+
+
+@overload(np.linspace)
+def _linspace(start, stop, num=50, endpoint=True):
+    if not all(isinstance(a, (t.Integer, t.Boolean, t.Float)) for a in (start, stop)):
+        return None
+
+    def linspace(start, stop, num=50, endpoint=True):
+        if num < 0:
+            raise ValueError("Number of samples must be non-negative.")
+        div = num - 1 if endpoint else num
+        out = empty_array(num, FLOAT64)
+        delta = stop - start
+        step = delta / div if div > 0 else np.nan
+        for i in range(num):
+            if div > 0 and step == 0:
+                out[i] = (i / div) * delta + start
+            elif div > 0:
+                out[i] = i * step + start
+            else:
+                out[i] = i * delta + start
+        if endpoint and num > 1:
+            out[num - 1] = stop
+        return out
+    return linspace
+
+
+
+@overload(np.eye)
+def _eye(N, M=None, k=0, dtype=None):
+    dt = dtype_of(dtype, t.float64)
+
+    def eye(N, M=None, k=0, dtype=None):
+        cols = N if M is None else M
+        out = zeroed_array((N, cols), dt)
+        for i in range(N):
+            j = i + k
+            if 0 <= j < cols:
+                out[i, j] = 1
+        return out
+    return eye
+
+
+@overload(np.identity)
+def _identity(n, dtype=None):
+    dt = dtype_of(dtype, t.float64)
+
+    def identity(n, dtype=None):
+        out = zeroed_array((n, n), dt)
+        for i in range(n):
+            out[i, i] = 1
+        return out
+    return identity

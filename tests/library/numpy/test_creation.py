@@ -1,0 +1,195 @@
+"""Arrays made in compiled code: NumPy's creation functions, checked against NumPy."""
+import numpy as np
+import pytest
+
+from helpers import check
+from kiln import njit
+from kiln.errors import TypingError
+from kiln.runtime.nrt import allocation_stats
+
+
+def empty_filled(n):
+    a = np.empty(n)
+    for i in range(n):
+        a[i] = i * 0.5
+    return a
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 1000])
+def test_empty_then_fill(n):
+    got = check(empty_filled, n)
+    assert got.flags.c_contiguous and got.flags.writeable and got.flags.owndata is False
+
+
+def zeros_shapes(n):
+    return (np.zeros(n), np.zeros((n, 3)), np.zeros((2, n, 2), dtype=np.int32),
+            np.zeros(n, np.bool_), np.zeros((), np.float32), np.zeros((n,), dtype="c16"))
+
+
+def ones_full(n):
+    return (np.ones(n), np.ones((n, 2), dtype=np.int8), np.full(n, 7), np.full((2, n), 2.5),
+            np.full(n, True), np.full(n, 3, dtype=np.float32), np.ones(n, dtype=complex))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_zeros_ones_full(n):
+    for got, want in zip(njit(zeros_shapes)(n), zeros_shapes(n)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(njit(ones_full)(n), ones_full(n)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def likes(a):
+    return (np.empty_like(a).shape, np.zeros_like(a), np.ones_like(a), np.full_like(a, 3),
+            np.zeros_like(a, dtype=np.float32), np.full_like(a, 2.5))
+
+
+@pytest.mark.parametrize("a", [np.arange(6.0), np.arange(12).reshape(3, 4),
+                               np.arange(12.0).reshape(3, 4)[:, ::2], np.zeros((0, 2)),
+                               np.array([True, False])])
+def test_like_functions(a):
+    got, want = njit(likes)(a), likes(a)
+    assert got[0] == want[0]
+    for g, w in zip(got[1:], want[1:]):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def aranges(n):
+    return np.arange(n), np.arange(2, n), np.arange(n, -3, -2), np.arange(0.5, n, 0.25)
+
+
+def arange_float_dtype(n):
+    return np.arange(n, dtype=np.float32)
+
+
+@pytest.mark.parametrize("n", [-2, 0, 1, 10])
+def test_arange(n):
+    for got, want in zip(njit(aranges)(n), aranges(n)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    check(arange_float_dtype, n)
+
+
+def arange_zero_step(n):
+    return np.arange(0, n, 0)
+
+
+def test_arange_zero_step_raises():
+    check(arange_zero_step, 3)
+    with pytest.raises(ZeroDivisionError):
+        njit(arange_zero_step)(3)
+
+
+def linspaces(a, b, n):
+    return np.linspace(a, b, n), np.linspace(a, b, n, endpoint=False), np.linspace(a, b)
+
+
+@pytest.mark.parametrize("a, b, n", [(0.0, 1.0, 5), (1, 10, 10), (-3.5, 2.25, 1), (0, 1, 0),
+                                     (2.0, 2.0, 4), (0.0, 1e-320, 3), (1e300, -1e300, 7)])
+def test_linspace_bit_for_bit(a, b, n):
+    for got, want in zip(njit(linspaces)(a, b, n), linspaces(a, b, n)):
+        np.testing.assert_array_equal(got, want)
+
+
+def eyes(n, m, k):
+    return np.eye(n), np.eye(n, m), np.eye(n, m, k), np.eye(n, k=k, dtype=np.int32), \
+        np.identity(n), np.identity(n, dtype=np.bool_)
+
+
+@pytest.mark.parametrize("n, m, k", [(3, 3, 0), (3, 5, 1), (4, 2, -1), (0, 0, 0), (2, 2, 5)])
+def test_eye_identity(n, m, k):
+    for got, want in zip(njit(eyes)(n, m, k), eyes(n, m, k)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def copies(a):
+    b = a.copy()
+    c = np.copy(a)
+    return b, c, a.astype(np.float32), a.astype(np.int64)
+
+
+@pytest.mark.parametrize("a", [np.arange(6.0), np.arange(12.0).reshape(3, 4).T,
+                               np.arange(24.0).reshape(2, 3, 4)[:, ::2, 1:], np.zeros(0),
+                               np.array([-1.5, np.nan, np.inf, -0.0])[:3]])
+def test_copy_and_astype_are_contiguous_copies(a):
+    got = njit(copies)(a)
+    want = copies(a)
+    for g, w in zip(got[:3], want[:3]):
+        assert g.flags.c_contiguous and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+        assert not np.shares_memory(g, a)
+
+
+def fill_method(a, v):
+    a.fill(v)
+    return a
+
+
+def test_fill_method():
+    check(fill_method, np.zeros((3, 2)), 2.5)
+    check(fill_method, np.zeros(4, dtype=np.int32), 7)
+
+
+def returns_views_of_new(n):
+    a = np.arange(n)
+    return a[2:], a[::2], a
+
+
+def test_views_of_a_new_array_share_its_memory():
+    before = allocation_stats()
+    tail, even, whole = njit(returns_views_of_new)(10)
+    assert allocation_stats().allocations == before.allocations + 1
+    np.testing.assert_array_equal(tail, np.arange(2, 10))
+    np.testing.assert_array_equal(even, np.arange(0, 10, 2))
+    assert np.shares_memory(tail, whole) and np.shares_memory(even, whole)
+    whole[3] = -1
+    assert tail[1] == -1
+    del whole, even
+    assert allocation_stats().live == before.live + 1   # `tail` keeps the block alive
+    del tail
+    assert allocation_stats().live == before.live
+
+
+def view_of_argument(a):
+    tmp = np.zeros(3)
+    return a[1:]
+
+
+def test_view_of_an_argument_keeps_the_argument():
+    a = np.arange(5.0)
+    got = njit(view_of_argument)(a)
+    assert np.shares_memory(got, a)
+    np.testing.assert_array_equal(got, a[1:])
+
+
+def make(n):
+    return np.empty(n)
+
+
+@pytest.mark.parametrize("n, error, message", [
+    (-1, ValueError, "negative dimensions are not allowed"),
+    (2 ** 62, ValueError, "array is too big"),
+    (2 ** 60, ValueError, "array is too big"),
+    (2 ** 59, MemoryError, "Unable to allocate")])
+def test_bad_sizes(n, error, message):
+    with pytest.raises(error, match=message):
+        njit(make)(n)
+
+
+def bad_dtype(n):
+    return np.zeros(n, dtype="U3")
+
+
+def bad_shape(x):
+    return np.zeros(x)
+
+
+def test_bad_dtype_and_shape_are_typing_errors():
+    with pytest.raises(TypingError, match="dtype"):
+        njit(bad_dtype)(3)
+    with pytest.raises(TypingError, match="shape"):
+        njit(bad_shape)(1.5)
