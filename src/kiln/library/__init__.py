@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
-           "printing", "optional", "allocation", "creation")
+           "printing", "optional", "allocation", "creation",
+           "ufuncs")
 _loaded = False
 
 
