@@ -225,15 +225,23 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
 
 
 def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
-    """`a[i, :] = x` / `a[1:-1] = b`: fill the view from a scalar or a same-shaped array."""
-    fill = tctx.resolve(assign_into, (view_ty, value_ty))
-    if fill is None:
+    """`a[i, :] = x` / `a[1:-1] = b`: fill the view from a scalar, or copy an array into it
+    with broadcasting (overlapping memory is read before it is written)."""
+    copies = isinstance(value_ty, t.Array)
+    if copies and value_ty.ndim > view_ty.ndim:
+        return None
+    fill = None if copies else tctx.resolve(assign_into, (view_ty, value_ty))
+    if fill is None and not copies:
         return None
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
         view = arr.view(_resolve_index(context, builder, arr, args[1], index_ty), view_ty)
-        fill.lower(context, builder, fill.signature, [view, args[2]])
+        if copies:
+            from .ufuncs import copy_into  # ufuncs builds on this module
+            copy_into(context, builder, view_ty, view, value_ty, args[2])
+        else:
+            fill.lower(context, builder, fill.signature, [view, args[2]])
         return dm.null_value(t.none)
     return t.none(array_ty, index_ty, value_ty), codegen
 

@@ -304,6 +304,14 @@ def elementwise(context, builder, out_ty, operands, operand_types, element, loop
     return out.value
 
 
+def copy_into(context, builder, out_ty, out, source_ty, source):
+    """`out[...] = source` (a slice assignment): broadcast, cast to out's dtype, and read
+    before writing when the two overlap."""
+    identity = Resolution(source_ty.dtype(source_ty.dtype), lambda ctx, b, sig, args: args[0])
+    elementwise(context, builder, out_ty, [source], [source_ty], identity, source_ty.dtype,
+                out=out)
+
+
 def _extent(builder, a):
     """[first byte, last byte] an array's elements span (an empty array spans nothing)."""
     start = builder.ptrtoint(a.field(dm.ARRAY_DATA), dm.i64)
@@ -460,6 +468,9 @@ def _inplace_template(ufunc):
         result, element, loop = found
         if target.readonly:
             raise TypingError(f"cannot modify a read-only array ({target}) in place")
+        if result.ndim != target.ndim:
+            raise TypingError(f"non-broadcastable output operand: {target} {ufunc.__name__} "
+                              f"{other} has more dimensions")
         if not np.can_cast(result.dtype.np_dtype, target.dtype.np_dtype, "same_kind"):
             raise TypingError(f"cannot cast the result of {ufunc.__name__} from "
                               f"{result.dtype} to {target.dtype} in place (NumPy's "

@@ -1,0 +1,48 @@
+"""Whole-array reductions against NumPy: bit for bit, NaN and empty arrays included."""
+import numpy as np
+import pytest
+
+from helpers import same
+from kiln import njit
+
+
+def reductions(a):
+    return (a.sum(), np.sum(a), a.mean(), np.mean(a), a.prod(), a.min(), np.max(a),
+            a.argmin(), np.argmax(a), a.any(), np.all(a))
+
+
+rng = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("a", [
+    rng.random(1000), rng.random(100_001) - 0.5, np.arange(12.0).reshape(3, 4)[:, ::2],
+    np.array([1.0, np.nan, 3.0, np.inf]), np.array([-0.0, -0.0]), rng.integers(-9, 9, 20_001),
+    (rng.random(300) * 100).astype(np.float32), np.array([True, False, True]),
+    np.arange(24, dtype=np.int8).reshape(2, 3, 4), np.asfortranarray(rng.random((5, 7)))],
+    ids=lambda a: f"{a.dtype}{a.shape}")
+def test_reductions_match_numpy(a):
+    with np.errstate(all="ignore"):
+        want = reductions(a)
+    got = njit(reductions)(a)
+    for g, w in zip(got, want):
+        assert same(w, g), (g, w)
+
+
+def minimum(a):
+    return a.min()
+
+
+def arg(a):
+    return np.argmax(a)
+
+
+def total(a):
+    return a.sum()
+
+
+def test_empty_arrays():
+    with pytest.raises(ValueError, match="zero-size array"):
+        njit(minimum)(np.zeros(0))
+    with pytest.raises(ValueError, match="empty sequence"):
+        njit(arg)(np.zeros(0))
+    assert njit(total)(np.zeros(0)) == 0.0

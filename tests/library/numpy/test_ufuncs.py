@@ -1,0 +1,174 @@
+"""Array operators and NumPy ufuncs in compiled code, against NumPy on the same inputs."""
+import numpy as np
+import pytest
+
+from kiln import njit
+from kiln.errors import TypingError
+
+
+def same_arrays(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def run(pyfunc, *args, rtol=0.0):
+    with np.errstate(all="ignore"):
+        want = pyfunc(*args)
+    got = njit(pyfunc)(*args)
+    for g, w in zip(got, want):
+        if rtol:
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=rtol)
+        else:
+            same_arrays(g, w)
+
+
+FLOATS = np.array([1.5, -2.0, np.nan, np.inf, -0.0, 0.0, 5e-324, -np.inf])
+OTHER = np.array([0.0, 2.0, 1.0, -0.0, np.nan, 3.0, 2.0, -np.inf])
+
+
+def arithmetic(a, b):
+    return a + b, a - b, a * b, a / b, a // b, a % b, a ** b, -a, abs(a), +a
+
+
+def comparisons(a, b):
+    return a < b, a <= b, a == b, a != b, a > b, a >= b
+
+
+def math_ufuncs(a, b):
+    return (np.sqrt(a), np.exp(a), np.log(a), np.sin(a), np.cos(a), np.tanh(a), np.arctan2(a, b),
+            np.hypot(a, b), np.maximum(a, b), np.minimum(a, b), np.isnan(a), np.isinf(a),
+            np.isfinite(a), np.absolute(a), np.log1p(a), np.expm1(a), np.floor_divide(a, b))
+
+
+@pytest.mark.parametrize("f", [arithmetic, comparisons])
+def test_float_arrays_with_nan_inf_zero(f):
+    run(f, FLOATS, OTHER)
+    run(f, FLOATS.astype(np.float32), OTHER.astype(np.float32))
+
+
+def test_math_ufuncs_within_an_ulp_or_two():
+    # kiln calls the C library (as CPython's math does); NumPy has its own SIMD versions of
+    # tanh, exp, log, sin... which can differ in the last bit
+    run(math_ufuncs, FLOATS, OTHER, rtol=4e-16)
+    run(math_ufuncs, FLOATS.astype(np.float32), OTHER.astype(np.float32), rtol=4e-7)
+
+
+INTS = np.array([7, -7, 0, 3, -1, 2 ** 40, -(2 ** 62), 5])
+INT_OTHER = np.array([2, 3, 0, -3, 0, 7, 3, -1])
+
+
+def int_arithmetic(a, b):
+    return a + b, a - b, a * b, a / b, a // b, a % b, -a, abs(a), a & b, a | b, a ^ b, a < b
+
+
+def test_int_arrays_divide_by_zero_like_numpy():
+    run(int_arithmetic, INTS, INT_OTHER)
+
+
+def scalars_and_promotion(a, x, i):
+    return a + x, a * i, x - a, i / a, a + 1, a * 2.5, a > 2
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, np.float32, np.float64,
+                                   np.bool_])
+def test_numpy2_promotion_with_python_scalars(dtype):
+    a = np.array([1, 0, 3, 1], dtype=dtype)
+    run(scalars_and_promotion, a, 1.5, 3)
+
+
+def broadcasting(A, v, col):
+    return A + v, A * col, v - col, A.T / 2, A[:, ::2] * v[:2], A[1] + A[:, 0:1]
+
+
+def test_broadcasting_and_layouts():
+    A = np.arange(12.0).reshape(3, 4)
+    run(broadcasting, A, np.arange(4.0), np.arange(3.0).reshape(3, 1))
+    run(broadcasting, np.asfortranarray(A), np.arange(4.0), np.arange(3.0).reshape(3, 1))
+
+
+def mismatch(a, b):
+    return a + b
+
+
+def test_shapes_that_do_not_broadcast():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        njit(mismatch)(np.zeros(3), np.zeros(4))
+
+
+def empty_arrays(a, b):
+    return a + b, np.sqrt(a), a * 2
+
+
+def test_empty_arrays():
+    run(empty_arrays, np.zeros(0), np.zeros(0))
+    run(empty_arrays, np.zeros((0, 3)), np.zeros(3))
+
+
+def in_place(a, b):
+    a += b
+    a *= 2.0
+    a -= 1
+    return a
+
+
+def test_in_place_operators_write_into_the_argument():
+    a, b = np.arange(5.0), np.linspace(0, 1, 5)
+    expected = in_place(a.copy(), b)
+    got = njit(in_place)(a, b)
+    same_arrays(a, expected)
+    assert got is a
+
+
+def shift_in_place(a):
+    a[1:] += a[:-1]
+    return a
+
+
+def reverse_in_place(a):
+    a += a[::-1]
+    return a
+
+
+def slice_copy_overlapping(a):
+    a[1:] = a[:-1]
+    return a
+
+
+@pytest.mark.parametrize("f", [shift_in_place, reverse_in_place, slice_copy_overlapping])
+def test_overlapping_operands_are_read_before_written(f):
+    want = f(np.arange(7.0))
+    got = njit(f)(np.arange(7.0))
+    same_arrays(got, want)
+
+
+def int_plus_float_in_place(a):
+    a += 1.5
+
+
+def test_in_place_casting_rule():
+    with pytest.raises(TypingError, match="same_kind"):
+        njit(int_plus_float_in_place)(np.arange(3))
+
+
+def scalar_ufuncs(x, y):
+    return np.sqrt(x), np.add(x, y), np.maximum(x, y), np.isnan(x)
+
+
+def test_ufuncs_on_scalars():
+    for x, y in [(4.0, 2.0), (np.nan, 1.0), (-1.0, np.inf)]:
+        with np.errstate(all="ignore"):
+            want = scalar_ufuncs(x, y)
+        got = njit(scalar_ufuncs)(x, y)
+        for g, w in zip(got, want):
+            assert g == w or (g != g and w != w)
+
+
+def expression(a, b, c):
+    return (np.sqrt(a * a + b * b) - 2.0 * c,)
+
+
+def test_expression_on_views():
+    a = np.arange(20.0).reshape(4, 5)
+    run(expression, a[:, 1:], a[:, :-1], a[::2].sum() + a[:, 1:])
