@@ -12,6 +12,7 @@ leaked.
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from typing import NamedTuple
 
@@ -25,6 +26,7 @@ MEMINFO_REFCOUNT, MEMINFO_SIZE, MEMINFO_DATA = range(3)
 MEMINFO = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr])
 MAX_ALLOCATION = 1 << 62  # beyond this no malloc can succeed; refuse before size arithmetic
 STATS = ir.ArrayType(dm.i64, 3)  # allocations, frees, bytes live
+PAGE, HUGE_PAGES_FROM, MADV_HUGEPAGE = 4096, 4 << 20, 14  # Linux's madvise advice
 
 FREE, CAPSULE_DESTRUCTOR, ALLOCATE = "kiln_nrt_free", "kiln_nrt_capsule_destructor", \
     "kiln_nrt_allocate"
@@ -61,6 +63,16 @@ def _runtime_ir() -> str:
     block = b.call(malloc, [b.add(size, ir.Constant(dm.i64, HEADER_BYTES + ALIGNMENT - 1))])
     with b.if_then(b.icmp_unsigned("==", block, ir.Constant(dm.ptr, None)), likely=False):
         b.ret(ir.Constant(dm.ptr, None))
+    if sys.platform.startswith("linux"):
+        # As NumPy does: ask for transparent huge pages, so touching a large new array
+        # takes hundreds of times fewer page faults.
+        madvise = ir.Function(module, ir.FunctionType(dm.i32, [dm.ptr, dm.i64, dm.i32]),
+                              name="madvise")
+        with b.if_then(b.icmp_unsigned(">=", size, ir.Constant(dm.i64, HUGE_PAGES_FROM))):
+            first = b.and_(b.add(b.ptrtoint(block, dm.i64), ir.Constant(dm.i64, PAGE - 1)),
+                           ir.Constant(dm.i64, -PAGE))
+            b.call(madvise, [b.inttoptr(first, dm.ptr), b.and_(size, ir.Constant(dm.i64, -PAGE)),
+                             ir.Constant(dm.i32, MADV_HUGEPAGE)])
     start = b.add(b.ptrtoint(block, dm.i64), ir.Constant(dm.i64, HEADER_BYTES + ALIGNMENT - 1))
     data = b.inttoptr(b.and_(start, ir.Constant(dm.i64, -ALIGNMENT)), dm.ptr)
     b.store(one, _field(b, block, MEMINFO_REFCOUNT))
