@@ -7,9 +7,13 @@ descriptor through `excinfo`. Locals are stack slots that LLVM promotes to regis
 References (arrays made in compiled code, and values containing them): arguments are
 borrowed; a function returns a new reference. Every expression of an owning type yields a
 new reference held in a zeroed temporary slot until its consumer releases it (or takes it
-over: a local, a tuple, the return value). Locals own one reference each. Every exit of
-the function (return, exception, propagated error) goes through one block that releases
-what the locals and unreleased temporaries still hold.
+over: a local, a tuple, the return value), except a local's name: its value is borrowed
+from the local (no count is touched to read `x[i]`), and a consumer that keeps it takes a
+reference of its own. Nothing in one expression can reassign a local, so the borrow
+outlives its use; a `for` loop, whose body can, holds its own reference to the iterable.
+Locals own one reference each. Every exit of the function (return, exception,
+propagated error) goes through one block that releases what the locals and unreleased
+temporaries still hold.
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ class FunctionLowerer:
         self.fn = fn
         self.loops = []  # (continue_block, break_block)
         self.held = {}   # id(LLVM value) -> (its temporary slot, its type)
+        self.borrowed = {}  # id(LLVM value) -> type, for values read from a local
         self.owning_slots = []  # (slot, type) of every local and temporary that owns refs
 
     def lower(self):
@@ -95,10 +100,26 @@ class FunctionLowerer:
             self.builder.store(ir.Constant(dm.value_type(ty), None), slot)
 
     def take(self, value):
-        """Take over a temporary's reference (into a local, a tuple, the return value)."""
+        """Take over a temporary's reference (into a local, a tuple, the return value); a
+        value borrowed from a local gets a reference of its own."""
         held = self.held.pop(id(value), None)
         if held is not None:
             self.builder.store(ir.Constant(dm.value_type(held[1]), None), held[0])
+        elif id(value) in self.borrowed:
+            incref(self.builder, self.borrowed[id(value)], value)
+
+    def hold(self, value):
+        """`value` as a reference held in a temporary of its own: a value borrowed from a
+        local gets one, since the code before its release could reassign the local."""
+        ty = self.borrowed.get(id(value))
+        if ty is None:
+            return value
+        incref(self.builder, ty, value)
+        slot = self.slot_for(ty)
+        self.builder.store(value, slot)
+        copy = self.builder.load(slot, typ=dm.value_type(ty))
+        self.held[id(copy)] = (slot, ty)
+        return copy
 
     def leave(self, builder, status):
         builder.store(status, self.status_slot)
@@ -303,7 +324,7 @@ class FunctionLowerer:
             self.release(self.expr(node.iter))
             self.block(node.orelse)
             return
-        iterable = self.expr(node.iter)
+        iterable = self.hold(self.expr(node.iter))
         it = iteration_for(self.ctx, self.builder, iterable, self.type_of(node.iter))
         b = self.builder
         header, body, step, orelse_blk, end = (
@@ -357,8 +378,9 @@ class FunctionLowerer:
     def expr_Name(self, node):
         ty = self.typed.locals[node.id]
         value = self.builder.load(self.slots[node.id], typ=dm.value_type(ty))
-        incref(self.builder, ty, value)
-        return self.owned(value, ty)
+        if has_refs(ty):
+            self.borrowed[id(value)] = ty
+        return value
 
     def expr_Attribute(self, node):
         res = self.typed.calls[node]

@@ -14,7 +14,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import overload, template
+from .registry import intrinsic, overload, template
 from .slicing import slice_indices
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -198,6 +198,19 @@ def _getitem(tctx, array_ty, index_ty):
             return arr.load_element([p[1] for p in parts])
         return arr.view(parts, result)
     return result(array_ty, index_ty), codegen
+
+
+@intrinsic
+def item_in_range(typingctx, arr, index):
+    """`arr[index]` of a 1-d array for library loops that know 0 <= index < len(arr): no
+    wraparound select in the address, so LLVM can vectorize the loop around it."""
+    if not (isinstance(arr, t.Array) and arr.ndim == 1 and isinstance(index, t.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        position = context.cast(builder, args[1], index, t.int64)
+        return ArrayValue(context, builder, args[0], arr).load_element([position])
+    return arr.dtype(arr, index), codegen
 
 
 @template(operator.setitem)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import types as t
 from .allocation import empty_array, flat_view
+from .arrays import item_in_range
 from .registry import overload, overload_method, register_jitable
 
 _BLOCK = 128  # NumPy's pairwise summation block
@@ -49,25 +50,27 @@ def _block_sum(x, start, n, zero):
     if n < 8:
         total = zero
         for i in range(start, start + n):
-            total += x[i]
+            total += item_in_range(x, i)
         return total
-    r0, r1, r2, r3 = x[start], x[start + 1], x[start + 2], x[start + 3]
-    r4, r5, r6, r7 = x[start + 4], x[start + 5], x[start + 6], x[start + 7]
+    r0, r1 = item_in_range(x, start), item_in_range(x, start + 1)
+    r2, r3 = item_in_range(x, start + 2), item_in_range(x, start + 3)
+    r4, r5 = item_in_range(x, start + 4), item_in_range(x, start + 5)
+    r6, r7 = item_in_range(x, start + 6), item_in_range(x, start + 7)
     i = start + 8
     stop = start + n - n % 8
     while i < stop:
-        r0 += x[i]
-        r1 += x[i + 1]
-        r2 += x[i + 2]
-        r3 += x[i + 3]
-        r4 += x[i + 4]
-        r5 += x[i + 5]
-        r6 += x[i + 6]
-        r7 += x[i + 7]
+        r0 += item_in_range(x, i)
+        r1 += item_in_range(x, i + 1)
+        r2 += item_in_range(x, i + 2)
+        r3 += item_in_range(x, i + 3)
+        r4 += item_in_range(x, i + 4)
+        r5 += item_in_range(x, i + 5)
+        r6 += item_in_range(x, i + 6)
+        r7 += item_in_range(x, i + 7)
         i += 8
     total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     while i < start + n:
-        total += x[i]
+        total += item_in_range(x, i)
         i += 1
     return total
 
