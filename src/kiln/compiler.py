@@ -3,14 +3,14 @@
     Python function ─frontend─▶ AST ─typing─▶ TypedFunction ─codegen─▶ LLVM IR ─cpu─▶ machine code
 
 Each stage is a function from the previous stage's output; set KILN_DUMP=typed,llvm,asm
-to print a stage's result for every function compiled."""
+to print a stage's result for every function compiled (and KILN_DUMP=fusion for the array
+expressions codegen computed in one loop)."""
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass
 
 from .codegen.context import CodegenContext, ModuleState
+from .options import dump
 from .typing.context import TypingContext
 
 _typing_contexts = {}
@@ -33,17 +33,7 @@ class CompileResult:
     entry_symbol: str       # the CPython entry point's symbol
     native_symbol: str      # the native function's symbol
     keepalive: list         # Python objects the machine code refers to
-
-
-def _dumping(stage: str) -> bool:
-    return stage in os.environ.get("KILN_DUMP", os.environ.get("NUMBA_DUMP", "")).split(",")
-
-
-def _dump(stage: str, text):
-    """Print a stage's output when KILN_DUMP names it; `text` may be a callable (made only
-    when wanted, like the assembly)."""
-    if _dumping(stage):
-        print(f"---- kiln {stage} ----\n{text() if callable(text) else text}", file=sys.stderr)
+    fusion: list            # what codegen fused: one line per array expression
 
 
 def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True,
@@ -56,7 +46,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing
-    _dump("typed", f"{typed.ir.qualname}{argtypes} -> {typed.return_type}: {typed.locals}")
+    dump("typed", f"{typed.ir.qualname}{argtypes} -> {typed.return_type}: {typed.locals}")
     state = ModuleState(typed.symbol, tctx, "cpu")
     context = CodegenContext(state, options)
     native = context.lower_function(typed)                                          # codegen
@@ -64,10 +54,11 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     entry_symbol = f"{typed.symbol}.entry"
     build_entry_point(context, typed, native, entry_symbol, exact_layout)
     llvm_ir = str(state.module)
-    _dump("llvm", llvm_ir)
+    dump("llvm", llvm_ir)
     if "kiln_nrt_" in llvm_ir:  # the code allocates or releases runtime memory
         ensure_runtime()
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)
-    _dump("asm", lambda: compiled.assembly)
-    return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive)
+    dump("asm", lambda: compiled.assembly)
+    return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
+                         state.fusion)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 # Numba's fast-math flag names, mapped to LLVM's.
@@ -15,6 +16,18 @@ def env_flag(name: str) -> bool:
         if value is not None:
             return value.strip().lower() not in ("", "0", "false", "no", "off")
     return False
+
+
+def dumping(stage: str) -> bool:
+    """Whether KILN_DUMP (or NUMBA_DUMP), a comma-separated list, names `stage`."""
+    return stage in os.environ.get("KILN_DUMP", os.environ.get("NUMBA_DUMP", "")).split(",")
+
+
+def dump(stage: str, text):
+    """Print a stage's output when KILN_DUMP names it; `text` may be a callable (made only
+    when wanted, like the assembly)."""
+    if dumping(stage):
+        print(f"---- kiln {stage} ----\n{text() if callable(text) else text}", file=sys.stderr)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ class ModuleState:
         self.keepalive = []     # Python objects whose addresses the code embeds
         self.object_refs = {}   # `kiln.obj.*` symbol -> the Python object it names
         self.cacheable = True   # False once the code embeds a process-specific address
+        self.fusion = []        # a line per array expression computed in one loop
         self._exc_descriptors = {}
         self._strings = {}
 

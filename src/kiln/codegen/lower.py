@@ -28,6 +28,8 @@ from ..errors import KilnError, LoweringError
 from ..typing.infer import CMPOPS
 from . import datamodel as dm
 from .context import STATUS_OK
+from ..library.fusion import Tree
+from ..options import dump
 from .ownership import decref, has_refs, incref
 
 
@@ -92,7 +94,11 @@ class FunctionLowerer:
     def release(self, value):
         """Drop the reference a temporary holds (a no-op for values that own nothing). It
         reads the slot, so it is valid wherever the slot is, even on paths that never
-        computed the value."""
+        computed the value. An array expression releases its leaves."""
+        if isinstance(value, Tree):
+            for leaf, _ in value.leaves:
+                self.release(leaf)
+            return
         held = self.held.pop(id(value), None)
         if held is not None:
             slot, ty = held
@@ -153,10 +159,12 @@ class FunctionLowerer:
     def call(self, res, values, types_, release=True):
         """Convert arguments to the resolution's signature and generate the call. Arguments
         are lent to it (and their temporaries released after, unless `release` is False);
-        the result is a new reference, held."""
+        an argument may be an array expression (`operand`). The result is a new reference,
+        held."""
         b = self.builder
         sig = res.signature
-        args = [self.ctx.cast(b, v, x, y) for v, x, y in zip(values, types_, sig.args)]
+        args = [v if isinstance(v, Tree) else self.ctx.cast(b, v, x, y)
+                for v, x, y in zip(values, types_, sig.args)]
         result = res.lower(self.ctx, b, sig, args)
         if has_refs(sig.return_type):
             if not res.new_reference:  # a view or item of an argument: one more owner
@@ -166,6 +174,47 @@ class FunctionLowerer:
             for v in values:
                 self.release(v)
         return result
+
+    # -- array expressions -----------------------------------------------------------------
+    def operand(self, res, position, node, consumer):
+        """The argument at `position` of `consumer`, a call to `res`: an array expression
+        (a `Tree`, its leaves evaluated) when the callee can take one and `node` is
+        elementwise, else the value of `node`."""
+        fusion = res.fusion
+        if fusion is None or position not in fusion.positions or self.elementwise(node) is None:
+            return self.expr(node)
+        tree = self.tree(node)
+        note = f"line {self.typed.ir.loc(node).line}: {ast.unparse(consumer)}: " \
+               f"{ast.unparse(node)} ({tree.operations} elementwise operation(s) on " \
+               f"{len(tree.arrays)} array operand(s)) computed in the consumer's loop"
+        self.ctx.state.fusion.append(note)
+        dump("fusion", note)
+        return tree
+
+    def elementwise(self, node):
+        """(operation, operand nodes) when `node` is an elementwise operation on arrays that
+        can be folded into an array expression, else None."""
+        if node in self.typed.constants or not isinstance(node, (ast.BinOp, ast.UnaryOp,
+                                                                 ast.Call)):
+            return None
+        res = self.typed.calls.get(node)
+        if res is None or res.fusion is None or res.fusion.elementwise is None:
+            return None
+        if isinstance(node, ast.BinOp):
+            return res.fusion.elementwise, [node.left, node.right]
+        if isinstance(node, ast.UnaryOp):
+            return res.fusion.elementwise, [node.operand]
+        if node.keywords or isinstance(self.type_of(node.func), (t.BoundMethod, t.NumberClass,
+                                                                   t.InnerFunction)):
+            return None
+        return res.fusion.elementwise, node.args
+
+    def tree(self, node):
+        found = self.elementwise(node)
+        if found is None:
+            return Tree.leaf(self.expr(node), self.type_of(node))
+        operation, operands = found
+        return operation.apply([self.tree(n) for n in operands])
 
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts):
@@ -186,7 +235,11 @@ class FunctionLowerer:
         pass
 
     def stmt_Assign(self, node):
-        value = self.expr(node.value)
+        (target,) = node.targets if len(node.targets) == 1 else (None,)
+        if isinstance(target, ast.Subscript):  # `u[1:-1] = <array expression>`: no temporary
+            value = self.operand(self.typed.calls[target], 2, node.value, node)
+        else:
+            value = self.expr(node.value)
         ty = self.type_of(node.value)
         for target in node.targets:
             self.assign(target, value, ty)
@@ -225,7 +278,8 @@ class FunctionLowerer:
 
     def stmt_AugAssign(self, node):
         calls, target = self.typed.calls, node.target
-        value, value_ty = self.expr(node.value), self.type_of(node.value)
+        value, value_ty = self.operand(calls[node], 1, node.value, node), \
+            self.type_of(node.value)
         if isinstance(target, ast.Name):
             cur_ty = self.typed.locals[target.id]
             cur = self.builder.load(self.slots[target.id], typ=dm.value_type(cur_ty))
@@ -397,11 +451,11 @@ class FunctionLowerer:
             values.append(dm.null_value(fn_ty))
             types_.append(fn_ty)
         for a in node.args:
-            values.append(self.expr(a))
+            values.append(self.operand(res, len(values), a, node))
             types_.append(self.type_of(a))
         keywords = {k.arg: k.value for k in node.keywords}
         for name in res.kw_order:
-            values.append(self.expr(keywords[name]))
+            values.append(self.operand(res, len(values), keywords[name], node))
             types_.append(self.type_of(keywords[name]))
         if isinstance(fn_ty, t.InnerFunction):  # the outer locals it reads, as they are now
             for name in fn_ty.captured:
@@ -411,13 +465,16 @@ class FunctionLowerer:
         return self.call(res, values, types_)
 
     def expr_BinOp(self, node):
-        return self.call(self.typed.calls[node], [self.expr(node.left), self.expr(node.right)],
+        res = self.typed.calls[node]
+        return self.call(res, [self.operand(res, 0, node.left, node),
+                               self.operand(res, 1, node.right, node)],
                          [self.type_of(node.left), self.type_of(node.right)])
 
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
             return self.builder.not_(self.condition(node.operand))
-        return self.call(self.typed.calls[node], [self.expr(node.operand)],
+        res = self.typed.calls[node]
+        return self.call(res, [self.operand(res, 0, node.operand, node)],
                          [self.type_of(node.operand)])
 
     def expr_BoolOp(self, node):

@@ -198,6 +198,12 @@ class Dispatcher:
         found = {k: s.result.compiled.assembly for k, s in self._select(signature)}
         return found if signature is None else found[tuple(parse_signature(signature).args)]
 
+    def inspect_fusion(self, signature=None):
+        """The array expressions computed in one loop, per signature (a dict of lists of
+        lines), or for one signature (a list)."""
+        found = {k: s.result.fusion for k, s in self._select(signature)}
+        return found if signature is None else found[tuple(parse_signature(signature).args)]
+
     def inspect_types(self, signature=None, file=None):
         """Print the source annotated with each local's type, per specialization."""
         from .annotate import annotate

@@ -247,15 +247,19 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     if fill is None and not copies:
         return None
 
+    from .fusion import Consumer, Tree, evaluate  # fusion builds on this module
+
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
         view = arr.view(_resolve_index(context, builder, arr, args[1], index_ty), view_ty)
-        if copies:
-            from .ufuncs import copy_into  # ufuncs builds on this module
-            copy_into(context, builder, view_ty, view, value_ty, args[2])
+        if copies:  # broadcast, converted, and read first where it overlaps the view
+            source = args[2] if isinstance(args[2], Tree) else Tree.leaf(args[2], value_ty)
+            evaluate(context, builder, source, out=view, out_ty=view_ty)
         else:
             fill.lower(context, builder, fill.signature, [view, args[2]])
         return dm.null_value(t.none)
+    if copies:  # the value may be an array expression, computed straight into the view
+        codegen.fusion = Consumer(frozenset({2}), codegen)
     return t.none(array_ty, index_ty, value_ty), codegen
 
 

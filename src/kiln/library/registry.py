@@ -37,6 +37,8 @@ class Resolution:
     # Whether `lower` returns a new reference (a compiled function's result, a new array)
     # rather than a value borrowed from the arguments (a view, an item).
     new_reference: bool = False
+    # A `fusion.Consumer` when `lower` can take array expressions for some arguments.
+    fusion: object = None
 
 
 class Template:
@@ -67,7 +69,8 @@ class IntrinsicTemplate(Template):
         if result is None:
             return None
         sig, codegen = result
-        return Resolution(sig, codegen, kw_order, getattr(codegen, "new_reference", False))
+        return Resolution(sig, codegen, kw_order, getattr(codegen, "new_reference", False),
+                          getattr(codegen, "fusion", None))
 
 
 class OverloadTemplate(Template):

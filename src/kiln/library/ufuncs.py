@@ -7,10 +7,8 @@ type. The element operation is kiln's scalar implementation of the same operator
 function, with NumPy's semantics where they differ from Python's (division by zero gives
 inf/nan, not an exception; see `_NUMPY_SCALAR`). One table lists them all.
 
-The loop: the output is a new C-contiguous array of the broadcast shape. When every
-operand is C-contiguous with that shape, it is one flat loop that LLVM vectorizes;
-otherwise a loop nest walks each operand by its strides (a stride of 0 on a broadcast
-axis).
+The loop over arrays, and the fusion of a tree of these operations into one loop, are
+`fusion`'s.
 """
 from __future__ import annotations
 
@@ -19,15 +17,11 @@ import operator
 import warnings
 
 import numpy as np
-from llvmlite import ir
 
 from .. import types as t
-from ..codegen import datamodel as dm
-from ..runtime import nrt
 from ..errors import TypingError
-from .allocation import allocate
-from .arrays import ArrayValue
-from .registry import Resolution, intrinsic, overload, template
+from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
+from .registry import intrinsic, overload, template
 
 # ---- scalar operations with NumPy's semantics ----------------------------------------------
 
@@ -197,10 +191,6 @@ def _numpy_dtype(ufunc, operands):
             return None
 
 
-def _dtype(ty):
-    return ty.dtype if isinstance(ty, t.Array) else ty
-
-
 def _resolve_ufunc(tctx, ufunc, operands):
     """(result type, per-element Resolution, the dtype inputs are converted to) or None."""
     if not all(isinstance(o, (t.Array, t.Number)) for o in operands) or \
@@ -213,11 +203,11 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if conversion == "result":
         loop = out_dtype
     elif conversion == "common":
-        loop = _numpy_dtype(np.add, operands) if len(operands) == 2 else _dtype(operands[0])
+        loop = _numpy_dtype(np.add, operands) if len(operands) == 2 else dtype_of(operands[0])
         if loop is None:
             return None
     else:
-        loop = _dtype(operands[0])
+        loop = dtype_of(operands[0])
     element = tctx.resolve(key, (loop,) * len(operands))
     if element is None:
         return None
@@ -225,202 +215,6 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if not arrays:
         return out_dtype, element, loop
     return t.Array(out_dtype, max(a.ndim for a in arrays), "C"), element, loop
-
-
-# ---- the loop ------------------------------------------------------------------------------
-
-def _broadcast_shape(context, builder, operands, ndim):
-    """The broadcast shape, raising ValueError with NumPy's words when there is none."""
-    i64 = dm.i64
-    one = ir.Constant(i64, 1)
-    shape = []
-    for d in range(ndim):
-        size = one
-        for arr in operands:
-            if arr.ty.ndim + d - ndim >= 0:
-                dim = arr.shape(arr.ty.ndim + d - ndim)
-                size = builder.select(builder.icmp_unsigned("==", size, one), dim, size)
-        for arr in operands:
-            if arr.ty.ndim + d - ndim >= 0:
-                dim = arr.shape(arr.ty.ndim + d - ndim)
-                bad = builder.and_(builder.icmp_unsigned("!=", dim, size),
-                                   builder.icmp_unsigned("!=", dim, one))
-                context.guard(builder, bad, ValueError,
-                              "operands could not be broadcast together")
-        shape.append(size)
-    return shape
-
-
-def _loop(builder, count, body):
-    """`for i in range(count): body(i)` in IR."""
-    i64 = dm.i64
-    pre = builder.block
-    header = builder.append_basic_block("ufunc.loop")
-    step = builder.append_basic_block("ufunc.body")
-    end = builder.append_basic_block("ufunc.end")
-    builder.branch(header)
-    builder.position_at_end(header)
-    index = builder.phi(i64)
-    index.add_incoming(ir.Constant(i64, 0), pre)
-    builder.cbranch(builder.icmp_signed("<", index, count), step, end)
-    builder.position_at_end(step)
-    body(index)
-    index.add_incoming(builder.add(index, ir.Constant(i64, 1)), builder.block)
-    builder.branch(header)
-    builder.position_at_end(end)
-
-
-def elementwise(context, builder, out_ty, operands, operand_types, element, loop_dtype,
-                out=None):
-    """`element` applied to the broadcast operands: into a new array of `out_ty`, or into
-    the array `out` (in-place operators). An operand that overlaps `out` other than
-    element for element is read before anything is written (through a temporary)."""
-    arrays = [ArrayValue(context, builder, v, ty) if isinstance(ty, t.Array) else None
-              for v, ty in zip(operands, operand_types)]
-    present = [a for a in arrays if a is not None]
-    if out is not None:
-        out = ArrayValue(context, builder, out, out_ty)
-        shape = _broadcast_shape(context, builder, present + [out], out_ty.ndim)
-        for d, size in enumerate(shape):
-            context.guard(builder, builder.icmp_unsigned("!=", size, out.shape(d)), ValueError,
-                          "non-broadcastable output operand")
-        clash = ir.Constant(dm.i1, 0)
-        for a in present:
-            clash = builder.or_(clash, _overlaps_elsewhere(builder, a, out))
-        with builder.if_else(clash, likely=False) as (through_temporary, direct):
-            with through_temporary:
-                temp = elementwise(context, builder, out_ty.copy(readonly=False), operands,
-                                   operand_types, element, loop_dtype)
-                _copy(context, builder, temp, out)
-                nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
-            with direct:
-                _fill_loops(context, builder, out, out_ty, arrays, operands, operand_types,
-                            shape, element, loop_dtype)
-        return out.value
-    shape = _broadcast_shape(context, builder, present, out_ty.ndim)
-    out = ArrayValue(context, builder, allocate(context, builder, out_ty, shape), out_ty)
-    _fill_loops(context, builder, out, out_ty, arrays, operands, operand_types, shape, element,
-                loop_dtype)
-    return out.value
-
-
-def copy_into(context, builder, out_ty, out, source_ty, source):
-    """`out[...] = source` (a slice assignment): broadcast, cast to out's dtype, and read
-    before writing when the two overlap."""
-    identity = Resolution(source_ty.dtype(source_ty.dtype), lambda ctx, b, sig, args: args[0])
-    elementwise(context, builder, out_ty, [source], [source_ty], identity, source_ty.dtype,
-                out=out)
-
-
-def _extent(builder, a):
-    """[first byte, last byte] an array's elements span (an empty array spans nothing)."""
-    start = builder.ptrtoint(a.field(dm.ARRAY_DATA), dm.i64)
-    low, high = start, start
-    for d in range(a.ty.ndim):
-        reach = builder.mul(builder.sub(a.shape(d), ir.Constant(dm.i64, 1)), a.stride(d))
-        negative = builder.icmp_signed("<", reach, ir.Constant(dm.i64, 0))
-        low = builder.add(low, builder.select(negative, reach, ir.Constant(dm.i64, 0)))
-        high = builder.add(high, builder.select(negative, ir.Constant(dm.i64, 0), reach))
-    return low, builder.add(high, ir.Constant(dm.i64, a.ty.dtype.np_dtype.itemsize - 1))
-
-
-def _overlaps_elsewhere(builder, a, out):
-    """Whether `a` shares memory with `out` without being exactly `out`'s elements."""
-    (a_low, a_high), (o_low, o_high) = _extent(builder, a), _extent(builder, out)
-    overlap = builder.and_(builder.icmp_signed("<=", a_low, o_high),
-                           builder.icmp_signed("<=", o_low, a_high))
-    same = builder.icmp_unsigned("==", a.field(dm.ARRAY_DATA), out.field(dm.ARRAY_DATA))
-    for d in range(min(a.ty.ndim, out.ty.ndim)):
-        same = builder.and_(same, builder.icmp_signed(
-            "==", a.stride(a.ty.ndim - 1 - d), out.stride(out.ty.ndim - 1 - d)))
-    same = builder.and_(same, ir.Constant(dm.i1, int(a.ty.ndim == out.ty.ndim)))
-    empty = builder.icmp_signed("==", a.field(dm.ARRAY_NITEMS), ir.Constant(dm.i64, 0))
-    return builder.and_(builder.and_(overlap, builder.not_(same)), builder.not_(empty))
-
-
-def _copy(context, builder, source, out):
-    """out[...] = source, for a new C-contiguous `source` of out's shape and dtype."""
-    source_ty = out.ty.copy(layout="C", readonly=False)
-    identity = Resolution(out.ty.dtype(out.ty.dtype), lambda ctx, b, sig, args: args[0])
-    shape = [out.shape(d) for d in range(out.ty.ndim)]
-    _fill_loops(context, builder, out, out.ty, [ArrayValue(context, builder, source, source_ty)],
-                [source], [source_ty], shape, identity, out.ty.dtype)
-
-
-def _fill_loops(context, builder, out, out_ty, arrays, operands, operand_types, shape, element,
-                loop_dtype):
-    present = [a for a in arrays if a is not None]
-
-    def compute(values):
-        args = [context.cast(builder, v, _dtype(ty), loop_dtype)
-                for v, ty in zip(values, operand_types)]
-        result = element.lower(context, builder, element.signature, args)
-        return context.cast(builder, result, element.signature.return_type, out_ty.dtype)
-
-    scalars = [None if a is not None else v for a, v in zip(arrays, operands)]
-    flat = out_ty.layout == "C" and \
-        all(a.ty.layout == "C" and a.ty.ndim == out_ty.ndim for a in present)
-    if flat:  # same-shape C-contiguous operands: one vectorizable loop
-        same = ir.Constant(dm.i1, 1)
-        for a in present:
-            same = builder.and_(same, builder.icmp_unsigned(
-                "==", a.field(dm.ARRAY_NITEMS), out.field(dm.ARRAY_NITEMS)))
-        with builder.if_else(same) as (fast, general):
-            with fast:
-                def flat_body(i):
-                    values = [s if a is None else dm.load_item(
-                        builder, a.ty.dtype, builder.gep(a.field(dm.ARRAY_DATA), [i],
-                                                         source_etype=dm.memory_type(a.ty.dtype)))
-                        for a, s in zip(arrays, scalars)]
-                    target = builder.gep(out.field(dm.ARRAY_DATA), [i],
-                                         source_etype=dm.memory_type(out_ty.dtype))
-                    dm.store_item(builder, out_ty.dtype, compute(values), target)
-                _loop(builder, out.field(dm.ARRAY_NITEMS), flat_body)
-            with general:
-                _strided(builder, out, out_ty, arrays, scalars, shape, compute)
-    else:
-        _strided(builder, out, out_ty, arrays, scalars, shape, compute)
-
-
-def _strided(builder, out, out_ty, arrays, scalars, shape, compute):
-    """The loop nest over the output's axes; each operand advances by its own stride (0
-    along an axis it is broadcast over)."""
-    ndim = out_ty.ndim
-    i64 = dm.i64
-    zero = ir.Constant(i64, 0)
-
-    def strides_of(a):
-        result = []
-        for d in range(ndim):
-            k = a.ty.ndim + d - ndim
-            if k < 0:
-                result.append(zero)
-            else:
-                result.append(builder.select(builder.icmp_unsigned("==", a.shape(k), shape[d]),
-                                             a.stride(k), zero))
-        return result
-    operand_strides = [None if a is None else strides_of(a) for a in arrays]
-    out_strides = [out.stride(d) for d in range(ndim)]
-
-    def level(d, offsets, out_offset):
-        if d == ndim:
-            values = []
-            for a, s, off in zip(arrays, scalars, offsets):
-                if a is None:
-                    values.append(s)
-                else:
-                    ptr = builder.gep(a.field(dm.ARRAY_DATA), [off], source_etype=dm.i8)
-                    values.append(dm.load_item(builder, a.ty.dtype, ptr))
-            ptr = builder.gep(out.field(dm.ARRAY_DATA), [out_offset], source_etype=dm.i8)
-            dm.store_item(builder, out_ty.dtype, compute(values), ptr)
-            return
-
-        def body(i):
-            inner = [None if st is None else builder.add(off, builder.mul(i, st[d]))
-                     for off, st in zip(offsets, operand_strides)]
-            level(d + 1, inner, builder.add(out_offset, builder.mul(i, out_strides[d])))
-        _loop(builder, shape[d], body)
-    level(0, [None if a is None else zero for a in arrays], zero)
 
 
 # ---- registration ----------------------------------------------------------------------------
@@ -431,16 +225,17 @@ def _ufunc_template(ufunc):
         if found is None:
             return None
         result, element, loop = found
+        operation = Elementwise(result, element, loop)
         if not isinstance(result, t.Array):  # all scalars: NumPy's semantics, one element
             def scalar(context, builder, sig, args):
-                args = [context.cast(builder, a, ty, loop) for a, ty in zip(args, operands)]
-                value = element.lower(context, builder, element.signature, args)
-                return context.cast(builder, value, element.signature.return_type, result)
+                tree = operation.apply([Tree.leaf(a, ty) for a, ty in zip(args, operands)])
+                return tree.compute(context, builder, args)
             return result(*operands), scalar
 
         def codegen(context, builder, sig, args):
-            return elementwise(context, builder, result, args, operands, element, loop)
+            return evaluate(context, builder, operation.apply(as_trees(args, operands)))
         codegen.new_reference = True
+        codegen.fusion = Consumer(frozenset(range(len(operands))), codegen, operation)
         return result(*operands), codegen
     return typer
 
@@ -477,8 +272,9 @@ def _inplace_template(ufunc):
                               "'same_kind' rule)")
 
         def codegen(context, builder, sig, args):
-            return elementwise(context, builder, target, args, (target, other), element, loop,
-                               out=args[0])
+            tree = Elementwise(target, element, loop).apply(as_trees(args, (target, other)))
+            return evaluate(context, builder, tree, out=args[0], out_ty=target)
+        codegen.fusion = Consumer(frozenset({1}), codegen)
         return target(target, other), codegen
     return typer
 

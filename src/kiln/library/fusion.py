@@ -1,0 +1,274 @@
+"""Array expressions: a tree of elementwise operations computed in one loop.
+
+`np.sqrt(a*a + b*b)` is one tree, not three temporaries: the lowerer hands every operation
+that can take array expressions (a `Consumer`: an elementwise ufunc or operator, an in-place
+operator, a slice assignment, a reduction) the trees of its operands instead of arrays. An
+elementwise operand is folded into the tree; anything else (a local, a call, a slice of an
+array) becomes a leaf, evaluated once, in Python's order, before the loop. The loop loads
+each leaf's element and computes the whole tree on it; every operation still rounds to its
+own NumPy result dtype, so the numbers are those of the unfused expression.
+
+The loop: same-shape C-contiguous leaves make one flat loop that LLVM vectorizes; otherwise
+a loop nest walks each leaf by its strides (0 along a broadcast axis). A tree written into
+an array it reads other than element for element is computed into a temporary first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..runtime import nrt
+from .allocation import allocate
+from .arrays import ArrayValue
+
+
+def dtype_of(ty):
+    return ty.dtype if isinstance(ty, t.Array) else ty
+
+
+@dataclass
+class Tree:
+    """An array expression not computed yet: the type it evaluates to, its leaves (lowered
+    values and their types), and how one element is computed from the leaves' elements."""
+
+    ty: t.Type
+    leaves: list        # [(llvm value, type)]
+    compute: Callable   # (context, builder, [leaf element values]) -> value of ty's dtype
+    operations: int = 0  # how many elementwise operations it fused
+
+    @staticmethod
+    def leaf(value, ty):
+        return Tree(ty, [(value, ty)], lambda context, builder, values: values[0])
+
+    @property
+    def arrays(self):
+        return [ty for _, ty in self.leaves if isinstance(ty, t.Array)]
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """One elementwise operation: operands converted to `loop`, `element` applied, the
+    result converted to `result`'s dtype."""
+
+    result: t.Type     # an Array type (or a scalar for all-scalar operands)
+    element: object    # the Resolution of the scalar operation
+    loop: t.Type
+
+    def apply(self, trees):
+        def compute(context, builder, values):
+            args, i = [], 0
+            for tree in trees:
+                n = len(tree.leaves)
+                value = tree.compute(context, builder, values[i:i + n])
+                args.append(context.cast(builder, value, dtype_of(tree.ty), self.loop))
+                i += n
+            value = self.element.lower(context, builder, self.element.signature, args)
+            return context.cast(builder, value, self.element.signature.return_type,
+                                dtype_of(self.result))
+        leaves = [leaf for tree in trees for leaf in tree.leaves]
+        return Tree(self.result, leaves, compute, 1 + sum(tree.operations for tree in trees))
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """Attached to a resolution (`Resolution.fusion`) whose code takes `Tree`s for the
+    arguments at `positions`: `lower(context, builder, sig, args)`. An `elementwise`
+    consumer is itself folded into the tree of an operation that consumes it."""
+
+    positions: frozenset
+    lower: Callable
+    elementwise: Elementwise | None = None
+
+
+def as_trees(args, types):
+    """The arguments as trees: those the lowerer did not fuse become leaves."""
+    return [a if isinstance(a, Tree) else Tree.leaf(a, ty) for a, ty in zip(args, types)]
+
+
+# ---- evaluation --------------------------------------------------------------------------------
+
+def evaluate(context, builder, tree, out=None, out_ty=None):
+    """The tree's values: into a new C-contiguous array of its broadcast shape (a new
+    reference), or into the array `out` (broadcast to it, converted to its dtype)."""
+    arrays = [ArrayValue(context, builder, v, ty) if isinstance(ty, t.Array) else None
+              for v, ty in tree.leaves]
+    present = [a for a in arrays if a is not None]
+    if out is None:
+        out_ty = tree.ty
+        shape = _broadcast_shape(context, builder, present, out_ty.ndim)
+        out = ArrayValue(context, builder, allocate(context, builder, out_ty, shape), out_ty)
+        _fill_loops(context, builder, out, tree, arrays, shape)
+        return out.value
+    out = ArrayValue(context, builder, out, out_ty)
+    shape = _broadcast_shape(context, builder, present + [out], out_ty.ndim)
+    for d, size in enumerate(shape):
+        context.guard(builder, builder.icmp_unsigned("!=", size, out.shape(d)), ValueError,
+                      "non-broadcastable output operand")
+    clash = ir.Constant(dm.i1, 0)
+    for a in present:
+        clash = builder.or_(clash, _overlaps_elsewhere(builder, a, out))
+    with builder.if_else(clash, likely=False) as (through_temporary, direct):
+        with through_temporary:
+            temp_ty = tree.ty.copy(ndim=out_ty.ndim, layout="C", readonly=False)
+            temp = evaluate(context, builder, Tree(temp_ty, tree.leaves, tree.compute))
+            _fill_loops(context, builder, out, Tree.leaf(temp, temp_ty),
+                        [ArrayValue(context, builder, temp, temp_ty)], shape)
+            nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
+        with direct:
+            _fill_loops(context, builder, out, tree, arrays, shape)
+    return out.value
+
+
+def _broadcast_shape(context, builder, operands, ndim):
+    """The broadcast shape, raising ValueError with NumPy's words when there is none."""
+    one = ir.Constant(dm.i64, 1)
+    shape = []
+    for d in range(ndim):
+        size = one
+        for arr in operands:
+            if arr.ty.ndim + d - ndim >= 0:
+                dim = arr.shape(arr.ty.ndim + d - ndim)
+                size = builder.select(builder.icmp_unsigned("==", size, one), dim, size)
+        for arr in operands:
+            if arr.ty.ndim + d - ndim >= 0:
+                dim = arr.shape(arr.ty.ndim + d - ndim)
+                bad = builder.and_(builder.icmp_unsigned("!=", dim, size),
+                                   builder.icmp_unsigned("!=", dim, one))
+                context.guard(builder, bad, ValueError,
+                              "operands could not be broadcast together")
+        shape.append(size)
+    return shape
+
+
+def counted_loop(builder, count, body, start=None, step=1):
+    """`for i in range(start, count, step): body(i)` in IR (start defaults to 0)."""
+    i64 = dm.i64
+    pre = builder.block
+    header = builder.append_basic_block("loop.header")
+    block = builder.append_basic_block("loop.body")
+    end = builder.append_basic_block("loop.end")
+    builder.branch(header)
+    builder.position_at_end(header)
+    index = builder.phi(i64)
+    index.add_incoming(ir.Constant(i64, 0) if start is None else start, pre)
+    builder.cbranch(builder.icmp_signed("<", index, count), block, end)
+    builder.position_at_end(block)
+    body(index)
+    index.add_incoming(builder.add(index, ir.Constant(i64, step)), builder.block)
+    builder.branch(header)
+    builder.position_at_end(end)
+
+
+def _extent(builder, a):
+    """[first byte, last byte] an array's elements span (an empty array spans nothing)."""
+    start = builder.ptrtoint(a.field(dm.ARRAY_DATA), dm.i64)
+    low, high = start, start
+    for d in range(a.ty.ndim):
+        reach = builder.mul(builder.sub(a.shape(d), ir.Constant(dm.i64, 1)), a.stride(d))
+        negative = builder.icmp_signed("<", reach, ir.Constant(dm.i64, 0))
+        low = builder.add(low, builder.select(negative, reach, ir.Constant(dm.i64, 0)))
+        high = builder.add(high, builder.select(negative, ir.Constant(dm.i64, 0), reach))
+    return low, builder.add(high, ir.Constant(dm.i64, a.ty.dtype.np_dtype.itemsize - 1))
+
+
+def _overlaps_elsewhere(builder, a, out):
+    """Whether `a` shares memory with `out` without being exactly `out`'s elements."""
+    (a_low, a_high), (o_low, o_high) = _extent(builder, a), _extent(builder, out)
+    overlap = builder.and_(builder.icmp_signed("<=", a_low, o_high),
+                           builder.icmp_signed("<=", o_low, a_high))
+    same = builder.icmp_unsigned("==", a.field(dm.ARRAY_DATA), out.field(dm.ARRAY_DATA))
+    for d in range(min(a.ty.ndim, out.ty.ndim)):
+        same = builder.and_(same, builder.icmp_signed(
+            "==", a.stride(a.ty.ndim - 1 - d), out.stride(out.ty.ndim - 1 - d)))
+    same = builder.and_(same, ir.Constant(dm.i1, int(a.ty.ndim == out.ty.ndim)))
+    empty = builder.icmp_signed("==", a.field(dm.ARRAY_NITEMS), ir.Constant(dm.i64, 0))
+    return builder.and_(builder.and_(overlap, builder.not_(same)), builder.not_(empty))
+
+
+def flat_when_possible(context, builder, tree, arrays, count, flat_body, general):
+    """Run `flat_body(i, values)` for i < count when every array leaf is C-contiguous and
+    holds `count` elements (one loop LLVM vectorizes), else `general()`."""
+    present = [a for a in arrays if a is not None]
+    if not all(a.ty.layout == "C" and a.ty.ndim == tree.ty.ndim for a in present):
+        general()
+        return
+    same = ir.Constant(dm.i1, 1)
+    for a in present:
+        same = builder.and_(same, builder.icmp_unsigned("==", a.field(dm.ARRAY_NITEMS), count))
+    with builder.if_else(same) as (fast, slow):
+        with fast:
+            counted_loop(builder, count, lambda i: flat_body(i, leaf_elements(
+                builder, tree, arrays, i)))
+        with slow:
+            general()
+
+
+def leaf_elements(builder, tree, arrays, i):
+    """The leaves' values at flat position i of same-shape C-contiguous leaves."""
+    return [value if a is None else dm.load_item(
+        builder, a.ty.dtype, builder.gep(a.field(dm.ARRAY_DATA), [i],
+                                         source_etype=dm.memory_type(a.ty.dtype)))
+        for a, (value, _) in zip(arrays, tree.leaves)]
+
+
+def _fill_loops(context, builder, out, tree, arrays, shape):
+    def compute(values):
+        value = tree.compute(context, builder, values)
+        return context.cast(builder, value, dtype_of(tree.ty), out.ty.dtype)
+
+    def flat_body(i, values):
+        target = builder.gep(out.field(dm.ARRAY_DATA), [i],
+                             source_etype=dm.memory_type(out.ty.dtype))
+        dm.store_item(builder, out.ty.dtype, compute(values), target)
+
+    def general():
+        _strided(builder, out, tree, arrays, shape, compute)
+    if out.ty.layout == "C" and out.ty.ndim == tree.ty.ndim:
+        flat_when_possible(context, builder, tree, arrays, out.field(dm.ARRAY_NITEMS), flat_body,
+                           general)
+    else:
+        general()
+
+
+def _strided(builder, out, tree, arrays, shape, compute):
+    """The loop nest over the output's axes; each leaf advances by its own stride (0 along
+    an axis it is broadcast over)."""
+    ndim = out.ty.ndim
+    zero = ir.Constant(dm.i64, 0)
+
+    def strides_of(a):
+        result = []
+        for d in range(ndim):
+            k = a.ty.ndim + d - ndim
+            if k < 0:
+                result.append(zero)
+            else:
+                result.append(builder.select(builder.icmp_unsigned("==", a.shape(k), shape[d]),
+                                             a.stride(k), zero))
+        return result
+    leaf_strides = [None if a is None else strides_of(a) for a in arrays]
+    out_strides = [out.stride(d) for d in range(ndim)]
+
+    def level(d, offsets, out_offset):
+        if d == ndim:
+            values = []
+            for a, (value, _), off in zip(arrays, tree.leaves, offsets):
+                if a is None:
+                    values.append(value)
+                else:
+                    ptr = builder.gep(a.field(dm.ARRAY_DATA), [off], source_etype=dm.i8)
+                    values.append(dm.load_item(builder, a.ty.dtype, ptr))
+            ptr = builder.gep(out.field(dm.ARRAY_DATA), [out_offset], source_etype=dm.i8)
+            dm.store_item(builder, out.ty.dtype, compute(values), ptr)
+            return
+
+        def body(i):
+            inner = [None if st is None else builder.add(off, builder.mul(i, st[d]))
+                     for off, st in zip(offsets, leaf_strides)]
+            level(d + 1, inner, builder.add(out_offset, builder.mul(i, out_strides[d])))
+        counted_loop(builder, shape[d], body)
+    level(0, [None if a is None else zero for a in arrays], zero)

@@ -1,0 +1,151 @@
+"""Array expressions computed in one loop (fusion), against NumPy's unfused results: the
+same dtypes and bits, the same errors, overlapping writes read first, nothing leaked."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from helpers import check
+from kiln import njit
+
+RNG = np.random.default_rng(7)
+SPECIALS = np.array([1.5, -2.0, np.nan, np.inf, -0.0, 0.0, 5e-324, -np.inf, 3.0, 1e308])
+
+
+def hypot_tree(a, b):
+    return np.sqrt(a * a + b * b)
+
+
+def mixed_dtypes(a, i, s):
+    return (a + i) * s - i // 3
+
+
+def logistic(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def broadcast_tree(col, row):
+    return (col - row) ** 2 + col * 0.5
+
+
+def comparison_tree(a, b):
+    return (a < b) | (a != a)
+
+
+def stencil(u):
+    v = u.copy()
+    v[1:-1, 1:-1] = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
+    return v
+
+
+def shift_in_place(a):
+    a[1:] = a[:-1] * 2.0 + a[1:]
+    return a
+
+
+def shift_back(a):
+    a[:-1] = a[1:] - a[:-1] * 0.5
+    return a
+
+
+def accumulate(a, b):
+    a += b * 2.0 - 1.0
+    return a
+
+
+def accumulate_overlapping(a):
+    a[1:] += a[:-1] * 3.0
+    return a
+
+
+def into_int_slice(out, a):
+    out[::2] = a * 3 + 1
+    return out
+
+
+@pytest.mark.parametrize("a, b", [
+    (RNG.random(1000), RNG.random(1000)),
+    (SPECIALS, SPECIALS[::-1].copy()),
+    (RNG.random(11)[::2], RNG.random(12)[1::2]),        # non-contiguous
+    (np.zeros(0), np.zeros(0)),
+    (RNG.random((3, 4)).astype(np.float32), np.float32(2.5)),
+])
+def test_elementwise_trees(a, b):
+    check(hypot_tree, a, b)
+    check(comparison_tree, a, b)
+
+
+def test_each_operation_keeps_its_dtype():
+    a = RNG.random(50).astype(np.float32)
+    i = np.arange(50, dtype=np.int8)
+    check(mixed_dtypes, a, i, 3)
+    check(mixed_dtypes, a, i, 2.5)
+    check(mixed_dtypes, i, i, np.int16(7))
+
+
+def test_logistic_and_specials():
+    check(logistic, SPECIALS)
+    check(logistic, RNG.normal(size=(20, 30)) * 50)
+
+
+def test_broadcasting_trees():
+    check(broadcast_tree, RNG.random((6, 1)), RNG.random(5))
+    check(broadcast_tree, RNG.random((6, 1)), RNG.random((1, 5)).T.copy().T)
+
+
+def test_broadcast_error_inside_a_tree_names_numpy_words():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        njit(broadcast_tree)(RNG.random((6, 2)), RNG.random(5))
+
+
+def test_stencil_written_into_a_slice():
+    check(stencil, RNG.random((40, 50)))
+    check(stencil, RNG.random((3, 3)))
+    check(stencil, RNG.random((60, 50))[::2, ::-1])
+
+
+@pytest.mark.parametrize("pyfunc", [shift_in_place, shift_back, accumulate_overlapping])
+def test_overlapping_targets_are_read_first(pyfunc):
+    check(pyfunc, np.arange(20.0))
+    check(pyfunc, RNG.random(101))
+
+
+def test_in_place_with_an_expression():
+    check(accumulate, RNG.random(30), RNG.random(30))
+    check(accumulate, RNG.random((4, 5)), RNG.random(5))
+
+
+def test_expression_into_a_slice_of_another_dtype():
+    check(into_int_slice, np.zeros(10, np.int64), np.arange(5, dtype=np.int32))
+
+
+def test_inspect_fusion_says_what_was_fused():
+    f = njit(stencil)
+    f(RNG.random((5, 5)))
+    (lines,) = f.inspect_fusion().values()
+    assert len(lines) == 1 and "5 elementwise operation(s) on 5 array operand(s)" in lines[0]
+    assert lines[0].startswith("line ")
+
+
+def test_kiln_dump_fusion_prints_it(tmp_path):
+    code = textwrap.dedent("""
+        import numpy as np
+        from kiln import njit
+
+        @njit
+        def f(a, b):
+            return np.sqrt(a * a + b * b)
+
+        print(f(np.ones(3), np.ones(3)).sum())
+    """)
+    script = tmp_path / "fused.py"
+    script.write_text(code)
+    env = dict(os.environ, KILN_DUMP="fusion")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "---- kiln fusion ----" in done.stderr
+    assert "a * a + b * b (3 elementwise operation(s) on 4 array operand(s))" in done.stderr
