@@ -122,12 +122,16 @@ class CodegenContext:
 
     def call_function(self, builder, typed, args):
         """Call a compiled function; an exception it raises propagates out of the caller."""
-        fn = self.lower_function(typed)
-        retslot = self.alloca(builder, dm.value_type(typed.return_type))
+        return self.call_internal(builder, self.lower_function(typed), typed.return_type, args)
+
+    def call_internal(self, builder, fn, return_type, args):
+        """Call `fn`, a function of the internal convention `i32 f(ret*, excinfo**, args...)`
+        returning `return_type`; an exception it raises propagates out of the caller."""
+        retslot = self.alloca(builder, dm.value_type(return_type))
         status = builder.call(fn, [retslot, builder.function.args[1]] + list(args))
         with builder.if_then(builder.icmp_signed("!=", status, STATUS_OK), likely=False):
             self.leave(builder, status)
-        return builder.load(retslot, typ=dm.value_type(typed.return_type))
+        return builder.load(retslot, typ=dm.value_type(return_type))
 
     def call_python(self, builder, pyfunc, sig, args):
         """Compile the Python function `pyfunc` for `sig.args` (once) and call it: how the

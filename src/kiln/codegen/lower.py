@@ -445,7 +445,7 @@ class FunctionLowerer:
         fn_ty = self.type_of(node.func)
         values, types_ = [], []
         if isinstance(fn_ty, t.BoundMethod):
-            values.append(self.expr(node.func.value))
+            values.append(self.operand(res, 0, node.func.value, node))
             types_.append(fn_ty.receiver)
         elif isinstance(fn_ty, t.NumberClass):
             values.append(dm.null_value(fn_ty))

@@ -85,17 +85,24 @@ class ArrayValue:
 
     def view(self, parts, result_ty):
         """A view from per-axis parts: ("int", i) drops the axis, ("slice", start, step,
-        count) keeps it; axes beyond `parts` are kept whole."""
+        count) keeps it, ("new",) inserts an axis of length 1 (`None`); axes beyond
+        `parts` are kept whole."""
         b = self.builder
         offset = ir.Constant(dm.i64, 0)
         shape, strides = [], []
-        for d, part in enumerate(parts):
-            stride = self.stride(d)
+        axis = 0
+        for part in parts:
+            if part[0] == "new":
+                shape.append(ir.Constant(dm.i64, 1))
+                strides.append(ir.Constant(dm.i64, 0))
+                continue
+            stride = self.stride(axis)
             offset = b.add(offset, b.mul(part[1], stride))
             if part[0] == "slice":
                 shape.append(part[3])
                 strides.append(b.mul(stride, part[2]))
-        for d in range(len(parts), self.ty.ndim):
+            axis += 1
+        for d in range(axis, self.ty.ndim):
             shape.append(self.shape(d))
             strides.append(self.stride(d))
         data = b.gep(self.field(dm.ARRAY_DATA), [offset], source_etype=dm.i8)
@@ -132,13 +139,15 @@ def make_array(context, builder, ty, data, shape, strides, meminfo=None, parent=
 def _index_parts(index_ty):
     """The per-axis index types, or None when this is not a basic index."""
     items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
-    if all(isinstance(i, _INTLIKE + (t.SliceType,)) for i in items):
+    if all(isinstance(i, _INTLIKE + (t.SliceType, t.NoneType)) for i in items):
         return items
     return None
 
 
 def _view_layout(array_ty, items, ndim):
-    """C stays C for leading integers, then at most one step-less slice, then whole axes."""
+    """C stays C for leading integers, then at most one step-less slice, then whole axes
+    (a new axis of length 1 anywhere keeps it)."""
+    items = [i for i in items if not isinstance(i, t.NoneType)]
     if array_ty.layout != "C":
         return "A"
     slices = [i for i in items if isinstance(i, t.SliceType)]
@@ -153,9 +162,10 @@ def _view_layout(array_ty, items, ndim):
 
 
 def _index_result(array_ty, items):
-    if len(items) > array_ty.ndim:
-        raise TypingError(f"too many indices for {array_ty}: {len(items)} given")
-    kept = array_ty.ndim - sum(isinstance(i, _INTLIKE) for i in items)
+    new_axes = sum(isinstance(i, t.NoneType) for i in items)
+    if len(items) - new_axes > array_ty.ndim:
+        raise TypingError(f"too many indices for {array_ty}: {len(items) - new_axes} given")
+    kept = array_ty.ndim - sum(isinstance(i, _INTLIKE) for i in items) + new_axes
     if kept == 0:
         return array_ty.dtype
     return array_ty.copy(ndim=kept, layout=_view_layout(array_ty, items, kept))
@@ -168,10 +178,15 @@ def _index_values(builder, index, index_ty):
 
 
 def _resolve_index(context, builder, arr, index, index_ty):
-    """Per-axis parts ("int", i) / ("slice", start, step, count) for a basic index."""
+    """Per-axis parts ("int", i) / ("slice", start, step, count) / ("new",) for a basic
+    index."""
     items = _index_parts(index_ty)
     parts = []
-    for d, (value, item_ty) in enumerate(zip(_index_values(builder, index, index_ty), items)):
+    d = 0
+    for value, item_ty in zip(_index_values(builder, index, index_ty), items):
+        if isinstance(item_ty, t.NoneType):
+            parts.append(("new",))
+            continue
         if isinstance(item_ty, t.SliceType):
             fields = [builder.extract_value(value, i) for i in range(3)]
             sig = t.UniTuple(t.int64, 3)(t.int64, t.int64, t.int64, t.int64)
@@ -179,6 +194,7 @@ def _resolve_index(context, builder, arr, index, index_ty):
             parts.append(("slice",) + tuple(builder.extract_value(res, i) for i in range(3)))
         else:
             parts.append(("int", arr.normalize_index(value, item_ty, d)))
+        d += 1
     return parts
 
 
@@ -259,7 +275,7 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
             fill.lower(context, builder, fill.signature, [view, args[2]])
         return dm.null_value(t.none)
     if copies:  # the value may be an array expression, computed straight into the view
-        codegen.fusion = Consumer(frozenset({2}), codegen)
+        codegen.fusion = Consumer(frozenset({2}))
     return t.none(array_ty, index_ty, value_ty), codegen
 
 

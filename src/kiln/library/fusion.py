@@ -75,13 +75,16 @@ class Elementwise:
 
 @dataclass(frozen=True)
 class Consumer:
-    """Attached to a resolution (`Resolution.fusion`) whose code takes `Tree`s for the
-    arguments at `positions`: `lower(context, builder, sig, args)`. An `elementwise`
-    consumer is itself folded into the tree of an operation that consumes it."""
+    """Attached to a resolution (`Resolution.fusion`) whose code accepts `Tree`s for the
+    arguments at `positions`. An `elementwise` consumer is itself folded into the tree of
+    an operation that consumes it."""
 
     positions: frozenset
-    lower: Callable
     elementwise: Elementwise | None = None
+
+
+def leaf_values(tree):
+    return [value for value, _ in tree.leaves]
 
 
 def as_trees(args, types):
@@ -91,20 +94,25 @@ def as_trees(args, types):
 
 # ---- evaluation --------------------------------------------------------------------------------
 
+def leaf_arrays(context, builder, tree):
+    """An ArrayValue per array leaf, None per scalar leaf."""
+    return [ArrayValue(context, builder, v, ty) if isinstance(ty, t.Array) else None
+            for v, ty in tree.leaves]
+
+
 def evaluate(context, builder, tree, out=None, out_ty=None):
     """The tree's values: into a new C-contiguous array of its broadcast shape (a new
     reference), or into the array `out` (broadcast to it, converted to its dtype)."""
-    arrays = [ArrayValue(context, builder, v, ty) if isinstance(ty, t.Array) else None
-              for v, ty in tree.leaves]
+    arrays = leaf_arrays(context, builder, tree)
     present = [a for a in arrays if a is not None]
     if out is None:
         out_ty = tree.ty
-        shape = _broadcast_shape(context, builder, present, out_ty.ndim)
+        shape = broadcast_shape(context, builder, present, out_ty.ndim)
         out = ArrayValue(context, builder, allocate(context, builder, out_ty, shape), out_ty)
         _fill_loops(context, builder, out, tree, arrays, shape)
         return out.value
     out = ArrayValue(context, builder, out, out_ty)
-    shape = _broadcast_shape(context, builder, present + [out], out_ty.ndim)
+    shape = broadcast_shape(context, builder, present + [out], out_ty.ndim)
     for d, size in enumerate(shape):
         context.guard(builder, builder.icmp_unsigned("!=", size, out.shape(d)), ValueError,
                       "non-broadcastable output operand")
@@ -123,7 +131,7 @@ def evaluate(context, builder, tree, out=None, out_ty=None):
     return out.value
 
 
-def _broadcast_shape(context, builder, operands, ndim):
+def broadcast_shape(context, builder, operands, ndim):
     """The broadcast shape, raising ValueError with NumPy's words when there is none."""
     one = ir.Constant(dm.i64, 1)
     shape = []
@@ -189,22 +197,17 @@ def _overlaps_elsewhere(builder, a, out):
     return builder.and_(builder.and_(overlap, builder.not_(same)), builder.not_(empty))
 
 
-def flat_when_possible(context, builder, tree, arrays, count, flat_body, general):
-    """Run `flat_body(i, values)` for i < count when every array leaf is C-contiguous and
-    holds `count` elements (one loop LLVM vectorizes), else `general()`."""
+def flat_condition(builder, tree, arrays, count):
+    """An i1 that is true when every array leaf is C-contiguous with `count` elements, so
+    flat position i is element i of each (one loop LLVM vectorizes); None when their types
+    already rule that out."""
     present = [a for a in arrays if a is not None]
     if not all(a.ty.layout == "C" and a.ty.ndim == tree.ty.ndim for a in present):
-        general()
-        return
+        return None
     same = ir.Constant(dm.i1, 1)
     for a in present:
         same = builder.and_(same, builder.icmp_unsigned("==", a.field(dm.ARRAY_NITEMS), count))
-    with builder.if_else(same) as (fast, slow):
-        with fast:
-            counted_loop(builder, count, lambda i: flat_body(i, leaf_elements(
-                builder, tree, arrays, i)))
-        with slow:
-            general()
+    return same
 
 
 def leaf_elements(builder, tree, arrays, i):
@@ -227,11 +230,18 @@ def _fill_loops(context, builder, out, tree, arrays, shape):
 
     def general():
         _strided(builder, out, tree, arrays, shape, compute)
-    if out.ty.layout == "C" and out.ty.ndim == tree.ty.ndim:
-        flat_when_possible(context, builder, tree, arrays, out.field(dm.ARRAY_NITEMS), flat_body,
-                           general)
-    else:
+    count = out.field(dm.ARRAY_NITEMS)
+    flat = flat_condition(builder, tree, arrays, count) \
+        if out.ty.layout == "C" and out.ty.ndim == tree.ty.ndim else None
+    if flat is None:
         general()
+        return
+    with builder.if_else(flat) as (fast, slow):
+        with fast:
+            counted_loop(builder, count,
+                         lambda i: flat_body(i, leaf_elements(builder, tree, arrays, i)))
+        with slow:
+            general()
 
 
 def _strided(builder, out, tree, arrays, shape, compute):

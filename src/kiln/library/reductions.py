@@ -1,16 +1,26 @@
 """Whole-array reductions: sum, prod, mean, min, max, argmin, argmax, any, all, as NumPy
 functions and as array methods. Result types are NumPy's (the sum of int8 is int64, of
 float32 is float32); float sums use NumPy's pairwise summation, so they agree bit for bit.
-A non-contiguous array is reduced through a contiguous copy. (`axis=` is not supported
-yet.)"""
+A non-contiguous array is reduced through a contiguous copy. The float sum and mean of an
+array expression (`np.sum(a * b)`) compute the expression inside the summation, with no
+temporary array. (`axis=` is not supported yet.)"""
 from __future__ import annotations
 
 import numpy as np
 
+from llvmlite import ir
+
 from .. import types as t
+from ..codegen import datamodel as dm
+from ..codegen.context import CodegenContext
+from ..runtime import nrt
 from .allocation import empty_array, flat_view
 from .arrays import item_in_range
-from .registry import overload, overload_method, register_jitable
+from .axes import around_axis, axis_normalizer
+from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dtype_of,
+                     evaluate, flat_condition, leaf_arrays, leaf_elements, leaf_values)
+from .registry import overload, overload_method, register_jitable, template
+from .ufuncs import np_maximum, np_minimum
 
 _BLOCK = 128  # NumPy's pairwise summation block
 
@@ -32,17 +42,26 @@ def _as_flat(a):
     return _in_c_order(a)
 
 
-@overload(in_c_order)
-def _in_c_order(a):
+def c_contiguous(a):
+    """`a` itself when C-contiguous, else a C-contiguous copy (compiled code only)."""
+
+
+@overload(c_contiguous)
+def _c_contiguous(a):
     if a.layout == "C":
-        return lambda a: flat_view(a)
+        return lambda a: a
     dt = a.dtype
 
-    def copy_then_flatten(a):
+    def copy(a):
         out = empty_array(a.shape, dt)
         out[:] = a
-        return flat_view(out)
-    return copy_then_flatten
+        return out
+    return copy
+
+
+@overload(in_c_order)
+def _in_c_order(a):
+    return lambda a: flat_view(c_contiguous(a))
 
 
 @register_jitable
@@ -115,23 +134,229 @@ def pairwise_sum(x, zero):
         top += 1
 
 
+def _emit_pairwise_sum(context, tree):
+    """An LLVM function summing the tree's elements [start, start + n) of same-shape
+    C-contiguous leaves as `pairwise_sum` does (the same blocks, the same order), computing
+    each element where it is added. It recurses on the two halves, as NumPy does."""
+    dtype = dtype_of(tree.ty)
+    leaf_types = [ty for _, ty in tree.leaves]
+    fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(ty) for ty in leaf_types]
+                           + [dm.i64, dm.i64])
+    fn = ir.Function(context.module, fnty, context.module.get_unique_name("kiln.fused_sum"))
+    fn.linkage = "internal"
+    inner = CodegenContext(context.state, context.options)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    start, n = fn.args[-2:]
+    here = Tree(tree.ty, list(zip(fn.args[2:-2], leaf_types)), tree.compute)
+    arrays = leaf_arrays(inner, b, here)
+    i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
+
+    def element(i):
+        return here.compute(inner, b, leaf_elements(b, here, arrays, b.add(start, i)))
+
+    def accumulate(slot, i):
+        b.store(b.fadd(b.load(slot), element(i)), slot)
+
+    def finish(value):
+        b.store(value, fn.args[0])
+        b.ret(ir.Constant(dm.i32, 0))
+
+    split, block = fn.append_basic_block("split"), fn.append_basic_block("block")
+    b.cbranch(b.icmp_signed(">", n, i64(_BLOCK)), split, block)
+    b.position_at_end(split)
+    half = b.lshr(n, i64(1))
+    half = b.sub(half, b.and_(half, i64(7)))
+    left = inner.call_internal(b, fn, dtype, leaf_values(here) + [start, half])
+    right = inner.call_internal(b, fn, dtype, leaf_values(here) + [b.add(start, half),
+                                                                 b.sub(n, half)])
+    finish(b.fadd(left, right))
+    b.position_at_end(block)
+    zero = ir.Constant(dm.value_type(dtype), 0.0)
+    total = inner.alloca(b, dm.value_type(dtype))
+    b.store(zero, total)
+    short, unrolled = fn.append_basic_block("short"), fn.append_basic_block("unrolled")
+    b.cbranch(b.icmp_signed("<", n, i64(8)), short, unrolled)
+    b.position_at_end(short)
+    counted_loop(b, n, lambda i: accumulate(total, i))
+    finish(b.load(total))
+    b.position_at_end(unrolled)
+    lanes = [inner.alloca(b, dm.value_type(dtype)) for _ in range(8)]
+    for j, lane in enumerate(lanes):
+        b.store(element(i64(j)), lane)
+    stop = b.sub(n, b.and_(n, i64(7)))
+    counted_loop(b, stop, lambda i: [accumulate(lane, b.add(i, i64(j)))
+                                     for j, lane in enumerate(lanes)], start=i64(8), step=8)
+    r = [b.load(lane) for lane in lanes]
+    b.store(b.fadd(b.fadd(b.fadd(r[0], r[1]), b.fadd(r[2], r[3])),
+                   b.fadd(b.fadd(r[4], r[5]), b.fadd(r[6], r[7]))), total)
+    counted_loop(b, n, lambda i: accumulate(total, i), start=stop)
+    finish(b.load(total))
+    return fn
+
+
+def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
+    """A reduction of an array expression: `flat_reduce(tree, count)` over same-shape
+    C-contiguous leaves, else `python_impl` of the expression computed into a temporary. A
+    plain array goes to `python_impl`."""
+    (tree,) = as_trees(args, sig.args)
+    if tree.operations == 0:
+        return context.call_python(builder, python_impl, sig, args)
+    arrays = leaf_arrays(context, builder, tree)
+    shape = broadcast_shape(context, builder, [a for a in arrays if a is not None],
+                            tree.ty.ndim)
+    count = ir.Constant(dm.i64, 1)
+    for size in shape:
+        count = builder.mul(count, size)
+    result = context.alloca(builder, dm.value_type(sig.return_type))
+
+    def through_temporary():
+        temp = evaluate(context, builder, tree)
+        value = context.call_python(builder, python_impl, sig.return_type(tree.ty), [temp])
+        builder.store(value, result)
+        nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
+    flat = flat_condition(builder, tree, arrays, count)
+    if flat is None:
+        through_temporary()
+    else:
+        with builder.if_else(flat) as (fast, slow):
+            with fast:
+                builder.store(flat_reduce(tree, count), result)
+            with slow:
+                through_temporary()
+    return builder.load(result)
+
+
+def _fused_float_reduction(method, python_impl_for, finish):
+    """Register `np.<method>(expr)` and `expr.<method>()` for float arrays so that an array
+    expression is summed where it is computed: `finish(builder, total, count)` makes the
+    result of the sum; `python_impl_for(array type)` reduces a plain array."""
+    def typer(tctx, a, *more):
+        if more or not isinstance(a, t.Array) or not isinstance(a.dtype, t.Float) or \
+                _result_dtype(a, method) != a.dtype:
+            return None
+        impl = python_impl_for(a)
+
+        def codegen(context, builder, sig, args):
+            def flat_reduce(tree, count):
+                fn = _emit_pairwise_sum(context, tree)
+                total = context.call_internal(builder, fn, a.dtype, leaf_values(tree) +
+                                              [ir.Constant(dm.i64, 0), count])
+                return finish(builder, total, count)
+            return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
+        codegen.fusion = Consumer(frozenset({0}))
+        return a.dtype(a), codegen
+    template(getattr(np, method))(typer)
+    template(("method", method))(typer)
+
+
 def _result_dtype(a, method):
     """The dtype NumPy gives this reduction of an array of a's dtype."""
     return t.from_dtype(np.asarray(getattr(np.zeros(1, a.dtype.np_dtype), method)()).dtype)
 
 
-def _reduction(method):
-    """Register one overload as `np.<method>(a)` and as the method `a.<method>()`."""
+def _reduction(method, along=None):
+    """Register one overload as `np.<method>(a[, axis])` and as the method
+    `a.<method>([axis])`: `ov(a)` reduces the whole array, `along(a)` along an integer
+    axis."""
+    whole = getattr(np, method)
+
     def register(ov):
-        def on_arrays(a):
-            return ov(a) if isinstance(a, t.Array) else None
-        overload(getattr(np, method))(on_arrays)
+        def on_arrays(a, axis=None):
+            if not isinstance(a, t.Array):
+                return None
+            if axis is None:
+                return ov(a)
+            if isinstance(axis, t.NoneType) or (isinstance(axis, t.Integer) and a.ndim == 1):
+                normalize = axis_normalizer(a.ndim)
+
+                def whole_array(a, axis):
+                    if axis is not None:
+                        normalize(axis)
+                    return whole(a)
+                return whole_array if ov(a) is not None else None
+            if isinstance(axis, t.Integer) and along is not None:
+                return along(a)
+            return None
+        overload(whole)(on_arrays)
         overload_method(t.Array, method)(on_arrays)
         return ov
     return register
 
 
-@_reduction("sum")
+@register_jitable
+def _add(a, b):
+    return a + b
+
+
+@register_jitable
+def _multiply(a, b):
+    return a * b
+
+
+def _along(a, dt, step, identity=None, empty_message=""):
+    """`step` folded along an axis in NumPy's order for a C array (the result starts at
+    `identity`, or at the first item along the axis when there is none)."""
+    normalize = axis_normalizer(a.ndim)
+    first = identity is None
+    start = 0 if first else identity
+
+    def along(a, axis):
+        x, shape = around_axis(c_contiguous(a), normalize(axis))
+        outer, n, inner = x.shape
+        if first and n == 0:
+            raise ValueError(empty_message)
+        out = empty_array(shape, dt)
+        result = flat_view(out)
+        for o in range(outer):
+            for j in range(inner):
+                result[o * inner + j] = x[o, 0, j] if first else dt(start)
+            for i in range(1 if first else 0, n):
+                for j in range(inner):
+                    result[o * inner + j] = step(result[o * inner + j], x[o, i, j])
+        return out
+    return along
+
+
+def _sum_along(a):
+    """Along the last axis NumPy sums each row pairwise; along another it adds rows in
+    order."""
+    dt = _result_dtype(a, "sum")
+    if isinstance(dt, (t.Float, t.Complex)) and dt != a.dtype:
+        return None
+    sequential = register_jitable(_along(a, dt, _add, identity=0))
+    if not isinstance(dt, (t.Float, t.Complex)):
+        return sequential
+    normalize = axis_normalizer(a.ndim)
+
+    def float_sum_along(a, axis):
+        k = normalize(axis)
+        if k != a.ndim - 1:
+            return sequential(a, axis)
+        x, shape = around_axis(c_contiguous(a), k)
+        outer, n = x.shape[0], x.shape[1]
+        out = empty_array(shape, dt)
+        result, flat = flat_view(out), flat_view(x)
+        for o in range(outer):
+            result[o] = pairwise_sum(flat[o * n:o * n + n], dt(0))
+        return out
+    return float_sum_along
+
+
+def _mean_along(a):
+    if not isinstance(a.dtype, (t.Float, t.Integer, t.Boolean)):
+        return None
+    normalize = axis_normalizer(a.ndim)
+    as_float = isinstance(a.dtype, (t.Integer, t.Boolean))
+
+    def mean_along(a, axis):
+        n = a.shape[normalize(axis)]
+        if as_float:
+            return np.sum(a.astype(np.float64), axis) / n
+        return np.sum(a, axis) / n
+    return mean_along
+
+
+@_reduction("sum", _sum_along)
 def _sum(a):
     dt = _result_dtype(a, "sum")
     if isinstance(dt, (t.Float, t.Complex)) and dt == a.dtype:
@@ -165,7 +390,7 @@ def _float_total(x):
     return total
 
 
-@_reduction("mean")
+@_reduction("mean", _mean_along)
 def _mean(a):
     dt = _result_dtype(a, "mean")
     if isinstance(a.dtype, (t.Float, t.Complex)) and dt == a.dtype:
@@ -181,7 +406,12 @@ def _mean(a):
     return None
 
 
-@_reduction("prod")
+_fused_float_reduction("sum", _sum, lambda builder, total, count: total)
+_fused_float_reduction("mean", _mean, lambda builder, total, count: builder.fdiv(
+    total, builder.sitofp(count, total.type)))
+
+
+@_reduction("prod", lambda a: _along(a, _result_dtype(a, "prod"), _multiply, 1))
 def _prod(a):
     dt = _result_dtype(a, "prod")
 
@@ -223,10 +453,17 @@ def _greater(a, b):
 
 register_jitable(_less)
 register_jitable(_greater)
-_reduction("min")(_extreme("min", _less))
-_reduction("max")(_extreme("max", _greater))
-_reduction("amin")(_extreme("min", _less))
-_reduction("amax")(_extreme("max", _greater))
+
+def _extreme_along(method, step):
+    message = ("zero-size array to reduction operation "
+               f"{dict(min='minimum', max='maximum')[method]} which has no identity")
+    return lambda a: _along(a, a.dtype, step, empty_message=message)
+
+
+for _name, _step in (("min", np_minimum), ("amin", np_minimum), ("max", np_maximum),
+                     ("amax", np_maximum)):
+    _reduction(_name, _extreme_along(_name[-3:], _step))(
+        _extreme(_name[-3:], _less if _name.endswith("min") else _greater))
 
 
 def _arg_extreme(method, better):

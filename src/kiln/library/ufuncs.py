@@ -235,7 +235,7 @@ def _ufunc_template(ufunc):
         def codegen(context, builder, sig, args):
             return evaluate(context, builder, operation.apply(as_trees(args, operands)))
         codegen.new_reference = True
-        codegen.fusion = Consumer(frozenset(range(len(operands))), codegen, operation)
+        codegen.fusion = Consumer(frozenset(range(len(operands))), operation)
         return result(*operands), codegen
     return typer
 
@@ -274,7 +274,7 @@ def _inplace_template(ufunc):
         def codegen(context, builder, sig, args):
             tree = Elementwise(target, element, loop).apply(as_trees(args, (target, other)))
             return evaluate(context, builder, tree, out=args[0], out_ty=target)
-        codegen.fusion = Consumer(frozenset({1}), codegen)
+        codegen.fusion = Consumer(frozenset({1}))
         return target(target, other), codegen
     return typer
 

@@ -149,3 +149,36 @@ def test_kiln_dump_fusion_prints_it(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "---- kiln fusion ----" in done.stderr
     assert "a * a + b * b (3 elementwise operation(s) on 4 array operand(s))" in done.stderr
+
+
+def dot_by_sum(a, b):
+    return np.sum(a * b)
+
+
+def mean_of_difference(a, b):
+    return (a - b).mean()
+
+
+def sum_of_broadcast(col, row):
+    return ((col[:, None] - row) ** 2).sum()
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 127, 128, 129, 1000, 100_003])
+def test_sum_of_an_expression_is_numpys_pairwise_sum(n):
+    a, b = RNG.normal(size=n), RNG.normal(size=n)
+    check(dot_by_sum, a, b)
+    check(dot_by_sum, a.astype(np.float32), b.astype(np.float32))
+    check(mean_of_difference, a, b)
+
+
+def test_sum_of_an_expression_with_specials_and_strides():
+    check(dot_by_sum, SPECIALS, SPECIALS[::-1].copy())
+    check(dot_by_sum, RNG.random(301)[::3], RNG.random(101))
+    check(sum_of_broadcast, RNG.random(30), RNG.random(20))
+
+
+def test_fused_sum_is_reported():
+    f = njit(dot_by_sum)
+    f(np.ones(3), np.ones(3))
+    (lines,) = f.inspect_fusion().values()
+    assert "np.sum(a * b): a * b (1 elementwise operation(s)" in lines[0]

@@ -1,0 +1,87 @@
+"""Reductions along an axis and new axes (`None`), against NumPy: every axis of 1- to 3-d
+arrays, negative axes, empty axes, non-contiguous inputs, several dtypes."""
+import numpy as np
+import pytest
+
+from helpers import check
+
+RNG = np.random.default_rng(3)
+
+
+def sum_along(a, k):
+    return np.sum(a, axis=k)
+
+
+def mean_along(a, k):
+    return a.mean(axis=k)
+
+
+def prod_along(a, k):
+    return np.prod(a, k)
+
+
+def max_along(a, k):
+    return a.max(axis=k)
+
+
+def min_along(a, k):
+    return np.min(a, axis=k)
+
+
+def sum_axis_none(a):
+    return a.sum(axis=None)
+
+
+SHAPES = [(5,), (3, 4), (2, 3, 4), (0, 3), (3, 0), (2, 1, 300)]
+CASES = [(sum_along, np.float64), (sum_along, np.float32), (sum_along, np.int8),
+         (mean_along, np.float64), (mean_along, np.int32), (prod_along, np.int32),
+         (max_along, np.float64), (min_along, np.bool_)]
+
+
+@pytest.mark.parametrize("pyfunc, dtype", CASES)
+def test_every_axis(pyfunc, dtype):
+    for shape in SHAPES:
+        a = (RNG.random(shape) * 10).astype(dtype)
+        for k in range(-len(shape), len(shape)):
+            with np.errstate(all="ignore"):
+                check(pyfunc, a, k)
+    a = (RNG.random((4, 6)) * 10).astype(dtype)[:, ::-2]  # non-contiguous
+    check(pyfunc, a, 0)
+    check(pyfunc, a, 1)
+
+
+@pytest.mark.parametrize("pyfunc", [sum_along, max_along])
+def test_axis_out_of_bounds_is_numpys_axis_error(pyfunc):
+    a = RNG.random((2, 3))
+    check(pyfunc, a, 2)
+    check(pyfunc, a, -3)
+    with pytest.raises(np.exceptions.AxisError):
+        from kiln import njit
+        njit(pyfunc)(a, 5)
+
+
+def test_nan_and_signed_zero_along_an_axis():
+    a = np.array([[np.nan, 1.0, -0.0], [2.0, np.nan, -0.0], [np.inf, -np.inf, 0.0]])
+    for k in (0, 1):
+        check(sum_along, a, k)
+        check(max_along, a, k)
+        check(min_along, a, k)
+    check(sum_axis_none, a)
+
+
+def new_axes(a):
+    return a[None], a[:, None], a[None, 1:], a[None, :, None].shape
+
+
+def outer_difference(a, b):
+    return a[:, None] - b[None, :]
+
+
+def pairwise_distances(X):
+    return np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+
+
+def test_new_axes():
+    check(new_axes, np.arange(5.0))
+    check(outer_difference, RNG.random(4), RNG.random(3))
+    check(pairwise_distances, RNG.random((20, 3)))
