@@ -41,6 +41,7 @@ class FunctionLowerer:
         self.loops = []  # (continue_block, break_block)
         self.held = {}   # id(LLVM value) -> (its temporary slot, its type)
         self.borrowed = {}  # id(LLVM value) -> type, for values read from a local
+        self.fused = {}     # consumer node -> (operations, array operands) fused into it
         self.owning_slots = []  # (slot, type) of every local and temporary that owns refs
 
     def lower(self):
@@ -65,6 +66,7 @@ class FunctionLowerer:
                 self.builder.unreachable()
         if self.ctx.function_exit is not None:
             self.emit_exit()
+        self.report_fusion()
 
     # -- references ------------------------------------------------------------------------
     def owns_references(self):
@@ -184,26 +186,36 @@ class FunctionLowerer:
         if fusion is None or position not in fusion.positions or self.elementwise(node) is None:
             return self.expr(node)
         tree = self.tree(node)
-        note = f"line {self.typed.ir.loc(node).line}: {ast.unparse(consumer)}: " \
-               f"{ast.unparse(node)} ({tree.operations} elementwise operation(s) on " \
-               f"{len(tree.arrays)} array operand(s)) computed in the consumer's loop"
-        self.ctx.state.fusion.append(note)
-        dump("fusion", note)
+        if tree.operations:
+            operations, arrays = self.fused.get(consumer, (0, 0))
+            self.fused[consumer] = (operations + tree.operations, arrays + len(tree.arrays))
         return tree
+
+    def report_fusion(self):
+        """A line per consumer of array expressions, for inspect_fusion() and KILN_DUMP."""
+        for consumer, (operations, arrays) in self.fused.items():
+            note = f"{self.typed.ir.qualname}, line {self.typed.ir.loc(consumer).line}: " \
+                   f"{ast.unparse(consumer)}: {operations} elementwise operation(s) on " \
+                   f"{arrays} array operand(s) fused into its loop"
+            self.ctx.state.fusion.append(note)
+            dump("fusion", note)
 
     def elementwise(self, node):
         """(operation, operand nodes) when `node` is an elementwise operation on arrays that
         can be folded into an array expression, else None."""
         if node in self.typed.constants or not isinstance(node, (ast.BinOp, ast.UnaryOp,
-                                                                 ast.Call)):
+                                                                 ast.Call, ast.Compare)):
             return None
-        res = self.typed.calls.get(node)
+        single_compare = isinstance(node, ast.Compare) and len(node.ops) == 1
+        res = self.typed.calls.get((node, 0) if single_compare else node)
         if res is None or res.fusion is None or res.fusion.elementwise is None:
             return None
         if isinstance(node, ast.BinOp):
             return res.fusion.elementwise, [node.left, node.right]
         if isinstance(node, ast.UnaryOp):
             return res.fusion.elementwise, [node.operand]
+        if isinstance(node, ast.Compare):
+            return res.fusion.elementwise, [node.left, node.comparators[0]]
         if node.keywords or isinstance(self.type_of(node.func), (t.BoundMethod, t.NumberClass,
                                                                    t.InnerFunction)):
             return None
@@ -507,6 +519,11 @@ class FunctionLowerer:
     def expr_Compare(self, node):
         """`a < b < c` evaluates b once and stops at the first false comparison."""
         b = self.builder
+        res = self.typed.calls.get((node, 0))
+        if len(node.ops) == 1 and res is not None and res.fusion is not None:  # arrays
+            return self.call(res, [self.operand(res, 0, node.left, node),
+                                   self.operand(res, 1, node.comparators[0], node)],
+                             [self.type_of(node.left), self.type_of(node.comparators[0])])
         if len(node.ops) == 1:
             left, right = self.expr(node.left), self.expr(node.comparators[0])
             result = self.compare_one(node, 0, left, self.type_of(node.left), right,

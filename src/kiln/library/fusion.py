@@ -51,20 +51,20 @@ class Tree:
 
 @dataclass(frozen=True)
 class Elementwise:
-    """One elementwise operation: operands converted to `loop`, `element` applied, the
-    result converted to `result`'s dtype."""
+    """One elementwise operation: each operand converted to its type in `loops`,
+    `element` applied, the result converted to `result`'s dtype."""
 
     result: t.Type     # an Array type (or a scalar for all-scalar operands)
     element: object    # the Resolution of the scalar operation
-    loop: t.Type
+    loops: tuple
 
     def apply(self, trees):
         def compute(context, builder, values):
             args, i = [], 0
-            for tree in trees:
+            for tree, loop in zip(trees, self.loops):
                 n = len(tree.leaves)
                 value = tree.compute(context, builder, values[i:i + n])
-                args.append(context.cast(builder, value, dtype_of(tree.ty), self.loop))
+                args.append(context.cast(builder, value, dtype_of(tree.ty), loop))
                 i += n
             value = self.element.lower(context, builder, self.element.signature, args)
             return context.cast(builder, value, self.element.signature.return_type,

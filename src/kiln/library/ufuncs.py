@@ -121,6 +121,15 @@ overload(np_true_divide)(_by_kind(_float_divide, None, _python_divide))
 overload(np_floor_divide)(_by_kind(_float_floor_divide, _int_floor_divide))
 overload(np_remainder)(_by_kind(_float_remainder, _int_remainder))
 overload(np_power)(_by_kind(_float_power, _python_power, _python_power))
+def np_where(condition, x, y):
+    """One element of np.where: x where the condition holds, else y."""
+
+
+def _choose(condition, x, y):
+    return x if condition else y
+
+
+overload(np_where)(lambda condition, x, y: _choose)
 overload(np_maximum)(lambda a, b: _maximum)
 overload(np_minimum)(lambda a, b: _minimum)
 
@@ -128,7 +137,8 @@ overload(np_minimum)(lambda a, b: _minimum)
 # ufunc -> (the scalar operation kiln applies per element, how inputs are converted):
 #   "result": inputs converted to the result dtype (arithmetic);
 #   "common": inputs converted to their common dtype, result bool (comparisons);
-#   "same": the input as it is (predicates such as isnan).
+#   "same": the input as it is (predicates such as isnan);
+#   "where": np.where's condition as a bool, the two choices converted to the result dtype.
 UFUNCS = {
     np.add: (operator.add, "result"), np.subtract: (operator.sub, "result"),
     np.multiply: (operator.mul, "result"), np.true_divide: (np_true_divide, "result"),
@@ -147,6 +157,7 @@ UFUNCS = {
     np.isfinite: (math.isfinite, "same"),
     np.arctan2: (math.atan2, "result"), np.hypot: (math.hypot, "result"),
     np.copysign: (math.copysign, "result"), np.fmod: (math.fmod, "result"),
+    np.where: (np_where, "where"),
 }
 _MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
          "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan",
@@ -192,29 +203,33 @@ def _numpy_dtype(ufunc, operands):
 
 
 def _resolve_ufunc(tctx, ufunc, operands):
-    """(result type, per-element Resolution, the dtype inputs are converted to) or None."""
-    if not all(isinstance(o, (t.Array, t.Number)) for o in operands) or \
-            not isinstance(ufunc, np.ufunc) or ufunc.nin != len(operands):
+    """(result type, per-element Resolution, the dtypes the operands are converted to) or
+    None."""
+    nin = ufunc.nin if isinstance(ufunc, np.ufunc) else 3  # np.where(cond, x, y)
+    if not all(isinstance(o, (t.Array, t.Number)) for o in operands) or nin != len(operands):
         return None
     key, conversion = UFUNCS[ufunc]
     out_dtype = _numpy_dtype(ufunc, operands)
     if out_dtype is None:
         return None
     if conversion == "result":
-        loop = out_dtype
+        loops = (out_dtype,) * nin
     elif conversion == "common":
-        loop = _numpy_dtype(np.add, operands) if len(operands) == 2 else dtype_of(operands[0])
-        if loop is None:
+        common = _numpy_dtype(np.add, operands) if nin == 2 else dtype_of(operands[0])
+        if common is None:
             return None
+        loops = (common,) * nin
+    elif conversion == "where":
+        loops = (t.boolean, out_dtype, out_dtype)
     else:
-        loop = dtype_of(operands[0])
-    element = tctx.resolve(key, (loop,) * len(operands))
+        loops = (dtype_of(operands[0]),)
+    element = tctx.resolve(key, loops)
     if element is None:
         return None
     arrays = [o for o in operands if isinstance(o, t.Array)]
     if not arrays:
-        return out_dtype, element, loop
-    return t.Array(out_dtype, max(a.ndim for a in arrays), "C"), element, loop
+        return out_dtype, element, loops
+    return t.Array(out_dtype, max(a.ndim for a in arrays), "C"), element, loops
 
 
 # ---- registration ----------------------------------------------------------------------------
@@ -224,8 +239,8 @@ def _ufunc_template(ufunc):
         found = _resolve_ufunc(tctx, ufunc, operands)
         if found is None:
             return None
-        result, element, loop = found
-        operation = Elementwise(result, element, loop)
+        result, element, loops = found
+        operation = Elementwise(result, element, loops)
         if not isinstance(result, t.Array):  # all scalars: NumPy's semantics, one element
             def scalar(context, builder, sig, args):
                 tree = operation.apply([Tree.leaf(a, ty) for a, ty in zip(args, operands)])
@@ -260,7 +275,7 @@ def _inplace_template(ufunc):
         found = _resolve_ufunc(tctx, ufunc, (target, other))
         if found is None:
             return None
-        result, element, loop = found
+        result, element, loops = found
         if target.readonly:
             raise TypingError(f"cannot modify a read-only array ({target}) in place")
         if result.ndim != target.ndim:
@@ -272,7 +287,7 @@ def _inplace_template(ufunc):
                               "'same_kind' rule)")
 
         def codegen(context, builder, sig, args):
-            tree = Elementwise(target, element, loop).apply(as_trees(args, (target, other)))
+            tree = Elementwise(target, element, loops).apply(as_trees(args, (target, other)))
             return evaluate(context, builder, tree, out=args[0], out_ty=target)
         codegen.fusion = Consumer(frozenset({1}))
         return target(target, other), codegen
