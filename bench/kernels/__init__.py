@@ -1,5 +1,6 @@
 """Kernel modules, grouped by topic; importing this package fills `bench.registry.REGISTRY`."""
-from bench.kernels import reductions, loops, ufuncs, simulation, gpu  # noqa: F401  (report order)
+from bench.kernels import (  # noqa: F401  (report order)
+    reductions, loops, ufuncs, simulation, numpy_style, gpu)
 from bench.registry import REGISTRY
 
 __all__ = ["REGISTRY"]

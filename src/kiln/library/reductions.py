@@ -101,18 +101,19 @@ def _half(n):
 
 
 @register_jitable
-def pairwise_sum(x, zero):
-    """NumPy's pairwise summation of a 1-d array: blocks of 128 summed eight ways, joined
-    as a binary tree (its recursion walked with an explicit stack, left before right)."""
-    n = x.shape[0]
+def pairwise_sum(x, first, n, zero):
+    """NumPy's pairwise summation of x[first:first + n] (a 1-d array; no view is made, so
+    summing many short rows costs no more than their elements): blocks of 128 summed eight
+    ways, joined as a binary tree (its recursion walked with an explicit stack, left before
+    right)."""
     if n <= _BLOCK:
-        return _block_sum(x, 0, n, zero)
+        return _block_sum(x, first, n, zero)
     starts = np.empty(64, np.int64)
     sizes = np.empty(64, np.int64)
     stages = np.empty(64, np.int64)   # 1: summing the left half; 2: the right half
     lefts = np.full(64, zero)
     top = 0
-    starts[0], sizes[0] = 0, n
+    starts[0], sizes[0] = first, n
     while True:
         start, size = starts[top], sizes[top]
         if size > _BLOCK:
@@ -336,8 +337,15 @@ def _sum_along(a):
         outer, n = x.shape[0], x.shape[1]
         out = empty_array(shape, dt)
         result, flat = flat_view(out), flat_view(x)
+        if n < 8:  # short rows (pairwise_sum adds them in order too), without a call each
+            for o in range(outer):
+                total = dt(0)
+                for i in range(o * n, o * n + n):
+                    total += item_in_range(flat, i)
+                result[o] = total
+            return out
         for o in range(outer):
-            result[o] = pairwise_sum(flat[o * n:o * n + n], dt(0))
+            result[o] = pairwise_sum(flat, o * n, n, dt(0))
         return out
     return float_sum_along
 
@@ -361,7 +369,8 @@ def _sum(a):
     dt = _result_dtype(a, "sum")
     if isinstance(dt, (t.Float, t.Complex)) and dt == a.dtype:
         def float_sum(a):
-            return pairwise_sum(as_flat(a), dt(0))
+            x = as_flat(a)
+            return pairwise_sum(x, 0, x.shape[0], dt(0))
         return float_sum
     if isinstance(dt, (t.Float, t.Complex)):
         return None  # float16 sums in float32 pieces: not yet
@@ -386,7 +395,7 @@ def _float_total(x):
         n = min(_CHUNK, x.shape[0] - start)
         for i in range(n):
             chunk[i] = x[start + i]
-        total += pairwise_sum(chunk[:n], 0.0)
+        total += pairwise_sum(chunk, 0, n, 0.0)
     return total
 
 
@@ -396,7 +405,7 @@ def _mean(a):
     if isinstance(a.dtype, (t.Float, t.Complex)) and dt == a.dtype:
         def float_mean(a):
             x = as_flat(a)
-            return pairwise_sum(x, dt(0)) / dt(x.shape[0])
+            return pairwise_sum(x, 0, x.shape[0], dt(0)) / dt(x.shape[0])
         return float_mean
     if isinstance(a.dtype, (t.Integer, t.Boolean)):
         def int_mean(a):
