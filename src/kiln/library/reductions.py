@@ -20,7 +20,7 @@ from .axes import around_axis, axis_normalizer
 from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dtype_of,
                      evaluate, flat_condition, leaf_arrays, leaf_elements, leaf_values)
 from .registry import overload, overload_method, register_jitable, template
-from .ufuncs import np_maximum, np_minimum
+from .ufuncs import np_maximum, np_minimum, np_true_divide
 
 _BLOCK = 128  # NumPy's pairwise summation block
 
@@ -405,7 +405,7 @@ def _mean(a):
     if isinstance(a.dtype, (t.Float, t.Complex)) and dt == a.dtype:
         def float_mean(a):
             x = as_flat(a)
-            return pairwise_sum(x, 0, x.shape[0], dt(0)) / dt(x.shape[0])
+            return np_true_divide(pairwise_sum(x, 0, x.shape[0], dt(0)), dt(x.shape[0]))
         return float_mean
     if isinstance(a.dtype, (t.Integer, t.Boolean)):
         def int_mean(a):
@@ -517,3 +517,102 @@ def _all(a):
                 return False
         return True
     return all_
+
+
+# ---- accumulations, spread ------------------------------------------------------------------
+
+def _accumulation(method, step):
+    """`np.cumsum`/`np.cumprod` (and methods): each item combined with the running result,
+    in order, starting from the first item as NumPy's accumulate does; the flattened array
+    without an axis, the same shape along one."""
+    def whole(a):
+        dt = _result_dtype(a, method)
+
+        def accumulate(a):
+            x = in_c_order(a)
+            out = empty_array(x.shape[0], dt)
+            if x.shape[0]:
+                out[0] = x[0]
+            for i in range(1, x.shape[0]):
+                out[i] = step(out[i - 1], x[i])
+            return out
+        return accumulate
+
+    def along(a):
+        dt = _result_dtype(a, method)
+        normalize = axis_normalizer(a.ndim)
+
+        def accumulate_along(a, axis):
+            k = normalize(axis)
+            x = around_axis(c_contiguous(a), k)[0]
+            out = empty_array(a.shape, dt)
+            y = around_axis(out, k)[0]
+            outer, n, inner = x.shape
+            for o in range(outer):
+                for j in range(inner if n else 0):
+                    y[o, 0, j] = x[o, 0, j]
+                for i in range(1, n):
+                    for j in range(inner):
+                        y[o, i, j] = step(y[o, i - 1, j], x[o, i, j])
+            return out
+        return accumulate_along
+    _reduction(method, along)(whole)
+
+
+_accumulation("cumsum", _add)
+_accumulation("cumprod", _multiply)
+
+
+def _ptp(a):
+    if isinstance(a.dtype, t.Boolean):
+        return None  # NumPy refuses to subtract booleans
+
+    def ptp(a, axis=None):
+        return np.max(a) - np.min(a)
+    return ptp
+
+
+def _ptp_along(a):
+    def ptp_along(a, axis):
+        return np.max(a, axis) - np.min(a, axis)
+    return ptp_along
+
+
+def _register_ptp():
+    """np.ptp is a function only (NumPy 2 removed the method)."""
+    def on_arrays(a, axis=None):
+        if not isinstance(a, t.Array):
+            return None
+        if axis is None or isinstance(axis, t.NoneType):
+            return _ptp(a)
+        return _ptp_along(a) if isinstance(axis, t.Integer) and _ptp(a) is not None else None
+    overload(np.ptp)(on_arrays)
+
+
+_register_ptp()
+
+
+def _spread(method):
+    """`np.var`/`np.std` (and methods) of the whole array, with `ddof`: NumPy's two passes,
+    the mean and then the summed squared deviations (fused into one loop)."""
+    take_root = method == "std"
+
+    def ov(a, axis=None, ddof=0):
+        if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex) or not (
+                axis is None or isinstance(axis, t.NoneType)):
+            return None
+        dt = _result_dtype(a, method)
+
+        def spread(a, axis=None, ddof=0):
+            m = np.mean(a)
+            d = as_flat(a) - m  # NumPy sums the deviations in memory order
+            total = np.sum(d * d)
+            variance = np_true_divide(dt(total), dt(max(a.size - ddof, 0)))
+            return np.sqrt(variance) if take_root else variance
+        return spread
+    overload(getattr(np, method))(ov)
+    overload_method(t.Array, method)(ov)
+
+
+_spread("var")
+_spread("std")

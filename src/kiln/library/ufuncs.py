@@ -125,6 +125,17 @@ def np_where(condition, x, y):
     """One element of np.where: x where the condition holds, else y."""
 
 
+def np_clip(x, low, high):
+    """One element of np.clip: NaN in any operand wins, as in NumPy."""
+
+
+overload(np_clip)(lambda x, low, high: _clip)
+
+
+def _clip(x, low, high):
+    return np_minimum(np_maximum(x, low), high)
+
+
 def _choose(condition, x, y):
     return x if condition else y
 
@@ -159,6 +170,8 @@ UFUNCS = {
     np.copysign: (math.copysign, "result"), np.fmod: (math.fmod, "result"),
     np.where: (np_where, "where"),
 }
+CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
+UFUNCS[CLIP] = (np_clip, "result")
 _MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
          "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan",
          "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
@@ -296,6 +309,8 @@ def _inplace_template(ufunc):
 
 for _ufunc in UFUNCS:
     template(_ufunc)(_ufunc_template(_ufunc))
+template(np.clip)(_ufunc_template(CLIP))
+template(("method", "clip"))(_ufunc_template(CLIP))
 for _inplace, _op in INPLACE.items():
     template(_inplace)(_inplace_template(OPERATORS[_op]))
 for _op, _ufunc in OPERATORS.items():
