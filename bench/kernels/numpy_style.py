@@ -104,3 +104,16 @@ def softmax(x):
 
 _register("softmax", softmax, lambda n: (rng().standard_normal(n),),
           Sizes(full=5_000_000, quick=500_000, python=500_000), "{n} float64", rtol=1e-12)
+
+
+def solve_system(a, b):
+    return np.linalg.solve(a, b)
+
+
+def _system(n):
+    g = rng()
+    return g.standard_normal((n, n)) + n * np.eye(n), g.standard_normal(n)
+
+
+_register("linalg_solve", solve_system, _system,
+          Sizes(full=500, quick=200, python=200), "{n}x{n} float64", rtol=1e-9)

@@ -6,7 +6,7 @@ import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
            "printing", "optional", "allocation", "creation",
-           "ufuncs", "reductions", "shapes")
+           "ufuncs", "reductions", "shapes", "linalg")
 _loaded = False
 
 

@@ -1,0 +1,443 @@
+"""Linear algebra in compiled code through the BLAS and LAPACK that SciPy ships (the
+function pointers of `scipy.linalg.cython_blas` / `cython_lapack`): `np.dot`, `@`,
+`np.vdot`, `np.linalg.solve`, `inv`, `det`, `norm`. No matrix product is written here.
+
+The routines are Fortran's, column-major: a C-contiguous matrix is its transpose there, so
+`A @ B` is computed as `(B.T @ A.T).T` without moving data, and LAPACK gets transposed
+copies (it overwrites its inputs anyway). float32 and float64 go to BLAS; other dtypes
+multiply with plain loops. Without SciPy, compiling such a call says what to install.
+"""
+from __future__ import annotations
+
+import ctypes
+import operator
+import re
+
+import numpy as np
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..errors import TypingError
+from .arrays import ArrayValue
+from .registry import intrinsic, overload, register_jitable
+
+SYMBOL_PREFIX = "kiln_linalg_"
+_PREFIXES = {t.float32: "s", t.float64: "d"}
+
+
+def _scipy_tables():
+    try:
+        from scipy.linalg import cython_blas, cython_lapack
+    except ImportError:
+        raise TypingError("linear algebra in compiled code calls the BLAS and LAPACK that "
+                          "SciPy ships: install it with `pip install scipy` (or "
+                          "`pip install kiln[linalg]`)") from None
+    return {**cython_blas.__pyx_capi__, **cython_lapack.__pyx_capi__}
+
+
+def bind_symbols(llvm_ir: str):
+    """Point each `kiln_linalg_<routine>` the module calls at SciPy's routine."""
+    import llvmlite.binding as llvm
+    tables = _scipy_tables()
+    name_of = ctypes.pythonapi.PyCapsule_GetName
+    name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    pointer_of = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer_of.restype, pointer_of.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    for routine in set(re.findall(SYMBOL_PREFIX + r"(\w+)", llvm_ir)):
+        capsule = tables[routine]
+        llvm.add_symbol(SYMBOL_PREFIX + routine, pointer_of(capsule, name_of(capsule)))
+
+
+class _Call:
+    """Building one Fortran call: every argument is passed by pointer."""
+
+    def __init__(self, context, builder):
+        self.context, self.builder = context, builder
+        self.args = []
+
+    def int(self, value):
+        i32 = ir.IntType(32)
+        slot = self.context.alloca(self.builder, i32)
+        self.builder.store(self.builder.trunc(value, i32) if value.type != i32 else value, slot)
+        self.args.append(slot)
+
+    def char(self, letter):
+        slot = self.context.alloca(self.builder, dm.i8)
+        self.builder.store(ir.Constant(dm.i8, ord(letter)), slot)
+        self.args.append(slot)
+
+    def scalar(self, value):
+        slot = self.context.alloca(self.builder, value.type)
+        self.builder.store(value, slot)
+        self.args.append(slot)
+
+    def data(self, arr, ty):
+        self.args.append(ArrayValue(self.context, self.builder, arr, ty).field(dm.ARRAY_DATA))
+
+    def pointer(self, slot):
+        self.args.append(slot)
+
+    def emit(self, routine, returns=None):
+        module = self.builder.module
+        name = SYMBOL_PREFIX + routine
+        fn = module.globals.get(name)
+        if fn is None:
+            fnty = ir.FunctionType(returns or ir.VoidType(), [dm.ptr] * len(self.args))
+            fn = ir.Function(module, fnty, name=name)
+        return self.builder.call(fn, self.args)
+
+
+def _one(dtype):
+    return ir.Constant(dm.value_type(dtype), 1.0)
+
+
+def _blas_dtype(*arrays):
+    """The one BLAS dtype of these C-contiguous arrays, or None."""
+    if not all(isinstance(a, t.Array) and a.layout == "C" for a in arrays):
+        return None
+    dtypes = {a.dtype for a in arrays}
+    return dtypes.pop() if len(dtypes) == 1 and next(iter(dtypes)) in _PREFIXES else None
+
+
+def _checked_int32(context, builder, value):
+    context.guard(builder, builder.icmp_unsigned(">", value, ir.Constant(dm.i64, 2**31 - 1)),
+                  ValueError, "array too large for the BLAS (dimensions above 2**31 - 1)")
+    return value
+
+
+@intrinsic
+def gemm(typingctx, a, b, out):
+    """out = a @ b for C-contiguous 2-d arrays of one BLAS dtype, shapes already checked."""
+    dtype = _blas_dtype(a, b, out)
+    if dtype is None or not a.ndim == b.ndim == out.ndim == 2:
+        return None
+
+    def codegen(context, builder, sig, args):
+        av, bv = (ArrayValue(context, builder, v, ty) for v, ty in zip(args[:2], (a, b)))
+        m, k, n = av.shape(0), av.shape(1), bv.shape(1)
+        for size in (m, k, n):
+            _checked_int32(context, builder, size)
+        one = ir.Constant(dm.i64, 1)
+        at_least_one = lambda v: builder.select(builder.icmp_signed("<", v, one), one, v)  # noqa
+        call = _Call(context, builder)
+        call.char("N"), call.char("N"), call.int(n), call.int(m), call.int(k)
+        call.scalar(_one(dtype)), call.data(args[1], b), call.int(at_least_one(n))
+        call.data(args[0], a), call.int(at_least_one(k))
+        call.scalar(ir.Constant(dm.value_type(dtype), 0.0)), call.data(args[2], out)
+        call.int(at_least_one(n))
+        call.emit(_PREFIXES[dtype] + "gemm")
+        return dm.null_value(t.none)
+    return t.none(a, b, out), codegen
+
+
+@intrinsic
+def gemv(typingctx, a, x, y):
+    """y = a @ x for a C-contiguous 2-d `a` and 1-d `x`, `y`, shapes already checked."""
+    dtype = _blas_dtype(a, x, y)
+    if dtype is None or not (a.ndim == 2 and x.ndim == y.ndim == 1):
+        return None
+
+    def codegen(context, builder, sig, args):
+        av = ArrayValue(context, builder, args[0], a)
+        m, k = av.shape(0), av.shape(1)
+        _checked_int32(context, builder, m)
+        _checked_int32(context, builder, k)
+        one = ir.Constant(dm.i64, 1)
+        call = _Call(context, builder)
+        call.char("T"), call.int(k), call.int(m), call.scalar(_one(dtype))
+        call.data(args[0], a), call.int(builder.select(builder.icmp_signed("<", k, one), one, k))
+        call.data(args[1], x), call.int(one)
+        call.scalar(ir.Constant(dm.value_type(dtype), 0.0)), call.data(args[2], y), call.int(one)
+        call.emit(_PREFIXES[dtype] + "gemv")
+        return dm.null_value(t.none)
+    return t.none(a, x, y), codegen
+
+
+@intrinsic
+def blas_dot(typingctx, x, y):
+    """x @ y for C-contiguous 1-d arrays of one BLAS dtype and one length."""
+    dtype = _blas_dtype(x, y)
+    if dtype is None or not x.ndim == y.ndim == 1:
+        return None
+
+    def codegen(context, builder, sig, args):
+        n = ArrayValue(context, builder, args[0], x).shape(0)
+        _checked_int32(context, builder, n)
+        call = _Call(context, builder)
+        call.int(n), call.data(args[0], x), call.int(ir.Constant(dm.i64, 1))
+        call.data(args[1], y), call.int(ir.Constant(dm.i64, 1))
+        return call.emit(_PREFIXES[dtype] + "dot", returns=dm.value_type(dtype))
+    return dtype(x, y), codegen
+
+
+def _lapack(routine_of, *arg_kinds):
+    """An intrinsic calling a LAPACK routine on C-contiguous arrays (whose data it
+    overwrites) and int64 scalars; it returns LAPACK's `info`."""
+    def typer(typingctx, *args):
+        arrays = [a for a in args if isinstance(a, t.Array)]
+        floats = [a for a in arrays if a.dtype != t.int32]
+        dtype = _blas_dtype(*floats) if floats else None
+        if dtype is None or any(a.layout != "C" for a in arrays):
+            return None
+
+        def codegen(context, builder, sig, llargs):
+            call = _Call(context, builder)
+            for kind, value, ty in zip(arg_kinds, llargs, args):
+                if kind == "int":
+                    call.int(_checked_int32(context, builder, value))
+                else:
+                    call.data(value, ty)
+            info = context.alloca(builder, ir.IntType(32))
+            call.pointer(info)
+            call.emit(routine_of(_PREFIXES[dtype]))
+            return builder.sext(builder.load(info), dm.i64)
+        return t.int64(*args), codegen
+    return intrinsic(typer)
+
+
+# n, nrhs, a, lda, ipiv, b, ldb -> info: solves a x = b in place (b becomes x)
+gesv = _lapack(lambda p: p + "gesv", "int", "int", "array", "int", "array", "array", "int")
+# m, n, a, lda, ipiv -> info: the LU factors of a, in place
+getrf = _lapack(lambda p: p + "getrf", "int", "int", "array", "int", "array")
+
+
+# ---- the NumPy functions --------------------------------------------------------------------
+
+def _float_result(*types):
+    """The dtype NumPy's dot gives these arrays (None unless all are real or complex)."""
+    if not all(isinstance(a, t.Array) for a in types):
+        return None
+    return t.from_dtype(np.result_type(*(a.dtype.np_dtype for a in types)))
+
+
+def c_array_of(a, dtype):
+    """`a` as a C-contiguous array of `dtype`: itself when it is one (compiled code only)."""
+
+
+@overload(c_array_of)
+def _c_array_of(a, dtype):
+    if a.layout == "C" and a.dtype == dtype.instance_type:
+        return lambda a, dtype: a
+
+    def copy(a, dtype):
+        out = np.empty(a.shape, dtype)
+        out[:] = a
+        return out
+    return copy
+
+
+@register_jitable
+def _loop_dot(a, b, out):
+    """out = a @ b for 2-d arrays of dtypes BLAS does not have (integers, booleans)."""
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            total = out[i, j]  # zero
+            for p in range(a.shape[1]):
+                total += a[i, p] * b[p, j]
+            out[i, j] = total
+
+
+def _product(name):
+    """np.dot / np.matmul / `@` of 1-d and 2-d arrays."""
+    def ov(a, b):
+        dtype = _float_result(a, b) if isinstance(a, t.Array) and isinstance(b, t.Array) \
+            else None
+        if dtype is None or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2) or \
+                isinstance(dtype, t.Complex):
+            return None
+        blas = dtype in _PREFIXES
+        if blas:
+            _scipy_tables()
+        message = f"{name}: shapes not aligned (the inner dimensions differ)"
+
+        def inputs(a, b):
+            x = c_array_of(a, dtype) if blas else a
+            y = c_array_of(b, dtype) if blas else b
+            if y.shape[0] != x.shape[x.ndim - 1]:
+                raise ValueError(message)
+            return x, y
+        register_jitable(inputs)
+
+        def vector_vector(a, b):
+            x, y = inputs(a, b)
+            return dot_1d(x, y, dtype)
+
+        def vector_matrix(a, b):
+            x, y = inputs(a, b)
+            return matrix_product(x.reshape(1, x.shape[0]), y, dtype).reshape(-1)
+
+        def matrix_vector_(a, b):
+            x, y = inputs(a, b)
+            return matrix_vector(x, y, dtype)
+
+        def matrix_matrix(a, b):
+            x, y = inputs(a, b)
+            return matrix_product(x, y, dtype)
+        return {(1, 1): vector_vector, (1, 2): vector_matrix, (2, 1): matrix_vector_,
+                (2, 2): matrix_matrix}[a.ndim, b.ndim]
+    return ov
+
+
+def dot_1d(x, y, dtype):
+    """x @ y of two vectors of one length (compiled code only)."""
+
+
+@overload(dot_1d)
+def _dot_1d(x, y, dtype):
+    if dtype.instance_type in _PREFIXES:
+        def by_blas(x, y, dtype):
+            return blas_dot(x, y) if x.shape[0] else dtype(0)
+        return by_blas
+
+    def by_loop(x, y, dtype):
+        total = dtype(0)
+        for i in range(x.shape[0]):
+            total += x[i] * y[i]
+        return total
+    return by_loop
+
+
+def matrix_vector(x, y, dtype):
+    """x @ y of a matrix and a vector (compiled code only)."""
+
+
+@overload(matrix_vector)
+def _matrix_vector(x, y, dtype):
+    if dtype.instance_type not in _PREFIXES:
+        return lambda x, y, dtype: matrix_product(x, y.reshape(-1, 1), dtype).reshape(-1)
+
+    def by_gemv(x, y, dtype):
+        out = np.zeros(x.shape[0], dtype)
+        if x.shape[0] and x.shape[1]:
+            gemv(x, y, out)
+        return out
+    return by_gemv
+
+
+def matrix_product(x, y, dtype):
+    """x @ y of two matrices (compiled code only)."""
+
+
+@overload(matrix_product)
+def _matrix_product(x, y, dtype):
+    if dtype.instance_type not in _PREFIXES:
+        def by_loops(x, y, dtype):
+            out = np.zeros((x.shape[0], y.shape[1]), dtype)
+            _loop_dot(x, y, out)
+            return out
+        return by_loops
+
+    def by_gemm(x, y, dtype):
+        out = np.zeros((x.shape[0], y.shape[1]), dtype)
+        if x.shape[0] and y.shape[1] and x.shape[1]:
+            gemm(x, y, out)
+        return out
+    return by_gemm
+
+
+overload(np.dot)(_product("dot"))
+overload(np.matmul)(_product("matmul"))
+overload(operator.matmul)(_product("matmul"))
+
+
+@overload(np.vdot)
+def _vdot(a, b):
+    dtype = _float_result(a, b)
+    if dtype is None or isinstance(dtype, t.Complex):
+        return None
+
+    def vdot(a, b):
+        x, y = a.ravel(), b.ravel()
+        if x.shape[0] != y.shape[0]:
+            raise ValueError("cannot reshape array: vdot needs arrays of one size")
+        return np.dot(x, y)
+    return vdot
+
+
+def _square_float(a):
+    """The float dtype LAPACK works in for the matrix `a`, or None."""
+    if not (isinstance(a, t.Array) and a.ndim == 2):
+        return None
+    dtype = t.float64 if not isinstance(a.dtype, t.Float) else a.dtype
+    if dtype not in _PREFIXES:
+        return None
+    _scipy_tables()
+    return dtype
+
+
+def _solve_impl(dtype):
+    def solve(a, b):
+        n = a.shape[0]
+        if a.shape[1] != n:
+            raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+        if b.shape[0] != n:
+            raise ValueError("solve: the right-hand side does not match the matrix")
+        lu = c_array_of(a.T, dtype)       # column-major a
+        rhs = c_array_of(b.reshape(n, -1).T, dtype)  # column-major b, one column per row
+        pivots = np.empty(n, np.int32)
+        if n:
+            info = gesv(n, rhs.shape[0], lu, n, pivots, rhs, n)
+            if info > 0:
+                raise np.linalg.LinAlgError("Singular matrix")
+        return rhs.T.copy().reshape(b.shape)
+    return solve
+
+
+@overload(np.linalg.solve)
+def _solve(a, b):
+    dtype = _square_float(a)
+    if dtype is None or not (isinstance(b, t.Array) and 1 <= b.ndim <= 2):
+        return None
+    return _solve_impl(t.from_dtype(np.result_type(a.dtype.np_dtype, b.dtype.np_dtype,
+                                                   np.float32)))
+
+
+@overload(np.linalg.inv)
+def _inv(a):
+    dtype = _square_float(a)
+    if dtype is None:
+        return None
+
+    def inv(a):
+        return np.linalg.solve(a, np.eye(a.shape[0], dtype=dtype))
+    return inv
+
+
+@overload(np.linalg.det)
+def _det(a):
+    dtype = _square_float(a)
+    if dtype is None:
+        return None
+
+    def det(a):
+        n = a.shape[0]
+        if a.shape[1] != n:
+            raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+        lu = c_array_of(a.T, dtype)
+        pivots = np.empty(n, np.int32)
+        if n == 0:
+            return dtype(1)
+        if getrf(n, n, lu, n, pivots) > 0:
+            return dtype(0)
+        result = dtype(1)
+        for i in range(n):
+            result *= lu[i, i]
+            if pivots[i] != i + 1:
+                result = -result
+        return result
+    return det
+
+
+@overload(np.linalg.norm)
+def _norm(x):
+    """The 2-norm of a vector, the Frobenius norm of a matrix (NumPy's default ord)."""
+    if not (isinstance(x, t.Array) and isinstance(x.dtype, (t.Float, t.Integer))):
+        return None
+
+    dtype = x.dtype if x.dtype == t.float32 else t.float64
+
+    def norm(x):
+        flat = c_array_of(x.ravel(), dtype)
+        return np.sqrt(np.dot(flat, flat))
+    return norm

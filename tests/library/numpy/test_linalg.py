@@ -1,0 +1,95 @@
+"""Linear algebra in compiled code (SciPy's BLAS and LAPACK), against NumPy's on the same
+inputs: products of every 1-d/2-d pairing, dtypes BLAS has and has not, empty and strided
+operands, solve/inv/det/norm, and NumPy's errors. BLAS builds differ in summation order,
+so floats agree to a few ulps rather than bit for bit."""
+import numpy as np
+import pytest
+
+from kiln import njit
+
+pytest.importorskip("scipy", reason="linear algebra in compiled code needs SciPy")
+
+RNG = np.random.default_rng(17)
+A, B = RNG.random((5, 4)), RNG.random((4, 3))
+x, y = RNG.random(4), RNG.random(5)
+
+
+def matmul(a, b):
+    return a @ b
+
+
+def dot(a, b):
+    return np.dot(a, b)
+
+
+def same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and (got.dtype == want.dtype or got.ndim == 0), (got, want)
+    rtol = 1e-5 if want.dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("pyfunc", [matmul, dot])
+@pytest.mark.parametrize("a, b", [
+    (A, B), (A, x), (y, A), (x, x), (A.T, y), (A[::2], B), (A, B.astype(np.float32)),
+    (A.astype(np.float32), B.astype(np.float32)), (np.asfortranarray(A), B),
+    (np.arange(6).reshape(2, 3), np.arange(6).reshape(3, 2)), (np.arange(3), np.arange(3)),
+    (np.zeros((0, 4)), B), (np.zeros((2, 0)), np.zeros((0, 3))), (np.zeros(0), np.zeros(0)),
+])
+def test_products(pyfunc, a, b):
+    same(njit(pyfunc)(a, b), pyfunc(a, b))
+
+
+@pytest.mark.parametrize("pyfunc", [matmul, dot])
+def test_misaligned_shapes_raise_value_error(pyfunc):
+    with pytest.raises(ValueError):
+        pyfunc(A, A)
+    with pytest.raises(ValueError, match="not aligned"):
+        njit(pyfunc)(A, A)
+
+
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def inverse(a):
+    return np.linalg.inv(a)
+
+
+def determinant(a):
+    return np.linalg.det(a)
+
+
+def norm(a):
+    return np.linalg.norm(a)
+
+
+def vdot(a, b):
+    return np.vdot(a, b)
+
+
+@pytest.mark.parametrize("n", [1, 4, 30])
+def test_solve_inv_det(n):
+    a = RNG.random((n, n)) + n * np.eye(n)
+    b1, b2 = RNG.random(n), RNG.random((n, 3))
+    same(njit(solve)(a, b1), solve(a, b1))
+    same(njit(solve)(a, b2), solve(a, b2))
+    same(njit(solve)(a.astype(np.float32), b1.astype(np.float32)),
+         solve(a.astype(np.float32), b1.astype(np.float32)))
+    same(njit(inverse)(a), inverse(a))
+    same(njit(determinant)(a), determinant(a))
+    same(njit(determinant)(np.asfortranarray(a)[::-1]), determinant(a[::-1]))
+
+
+def test_norm_and_vdot():
+    for a in (A, x, np.arange(7), A.astype(np.float32), np.zeros(0)):
+        same(njit(norm)(a), norm(a))
+    same(njit(vdot)(A, A), vdot(A, A))
+
+
+def test_singular_matrices():
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        njit(solve)(np.ones((3, 3)), np.ones(3))
+    same(njit(determinant)(np.ones((3, 3))), 0.0)
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        njit(inverse)(A)
