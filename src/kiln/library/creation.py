@@ -1,17 +1,21 @@
 """NumPy's array creation functions in compiled code: empty, zeros, ones, full, their
-*_like forms, arange, linspace, eye, identity, copy. Each is Python that kiln compiles,
-on top of the allocation primitives."""
+*_like forms, arange, linspace, eye, identity, copy, array and asarray (of arrays and of
+literal lists and tuples, nested). Each is Python that kiln compiles, on top of the
+allocation primitives."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
+from llvmlite import ir
+
 from .. import types as t
+from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .allocation import empty_array, flat_view, shape_items, zeroed_array
-from .arrays import assign_into
-from .registry import overload, overload_method, register_jitable
+from .allocation import allocate, empty_array, flat_view, shape_items, zeroed_array
+from .arrays import ArrayValue, assign_into
+from .registry import intrinsic, overload, overload_method, register_jitable
 
 FLOAT64 = t.float64
 _BUILTIN_DTYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
@@ -227,3 +231,69 @@ def _identity(n, dtype=None):
             out[i, i] = 1
         return out
     return identity
+
+
+# ---- np.array / np.asarray ------------------------------------------------------------------
+
+_WEAK_SAMPLES = {t.boolean: False, t.int64: 0, t.float64: 0.0, t.complex128: 0j}
+
+
+def _nested(ty):
+    """(shape, a sample NumPy would build the same array from) of nested tuples of
+    numbers, or None."""
+    if isinstance(ty, t.Number):
+        return (), _WEAK_SAMPLES.get(ty, np.zeros(1, ty.np_dtype)[0])
+    if not isinstance(ty, t.BaseTuple):
+        return None
+    items = [_nested(item) for item in ty.types]
+    if any(item is None for item in items):
+        return None
+    shapes = {shape for shape, _ in items}
+    if len(shapes) > 1:
+        raise TypingError("setting an array element with a sequence: the nested sequences "
+                          "have different lengths (an inhomogeneous shape)")
+    return (len(items),) + (shapes.pop() if shapes else ()), tuple(s for _, s in items)
+
+
+@intrinsic
+def array_from_tuple(typingctx, items, dtype):
+    """A new C-contiguous array of nested tuples of numbers, in NumPy's dtype for them
+    unless `dtype` names one."""
+    found = _nested(items) if isinstance(items, t.BaseTuple) else None
+    if found is None:
+        return None
+    shape, sample = found
+    dt = dtype_of(dtype, t.from_dtype(np.array(sample).dtype))
+    result = t.Array(dt, len(shape), "C")
+
+    def codegen(context, builder, sig, args):
+        dims = [ir.Constant(dm.i64, n) for n in shape]
+        out = ArrayValue(context, builder, allocate(context, builder, result, dims), result)
+        data = out.field(dm.ARRAY_DATA)
+        for position, path in enumerate(np.ndindex(*shape)):
+            value, ty = args[0], items
+            for i in path:
+                value, ty = builder.extract_value(value, i), ty.types[i]
+            target = builder.gep(data, [ir.Constant(dm.i64, position)],
+                                 source_etype=dm.memory_type(dt))
+            dm.store_item(builder, dt, context.cast(builder, value, ty, dt), target)
+        return out.value
+    codegen.new_reference = True
+    return result(items, dtype), codegen
+
+
+def _array_like(copies):
+    def ov(obj, dtype=None):
+        if isinstance(obj, t.Array):
+            dt = dtype_of(dtype, obj.dtype)
+            if copies or dt != obj.dtype:
+                return lambda obj, dtype=None: obj.astype(dt)
+            return lambda obj, dtype=None: obj
+        if isinstance(obj, t.BaseTuple):
+            return lambda obj, dtype=None: array_from_tuple(obj, dtype)
+        return None
+    return ov
+
+
+overload(np.array)(_array_like(copies=True))
+overload(np.asarray)(_array_like(copies=False))

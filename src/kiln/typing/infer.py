@@ -459,6 +459,8 @@ class Typer:
 
     def expr_Call(self, node):
         fn = self.expr(node.func)
+        if isinstance(fn, t.Function) and fn.pyfunc in (np.array, np.asarray) and node.args:
+            node.args[0] = _lists_as_tuples(node.args[0])
         args = tuple(self.expr(a) for a in node.args)
         if any(k.arg is None for k in node.keywords):
             raise self.error("'**' arguments are not supported in compiled code", node,
@@ -611,6 +613,15 @@ class Typer:
 
     def expr_Tuple(self, node):
         return t.tuple_of(self.expr(e) for e in node.elts)
+
+
+def _lists_as_tuples(node):
+    """A list display given to np.array/np.asarray is only read, so it is typed as the tuple
+    it equals: `np.array([[1, 2], [3, 4]])` needs no list type."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return ast.copy_location(ast.Tuple([_lists_as_tuples(e) for e in node.elts],
+                                           ast.Load()), node)
+    return node
 
 
 def _always_returns(stmt) -> bool:

@@ -193,3 +193,35 @@ def test_bad_dtype_and_shape_are_typing_errors():
         njit(bad_dtype)(3)
     with pytest.raises(TypingError, match="shape"):
         njit(bad_shape)(1.5)
+
+
+def from_literals(x):
+    return (np.array([1, 2, 3]), np.array([[1.0, 2], [3, 4]]), np.array((x, 2 * x)),
+            np.asarray([True, False]), np.array([1, 2], dtype=np.float32), np.array([]),
+            np.array([[1], [2]], np.int8), np.array([x, 1j]), np.array(((x, -x), [x, x])))
+
+
+def from_arrays(a):
+    b = np.asarray(a)
+    b[0] = 7  # asarray of an array is that array
+    return np.array(a), np.array(a, dtype=np.float32), b, np.asarray(a, np.int8)
+
+
+def test_array_and_asarray_of_literal_lists_and_tuples():
+    check(from_literals, 1.5)
+    check(from_literals, -0.0)
+
+
+def test_array_and_asarray_of_arrays():
+    check(from_arrays, np.arange(4.0))
+    check(from_arrays, np.arange(12.0).reshape(3, 4)[:, ::2])
+
+
+def ragged():
+    return np.array([[1, 2], [3]])
+
+
+def test_ragged_nested_lists_are_refused():
+    from kiln.errors import TypingError
+    with pytest.raises(TypingError, match="inhomogeneous"):
+        njit(ragged)()
