@@ -117,3 +117,14 @@ def _system(n):
 
 _register("linalg_solve", solve_system, _system,
           Sizes(full=500, quick=200, python=200), "{n}x{n} float64", rtol=1e-9)
+
+
+def random_walk(n):
+    """np.random inside the kernel: seeded, so every column gives the same walk."""
+    np.random.seed(42)
+    steps = np.where(np.random.random(n) < 0.5, -1.0, 1.0)
+    return np.cumsum(steps)
+
+
+_register("random_walk", random_walk, lambda n: (n,),
+          Sizes(full=10_000_000, quick=1_000_000, python=1_000_000), "{n} steps", rtol=0.0)

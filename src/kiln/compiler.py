@@ -42,7 +42,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     (or the on-disk `cache`, when given and the code does not embed process addresses)."""
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
-    from .library import linalg
+    from .library import linalg, random
     from .runtime.nrt import ensure_runtime
 
     tctx = typing_context("cpu")
@@ -60,6 +60,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         ensure_runtime()
     if linalg.SYMBOL_PREFIX in llvm_ir:  # the code calls BLAS or LAPACK
         linalg.bind_symbols(llvm_ir)
+    if random.SYMBOL in llvm_ir:  # the code draws random numbers
+        random.bind_symbols()
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)
     dump("asm", lambda: compiled.assembly)
