@@ -459,7 +459,7 @@ class Typer:
 
     def expr_Call(self, node):
         fn = self.expr(node.func)
-        if isinstance(fn, t.Function) and fn.pyfunc in (np.array, np.asarray) and node.args:
+        if isinstance(fn, t.Function) and fn.pyfunc in _READ_ONLY_SEQUENCES and node.args:
             node.args[0] = _lists_as_tuples(node.args[0])
         args = tuple(self.expr(a) for a in node.args)
         if any(k.arg is None for k in node.keywords):
@@ -615,9 +615,13 @@ class Typer:
         return t.tuple_of(self.expr(e) for e in node.elts)
 
 
+# NumPy functions whose first argument, a sequence, is only read
+_READ_ONLY_SEQUENCES = (np.array, np.asarray, np.concatenate, np.stack, np.hstack, np.vstack)
+
+
 def _lists_as_tuples(node):
-    """A list display given to np.array/np.asarray is only read, so it is typed as the tuple
-    it equals: `np.array([[1, 2], [3, 4]])` needs no list type."""
+    """A list display given to np.array, np.concatenate... is only read, so it is typed as
+    the tuple it equals: `np.array([[1, 2], [3, 4]])` needs no list type."""
     if isinstance(node, (ast.List, ast.Tuple)):
         return ast.copy_location(ast.Tuple([_lists_as_tuples(e) for e in node.elts],
                                            ast.Load()), node)
