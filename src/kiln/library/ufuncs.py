@@ -17,11 +17,12 @@ import operator
 import warnings
 
 import numpy as np
+from llvmlite import ir
 
 from .. import types as t
 from ..errors import TypingError
 from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
-from .registry import intrinsic, overload, template
+from .registry import intrinsic, overload, register_jitable, template
 
 # ---- scalar operations with NumPy's semantics ----------------------------------------------
 
@@ -39,6 +40,38 @@ def _ieee(instruction):
 
 
 ieee_divide = intrinsic(_ieee("fdiv"))   # x / 0.0 is ±inf or nan, no exception
+
+
+def _rounding(name, keeps_integers):
+    """A float rounding by the LLVM intrinsic `name`; integers stay as they are (NumPy's
+    floor/ceil/trunc) or are not its business (rint converts them first)."""
+    def typer(typingctx, x):
+        if isinstance(x, t.Integer) and keeps_integers:
+            return x(x), lambda context, builder, sig, args: args[0]
+        if not isinstance(x, t.Float):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return builder.call(context.declare_intrinsic(name, [args[0].type]), list(args))
+        return x(x), codegen
+    return typer
+
+
+np_floor = intrinsic(_rounding("llvm.floor", keeps_integers=True))
+np_ceil = intrinsic(_rounding("llvm.ceil", keeps_integers=True))
+np_trunc = intrinsic(_rounding("llvm.trunc", keeps_integers=True))
+np_rint = intrinsic(_rounding("llvm.rint", keeps_integers=False))  # halves to even
+
+
+@intrinsic
+def np_reciprocal(typingctx, x):
+    """1 / x of a float, IEEE (NumPy's integer reciprocal is not supported)."""
+    if not isinstance(x, t.Float):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.fdiv(ir.Constant(args[0].type, 1.0), args[0])
+    return x(x), codegen
 ieee_power = intrinsic(_ieee("pow"))     # overflow is inf, 0.0 ** -1 is inf
 
 
@@ -125,6 +158,61 @@ def np_where(condition, x, y):
     """One element of np.where: x where the condition holds, else y."""
 
 
+def np_square(x):
+    """One element of np.square."""
+
+
+def np_sign(x):
+    """One element of np.sign: NaN stays NaN, either zero gives 0."""
+
+
+def np_fmax(a, b):
+    """NumPy's fmax: NaN loses."""
+
+
+def np_fmin(a, b):
+    """NumPy's fmin: NaN loses."""
+
+
+def _square(x):
+    return x * x
+
+
+def _sign(x):
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    return 0
+
+
+def _float_sign(x):
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
+    return 0.0 if x == 0 else x
+
+
+def _fmax(a, b):
+    return a if (a >= b or b != b) else b
+
+
+def _fmin(a, b):
+    return a if (a <= b or b != b) else b
+
+
+@register_jitable
+def _logical_not(x):
+    return not x
+
+
+overload(np_square)(lambda x: _square)
+overload(np_sign)(lambda x: _float_sign if isinstance(x, t.Float) else _sign)
+overload(np_fmax)(lambda a, b: _fmax)
+overload(np_fmin)(lambda a, b: _fmin)
+
+
 def np_clip(x, low, high):
     """One element of np.clip: NaN in any operand wins, as in NumPy."""
 
@@ -149,7 +237,8 @@ overload(np_minimum)(lambda a, b: _minimum)
 #   "result": inputs converted to the result dtype (arithmetic);
 #   "common": inputs converted to their common dtype, result bool (comparisons);
 #   "same": the input as it is (predicates such as isnan);
-#   "where": np.where's condition as a bool, the two choices converted to the result dtype.
+#   "where": np.where's condition as a bool, the two choices converted to the result dtype;
+#   "bool": every input as a bool (the logical functions).
 UFUNCS = {
     np.add: (operator.add, "result"), np.subtract: (operator.sub, "result"),
     np.multiply: (operator.mul, "result"), np.true_divide: (np_true_divide, "result"),
@@ -169,6 +258,12 @@ UFUNCS = {
     np.arctan2: (math.atan2, "result"), np.hypot: (math.hypot, "result"),
     np.copysign: (math.copysign, "result"), np.fmod: (math.fmod, "result"),
     np.where: (np_where, "where"),
+    np.floor: (np_floor, "result"), np.ceil: (np_ceil, "result"), np.trunc: (np_trunc, "result"),
+    np.rint: (np_rint, "result"), np.reciprocal: (np_reciprocal, "result"),
+    np.square: (np_square, "result"), np.sign: (np_sign, "result"),
+    np.fmax: (np_fmax, "result"), np.fmin: (np_fmin, "result"),
+    np.logical_and: (operator.and_, "bool"), np.logical_or: (operator.or_, "bool"),
+    np.logical_xor: (operator.xor, "bool"), np.logical_not: (_logical_not, "bool"),
 }
 CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
 UFUNCS[CLIP] = (np_clip, "result")
@@ -234,6 +329,8 @@ def _resolve_ufunc(tctx, ufunc, operands):
         loops = (common,) * nin
     elif conversion == "where":
         loops = (t.boolean, out_dtype, out_dtype)
+    elif conversion == "bool":
+        loops = (t.boolean,) * nin
     else:
         loops = (dtype_of(operands[0]),)
     element = tctx.resolve(key, loops)

@@ -172,3 +172,17 @@ def expression(a, b, c):
 def test_expression_on_views():
     a = np.arange(20.0).reshape(4, 5)
     run(expression, a[:, 1:], a[:, :-1], a[::2].sum() + a[:, 1:])
+
+
+def rounding_and_logic(a, f):
+    return (np.floor(a), np.ceil(f), np.trunc(f), np.rint(f), np.rint(a), np.square(a),
+            np.square(f), np.sign(a), np.sign(f), np.reciprocal(f), np.fmax(f, 1.0),
+            np.fmin(f, np.nan), np.logical_and(a, f[:2]), np.logical_or(a > 0, f[:2]),
+            np.logical_xor(a, 0), np.logical_not(f), np.floor(f))
+
+
+def test_rounding_sign_fmax_and_logical_functions():
+    ints = np.array([1, -2], dtype=np.int16)
+    floats = np.array([-0.0, 2.5, -1.5, np.nan, 0.5, -0.5, 3.5, np.inf])
+    run(rounding_and_logic, ints, floats)
+    run(rounding_and_logic, ints.astype(np.int64), floats.astype(np.float32))

@@ -1,0 +1,369 @@
+"""NumPy's everyday routines in compiled code, each written as NumPy writes it (so the
+numbers agree): flip, diff, outer, roll, isclose, allclose, array_equal, nonzero, argwhere,
+one-argument np.where, bincount, interp, median, quantile, percentile, average, nansum,
+nanmean, nanmin, nanmax. Whole-array expressions inside them are fused like the user's."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as t
+from ..errors import TypingError
+from .allocation import empty_array
+from .reductions import in_c_order
+from .registry import overload, register_jitable
+
+
+def _arrays(*types):
+    return all(isinstance(a, t.Array) for a in types)
+
+
+def _by_ndim(a, impls):
+    """The implementation for a's number of dimensions, or None when there is none."""
+    return impls.get(a.ndim) if isinstance(a, t.Array) else None
+
+
+@overload(np.flip)
+def _flip(a):
+    """Every axis reversed: a view, as in NumPy."""
+    def flip1(a):
+        return a[::-1]
+
+    def flip2(a):
+        return a[::-1, ::-1]
+
+    def flip3(a):
+        return a[::-1, ::-1, ::-1]
+    return _by_ndim(a, {1: flip1, 2: flip2, 3: flip3})
+
+
+@overload(np.diff)
+def _diff(a):
+    """The first difference along the last axis."""
+    def diff1(a):
+        return a[1:] - a[:-1]
+
+    def diff2(a):
+        return a[:, 1:] - a[:, :-1]
+    return _by_ndim(a, {1: diff1, 2: diff2})
+
+
+@overload(np.outer)
+def _outer(a, b):
+    if not _arrays(a, b):
+        return None
+
+    def outer(a, b):
+        return a.ravel()[:, None] * b.ravel()[None, :]
+    return outer
+
+
+@overload(np.roll)
+def _roll(a, shift):
+    """The flattened array shifted by `shift` places (wrapping), in a's shape."""
+    if not isinstance(a, t.Array) or not isinstance(shift, t.Integer):
+        return None
+    dt = a.dtype
+
+    def roll(a, shift):
+        flat = in_c_order(a)
+        n = flat.shape[0]
+        out = empty_array(n, dt)
+        if n:
+            s = shift % n
+            out[s:] = flat[:n - s]
+            out[:s] = flat[n - s:]
+        return out.reshape(a.shape)
+    return roll
+
+
+@overload(np.isclose)
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not (isinstance(a, (t.Array, t.Number)) and isinstance(b, (t.Array, t.Number))):
+        return None
+
+    def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        x, y = a * 1.0, b * 1.0   # NumPy compares in floating point
+        finite = np.isfinite(x) & np.isfinite(y)
+        close = np.where(finite, np.abs(x - y) <= atol + rtol * np.abs(y), x == y)
+        return close | (equal_nan & np.isnan(x) & np.isnan(y))
+    return isclose
+
+
+@overload(np.allclose)
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if not (_arrays(a) or _arrays(b)):
+        return None
+
+    def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(np.all(np.isclose(a, b, rtol, atol, equal_nan)))
+    return allclose
+
+
+@overload(np.array_equal)
+def _array_equal(a, b):
+    if not _arrays(a, b):
+        return None
+    if a.ndim != b.ndim:
+        return lambda a, b: False
+
+    def array_equal(a, b):
+        return a.shape == b.shape and bool(np.all(a == b))
+    return array_equal
+
+
+@register_jitable
+def _positions(a):
+    """The flat C-order positions of a's nonzero items."""
+    flat = in_c_order(a)
+    out = empty_array(np.count_nonzero(flat), np.int64)
+    k = 0
+    for i in range(flat.shape[0]):
+        if flat[i]:
+            out[k] = i
+            k += 1
+    return out
+
+
+def _nonzero(a):
+    """A tuple of index arrays, one per axis (1-d and 2-d arrays)."""
+    def nonzero1(a):
+        return (_positions(a),)
+
+    def nonzero2(a):
+        flat = _positions(a)
+        return flat // a.shape[1], flat % a.shape[1]
+    return _by_ndim(a, {1: nonzero1, 2: nonzero2})
+
+
+overload(np.nonzero)(_nonzero)
+
+
+@overload(np.where)
+def _where_one(condition):
+    return _nonzero(condition)
+
+
+@overload(np.argwhere)
+def _argwhere(a):
+    if not isinstance(a, t.Array) or a.ndim == 0:
+        return None
+
+    def argwhere(a):
+        flat = _positions(a)
+        out = empty_array((flat.shape[0], a.ndim), np.int64)
+        for k in range(flat.shape[0]):
+            rest = flat[k]
+            for d in range(a.ndim - 1, -1, -1):
+                out[k, d] = rest % a.shape[d]
+                rest //= a.shape[d]
+        return out
+    return argwhere
+
+
+@overload(np.bincount)
+def _bincount(x, minlength=0):
+    if not (isinstance(x, t.Array) and x.ndim == 1 and isinstance(x.dtype, (t.Integer,
+                                                                            t.Boolean))):
+        return None
+
+    def bincount(x, minlength=0):
+        if minlength < 0:
+            raise ValueError("'minlength' must not be negative")
+        top = -1
+        for v in x:
+            if v < 0:
+                raise ValueError("'list' argument must have no negative elements")
+            top = max(top, v)
+        out = np.zeros(max(top + 1, minlength), np.int64)
+        for v in x:
+            out[v] += 1
+        return out
+    return bincount
+
+
+@register_jitable
+def _interp_one(v, xp, fp):
+    n = xp.shape[0]
+    if v > xp[n - 1]:
+        return fp[n - 1]
+    if v < xp[0]:
+        return fp[0]
+    if v == xp[n - 1]:
+        return fp[n - 1]
+    if v != v:
+        return v
+    low, high = 0, n - 1
+    while high - low > 1:  # xp[low] <= v < xp[high]
+        middle = (low + high) // 2
+        if xp[middle] <= v:
+            low = middle
+        else:
+            high = middle
+    if xp[low] == v:
+        return fp[low]
+    slope = (fp[low + 1] - fp[low]) / (xp[low + 1] - xp[low])
+    result = slope * (v - xp[low]) + fp[low]
+    if result != result:  # NumPy's second try from the right end of the interval
+        result = slope * (v - xp[low + 1]) + fp[low + 1]
+        if result != result and fp[low] == fp[low + 1]:
+            result = fp[low]
+    return result
+
+
+@overload(np.interp)
+def _interp(x, xp, fp):
+    if not (_arrays(xp, fp) and xp.ndim == fp.ndim == 1):
+        return None
+    if isinstance(x, t.Number):
+        def interp_one(x, xp, fp):
+            if xp.shape[0] == 0 or xp.shape[0] != fp.shape[0]:
+                raise ValueError("fp and xp are not of the same length, or are empty")
+            return _interp_one(np.float64(x), xp * 1.0, fp * 1.0)
+        return interp_one
+    if not isinstance(x, t.Array):
+        return None
+
+    def interp(x, xp, fp):
+        if xp.shape[0] == 0 or xp.shape[0] != fp.shape[0]:
+            raise ValueError("fp and xp are not of the same length, or are empty")
+        xs, xq, fq = in_c_order(x), xp * 1.0, fp * 1.0
+        out = empty_array(xs.shape[0], np.float64)
+        for i in range(xs.shape[0]):
+            out[i] = _interp_one(np.float64(xs[i]), xq, fq)
+        return out.reshape(x.shape)
+    return interp
+
+
+@register_jitable
+def _lerp(a, b, fraction):
+    """NumPy's interpolation between neighbours (from the nearer end, for accuracy)."""
+    difference = b - a
+    if fraction >= 0.5:
+        return b - difference * (1.0 - fraction)
+    return a + difference * fraction
+
+
+@register_jitable
+def _quantile_sorted(x, q):
+    n = x.shape[0]
+    if n == 0:
+        return np.nan
+    if x[n - 1] != x[n - 1]:  # a NaN sorts last: the answer is NaN
+        return x[n - 1]
+    position = q * (n - 1)
+    below = int(np.floor(position))
+    above = min(below + 1, n - 1)
+    return _lerp(np.float64(x[below]), np.float64(x[above]), position - below)
+
+
+def _quantile_of(scale):
+    def ov(a, q):
+        if not isinstance(a, t.Array) or not isinstance(q, t.Number) or \
+                isinstance(a.dtype, t.Complex):
+            return None
+
+        def quantile(a, q):
+            fraction = q / scale
+            if not 0.0 <= fraction <= 1.0:
+                raise ValueError("Quantiles must be in the range [0, 1]")
+            return _quantile_sorted(np.sort(in_c_order(a)), fraction)
+        return quantile
+    return ov
+
+
+overload(np.quantile)(_quantile_of(1.0))
+overload(np.percentile)(_quantile_of(100.0))
+
+
+@overload(np.median)
+def _median(a):
+    if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex):
+        return None
+
+    def median(a):
+        x = np.sort(in_c_order(a))
+        n = x.shape[0]
+        if n == 0:
+            return np.nan
+        if x[n - 1] != x[n - 1]:
+            return np.float64(x[n - 1])
+        if n % 2:
+            return np.float64(x[n // 2])
+        return np.mean(x[n // 2 - 1:n // 2 + 1])
+    return median
+
+
+@overload(np.average)
+def _average(a, weights=None):
+    if not isinstance(a, t.Array):
+        return None
+    if weights is None or isinstance(weights, t.NoneType):
+        return lambda a, weights=None: np.mean(a)
+    if not isinstance(weights, t.Array):
+        return None
+
+    def average(a, weights=None):
+        if a.shape != weights.shape:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        total = np.sum(weights * 1.0)
+        if total == 0.0:
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        return np.sum(a * weights * 1.0) / total
+    return average
+
+
+def _float_array(a):
+    if isinstance(a, t.Array) and isinstance(a.dtype, t.Complex):
+        raise TypingError("kiln's nan-reductions take real arrays")
+    return isinstance(a, t.Array) and isinstance(a.dtype, t.Float)
+
+
+@overload(np.nansum)
+def _nansum(a):
+    if isinstance(a, t.Array) and not _float_array(a):
+        return lambda a: np.sum(a)  # integers have no NaN
+    if not _float_array(a):
+        return None
+    zero = a.dtype(0)
+    return lambda a: np.sum(np.where(a != a, zero, a))
+
+
+@overload(np.nanmean)
+def _nanmean(a):
+    if not _float_array(a):
+        return None
+    zero = a.dtype(0)
+
+    def nanmean(a):
+        count = np.count_nonzero(a == a)
+        return np.sum(np.where(a != a, zero, a)) / count if count else np.nan
+    return nanmean
+
+
+def _nan_extreme(pick):
+    def ov(a):
+        if not _float_array(a):
+            return None
+
+        def extreme(a):
+            best = np.nan
+            for v in in_c_order(a):
+                if v == v and (best != best or pick(v, best)):
+                    best = v
+            return best
+        return extreme
+    return ov
+
+
+@register_jitable
+def _smaller(a, b):
+    return a < b
+
+
+@register_jitable
+def _larger(a, b):
+    return a > b
+
+
+overload(np.nanmin)(_nan_extreme(_smaller))
+overload(np.nanmax)(_nan_extreme(_larger))

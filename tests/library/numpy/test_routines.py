@@ -1,0 +1,91 @@
+"""NumPy's everyday routines in compiled code against NumPy on the same inputs: NaN, empty,
+integer and 2-d inputs, and the errors NumPy raises."""
+import warnings
+
+import numpy as np
+import pytest
+
+from helpers import check
+
+RNG = np.random.default_rng(9)
+X, X2 = RNG.random(11), RNG.random((3, 4))
+N = X.copy()
+N[[2, 5]] = np.nan
+
+
+def flip(a):
+    return np.flip(a)
+
+
+def diff(a):
+    return np.diff(a)
+
+
+def outer(a, b):
+    return np.outer(a, b)
+
+
+def roll(a, s):
+    return np.roll(a, s)
+
+
+def isclose(a, b):
+    return np.isclose(a, b), np.isclose(a, b, equal_nan=True), np.isclose(a, b, 0.1, 0.0)
+
+
+def allclose(a, b):
+    return np.allclose(a, b), np.allclose(a, b, equal_nan=True)
+
+
+def array_equal(a, b):
+    return np.array_equal(a, b)
+
+
+def nonzero(a):
+    return np.nonzero(a), np.where(a), np.argwhere(a)
+
+
+def bincount(a):
+    return np.bincount(a), np.bincount(a, minlength=7)
+
+
+def interp(x, xp, fp):
+    return np.interp(x, xp, fp)
+
+
+def order_statistics(a):
+    return np.median(a), np.quantile(a, 0.3), np.quantile(a, 1.0), np.percentile(a, 25.0)
+
+
+def averages(a, w):
+    return np.average(a), np.average(a, weights=w)
+
+
+def nan_reductions(a):
+    return np.nansum(a), np.nanmean(a), np.nanmin(a), np.nanmax(a)
+
+
+CASES = [
+    (flip, X), (flip, X2), (diff, X), (diff, X2), (diff, np.arange(5)), (outer, X[:3], X2),
+    (roll, X, 3), (roll, X2, -5), (roll, np.zeros(0), 2),
+    (isclose, X, X + 1e-9), (isclose, N, N), (isclose, np.array([np.inf, 1.0]), np.inf),
+    (allclose, X, X + 1e-9), (allclose, X, X + 1e-3), (allclose, N, N),
+    (array_equal, X, X), (array_equal, X, X[::-1]), (array_equal, X2, X),
+    (nonzero, X > 0.5), (nonzero, X2 > 0.5), (nonzero, np.zeros(3)),
+    (bincount, np.array([0, 3, 3, 1])), (bincount, np.zeros(0, np.int64)),
+    (bincount, np.array([1, -1])),  # ValueError
+    (interp, np.linspace(-1, 12, 40), np.arange(10.0), X[:10]),
+    (interp, 3.5, np.arange(10.0), X[:10]), (interp, N, np.arange(11.0), X),
+    (order_statistics, X), (order_statistics, X[:10]), (order_statistics, N),
+    (order_statistics, np.arange(7)), (order_statistics, X2),
+    (averages, X, X[::-1].copy()), (averages, X2, X2),
+    (nan_reductions, N), (nan_reductions, X), (nan_reductions, np.array([np.nan, np.nan])),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0].__name__)
+def test_like_numpy(case):
+    pyfunc, *args = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(pyfunc, *args)
