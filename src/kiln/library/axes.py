@@ -66,3 +66,15 @@ def around_axis(typingctx, arr, axis):
             kept = builder.insert_value(kept, builder.select(before, sizes[j], sizes[j + 1]), j)
         return context.make_tuple(builder, result, [view, kept])
     return result(arr, axis), codegen
+
+
+def normalized_axis(context, builder, axis, axis_ty, ndim):
+    """In generated code: `axis` in 0..ndim-1 (negative counts from the end), else
+    NumPy's AxisError."""
+    k = context.cast(builder, axis, axis_ty, t.int64)
+    out_of_range = builder.or_(builder.icmp_signed("<", k, ir.Constant(dm.i64, -ndim)),
+                               builder.icmp_signed(">=", k, ir.Constant(dm.i64, ndim)))
+    context.guard(builder, out_of_range, AxisError,
+                  f"axis is out of bounds for array of dimension {ndim}")
+    negative = builder.icmp_signed("<", k, ir.Constant(dm.i64, 0))
+    return builder.select(negative, builder.add(k, ir.Constant(dm.i64, ndim)), k)

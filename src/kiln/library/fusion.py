@@ -244,10 +244,10 @@ def _fill_loops(context, builder, out, tree, arrays, shape):
             general()
 
 
-def _strided(builder, out, tree, arrays, shape, compute):
-    """The loop nest over the output's axes; each leaf advances by its own stride (0 along
-    an axis it is broadcast over)."""
-    ndim = out.ty.ndim
+def leaf_strides(builder, arrays, shape):
+    """Each array's byte stride along each axis of the broadcast `shape` (0 along an axis
+    it is broadcast over); None for scalar leaves."""
+    ndim = len(shape)
     zero = ir.Constant(dm.i64, 0)
 
     def strides_of(a):
@@ -260,25 +260,45 @@ def _strided(builder, out, tree, arrays, shape, compute):
                 result.append(builder.select(builder.icmp_unsigned("==", a.shape(k), shape[d]),
                                              a.stride(k), zero))
         return result
-    leaf_strides = [None if a is None else strides_of(a) for a in arrays]
-    out_strides = [out.stride(d) for d in range(ndim)]
+    return [None if a is None else strides_of(a) for a in arrays]
 
-    def level(d, offsets, out_offset):
-        if d == ndim:
-            values = []
-            for a, (value, _), off in zip(arrays, tree.leaves, offsets):
-                if a is None:
-                    values.append(value)
-                else:
-                    ptr = builder.gep(a.field(dm.ARRAY_DATA), [off], source_etype=dm.i8)
-                    values.append(dm.load_item(builder, a.ty.dtype, ptr))
-            ptr = builder.gep(out.field(dm.ARRAY_DATA), [out_offset], source_etype=dm.i8)
-            dm.store_item(builder, out.ty.dtype, compute(values), ptr)
+
+def nest(builder, arrays, shape, depth, visit, strides=None):
+    """Loops over the first `depth` axes of `shape`: `visit(offsets)` runs at each position
+    with every array's byte offset there (None for scalars)."""
+    strides = strides or leaf_strides(builder, arrays, shape)
+    zero = ir.Constant(dm.i64, 0)
+
+    def level(d, offsets):
+        if d == depth:
+            visit(offsets)
             return
 
         def body(i):
-            inner = [None if st is None else builder.add(off, builder.mul(i, st[d]))
-                     for off, st in zip(offsets, leaf_strides)]
-            level(d + 1, inner, builder.add(out_offset, builder.mul(i, out_strides[d])))
+            level(d + 1, [None if st is None else builder.add(off, builder.mul(i, st[d]))
+                          for off, st in zip(offsets, strides)])
         counted_loop(builder, shape[d], body)
-    level(0, [None if a is None else zero for a in arrays], zero)
+    level(0, [None if a is None else zero for a in arrays])
+    return strides
+
+
+def elements_at(builder, tree, arrays, offsets):
+    """The leaves' values at these byte offsets (scalar leaves as they are)."""
+    values = []
+    for a, (value, _), off in zip(arrays, tree.leaves, offsets):
+        if a is None:
+            values.append(value)
+        else:
+            ptr = builder.gep(a.field(dm.ARRAY_DATA), [off], source_etype=dm.i8)
+            values.append(dm.load_item(builder, a.ty.dtype, ptr))
+    return values
+
+
+def _strided(builder, out, tree, arrays, shape, compute):
+    """The loop nest over the output's axes; each leaf advances by its own stride (0 along
+    an axis it is broadcast over)."""
+    def store(offsets):
+        ptr = builder.gep(out.field(dm.ARRAY_DATA), [offsets[-1]], source_etype=dm.i8)
+        dm.store_item(builder, out.ty.dtype,
+                      compute(elements_at(builder, tree, arrays, offsets[:-1])), ptr)
+    nest(builder, arrays + [out], shape, len(shape), store)

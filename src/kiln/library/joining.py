@@ -11,7 +11,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from .allocation import allocate
 from .arrays import ArrayValue, make_array
-from .axes import AxisError
+from .axes import normalized_axis
 from .fusion import Tree, evaluate
 from .registry import intrinsic, overload
 
@@ -34,16 +34,6 @@ def _select_axis(builder, values, k):
     return result
 
 
-def _normalized(context, builder, axis, axis_ty, ndim):
-    k = context.cast(builder, axis, axis_ty, t.int64)
-    out_of_range = builder.or_(builder.icmp_signed("<", k, ir.Constant(dm.i64, -ndim)),
-                               builder.icmp_signed(">=", k, ir.Constant(dm.i64, ndim)))
-    context.guard(builder, out_of_range, AxisError,
-                  f"axis is out of bounds for array of dimension {ndim}")
-    negative = builder.icmp_signed("<", k, ir.Constant(dm.i64, 0))
-    return builder.select(negative, builder.add(k, ir.Constant(dm.i64, ndim)), k)
-
-
 def _join(new_axis, typingctx, items, axis):
     """Concatenate `items` along `axis`, or stack them along a new axis there."""
     arrays = _arrays_of(items)
@@ -57,7 +47,7 @@ def _join(new_axis, typingctx, items, axis):
 
     def codegen(context, builder, sig, args):
         i64 = dm.i64
-        k = _normalized(context, builder, args[1], axis, ndim)
+        k = normalized_axis(context, builder, args[1], axis, ndim)
         values = [builder.extract_value(args[0], i) for i in range(len(arrays))]
         views = [ArrayValue(context, builder, v, ty) for v, ty in zip(values, arrays)]
         first = views[0]

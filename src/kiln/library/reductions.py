@@ -14,11 +14,13 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen.context import CodegenContext
 from ..runtime import nrt
-from .allocation import empty_array, flat_view
+from .allocation import allocate, empty_array, flat_view
+from .arrays import ArrayValue
 from .arrays import item_in_range
-from .axes import around_axis, axis_normalizer
+from .axes import around_axis, axis_normalizer, normalized_axis
 from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dtype_of,
-                     evaluate, flat_condition, leaf_arrays, leaf_elements, leaf_values)
+                     elements_at, evaluate, flat_condition, leaf_arrays, leaf_elements,
+                     leaf_strides, leaf_values, nest)
 from .registry import overload, overload_method, register_jitable, template
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 
@@ -416,6 +418,92 @@ def _mean(a):
 
 
 _fused_float_reduction("sum", _sum, lambda builder, total, count: total)
+
+
+def _fused_sum_along(tctx, a, axis=None):
+    """`np.sum(expr, axis)` for float arrays: along the last axis each row of the
+    expression is computed into a buffer and summed pairwise (no temporary of the whole
+    expression); along another axis the expression is computed first."""
+    if not isinstance(a, t.Array) or not isinstance(a.dtype, t.Float) or a.ndim < 2 or \
+            not isinstance(axis, t.Integer) or _result_dtype(a, "sum") != a.dtype:
+        return None
+    impl = _sum_along(a)
+    result = a.copy(ndim=a.ndim - 1, layout="C", readonly=False)
+    row_ty = result.copy(ndim=1)
+    dt = a.dtype
+
+    def codegen(context, builder, sig, args):
+        (tree,) = as_trees(args[:1], sig.args[:1])
+        if tree.operations == 0:
+            return context.call_python(builder, impl, sig, args)
+        k = normalized_axis(context, builder, args[1], axis, a.ndim)
+        arrays = leaf_arrays(context, builder, tree)
+        shape = broadcast_shape(context, builder, [x for x in arrays if x is not None],
+                                tree.ty.ndim)
+        slot = context.alloca(builder, dm.value_type(result))
+        last = builder.icmp_signed("==", k, ir.Constant(dm.i64, a.ndim - 1))
+        with builder.if_else(last) as (by_rows, through_temporary):
+            with by_rows:
+                builder.store(_sum_rows(context, builder, tree, arrays, shape, result,
+                                        row_ty), slot)
+            with through_temporary:
+                temp = evaluate(context, builder, tree)
+                builder.store(context.call_python(builder, impl, result(tree.ty, axis),
+                                                  [temp, args[1]]), slot)
+                nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
+        return builder.load(slot)
+    codegen.new_reference = True
+    codegen.fusion = Consumer(frozenset({0}))
+    return result(a, axis), codegen
+
+
+def _sum_rows(context, builder, tree, arrays, shape, result, row_ty):
+    """The pairwise sum of each row (last axis) of the tree, into a new array."""
+    n = shape[-1]
+    out = ArrayValue(context, builder, allocate(context, builder, result, shape[:-1]), result)
+    row = ArrayValue(context, builder, allocate(context, builder, row_ty, [n]), row_ty)
+    strides = leaf_strides(builder, arrays, shape)
+    position = context.alloca(builder, dm.i64)
+    builder.store(ir.Constant(dm.i64, 0), position)
+    dtype = result.dtype
+
+    total = context.alloca(builder, dm.value_type(dtype))
+
+    def sum_row(offsets):
+        def element(j):
+            here = [None if off is None else builder.add(off, builder.mul(j, st[-1]))
+                    for off, st in zip(offsets, strides)]
+            return tree.compute(context, builder, elements_at(builder, tree, arrays, here))
+
+        def add(j):
+            builder.store(builder.fadd(builder.load(total), element(j)), total)
+
+        def fill(j):
+            target = builder.gep(row.field(dm.ARRAY_DATA), [j],
+                                 source_etype=dm.memory_type(dtype))
+            dm.store_item(builder, dtype, element(j), target)
+        with builder.if_else(builder.icmp_signed("<", n, ir.Constant(dm.i64, 8))) as (
+                short, long):
+            with short:  # pairwise_sum adds fewer than 8 items in order, from zero
+                builder.store(ir.Constant(dm.value_type(dtype), 0.0), total)
+                counted_loop(builder, n, add)
+            with long:
+                counted_loop(builder, n, fill)
+                builder.store(context.call_python(
+                    builder, pairwise_sum, dtype(row_ty, t.int64, t.int64, dtype),
+                    [row.value, ir.Constant(dm.i64, 0), n,
+                     ir.Constant(dm.value_type(dtype), 0.0)]), total)
+        at = builder.load(position)
+        dm.store_item(builder, dtype, builder.load(total), builder.gep(
+            out.field(dm.ARRAY_DATA), [at], source_etype=dm.memory_type(dtype)))
+        builder.store(builder.add(at, ir.Constant(dm.i64, 1)), position)
+    nest(builder, arrays, shape, len(shape) - 1, sum_row, strides)
+    nrt.emit_decref(builder, row.field(dm.ARRAY_MEMINFO))
+    return out.value
+
+
+template(np.sum)(_fused_sum_along)
+template(("method", "sum"))(_fused_sum_along)
 _fused_float_reduction("mean", _mean, lambda builder, total, count: builder.fdiv(
     total, builder.sitofp(count, total.type)))
 

@@ -199,3 +199,27 @@ def test_fused_sum_is_reported():
     f(np.ones(3), np.ones(3))
     (lines,) = f.inspect_fusion().values()
     assert "np.sum(a * b): 1 elementwise operation(s) on 2 array operand(s)" in lines[0]
+
+
+def distances(X):
+    return np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+
+
+def norms_by_row(X, k):
+    return np.sqrt(np.sum(X ** 2, axis=k)), (X * 2.0).sum(axis=k)
+
+
+@pytest.mark.parametrize("shape", [(20, 3), (5, 8), (4, 130), (0, 3), (3, 0)])
+def test_sum_along_the_last_axis_of_an_expression(shape):
+    X = RNG.normal(size=shape)
+    check(distances, X)
+    for k in (-1, 0, 1, 2):  # every axis (2 is an AxisError)
+        check(norms_by_row, X, k)
+    check(norms_by_row, X[:, ::-1], -1)
+
+
+def test_sum_along_an_axis_is_reported_as_fused():
+    f = njit(distances)
+    f(np.ones((2, 3)))
+    (lines,) = f.inspect_fusion().values()
+    assert ".sum(-1): 2 elementwise operation(s) on 2 array operand(s)" in lines[0]
