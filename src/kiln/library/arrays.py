@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from llvmlite import ir
 
 from .. import types as t
@@ -392,6 +394,33 @@ def _transpose(ty):
                           itemsize=arr.field(dm.ARRAY_ITEMSIZE),
                           nitems=arr.field(dm.ARRAY_NITEMS))
     return rt(ty), codegen
+
+
+def _part(index):
+    """`.real` (index 0) / `.imag` (1) of a complex array: a strided view of that half of
+    every element, as in NumPy."""
+    def typer(ty):
+        if not isinstance(ty.dtype, t.Complex):  # a real array is its own real part
+            return (ty(ty), lambda context, builder, sig, args: args[0]) if index == 0 else None
+        part = t.from_dtype(np.dtype(f"f{ty.dtype.np_dtype.itemsize // 2}"))
+        rt = ty.copy(dtype=part, layout="A" if ty.ndim else ty.layout)
+
+        def codegen(context, builder, sig, args):
+            arr = ArrayValue(context, builder, args[0], ty)
+            data = builder.gep(arr.field(dm.ARRAY_DATA),
+                               [ir.Constant(dm.i64, index * part.np_dtype.itemsize)],
+                               source_etype=dm.i8)
+            return make_array(context, builder, rt, data,
+                              [arr.shape(d) for d in range(ty.ndim)],
+                              [arr.stride(d) for d in range(ty.ndim)],
+                              meminfo=arr.field(dm.ARRAY_MEMINFO),
+                              parent=arr.field(dm.ARRAY_PARENT))
+        return rt(ty), codegen
+    return typer
+
+
+_array_attribute("real")(_part(0))
+_array_attribute("imag")(_part(1))
 
 
 # ---- dtype comparisons (`a.dtype == np.float64`) are known at compile time -----------------

@@ -203,6 +203,11 @@ def _fmin(a, b):
 
 
 @register_jitable
+def _conjugate_element(x):
+    return x.conjugate()
+
+
+@register_jitable
 def _logical_not(x):
     return not x
 
@@ -251,7 +256,7 @@ UFUNCS = {
     np.less: (operator.lt, "common"), np.less_equal: (operator.le, "common"),
     np.greater: (operator.gt, "common"), np.greater_equal: (operator.ge, "common"),
     np.negative: (operator.neg, "result"), np.positive: (operator.pos, "result"),
-    np.invert: (operator.invert, "result"), np.absolute: (abs, "result"),
+    np.invert: (operator.invert, "result"), np.absolute: (abs, "same"),
     np.maximum: (np_maximum, "result"), np.minimum: (np_minimum, "result"),
     np.isnan: (math.isnan, "same"), np.isinf: (math.isinf, "same"),
     np.isfinite: (math.isfinite, "same"),
@@ -262,6 +267,7 @@ UFUNCS = {
     np.rint: (np_rint, "result"), np.reciprocal: (np_reciprocal, "result"),
     np.square: (np_square, "result"), np.sign: (np_sign, "result"),
     np.fmax: (np_fmax, "result"), np.fmin: (np_fmin, "result"),
+    np.conjugate: (_conjugate_element, "result"),
     np.logical_and: (operator.and_, "bool"), np.logical_or: (operator.or_, "bool"),
     np.logical_xor: (operator.xor, "bool"), np.logical_not: (_logical_not, "bool"),
 }
@@ -407,6 +413,8 @@ def _inplace_template(ufunc):
 for _ufunc in UFUNCS:
     template(_ufunc)(_ufunc_template(_ufunc))
 template(np.clip)(_ufunc_template(CLIP))
+template(("method", "conj"))(_operator_template(np.conjugate))  # on arrays; numbers have theirs
+template(("method", "conjugate"))(_operator_template(np.conjugate))
 template(("method", "clip"))(_ufunc_template(CLIP))
 for _inplace, _op in INPLACE.items():
     template(_inplace)(_inplace_template(OPERATORS[_op]))

@@ -344,10 +344,13 @@ def _box_view(api, ty, value, fail):
     shape = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_SHAPE), fail)
     strides = _box_tuple(api, shape_ty, b.extract_value(value, dm.ARRAY_STRIDES), fail)
     address_obj = api.call("PyLong_FromLongLong", dm.ptr, [address])
+    typestr = api.call("PyUnicode_FromString", dm.ptr,
+                       [api.context.state.global_string(ty.dtype.np_dtype.str)],
+                       argtypes=[dm.ptr])
     result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
                       [api.constant_object(make_view), parent, address_obj, shape, strides,
-                       ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
-    for obj in (address_obj, shape, strides):
+                       typestr, ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    for obj in (address_obj, shape, strides, typestr):
         api.decref(obj)
     return result
 
@@ -355,15 +358,17 @@ def _box_view(api, ty, value, fail):
 class _ViewOf:
     """Describes a view's memory to NumPy and keeps the array it views alive."""
 
-    def __init__(self, parent, address, shape, strides):
+    def __init__(self, parent, address, shape, strides, typestr):
         self.parent = parent
         self.__array_interface__ = {
-            "version": 3, "shape": shape, "strides": strides, "typestr": parent.dtype.str,
+            "version": 3, "shape": shape, "strides": strides, "typestr": typestr,
             "data": (address, not parent.flags.writeable)}
 
 
-def make_view(parent, address, shape, strides):
-    """The NumPy array that compiled code returned: `parent` itself, or a view into it."""
-    if address == parent.ctypes.data and shape == parent.shape and strides == parent.strides:
+def make_view(parent, address, shape, strides, typestr):
+    """The NumPy array that compiled code returned: `parent` itself, or a view into it
+    (`typestr` is its dtype's: `.real` of a complex array views floats)."""
+    if address == parent.ctypes.data and shape == parent.shape and \
+            strides == parent.strides and typestr == parent.dtype.str:
         return parent
-    return np.asarray(_ViewOf(parent, address, shape, strides))
+    return np.asarray(_ViewOf(parent, address, shape, strides, typestr))
