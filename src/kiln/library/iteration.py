@@ -3,6 +3,9 @@ registers): `more` tests, `item` reads the current item, `advance` steps. Ranges
 and uniform tuples iterate by an index; `enumerate` and `zip` compose other iterations."""
 from __future__ import annotations
 
+import operator
+
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
@@ -123,7 +126,48 @@ def iteration_for(context, builder, value, ty):
         parts = [iteration_for(context, b, b.extract_value(value, i), inner)
                  for i, inner in enumerate(ty.inners)]
         return ZipIteration(parts, item_type_of(ty))
+    if isinstance(ty, (NDIndexType, FlatType, NDEnumerateType)):
+        return _positions(context, b, value, ty)
     raise TypeError(f"kiln cannot iterate over {ty}")
+
+
+def unravel(builder, position, shape):
+    """The C-order index tuple (a list of int64 values) of a flat position in `shape`."""
+    index = []
+    for size in reversed(shape):
+        safe = builder.select(builder.icmp_signed("==", size, ir.Constant(dm.i64, 0)), ONE,
+                              size)
+        index.insert(0, builder.srem(position, safe))
+        position = builder.sdiv(position, safe)
+    return index
+
+
+def _positions(context, b, value, ty):
+    """np.ndindex / a.flat / np.ndenumerate: every position of a shape in C order."""
+    from .arrays import ArrayValue
+    if isinstance(ty, NDIndexType):
+        shape = [b.extract_value(value, i) for i in range(ty.ndim)]
+        arr = None
+    else:
+        arr = ArrayValue(context, b, b.extract_value(value, 0), ty.array)
+        shape = [arr.shape(d) for d in range(ty.array.ndim)]
+    count = ONE
+    for size in shape:
+        count = b.mul(count, size)
+    index_ty = t.UniTuple(t.int64, len(shape))
+
+    def item(b, position):
+        index = unravel(b, position, shape)
+        if arr is None:
+            return context.make_tuple(b, index_ty, index)
+        element = arr.with_builder(b).load_element(index)
+        if not isinstance(ty, NDEnumerateType):
+            return element
+        return context.make_tuple(b, item_type_of(ty), [context.make_tuple(b, index_ty, index),
+                                                        element])
+    return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
+                          lambda b, position: b.icmp_signed("<", position, count), item,
+                          item_type_of(ty))
 
 
 def item_type_of(ty):
@@ -140,6 +184,12 @@ def item_type_of(ty):
         return t.Tuple((t.int64, item_type_of(ty.inner)))
     if isinstance(ty, ZipType):
         return t.tuple_of(item_type_of(i) for i in ty.inners)
+    if isinstance(ty, NDIndexType):
+        return t.UniTuple(t.int64, ty.ndim)
+    if isinstance(ty, NDEnumerateType):
+        return t.Tuple((t.UniTuple(t.int64, ty.array.ndim), ty.array.dtype))
+    if isinstance(ty, FlatType):
+        return ty.array.dtype
     return None
 
 
@@ -167,6 +217,122 @@ class ZipType(t.Type):
     @property
     def key(self):
         return self.inners
+
+
+class NDIndexType(t.Type):
+    """The value of `np.ndindex(shape)`: the shape, walked in C order."""
+
+    def __init__(self, ndim):
+        self.ndim = ndim
+        self.fields = (t.int64,) * ndim
+        self.name = f"ndindex({ndim})"
+
+    @property
+    def key(self):
+        return (self.ndim,)
+
+
+class FlatType(t.Type):
+    """`a.flat`: the array's elements in C order (iterated, or indexed by a flat position)."""
+
+    def __init__(self, array):
+        self.array = array
+        self.fields = (array,)
+        self.name = f"flat({array})"
+
+    @property
+    def key(self):
+        return (self.array,)
+
+
+class NDEnumerateType(FlatType):
+    """`np.ndenumerate(a)`: (index tuple, element) pairs in C order."""
+
+    def __init__(self, array):
+        super().__init__(array)
+        self.name = f"ndenumerate({array})"
+
+
+@template(np.ndindex)
+def _ndindex(tctx, *shape):
+    if len(shape) == 1 and isinstance(shape[0], t.BaseTuple):
+        items = shape[0].types
+    else:
+        items = shape
+    if not all(isinstance(i, (t.Integer, t.Boolean)) for i in items):
+        return None
+    rt = NDIndexType(len(items))
+
+    def codegen(context, builder, sig, args):
+        values = [builder.extract_value(args[0], i) for i in range(len(items))] \
+            if len(shape) == 1 and isinstance(shape[0], t.BaseTuple) else list(args)
+        dims = [context.cast(builder, v, ty, t.int64) for v, ty in zip(values, items)]
+        return context.make_tuple(builder, t.UniTuple(t.int64, len(items)), dims)
+    return rt(*shape), codegen
+
+
+@template(np.ndenumerate)
+def _ndenumerate(tctx, array):
+    if not isinstance(array, t.Array):
+        return None
+    return NDEnumerateType(array)(array), _wrap(array)
+
+
+@template(("attr", "flat"))
+def _flat(tctx, array):
+    if not isinstance(array, t.Array):
+        return None
+    return FlatType(array)(array), _wrap(array)
+
+
+def _wrap(array):
+    """Codegen of a struct holding the array (a view: it shares the array's memory)."""
+    return lambda context, builder, sig, args: context.make_tuple(builder, t.Tuple((array,)),
+                                                                  [args[0]])
+
+
+def _flat_element(context, builder, flat, flat_ty, position, position_ty):
+    """The address of a.flat[position] (negative counts from the end)."""
+    from .arrays import ArrayValue
+    arr = ArrayValue(context, builder, builder.extract_value(flat, 0), flat_ty.array)
+    shape = [arr.shape(d) for d in range(flat_ty.array.ndim)]
+    position = context.cast(builder, position, position_ty, t.int64)
+    count = ONE
+    for size in shape:
+        count = builder.mul(count, size)
+    negative = builder.icmp_signed("<", position, ir.Constant(dm.i64, 0))
+    position = builder.select(negative, builder.add(position, count), position)
+    outside = builder.icmp_unsigned(">=", position, count)
+    context.guard(builder, outside, IndexError, "index out of bounds for a.flat")
+    return arr.element_pointer(unravel(builder, position, shape))
+
+
+@template(operator.getitem)
+def _flat_getitem(tctx, flat, position):
+    if not isinstance(flat, FlatType) or isinstance(flat, NDEnumerateType) or \
+            not isinstance(position, t.Integer):
+        return None
+    dtype = flat.array.dtype
+
+    def codegen(context, builder, sig, args):
+        return dm.load_item(builder, dtype, _flat_element(context, builder, args[0], flat,
+                                                          args[1], position))
+    return dtype(flat, position), codegen
+
+
+@template(operator.setitem)
+def _flat_setitem(tctx, flat, position, value):
+    if not isinstance(flat, FlatType) or isinstance(flat, NDEnumerateType) or \
+            not isinstance(position, t.Integer) or not isinstance(value, t.Number) or \
+            flat.array.readonly:
+        return None
+    dtype = flat.array.dtype
+
+    def codegen(context, builder, sig, args):
+        dm.store_item(builder, dtype, args[2], _flat_element(context, builder, args[0], flat,
+                                                             args[1], position))
+        return dm.null_value(t.none)
+    return t.none(flat, position, dtype), codegen
 
 
 @template(enumerate)
