@@ -10,6 +10,7 @@ from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
 from .reductions import in_c_order
+from .sorting import search_sorted
 from .registry import overload, register_jitable
 
 
@@ -367,3 +368,114 @@ def _larger(a, b):
 
 overload(np.nanmin)(_nan_extreme(_smaller))
 overload(np.nanmax)(_nan_extreme(_larger))
+
+
+@overload(np.repeat)
+def _repeat(a, repeats):
+    """Each item of the flattened array `repeats` times."""
+    if not isinstance(a, t.Array) or not isinstance(repeats, t.Integer):
+        return None
+    dt = a.dtype
+
+    def repeat(a, repeats):
+        if repeats < 0:
+            raise ValueError("negative dimensions are not allowed")
+        x = in_c_order(a)
+        out = empty_array(x.shape[0] * repeats, dt)
+        for i in range(x.shape[0]):
+            for k in range(repeats):
+                out[i * repeats + k] = x[i]
+        return out
+    return repeat
+
+
+@overload(np.tile)
+def _tile(a, reps):
+    """A 1-d array repeated `reps` times end to end."""
+    if not (isinstance(a, t.Array) and a.ndim == 1 and isinstance(reps, t.Integer)):
+        return None
+    dt = a.dtype
+
+    def tile(a, reps):
+        n = a.shape[0]
+        out = empty_array(n * max(reps, 0), dt)
+        for k in range(max(reps, 0)):
+            out[k * n:(k + 1) * n] = a
+        return out
+    return tile
+
+
+@overload(np.digitize)
+def _digitize(x, bins, right=False):
+    """The bin of each value for increasing `bins` (searchsorted, as NumPy does)."""
+    if not (isinstance(bins, t.Array) and bins.ndim == 1):
+        return None
+
+    def digitize_one(x, bins, right=False):
+        for i in range(1, bins.shape[0]):
+            if bins[i] < bins[i - 1]:
+                raise ValueError("kiln's digitize needs increasing bins")
+        return search_sorted(bins, x, not right)
+
+    def digitize(x, bins, right=False):
+        out = np.empty(x.shape, np.int64)
+        flat, values = out.reshape(-1), in_c_order(x)
+        for i in range(values.shape[0]):
+            flat[i] = digitize_one(values[i], bins, right)
+        return out
+    register_jitable(digitize_one)
+    return digitize if isinstance(x, t.Array) else digitize_one
+
+
+@overload(np.histogram)
+def _histogram(a, bins=10):
+    """Counts in `bins` equal bins over [a.min(), a.max()] (the last bin closed) and the
+    bin edges, as NumPy computes them."""
+    if not isinstance(a, t.Array) or not isinstance(bins, (int, t.Integer)):
+        return None
+
+    def histogram(a, bins=10):
+        if bins < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        x = in_c_order(a)
+        low, high = (np.min(x) * 1.0, np.max(x) * 1.0) if x.shape[0] else (0.0, 1.0)
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges = np.linspace(low, high, bins + 1)
+        counts = np.zeros(bins, np.int64)
+        scale = bins / (high - low)
+        for v in x:
+            if v < low or v > high:
+                continue
+            k = int((v - low) * scale)
+            if k == bins:
+                k -= 1
+            # NumPy corrects the computed bin against the edges themselves
+            if v < edges[k]:
+                k -= 1
+            elif k + 1 < bins and v >= edges[k + 1]:
+                k += 1
+            counts[k] += 1
+        return counts, edges
+    return histogram
+
+
+@overload(np.convolve)
+def _convolve(a, v):
+    """The full discrete convolution of two 1-d arrays."""
+    if not (_arrays(a, v) and a.ndim == v.ndim == 1):
+        return None
+    dt = t.from_dtype(np.result_type(a.dtype.np_dtype, v.dtype.np_dtype))
+
+    def convolve(a, v):
+        n, m = a.shape[0], v.shape[0]
+        if n == 0 or m == 0:
+            raise ValueError("v cannot be empty")
+        out = np.zeros(n + m - 1, dt)
+        for i in range(n + m - 1):
+            total = out[i]
+            for k in range(max(0, i - n + 1), min(i + 1, m)):
+                total += a[i - k] * v[k]
+            out[i] = total
+        return out
+    return convolve

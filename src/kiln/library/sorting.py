@@ -144,7 +144,7 @@ def _unique(a):
 
 
 @register_jitable
-def _search(a, v, right):
+def search_sorted(a, v, right):
     """The insertion point of v in the sorted 1-d `a` (NaN last), left- or right-most."""
     low, high = 0, a.shape[0]
     while low < high:
@@ -164,13 +164,13 @@ def _searchsorted(a, v, side="left"):
         return None
     right = (side if isinstance(side, str) else side.value) == "right"
     if isinstance(v, t.Number):
-        return lambda a, v, side="left": _search(a, v, right)
+        return lambda a, v, side="left": search_sorted(a, v, right)
     if isinstance(v, t.Array):
         def search_each(a, v, side="left"):
             x = in_c_order(v)
             out = empty_array(x.shape[0], np.int64)
             for i in range(x.shape[0]):
-                out[i] = _search(a, x[i], right)
+                out[i] = search_sorted(a, x[i], right)
             return out.reshape(v.shape)
         return search_each
     return None

@@ -65,6 +65,22 @@ def nan_reductions(a):
     return np.nansum(a), np.nanmean(a), np.nanmin(a), np.nanmax(a)
 
 
+def repeated(a):
+    return np.repeat(a, 3), np.tile(a.ravel(), 2), np.repeat(a, 0)
+
+
+def digitized(x, bins):
+    return np.digitize(x, bins), np.digitize(x, bins, right=True)
+
+
+def histogram(a):
+    return np.histogram(a), np.histogram(a, 7)
+
+
+def convolved(a, v):
+    return np.convolve(a, v)
+
+
 CASES = [
     (flip, X), (flip, X2), (diff, X), (diff, X2), (diff, np.arange(5)), (outer, X[:3], X2),
     (roll, X, 3), (roll, X2, -5), (roll, np.zeros(0), 2),
@@ -80,6 +96,10 @@ CASES = [
     (order_statistics, np.arange(7)), (order_statistics, X2),
     (averages, X, X[::-1].copy()), (averages, X2, X2),
     (nan_reductions, N), (nan_reductions, X), (nan_reductions, np.array([np.nan, np.nan])),
+    (repeated, X2), (repeated, np.arange(3)), (digitized, X, np.linspace(0, 1, 6)),
+    (digitized, np.array([0.0, 0.2, 1.0, 1.5]), np.array([0.0, 0.2, 1.0])),
+    (histogram, X), (histogram, RNG.normal(size=1000)), (histogram, np.ones(5)),
+    (histogram, np.arange(10)), (convolved, np.arange(5), np.arange(3)),
 ]
 
 
@@ -89,3 +109,9 @@ def test_like_numpy(case):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(pyfunc, *args)
+
+
+def test_convolve_of_floats_agrees_to_rounding():
+    a, v = RNG.random(50), RNG.random(7)
+    from kiln import njit
+    np.testing.assert_allclose(njit(convolved)(a, v), np.convolve(a, v), rtol=1e-13)
