@@ -551,6 +551,7 @@ def _greater(a, b):
 register_jitable(_less)
 register_jitable(_greater)
 
+
 def _extreme_along(method, step):
     message = ("zero-size array to reduction operation "
                f"{dict(min='minimum', max='maximum')[method]} which has no identity")
@@ -605,6 +606,72 @@ def _all(a):
                 return False
         return True
     return all_
+
+
+def _truth(builder, value, dtype):
+    if isinstance(dtype, t.Boolean):
+        return value
+    if isinstance(dtype, t.Float):
+        return builder.fcmp_unordered("!=", value, ir.Constant(value.type, 0.0))
+    return builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
+
+
+def _extreme_step(prefer):
+    """(best, v) -> the new best: a NaN, once met, stays; else the preferred of the two."""
+    def step(builder, best, v, dtype):
+        if not isinstance(dtype, t.Float):
+            better = builder.icmp_signed(prefer, v, best) if getattr(dtype, "signed", False) \
+                else builder.icmp_unsigned(prefer, v, best)
+            return builder.select(better, v, best)
+        better = builder.fcmp_ordered(prefer, v, best)
+        pick = builder.select(builder.fcmp_unordered("uno", v, v), v,
+                              builder.select(better, v, best))
+        return builder.select(builder.fcmp_unordered("uno", best, best), best, pick)
+    return step
+
+
+def _fused_fold(method, python_impl_for, step, empty_message=None, start=None):
+    """`np.<method>(expr)` and `expr.<method>()` folding an array expression where it is
+    computed: from the first element (`start` None) or from `start`, by `step(builder,
+    acc, element, dtype)`; an empty array raises `empty_message` when given."""
+    def typer(tctx, a, *more):
+        if more or not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex) or \
+                a.dtype == t.float16:
+            return None
+        rt = a.dtype if start is None else t.boolean
+        impl = python_impl_for(a)
+
+        def codegen(context, builder, sig, args):
+            def flat_reduce(tree, count):
+                if empty_message is not None:
+                    context.guard(builder, builder.icmp_signed("==", count,
+                                                               ir.Constant(dm.i64, 0)),
+                                  ValueError, empty_message)
+                arrays = leaf_arrays(context, builder, tree)
+
+                def element(i):
+                    return tree.compute(context, builder, leaf_elements(builder, tree, arrays, i))
+                acc = context.alloca(builder, dm.value_type(rt))
+                builder.store(element(ir.Constant(dm.i64, 0)) if start is None else
+                              ir.Constant(dm.i1, int(start)), acc)
+                counted_loop(builder, count, lambda i: builder.store(
+                    step(builder, builder.load(acc), element(i), a.dtype), acc),
+                    start=ir.Constant(dm.i64, 1 if start is None else 0))
+                return builder.load(acc)
+            return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
+        codegen.fusion = Consumer(frozenset({0}))
+        return rt(a), codegen
+    for key in (getattr(np, method), ("method", method)):
+        template(key)(typer)
+
+
+for _name, _prefer in (("min", "<"), ("amin", "<"), ("max", ">"), ("amax", ">")):
+    _fused_fold(_name, _extreme(_name[-3:], _less if _prefer == "<" else _greater),
+                _extreme_step(_prefer),
+                empty_message="zero-size array to reduction operation "
+                f"{'minimum' if _prefer == '<' else 'maximum'} which has no identity")
+_fused_fold("any", _any, lambda b, acc, v, dtype: b.or_(acc, _truth(b, v, dtype)), start=False)
+_fused_fold("all", _all, lambda b, acc, v, dtype: b.and_(acc, _truth(b, v, dtype)), start=True)
 
 
 # ---- accumulations, spread ------------------------------------------------------------------

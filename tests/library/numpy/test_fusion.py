@@ -223,3 +223,18 @@ def test_sum_along_an_axis_is_reported_as_fused():
     f(np.ones((2, 3)))
     (lines,) = f.inspect_fusion().values()
     assert ".sum(-1): 2 elementwise operation(s) on 2 array operand(s)" in lines[0]
+
+
+def folds(a, b):
+    return (np.max(np.abs(a - b)), (a * 2).min(), np.any(a > 0.5), (a < 2).all(),
+            np.amax(a + b), np.min(a - 1))
+
+
+@pytest.mark.parametrize("a, b", [
+    (RNG.random(1000), RNG.random(1000)), (SPECIALS, SPECIALS[::-1].copy()),
+    (RNG.random(1000)[::2], RNG.random(500)), (np.arange(10), np.arange(10)[::-1].copy()),
+    (RNG.random((10, 100)), RNG.random(100)), (np.zeros(0), np.zeros(0)),  # ValueError
+    (np.array([3, -7, 1], np.int8), np.array([1, 2, 3], np.uint8)),
+])
+def test_min_max_any_all_of_an_expression(a, b):
+    check(folds, a, b)
