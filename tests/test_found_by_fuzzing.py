@@ -118,3 +118,16 @@ def second_crasher(a, b, x, y, arr, iarr):
 def test_second_program_that_segfaulted():
     check(second_crasher, 100, 13, -1.0, 1e-300,
           np.array([7.9, 0.5, 4.0, -0.5, -1.0, 3.0]), np.array([-7, -7, 13]))
+
+
+def int_true_division(a, b):
+    return a / b
+
+
+@pytest.mark.parametrize("a, b", [(3, 9007199254740993), (2 ** 53 + 1, 3), (2 ** 62 + 1, 7),
+                                  (-2 ** 63, 3), (-2 ** 63, -2 ** 63), (2 ** 63 - 1, -2 ** 63),
+                                  (0, -2 ** 60), (10 ** 18 + 7, -(10 ** 17) - 3), (5, 0),
+                                  (-2 ** 63, 1), (2 ** 53, 2 ** 53 + 1)])
+def test_int_true_division_is_correctly_rounded(a, b):
+    # kiln converted both operands to float first: beyond 2**53 that rounds twice
+    check(int_true_division, a, b)
