@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import check
+from kiln import njit
 
 
 def mod_by_nan_constant(a):
@@ -131,3 +132,23 @@ def int_true_division(a, b):
 def test_int_true_division_is_correctly_rounded(a, b):
     # kiln converted both operands to float first: beyond 2**53 that rounds twice
     check(int_true_division, a, b)
+
+
+def gcd(a, b):
+    return math.gcd(a, b)
+
+
+@pytest.mark.parametrize("a, b", [(-2 ** 63, 6), (6, -2 ** 63), (-2 ** 63, 2 ** 62), (-12, 18),
+                                  (2 ** 63 - 1, -2 ** 63), (0, -7), (0, 0), (-2 ** 63, -1),
+                                  (2 ** 62, -2 ** 62)])
+def test_gcd_of_int64_extremes(a, b):
+    # abs(-2**63) wrapped, so the gcd came out negative
+    check(gcd, a, b)
+
+
+def test_gcd_of_two_pow_63_is_refused():
+    # CPython answers 2**63, which no int64 holds: an error, never a wrapped result
+    for a, b in [(-2 ** 63, 0), (-2 ** 63, -2 ** 63), (0, -2 ** 63)]:
+        assert math.gcd(a, b) == 2 ** 63
+        with pytest.raises(OverflowError):
+            njit(gcd)(a, b)

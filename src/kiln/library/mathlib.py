@@ -297,8 +297,15 @@ def _gcd(a, b):
         return None
 
     def impl(a, b):
-        a, b = abs(a), abs(b)
+        # Euclid on magnitudes made negative: -2**63 has no int64 magnitude, so abs() would
+        # wrap; for a, b <= 0, a % b stays in (b, 0].
+        if a > 0:
+            a = -a
+        if b > 0:
+            b = -b
         while b:
             a, b = b, a % b
-        return a
+        if a == -9223372036854775807 - 1:
+            raise OverflowError("gcd is 2**63, beyond int64")
+        return -a
     return impl
