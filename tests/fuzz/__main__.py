@@ -18,7 +18,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="child processes in parallel")
     parser.add_argument("--scalars", action="store_true", help="no array programs")
     parser.add_argument("--no-reduce", action="store_true")
-    parser.add_argument("--plant", help="test the fuzzer: kiln's math.NAME computes sinh")
+    parser.add_argument("--plant", help="test the fuzzer: plant a bug in kiln (fsub, fmul or sdiv: "
+                        "that LLVM instruction is emitted as another)")
     options = parser.parse_args()
 
     start = time.monotonic()

@@ -42,13 +42,13 @@ def write_frame(stream, obj):
 
 
 def plant_bug(name):
-    """Make kiln wrong on purpose (to test the fuzzer): math.tanh computes sinh."""
-    from kiln.library import mathlib
-    original = mathlib.call_libm
+    """Make kiln wrong on purpose, to test the fuzzer: its code generator emits the LLVM
+    instruction `name` as another one (fsub as fadd: every float subtraction adds)."""
+    from llvmlite import ir
+    setattr(ir.IRBuilder, name, getattr(ir.IRBuilder, PLANTED[name]))
 
-    def call_libm(context, builder, fn, ft, args):
-        return original(context, builder, "sinh" if fn == name else fn, ft, args)
-    mathlib.call_libm = call_libm
+
+PLANTED = {"fsub": "fadd", "fmul": "fdiv", "sdiv": "udiv"}
 
 
 class Programs:

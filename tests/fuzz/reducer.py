@@ -11,9 +11,9 @@ from tests.fuzz.runner import Child, Outcome
 
 
 def _signature(outcome: Outcome):
-    """What must stay the same while reducing: the kind of failure, and for an exception
-    mismatch which outcomes were seen (so a reduction cannot turn it into a NameError)."""
-    return (outcome.kind, outcome.detail) if outcome.kind == "exception" else outcome.kind
+    """What must stay the same while reducing: the kind of failure and the two outcomes (so
+    a reduction cannot drift into another failure, such as a NameError or an int64 wrap)."""
+    return outcome.kind, outcome.detail.split("\n")[0]
 
 
 def _statement_lists(tree):
@@ -25,19 +25,28 @@ def _statement_lists(tree):
                 yield body
 
 
+def _blocks(statement):
+    """The blocks of a compound statement (an if's or a loop's body and else)."""
+    if isinstance(statement, ast.FunctionDef):
+        return []
+    return [b for b in (getattr(statement, "body", None), getattr(statement, "orelse", None)) if b]
+
+
 def _candidates(tree):
-    """Smaller variants of `tree`, biggest cuts first."""
+    """Smaller variants of `tree`: a statement removed or replaced by one of its blocks
+    (flattening an if or a loop), then an expression replaced by one of its parts."""
     lists = list(_statement_lists(tree))
     for li, body in enumerate(lists):
         for i in range(len(body)):
             if _keep(body[i]):
                 continue
-            variant = copy.deepcopy(tree)
-            target = list(_statement_lists(variant))[li]
-            del target[i]
-            if not target:
-                target.append(ast.Pass())
-            yield variant
+            for choice in range(1 + len(_blocks(body[i]))):
+                variant = copy.deepcopy(tree)
+                target = list(_statement_lists(variant))[li]
+                target[i:i + 1] = ([[]] + _blocks(target[i]))[choice]
+                if not target:
+                    target.append(ast.Pass())
+                yield variant
     nodes = [n for n in ast.walk(tree) if isinstance(n, ast.expr)]
     for ni, node in enumerate(nodes):
         for part in _parts(node):
@@ -58,6 +67,8 @@ def _keep(statement):
 
 def _parts(node):
     if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Mod) and isinstance(node.right, (ast.Constant, ast.Call)):
+            return []    # keeps indices in range and loops bounded
         return [node.left, node.right]
     if isinstance(node, (ast.UnaryOp,)):
         return [node.operand]
@@ -92,18 +103,28 @@ def reduce(program: Program, outcome: Outcome, plant=None, max_runs=400) -> str:
     runs = 0
     tree = ast.parse(program.source)
     try:
-        progress = True
-        while progress and runs < max_runs:
-            progress = False
-            for variant in _candidates(tree):
+        tried = {ast.unparse(tree) + "\n"}
+        position = 0    # candidates before it failed in the last pass: not tried again at once
+        while runs < max_runs:
+            improved = False
+            for index, variant in enumerate(_candidates(tree)):
+                if index < position:
+                    continue
                 if runs >= max_runs:
                     break
-                runs += 1
                 source = ast.unparse(variant) + "\n"
+                if source in tried:
+                    continue
+                tried.add(source)
+                runs += 1
                 got = child.run(Program(program.seed, source, inputs))
                 if got.kind != "ok" and _signature(got) == want:
-                    tree, progress = variant, True
+                    tree, position, improved = variant, index, True
                     break
+            if not improved:
+                if position == 0:
+                    break
+                position = 0
     finally:
         child.stop()
     return ast.unparse(tree) + "\n"
