@@ -152,3 +152,20 @@ def test_gcd_of_two_pow_63_is_refused():
         assert math.gcd(a, b) == 2 ** 63
         with pytest.raises(OverflowError):
             njit(gcd)(a, b)
+
+
+def optional_equals_none(x):
+    y = None if x > 0 else x
+    return y == None, y != None, None == y, None != y  # noqa: E711 (what is tested)
+
+
+def number_equals_none(x):
+    return x == None, x != None, None != x, None == None  # noqa: E711
+
+
+@pytest.mark.parametrize("x", [1.5, -1.5, 0.0, math.nan])
+def test_equality_with_none(x):
+    # == and != with None were refused; on an Optional they are its `is None` test
+    check(optional_equals_none, x)
+    check(number_equals_none, x)
+    check(number_equals_none, int(x) if x == x else 3)

@@ -1,4 +1,4 @@
-"""Optional values (`T or None`): testing them against None and for truth. Everything
+"""Optional values (`T or None`): testing them against None (`is`, `==`) and for truth. Everything
 else unwraps them with a run-time check (see CodegenContext.cast)."""
 from __future__ import annotations
 
@@ -11,22 +11,31 @@ from ..codegen import datamodel as dm
 from .registry import template
 
 
-def _identity(negate):
+def _identity(negate, scalars=False):
+    """`opt is None` (and, with `scalars`, `opt == None`, where a number or bool compared
+    with None is simply unequal, as in Python)."""
     def typer(tctx, a, b):
-        optional = a if isinstance(a, t.Optional) else b
-        other = b if optional is a else a
-        if not isinstance(optional, t.Optional) or not isinstance(other, t.NoneType):
+        other, none = (a, b) if isinstance(b, t.NoneType) else (b, a)
+        if not isinstance(none, t.NoneType):
             return None
-
-        def codegen(context, builder, sig, args):
-            present = builder.extract_value(args[0] if optional is a else args[1], 1)
-            return present if negate else builder.not_(present)
+        if isinstance(other, t.Optional):
+            def codegen(context, builder, sig, args):
+                present = builder.extract_value(args[0] if other is a else args[1], 1)
+                return present if negate else builder.not_(present)
+        elif isinstance(other, t.NoneType) or (scalars and isinstance(other, (t.Number, t.Boolean))):
+            equal = isinstance(other, t.NoneType)
+            def codegen(context, builder, sig, args):
+                return ir.Constant(dm.i1, int(equal != negate))
+        else:
+            return None
         return t.boolean(a, b), codegen
     return typer
 
 
 template(operator.is_)(_identity(negate=False))
 template(operator.is_not)(_identity(negate=True))
+template(operator.eq)(_identity(negate=False, scalars=True))
+template(operator.ne)(_identity(negate=True, scalars=True))
 
 
 @template(operator.truth)
