@@ -10,6 +10,7 @@ import pytest
 
 from helpers import check
 from kiln import njit
+from kiln.errors import TypingError
 
 
 def mod_by_nan_constant(a):
@@ -60,6 +61,7 @@ CRASHER = """
 import math
 import numpy as np
 from kiln import njit
+from kiln.errors import TypingError
 
 @njit
 def f(a, b, x, arr):
@@ -169,3 +171,21 @@ def test_equality_with_none(x):
     check(optional_equals_none, x)
     check(number_equals_none, x)
     check(number_equals_none, int(x) if x == x else 3)
+
+
+def index_with_bool(arr, i):
+    return arr[i]
+
+
+def index_with_int_of_bool(arr, i):
+    return arr[int(i)]
+
+
+def test_bool_array_index_is_refused():
+    # arr[True] was read as arr[1]; NumPy reads it as a mask adding an axis
+    arr = np.array([1.5, 2.5, 3.5])
+    assert index_with_bool(arr, True).shape == (1, 3)
+    with pytest.raises(TypingError, match="a bool is not an array index"):
+        njit(index_with_bool)(arr, True)
+    check(index_with_int_of_bool, arr, True)
+    check(index_with_bool, arr, np.int32(-1))
