@@ -189,3 +189,21 @@ def test_bool_array_index_is_refused():
         njit(index_with_bool)(arr, True)
     check(index_with_int_of_bool, arr, True)
     check(index_with_bool, arr, np.int32(-1))
+
+
+@njit
+def overwrite_first(arr):
+    arr[0] = 100.0
+    return 1.0
+
+
+def augmented_item_then_call(arr, i):
+    arr[i] += overwrite_first(arr)
+    arr[i - 1] *= overwrite_first(arr) + arr[i]
+    return arr[0]
+
+
+def test_augmented_assignment_reads_the_item_before_the_value():
+    # CPython reads arr[i] before evaluating the right side; kiln read it after
+    for i in (0, 1, -2):
+        check(augmented_item_then_call, np.array([1.0, 2.0, 3.0]), i)
