@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 
+from .mathlib import call_libm
 from .registry import intrinsic, register_jitable
 
 
@@ -19,9 +20,9 @@ def _floor(typingctx, x):
 
 @intrinsic
 def _pow(typingctx, x, y):
+    """The C library's pow, as CPython calls it (see mathlib.call_libm)."""
     def codegen(context, builder, sig, args):
-        fn = context.declare_intrinsic("llvm.pow", [a.type for a in args])
-        return builder.call(fn, args)
+        return call_libm(context, builder, "pow", x, list(args))
     return x(x, x), codegen
 
 
