@@ -53,7 +53,8 @@ class Program:
 @dataclass
 class Var:
     name: str
-    kind: str            # "int", "float", "bool", "tuple" (int, float), "fvec", "ivec"
+    kind: str            # "int", "float", "bool", "tuple" (int, float), "fvec", "ivec",
+                         # "optional" (a float or None)
     bound: int = I64     # for ints: the largest magnitude it can hold
     wrap: bool = False   # an element of an array read by `for`: a NumPy scalar in CPython
 
@@ -237,7 +238,7 @@ class Generator:
             form = self.rng.randrange(3)
             base = self.float_expr(scope, d)
             if form == 0:
-                return f"(abs({base}) ** {self.float_expr(scope, d)})"
+                return f"(abs({base}) ** {self.pick([self.float_expr(scope, d), '0.5'])})"
             if form == 1:
                 return f"({base} ** {self.pick(['2.0', '-1.0', '3.0', '-2.0', '0.0', '1e300'])})"
             return f"({base} ** {self.rng.randrange(-3, 4)})"
@@ -282,6 +283,10 @@ class Generator:
         helpers = [h for h in self.helpers if h[1] == "float"]
         if helpers:
             return self.helper_call(self.pick(helpers)[0], scope, d)
+        optionals = [v for v in scope if v.kind == "optional"]
+        if optionals:
+            o = self.pick(optionals).name
+            return f"({o} if {o} is not None else {self.float_leaf(scope)})"
         tuples = [v for v in scope if v.kind == "tuple"]
         if tuples:
             return f"{self.pick(tuples).name}[1]"
@@ -308,6 +313,11 @@ class Generator:
             return f"math.{self.pick(['isnan', 'isinf', 'isfinite'])}({self.float_expr(scope, d)})"
         if k == 6:
             return f"bool({self.pick([self.float_expr(scope, d), self.int_expr(scope, d)[0]])})"
+        optionals = [v for v in scope if v.kind == "optional"]
+        if k == 7 and optionals:
+            o = self.pick(optionals).name
+            return self.pick([f"({o} is None)", f"({o} is not None)", f"({o} == None)",
+                              f"(None != {o})", f"(not {o})", f"bool({o})"])
         bools = [v for v in scope if v.kind == "bool"]
         if bools:
             return self.pick(bools).name
@@ -414,7 +424,7 @@ class Generator:
         kinds = ["int", "float", "float", "bool", "tuple"] + (["fvec", "ivec"] if self.arrays else [])
         assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]
         assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr")
-                      and not v.wrap]
+                      and not v.wrap and v.kind != "optional"]
         k = self.rng.randrange(20)
         if k <= 3 or not assignable:
             kind = self.pick(kinds)
@@ -497,6 +507,11 @@ class Generator:
                     self.emit(indent, f"{v.name}.fill({value})")
                 else:
                     self.emit(indent, f"{v.name}[{self.index(source, scope)}] = {value}")
+        elif k == 19 and any(h[1] == "optional" for h in self.helpers):
+            name = self.fresh("o")
+            helper = self.pick([h[0] for h in self.helpers if h[1] == "optional"])
+            self.emit(indent, f"{name} = {self.helper_call(helper, scope, 1)}")
+            scope.append(Var(name, "optional"))
         else:
             name = self.fresh("v")
             self.emit(indent, f"{name} = {self.float_expr(scope, 3)}")
@@ -568,12 +583,16 @@ class Generator:
     # -- functions --------------------------------------------------------------------------
     def helper(self):
         name = f"g{len(self.helpers)}"
-        kind = self.pick(["int", "float"])
+        kind = self.pick(["int", "float", "optional"])   # optional: a float or None
+        returns = ("float", True) if kind == "optional" else (kind, False)
         scope = [Var("a", "int"), Var("x", "float"), Var("arr", "fvec"), Var("iarr", "ivec")]
         self.emit(0, "@jit")
         self.emit(0, f"def {name}(a, x, arr, iarr):")
-        self.block(scope, 1, 2, False, (kind, False), n=self.rng.randrange(1, 4))
-        self.emit(1, f"return {self.value_of(kind, scope, 2)}")
+        self.block(scope, 1, 2, False, returns, n=self.rng.randrange(1, 4))
+        if kind == "optional":
+            self.emit(1, f"if {self.bool_expr(scope, 2)}:")
+            self.emit(2, "return None")
+        self.emit(1, f"return {self.value_of(returns[0], scope, 2)}")
         self.emit(0, "")
         self.helpers.append((name, kind))
 
