@@ -263,3 +263,34 @@ def test_hypot_last_bit_like_cpython():
                                   (0.0, -0.0), (5e-324, 5e-324), (1e308, 1e308), (-1.5, 0.0)])
 def test_hypot_special_values(a, b):
     check(hypot, a, b)
+
+
+def optional_equals_number(x, k):
+    y = None if x > 0 else x
+    n = None if k > 2 else k
+    return y == -1.0, y != -1.0, -1.0 == y, 0 != y, n == 2, n != 2.0, 2 == n
+
+
+@pytest.mark.parametrize("x, k", [(1.0, 5), (-1.0, 2), (0.0, 1), (math.nan, 3), (-0.0, 0)])
+def test_optional_equals_number(x, k):
+    # an Optional compared with a number was unwrapped, so None raised TypeError where
+    # CPython answers False (or True for !=)
+    check(optional_equals_number, x, k)
+
+
+@njit
+def maybe_half(x):
+    return None if x > 0 else x / 2
+
+
+def conditional_unwraps_optional(x, arr):
+    o = maybe_half(x)
+    v = o if o is not None else 7.5
+    w = 1.0 if o is None else o
+    return np.full(arr.shape, o if o is not None else x), v, w
+
+
+@pytest.mark.parametrize("x", [1.0, -3.0, -0.0, math.nan])
+def test_conditional_expression_narrows_optional(x):
+    # `o if o is not None else x` kept the Optional type, which np.full refused
+    check(conditional_unwraps_optional, x, np.arange(3.0))

@@ -316,8 +316,10 @@ class Generator:
         optionals = [v for v in scope if v.kind == "optional"]
         if k == 7 and optionals:
             o = self.pick(optionals).name
+            number = self.pick([self.float_leaf(scope), self.int_leaf(scope)[0]])
             return self.pick([f"({o} is None)", f"({o} is not None)", f"({o} == None)",
-                              f"(None != {o})", f"(not {o})", f"bool({o})"])
+                              f"(None != {o})", f"(not {o})", f"bool({o})",
+                              f"({o} == {number})", f"({number} != {o})"])
         bools = [v for v in scope if v.kind == "bool"]
         if bools:
             return self.pick(bools).name

@@ -38,6 +38,44 @@ template(operator.eq)(_identity(negate=False, scalars=True))
 template(operator.ne)(_identity(negate=True, scalars=True))
 
 
+def _equality(negate):
+    """`opt == number`: unequal when opt is None (Python's answer; unwrapping would raise
+    TypeError), else the numbers' own comparison."""
+    op = operator.ne if negate else operator.eq
+
+    def typer(tctx, a, b):
+        if isinstance(a, t.Optional) == isinstance(b, t.Optional):
+            return None
+        first = isinstance(a, t.Optional)
+        opt, other = (a, b) if first else (b, a)
+        if not isinstance(other, (t.Number, t.Boolean)):
+            return None
+        operands = (opt.type, other) if first else (other, opt.type)
+        inner = tctx.resolve(op, operands)
+        if inner is None:
+            return None
+
+        def codegen(context, builder, sig, args):
+            optional_value = args[0] if first else args[1]
+            result = context.alloca(builder, dm.i1)
+            builder.store(ir.Constant(dm.i1, int(negate)), result)
+            with builder.if_then(builder.extract_value(optional_value, 1)):
+                values = [builder.extract_value(optional_value, 0) if v is optional_value else v
+                          for v in args]
+                values = [context.cast(builder, v, ty, st)
+                          for v, ty, st in zip(values, operands, inner.signature.args)]
+                equal = inner.lower(context, builder, inner.signature, values)
+                builder.store(context.cast(builder, equal, inner.signature.return_type,
+                                           t.boolean), result)
+            return builder.load(result, typ=dm.i1)
+        return t.boolean(a, b), codegen
+    return typer
+
+
+template(operator.eq)(_equality(negate=False))
+template(operator.ne)(_equality(negate=True))
+
+
 @template(operator.truth)
 def _truth(tctx, opt):
     if not isinstance(opt, t.Optional):
