@@ -1,6 +1,7 @@
 """The child process: runs programs sent by the runner under CPython (the reference) and
 under kiln, and answers with their outcomes. A crash kills only this process; the runner
-sees it and starts another. Protocol: length-prefixed pickles on stdin/stdout."""
+sees it and starts another. Arguments: a directory for the programs' files, then optionally
+a bug to plant. Protocol: length-prefixed pickles on stdin/stdout."""
 from __future__ import annotations
 
 import gc
@@ -9,7 +10,6 @@ import os
 import pickle
 import struct
 import sys
-import tempfile
 import warnings
 
 import numpy as np
@@ -52,10 +52,11 @@ PLANTED = {"fsub": "fadd", "fmul": "fdiv", "sdiv": "udiv"}
 
 
 class Programs:
-    """Loads each program's source as two modules, one per mode (kiln compiles from files)."""
+    """Loads each program's source as two modules, one per mode (kiln compiles from files),
+    from files in `directory`."""
 
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="kiln-fuzz-")
+    def __init__(self, directory):
+        self.dir = directory
         self.count = 0
         self.paths = []
 
@@ -110,11 +111,11 @@ def run_program(programs, source, inputs):
 def main():
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)                   # anything the program prints goes to stderr
-    if len(sys.argv) > 1:
-        plant_bug(sys.argv[1])
+    if len(sys.argv) > 2:
+        plant_bug(sys.argv[2])
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
-    programs = Programs()
+    programs = Programs(sys.argv[1])
     stdin = sys.stdin.buffer
     while (request := read_frame(stdin)) is not None:
         source, inputs = request

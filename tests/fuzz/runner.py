@@ -6,12 +6,13 @@ freed once the result is dropped)."""
 from __future__ import annotations
 
 import os
+import pickle
 import select
+import shutil
 import struct
 import subprocess
 import sys
 import tempfile
-import pickle
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -54,7 +55,9 @@ class Child:
 
     def start(self):
         self.stderr = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", "tests.fuzz.child"] + ([self.plant] if self.plant else [])
+        self.dir = tempfile.mkdtemp(prefix="kiln-fuzz-")   # the programs' source files
+        command = [sys.executable, "-m", "tests.fuzz.child", self.dir] + \
+            ([self.plant] if self.plant else [])
         self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=self.stderr)
         self.served = 0
@@ -64,6 +67,7 @@ class Child:
             self.process.kill()
             self.process.wait()
             self.process = None
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def _read(self, n, deadline):
         data = b""
@@ -100,7 +104,7 @@ class Child:
         except (EOFError, BrokenPipeError):
             code = self.process.wait()
             tail = self._stderr_tail()
-            self.process = None
+            self.stop()
             return Outcome("crash", f"exit status {code}\n{tail}")
 
 
