@@ -294,3 +294,14 @@ def conditional_unwraps_optional(x, arr):
 def test_conditional_expression_narrows_optional(x):
     # `o if o is not None else x` kept the Optional type, which np.full refused
     check(conditional_unwraps_optional, x, np.arange(3.0))
+
+
+def bool_of_optional(x):
+    o = maybe_half(x)
+    return bool(o), not o, (1 if o else 2)
+
+
+@pytest.mark.parametrize("x", [1.0, -3.0, -0.0, 0.0, math.nan])
+def test_bool_of_optional(x):
+    # bool(opt) unwrapped opt, so None raised TypeError where CPython answers False
+    check(bool_of_optional, x)

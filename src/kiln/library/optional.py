@@ -77,7 +77,9 @@ template(operator.ne)(_equality(negate=True))
 
 
 @template(operator.truth)
+@template(bool)
 def _truth(tctx, opt):
+    """`not opt`, `if opt:` and `bool(opt)`: False when None, else the value's truth."""
     if not isinstance(opt, t.Optional):
         return None
     inner = tctx.resolve(operator.truth, (opt.type,))
