@@ -78,10 +78,11 @@ template(operator.ne)(_equality(negate=True))
 
 @template(operator.truth)
 @template(bool)
-def _truth(tctx, opt):
+def _truth(tctx, *args):
     """`not opt`, `if opt:` and `bool(opt)`: False when None, else the value's truth."""
-    if not isinstance(opt, t.Optional):
+    if len(args) != 1 or not isinstance(args[0], t.Optional):
         return None
+    (opt,) = args
     inner = tctx.resolve(operator.truth, (opt.type,))
     if inner is None:
         return None
