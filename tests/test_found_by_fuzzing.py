@@ -305,3 +305,14 @@ def bool_of_optional(x):
 def test_bool_of_optional(x):
     # bool(opt) unwrapped opt, so None raised TypeError where CPython answers False
     check(bool_of_optional, x)
+
+
+def maximum_minimum(a, b):
+    return np.maximum(a, b), np.minimum(a, b), np.maximum(b, a), np.minimum(b, a)
+
+
+@pytest.mark.parametrize("b", [0, 0.0, -0.0, math.nan, 1.5])
+def test_maximum_minimum_of_signed_zeros_like_numpy(b):
+    # NumPy returns the second operand when they are equal (0.0 and -0.0); kiln the first
+    check(maximum_minimum, np.array([-0.0, 0.0, math.nan, 2.0]), b)
+    check(maximum_minimum, -0.0, b)
