@@ -289,10 +289,12 @@ class FunctionLowerer:
             self.release(index)
 
     def stmt_AugAssign(self, node):
+        """Python's order: the target's object, index and current item, then the value (a
+        name's value cannot change meanwhile: no ':=', and closures only read)."""
         calls, target = self.typed.calls, node.target
-        value, value_ty = self.operand(calls[node], 1, node.value, node), \
-            self.type_of(node.value)
-        if isinstance(target, ast.Name):
+        value_ty = self.type_of(node.value)
+        if isinstance(target, ast.Name):  # `a += <array expression>` writes it into a
+            value = self.operand(calls[node], 1, node.value, node)
             cur_ty = self.typed.locals[target.id]
             cur = self.builder.load(self.slots[target.id], typ=dm.value_type(cur_ty))
             result = self.call(calls[node], [cur, value], [cur_ty, value_ty])
@@ -303,6 +305,7 @@ class FunctionLowerer:
         obj_ty, index_ty = self.type_of(target.value), self.type_of(target.slice)
         get = calls[(node, "getitem")]
         cur = self.call(get, [obj, index], [obj_ty, index_ty], release=False)
+        value = self.operand(calls[node], 1, node.value, node)
         result = self.call(calls[node], [cur, value], [get.signature.return_type, value_ty])
         self.call(calls[(node, "setitem")], [obj, index, result],
                   [obj_ty, index_ty, calls[node].signature.return_type])

@@ -141,6 +141,10 @@ def make_array(context, builder, ty, data, shape, strides, meminfo=None, parent=
 def _index_parts(index_ty):
     """The per-axis index types, or None when this is not a basic index."""
     items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
+    if any(isinstance(i, t.Boolean) for i in items):
+        # NumPy reads arr[True] as a 0-d mask (a new axis), not as arr[1], as Numba refuses
+        raise TypingError("a bool is not an array index: NumPy reads arr[True] as a mask "
+                          "that adds an axis, which kiln does not support (use int(b))")
     if all(isinstance(i, _INTLIKE + (t.SliceType, t.NoneType)) for i in items):
         return items
     return None

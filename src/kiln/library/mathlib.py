@@ -25,7 +25,7 @@ FLOAT_FUNCTIONS = {
     "expm1": (1, None), "log1p": (1, None), "erf": (1, None), "erfc": (1, None),
     "lgamma": (1, None), "cbrt": (1, None), "exp2": (1, "llvm.exp2"),
     "atan2": (2, None), "hypot": (2, None), "copysign": (2, "llvm.copysign"),
-    "fmod": (2, "frem"), "pow": (2, "llvm.pow"), "nextafter": (2, None),
+    "fmod": (2, "frem"), "pow": (2, None), "nextafter": (2, None),
 }
 # fmod is LLVM's `frem` instruction (the same function, lowered to libm's fmod): LLVM 22
 # folds a *call* to fmod(int-converted x, NaN) into an undefined value, which made
@@ -41,6 +41,9 @@ def call_libm(context, builder, name, ft, args):
         return builder.fptrunc(call_libm(context, builder, name, t.float32, wide), lt)
     symbol = LIBM_NAMES.get(name, name) + ("f" if ft.bitwidth == 32 else "")
     fn = context.declare_external(symbol, lt, [lt] * len(args))
+    # not a builtin to LLVM: it would rewrite pow(x, 2.0) as x*x and pow(x, 0.5) as sqrt,
+    # which round differently from the C library's pow that CPython calls
+    fn.attributes.add("nobuiltin")
     return builder.call(fn, args)
 
 
@@ -297,8 +300,15 @@ def _gcd(a, b):
         return None
 
     def impl(a, b):
-        a, b = abs(a), abs(b)
+        # Euclid on magnitudes made negative: -2**63 has no int64 magnitude, so abs() would
+        # wrap; for a, b <= 0, a % b stays in (b, 0].
+        if a > 0:
+            a = -a
+        if b > 0:
+            b = -b
         while b:
             a, b = b, a % b
-        return a
+        if a == -9223372036854775807 - 1:
+            raise OverflowError("gcd is 2**63, beyond int64")
+        return -a
     return impl

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 
+from .mathlib import call_libm
 from .registry import intrinsic, register_jitable
 
 
@@ -19,9 +20,9 @@ def _floor(typingctx, x):
 
 @intrinsic
 def _pow(typingctx, x, y):
+    """The C library's pow, as CPython calls it (see mathlib.call_libm)."""
     def codegen(context, builder, sig, args):
-        fn = context.declare_intrinsic("llvm.pow", [a.type for a in args])
-        return builder.call(fn, args)
+        return call_libm(context, builder, "pow", x, list(args))
     return x(x, x), codegen
 
 
@@ -174,3 +175,35 @@ def int_float_compare(i, f):
     if frac < 0.0:
         return 1
     return 0
+
+
+def int_truediv(a, b):
+    """int64 / int64 correctly rounded, as CPython's exact long division is: converting
+    operands beyond 2**53 to float first would round twice. Operands within 2**53 are exact
+    floats, so one IEEE division is correctly rounded; otherwise long division gives 55 or
+    more bits of the quotient and a sticky bit for the rest, and one conversion rounds."""
+    if b == 0:
+        raise ZeroDivisionError("division by zero")
+    if -9007199254740992 <= a <= 9007199254740992 and -9007199254740992 <= b <= 9007199254740992:
+        return float(a) / float(b)
+    if a == 0:
+        return 0.0 / float(b)
+    scale = 1.0                      # -2**63 has no int64 magnitude: halve it (exactly)
+    if a == -9223372036854775807 - 1:
+        a, scale = a // 2, 2.0
+    if b == -9223372036854775807 - 1:
+        b, scale = b // 2, scale * 0.5
+    negative = (a < 0) != (b < 0)
+    na, nb = abs(a), abs(b)
+    q, r = na // nb, na % nb
+    shift = 0
+    while q < 18014398509481984:     # 2**54: one more bit of the quotient
+        if r >= nb - r:              # 2r >= nb without overflowing
+            q, r = 2 * q + 1, r - (nb - r)
+        else:
+            q, r = 2 * q, r + r
+        shift += 1
+    if r != 0:
+        q |= 1                       # sticky: below the rounding position, breaks ties
+    result = math.ldexp(float(q), -shift) * scale
+    return -result if negative else result

@@ -85,6 +85,8 @@ def _truediv(tctx, a, b):
     if not _all((a, b), t.Number):
         return None
     rt = arithmetic_result(a, b)
+    if rt == t.int64:
+        return t.float64(rt, rt), _int64_truediv
     if isinstance(rt, t.Integer):
         rt = t.float64
     if isinstance(rt, t.Complex):
@@ -97,6 +99,15 @@ def _truediv(tctx, a, b):
             context.guard(builder, is_zero, ZeroDivisionError, "division by zero")
         return builder.fdiv(x, y, flags=_float_flags(context))
     return rt(rt, rt), codegen
+
+
+def _int64_truediv(context, builder, sig, args):
+    """int64 / int64: CPython's correctly rounded quotient (number_helpers.int_truediv); with
+    error_model="numpy" the float division of the converted operands, as NumPy's."""
+    if context.options.error_model == "python":
+        return context.call_python(builder, helpers.int_truediv, sig, args)
+    x, y = (builder.sitofp(v, ir.DoubleType()) for v in args)
+    return builder.fdiv(x, y, flags=_float_flags(context))
 
 
 def _int_divmod(context, builder, ty, x, y):

@@ -1,4 +1,4 @@
-"""Optional values (`T or None`): testing them against None and for truth. Everything
+"""Optional values (`T or None`): testing them against None (`is`, `==`) and for truth. Everything
 else unwraps them with a run-time check (see CodegenContext.cast)."""
 from __future__ import annotations
 
@@ -11,28 +11,78 @@ from ..codegen import datamodel as dm
 from .registry import template
 
 
-def _identity(negate):
+def _identity(negate, scalars=False):
+    """`opt is None` (and, with `scalars`, `opt == None`, where a number or bool compared
+    with None is simply unequal, as in Python)."""
     def typer(tctx, a, b):
-        optional = a if isinstance(a, t.Optional) else b
-        other = b if optional is a else a
-        if not isinstance(optional, t.Optional) or not isinstance(other, t.NoneType):
+        other, none = (a, b) if isinstance(b, t.NoneType) else (b, a)
+        if not isinstance(none, t.NoneType):
             return None
-
-        def codegen(context, builder, sig, args):
-            present = builder.extract_value(args[0] if optional is a else args[1], 1)
-            return present if negate else builder.not_(present)
+        if isinstance(other, t.Optional):
+            def codegen(context, builder, sig, args):
+                present = builder.extract_value(args[0] if other is a else args[1], 1)
+                return present if negate else builder.not_(present)
+        elif isinstance(other, t.NoneType) or (scalars and isinstance(other, (t.Number, t.Boolean))):
+            equal = isinstance(other, t.NoneType)
+            def codegen(context, builder, sig, args):
+                return ir.Constant(dm.i1, int(equal != negate))
+        else:
+            return None
         return t.boolean(a, b), codegen
     return typer
 
 
 template(operator.is_)(_identity(negate=False))
 template(operator.is_not)(_identity(negate=True))
+template(operator.eq)(_identity(negate=False, scalars=True))
+template(operator.ne)(_identity(negate=True, scalars=True))
+
+
+def _equality(negate):
+    """`opt == number`: unequal when opt is None (Python's answer; unwrapping would raise
+    TypeError), else the numbers' own comparison."""
+    op = operator.ne if negate else operator.eq
+
+    def typer(tctx, a, b):
+        if isinstance(a, t.Optional) == isinstance(b, t.Optional):
+            return None
+        first = isinstance(a, t.Optional)
+        opt, other = (a, b) if first else (b, a)
+        if not isinstance(other, (t.Number, t.Boolean)):
+            return None
+        operands = (opt.type, other) if first else (other, opt.type)
+        inner = tctx.resolve(op, operands)
+        if inner is None:
+            return None
+
+        def codegen(context, builder, sig, args):
+            optional_value = args[0] if first else args[1]
+            result = context.alloca(builder, dm.i1)
+            builder.store(ir.Constant(dm.i1, int(negate)), result)
+            with builder.if_then(builder.extract_value(optional_value, 1)):
+                values = [builder.extract_value(optional_value, 0) if v is optional_value else v
+                          for v in args]
+                values = [context.cast(builder, v, ty, st)
+                          for v, ty, st in zip(values, operands, inner.signature.args)]
+                equal = inner.lower(context, builder, inner.signature, values)
+                builder.store(context.cast(builder, equal, inner.signature.return_type,
+                                           t.boolean), result)
+            return builder.load(result, typ=dm.i1)
+        return t.boolean(a, b), codegen
+    return typer
+
+
+template(operator.eq)(_equality(negate=False))
+template(operator.ne)(_equality(negate=True))
 
 
 @template(operator.truth)
-def _truth(tctx, opt):
-    if not isinstance(opt, t.Optional):
+@template(bool)
+def _truth(tctx, *args):
+    """`not opt`, `if opt:` and `bool(opt)`: False when None, else the value's truth."""
+    if len(args) != 1 or not isinstance(args[0], t.Optional):
         return None
+    (opt,) = args
     inner = tctx.resolve(operator.truth, (opt.type,))
     if inner is None:
         return None

@@ -119,11 +119,11 @@ def _python_power(a, b):
 
 
 def _maximum(a, b):
-    return a if (a >= b or a != a) else b
+    return a if (a > b or a != a) else b     # equal (0.0 and -0.0): b, as NumPy
 
 
 def _minimum(a, b):
-    return a if (a <= b or a != a) else b
+    return a if (a < b or a != a) else b
 
 
 def np_true_divide(a, b):

@@ -126,6 +126,18 @@ def infer_ir(tctx, ir, argtypes, declared_return, options) -> TypedFunction:
     return typed
 
 
+def _narrowed(test, op, branch, ty):
+    """The type of `x` in `x if x is not None else ...` (op IsNot) or `... if x is None else
+    x` (op Is): not Optional, since the test has just excluded None."""
+    if (isinstance(ty, t.Optional) and isinstance(branch, ast.Name)
+            and isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], op) and isinstance(test.left, ast.Name)
+            and test.left.id == branch.id and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value is None):
+        return ty.type
+    return ty
+
+
 class Typer:
     MAX_PASSES = 64
 
@@ -584,7 +596,8 @@ class Typer:
         taken = self.constants.get((node.test, "truth"))
         if taken is not None:
             return self.expr(node.body if taken else node.orelse)
-        a, b = self.expr(node.body), self.expr(node.orelse)
+        a = _narrowed(node.test, ast.IsNot, node.body, self.expr(node.body))
+        b = _narrowed(node.test, ast.Is, node.orelse, self.expr(node.orelse))
         merged = unify(a, b)
         if merged is None:
             raise self.error(f"the branches of this conditional expression have types {a} and "

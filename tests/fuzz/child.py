@@ -1,0 +1,126 @@
+"""The child process: runs programs sent by the runner under CPython (the reference) and
+under kiln, and answers with their outcomes. A crash kills only this process; the runner
+sees it and starts another. Arguments: a directory for the programs' files, then optionally
+a bug to plant. Protocol: length-prefixed pickles on stdin/stdout."""
+from __future__ import annotations
+
+import gc
+import importlib.util
+import os
+import pickle
+import struct
+import sys
+import warnings
+
+import numpy as np
+
+from tests.fuzz.compare import encode, raised
+
+REFERENCE_HEADER = """import math
+import numpy as np
+from tests.fuzz.reference import math
+def jit(f):
+    return f
+"""
+KILN_HEADER = """import math
+import numpy as np
+from kiln import njit as jit
+"""
+
+
+def read_frame(stream):
+    header = stream.read(4)
+    if len(header) < 4:
+        return None
+    return pickle.loads(stream.read(struct.unpack("<I", header)[0]))
+
+
+def write_frame(stream, obj):
+    data = pickle.dumps(obj)
+    stream.write(struct.pack("<I", len(data)) + data)
+    stream.flush()
+
+
+def plant_bug(name):
+    """Make kiln wrong on purpose, to test the fuzzer: its code generator emits the LLVM
+    instruction `name` as another one (fsub as fadd: every float subtraction adds)."""
+    from llvmlite import ir
+    setattr(ir.IRBuilder, name, getattr(ir.IRBuilder, PLANTED[name]))
+
+
+PLANTED = {"fsub": "fadd", "fmul": "fdiv", "sdiv": "udiv"}
+
+
+class Programs:
+    """Loads each program's source as two modules, one per mode (kiln compiles from files),
+    from files in `directory`."""
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.count = 0
+        self.paths = []
+
+    def load(self, header, source):
+        self.count += 1
+        path = os.path.join(self.dir, f"fuzz_{self.count}.py")
+        with open(path, "w") as f:
+            f.write(header + source)
+        self.paths.append(path)
+        spec = importlib.util.spec_from_file_location(f"fuzz_{self.count}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    def remove_files(self):
+        while self.paths:
+            os.remove(self.paths.pop())
+
+
+def build(inputs):
+    return tuple(np.array(v[1], dtype=v[0]) if isinstance(v, tuple) else v for v in inputs)
+
+
+def call(function, args):
+    try:
+        return encode(function(*args))
+    except Exception as e:
+        return raised(e)
+
+
+def run_program(programs, source, inputs):
+    """[(CPython's outcome, kiln's, arrays after CPython's call, after kiln's, leaked)]."""
+    from kiln.runtime.nrt import allocation_stats
+    reference = programs.load(REFERENCE_HEADER, source)
+    compiled = programs.load(KILN_HEADER, source)
+    cases = []
+    for values in inputs:
+        py_args, kiln_args = build(values), build(values)
+        expected = call(reference.f, py_args)
+        before = allocation_stats()
+        got = call(compiled.f, kiln_args)
+        after = allocation_stats()
+        if after.live != before.live:
+            gc.collect()
+            after = allocation_stats()
+        leaked = after.live - before.live
+        cases.append((expected, got, encode(py_args[4:]), encode(kiln_args[4:]), leaked))
+    programs.remove_files()
+    return cases
+
+
+def main():
+    protocol_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)                   # anything the program prints goes to stderr
+    if len(sys.argv) > 2:
+        plant_bug(sys.argv[2])
+    np.seterr(all="ignore")
+    warnings.simplefilter("ignore")
+    programs = Programs(sys.argv[1])
+    stdin = sys.stdin.buffer
+    while (request := read_frame(stdin)) is not None:
+        source, inputs = request
+        write_frame(protocol_out, run_program(programs, source, inputs))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,628 @@
+"""Seeded random programs: the source of a module (helper functions and `f`) and inputs.
+
+Every program means the same under CPython and kiln by construction, so any difference is a
+bug: each local keeps one type; integer expressions carry a bound on their magnitude and are
+reduced before an operation could leave int64 (CPython's ints would grow, kiln's wrap, as
+Numba's do); loops are bounded; array indices are reduced modulo the length; array elements
+and NumPy scalars are converted with float()/int() before scalar arithmetic (so it follows
+Python, not NumPy's scalar types). Everything else (nan, inf, -0.0, subnormals, huge ints,
+zero divisors, exceptions, None results) is left to happen."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+I64 = 2 ** 63           # the bound of an arbitrary int64
+LOCAL_BOUND = 2 ** 40   # int locals are clamped to this on assignment
+SMALL = 2 ** 20
+
+FLOAT_CONSTANTS = ["0.0", "-0.0", "1.0", "-1.5", "0.1", "2.5", "3.0", "0.5", "-7.25",
+                   "1e-300", "5e-324", "2.2250738585072014e-308", "1e308",
+                   "-1.7976931348623157e+308", "1e16", "4503599627370497.0",
+                   "math.inf", "-math.inf", "math.nan", "math.pi"]
+INT_CONSTANTS = [0, 1, -1, 2, 3, 7, -13, 97, 1000003, 2 ** 31, 2 ** 53 + 1, 2 ** 62,
+                 -2 ** 63, 2 ** 63 - 1]
+INT_INPUTS = [0, 1, -1, 2, 3, -7, 100, 123456789, -98765, 2 ** 53 + 1, 2 ** 62 + 5,
+              -2 ** 63, 2 ** 63 - 1, -2 ** 62]
+FLOAT_INPUTS = [0.0, -0.0, 1.0, -1.8, 0.5, 3.0, 2.5, -1e-310, 5e-324, 2.2250738585072014e-308,
+                1e308, -1e308, 1e16 + 2, 123.456, float("nan"), float("inf"), float("-inf")]
+
+# math functions of floats, by arity; domain errors give nan (documented, as in Numba)
+MATH_1 = ["sqrt", "fabs", "exp", "log", "log10", "log2", "sin", "cos", "tan", "asin", "acos",
+          "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "expm1", "log1p", "erf",
+          "erfc", "gamma", "lgamma", "degrees", "radians"]
+MATH_2 = ["atan2", "hypot", "copysign", "fmod", "pow"]
+# NumPy ufuncs whose NumPy loops are exact or the C library's (the SIMD transcendental loops
+# of NumPy may differ in the last bit: a documented difference, so they are left out)
+VEC_UNARY = ["np.sqrt", "np.abs", "np.negative", "np.fabs"]
+VEC_BINARY = ["np.maximum", "np.minimum", "np.hypot", "np.arctan2", "np.copysign", "np.fmod",
+              "np.add", "np.subtract", "np.multiply", "np.true_divide"]
+REDUCTIONS = ["sum", "mean", "prod", "min", "max", "argmin", "argmax", "any", "all"]
+EXCEPTIONS = ["ValueError", "RuntimeError", "IndexError", "ZeroDivisionError"]
+
+
+@dataclass(frozen=True)
+class Program:
+    """A module's source (it defines `f(a, b, x, y, arr, iarr)`) and inputs for `f`; arrays
+    are given as ("float64" | "int64", list) so they are rebuilt fresh for every run."""
+    seed: int
+    source: str
+    inputs: tuple
+
+
+@dataclass
+class Var:
+    name: str
+    kind: str            # "int", "float", "bool", "tuple" (int, float), "fvec", "ivec",
+                         # "optional" (a float or None)
+    bound: int = I64     # for ints: the largest magnitude it can hold
+    wrap: bool = False   # an element of an array read by `for`: a NumPy scalar in CPython
+
+    @property
+    def text(self):
+        return f"float({self.name})" if self.wrap else self.name
+
+
+class Generator:
+    """One program from one seed (see the module docstring for the rules it keeps)."""
+
+    def __init__(self, seed: int, arrays: bool = True):
+        self.rng = random.Random(seed)
+        self.seed = seed
+        # array programs take longer to compile (a loop per operation): 40% of programs
+        self.arrays = arrays and self.chance(0.4)
+        self.counter = 0
+        self.lines: list[str] = []
+        self.helpers: list[tuple[str, str]] = []   # (name, return kind)
+
+    # -- names and lines ------------------------------------------------------------------
+    def fresh(self, prefix):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def emit(self, indent, text):
+        self.lines.append("    " * indent + text)
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def pick(self, seq):
+        return self.rng.choice(seq)
+
+    # -- integer expressions: (text, bound) -------------------------------------------------
+    def small(self, e):
+        """Reduce an int expression to a bound of at most SMALL."""
+        text, bound = e
+        if bound <= SMALL:
+            return e
+        k = self.rng.randrange(4)
+        if k == 0:
+            m = self.pick([7, 97, 1000003, -13])
+            return f"({text} % {m})", abs(m)
+        if k == 1:
+            return f"min(max({text}, -{SMALL}), {SMALL})", SMALL
+        if k == 2:
+            return f"({text} & 65535)", 65535
+        return f"({text} >> 44)", max(bound >> 44, 1) + 1 if bound < I64 else 2 ** 19
+
+    def int_leaf(self, scope):
+        ints = [v for v in scope if v.kind == "int"]
+        k = self.rng.randrange(6)
+        if k <= 1 and ints:
+            v = self.pick(ints)
+            return v.name, v.bound
+        if k == 2:
+            c = self.pick(INT_CONSTANTS)
+            if c == -I64:   # the literal 9223372036854775808 would be a float in kiln
+                return f"({-I64 + 1} - 1)", I64
+            return (f"({c})" if c < 0 else str(c)), abs(c)
+        if k == 3:
+            return self.pick(["len(arr)", "arr.shape[0]", "len(iarr)"]), 64
+        if k == 4:
+            return f"int(iarr[{self.index('iarr', scope)}])", I64
+        return self.pick([v.name for v in scope if v.name in ("a", "b")]), I64
+
+    def int_expr(self, scope, depth):
+        if depth <= 0 or self.chance(0.3):
+            return self.int_leaf(scope)
+        d = depth - 1
+        k = self.rng.randrange(16)
+        if k == 0:
+            (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
+            op = self.pick(["+", "-"])
+            if lb + rb >= I64:
+                (lt, lb), (rt, rb) = self.small((lt, lb)), self.small((rt, rb))
+            return f"({lt} {op} {rt})", lb + rb
+        if k == 1:
+            (lt, lb), (rt, rb) = self.small(self.int_expr(scope, d)), self.small(self.int_expr(scope, d))
+            return f"({lt} * {rt})", lb * rb
+        if k == 2:
+            lt, lb = self.int_expr(scope, d)
+            if lb >= I64:
+                lt, lb = self.small((lt, lb))
+            rt, _ = self.int_expr(scope, d)
+            return f"({lt} // {rt})", lb
+        if k == 3:
+            lt, _ = self.int_expr(scope, d)
+            rt, rb = self.int_expr(scope, d)
+            if self.chance(0.5):
+                return f"divmod({lt}, {rt})[1]", rb
+            return f"({lt} % {rt})", rb
+        if k == 4:
+            (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
+            op = self.pick(["&", "|", "^"])
+            return f"({lt} {op} {rt})", min(I64, 2 ** max(lb, rb).bit_length())
+        if k == 5:
+            lt, lb = self.int_expr(scope, d)
+            st, _ = self.small(self.int_expr(scope, d))
+            shift = self.pick([f"({st} % 80)", f"({st} % 64)", str(self.rng.randrange(70)), st])
+            return f"({lt} >> {shift})", lb
+        if k == 6:
+            lt, lb = self.small(self.int_expr(scope, d))
+            st, _ = self.small(self.int_expr(scope, d))
+            return f"({lt} << ({st} % 20))", lb * 2 ** 19
+        if k == 7:
+            lt, lb = self.int_expr(scope, d)
+            if lb >= I64:
+                lt, lb = self.small((lt, lb))
+            op = self.pick(["-", "abs", "~", "+"])
+            return (f"abs({lt})" if op == "abs" else f"({op}{lt})"), lb + 1
+        if k == 8:
+            lt, lb = self.small(self.int_expr(scope, d))
+            e = self.rng.randrange(4)
+            return f"({lt} ** {e})", lb ** e
+        if k == 9:
+            (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
+            fn = self.pick(["min", "max"])
+            return f"{fn}({lt}, {rt})", max(lb, rb)
+        if k == 10:
+            (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
+            if self.chance(0.5):
+                return f"({lt} if {self.bool_expr(scope, d)} else {rt})", max(lb, rb)
+            return f"({lt} {self.pick(['and', 'or'])} {rt})", max(lb, rb)
+        if k == 11:
+            f = self.float_expr(scope, d)
+            clamp = self.pick([f"max(-1e15, min({f}, 1e15))", f"min(max({f}, -1e15), 1e15)"])
+            fn = self.pick(["int", "round", "math.floor", "math.ceil", "math.trunc"])
+            return f"{fn}({clamp})", 10 ** 15 + 1
+        if k == 12:
+            # gcd(0, -2**63) is 2**63 in CPython, beyond int64 (kiln raises OverflowError)
+            (lt, lb), (rt, rb) = self.small(self.int_expr(scope, d)), self.int_expr(scope, d)
+            if rb >= I64:
+                lt = f"({lt} or 1)"
+            return f"math.gcd({lt}, {rt})", max(lb, rb)
+        if k == 13:
+            return f"int({self.bool_expr(scope, d)})", 1
+        if k == 14 and self.arrays:
+            return self.int_from_vector(scope, d)
+        helpers = [h for h in self.helpers if h[1] == "int"]
+        if helpers:
+            return self.helper_call(self.pick(helpers)[0], scope, d), I64
+        tuples = [v for v in scope if v.kind == "tuple"]
+        if tuples:
+            return f"{self.pick(tuples).name}[0]", LOCAL_BOUND
+        return self.int_leaf(scope)
+
+    def index(self, array, scope):
+        """An index in range, sometimes negative."""
+        e, _ = self.small(self.int_expr(scope, 1))
+        if self.chance(0.4):
+            return f"-1 - {e} % len({array})"
+        return f"{e} % len({array})"
+
+    # -- float expressions -------------------------------------------------------------------
+    def float_leaf(self, scope):
+        floats = [v for v in scope if v.kind == "float"]
+        k = self.rng.randrange(6)
+        if k <= 1 and floats:
+            return self.pick(floats).text
+        if k == 2:
+            return self.pick(FLOAT_CONSTANTS)
+        if k == 3:
+            return f"float({self.int_leaf(scope)[0]})"
+        if k == 4:
+            return f"float(arr[{self.index('arr', scope)}])"
+        return self.pick([v.name for v in scope if v.name in ("x", "y")])
+
+    def float_expr(self, scope, depth):
+        if depth <= 0 or self.chance(0.25):
+            return self.float_leaf(scope)
+        d = depth - 1
+        k = self.rng.randrange(16)
+        if k <= 2:
+            op = self.pick(["+", "-", "*", "/", "//", "%"])
+            return f"({self.float_expr(scope, d)} {op} {self.float_expr(scope, d)})"
+        if k == 3:
+            # a negative base with a fractional exponent is complex in CPython (nan in kiln,
+            # documented), so such bases are made non-negative
+            form = self.rng.randrange(3)
+            base = self.float_expr(scope, d)
+            if form == 0:
+                return f"(abs({base}) ** {self.pick([self.float_expr(scope, d), '0.5'])})"
+            if form == 1:
+                return f"({base} ** {self.pick(['2.0', '-1.0', '3.0', '-2.0', '0.0', '1e300'])})"
+            return f"({base} ** {self.rng.randrange(-3, 4)})"
+        if k == 4:
+            return f"({self.pick(['-', '+'])}{self.float_expr(scope, d)})"
+        if k == 5:
+            return f"abs({self.float_expr(scope, d)})"
+        if k == 6:
+            return f"math.{self.pick(MATH_1)}({self.float_expr(scope, d)})"
+        if k == 7:
+            return f"math.{self.pick(MATH_2)}({self.float_expr(scope, d)}, {self.float_expr(scope, d)})"
+        if k == 8:
+            args = ", ".join(self.float_expr(scope, d) for _ in range(self.rng.randrange(2, 4)))
+            return f"{self.pick(['min', 'max'])}({args})"
+        if k == 9:
+            l, r = self.float_expr(scope, d), self.float_expr(scope, d)
+            if self.chance(0.5):
+                return f"({l} if {self.bool_expr(scope, d)} else {r})"
+            return f"({l} {self.pick(['and', 'or'])} {r})"
+        if k == 10:
+            return f"divmod({self.float_expr(scope, d)}, {self.float_expr(scope, d)})[{self.rng.randrange(2)}]"
+        if k == 11:
+            l, r = self.int_expr(scope, d)[0], self.int_expr(scope, d)[0]
+            return f"({l} / {r})"
+        if k == 12:
+            mixed = (self.float_expr(scope, d), self.int_expr(scope, d)[0])
+            if self.chance(0.5):
+                mixed = mixed[::-1]
+            return f"({mixed[0]} {self.pick(['+', '-', '*', '/', '%', '//'])} {mixed[1]})"
+        if k == 13:
+            form = self.rng.randrange(4)
+            e = self.float_expr(scope, d)
+            if form == 0:
+                return f"round({e}, {self.rng.randrange(-2, 4)})"
+            if form == 1:
+                return f"math.ldexp({e}, {self.small(self.int_expr(scope, d))[0]} % 2200 - 1100)"
+            if form == 2:
+                return f"math.{self.pick(['frexp', 'modf'])}({e})[0]"
+            return f"float({self.pick(['True', 'False', e])})"
+        if k == 14 and self.arrays:
+            return self.float_from_vector(scope, d)
+        helpers = [h for h in self.helpers if h[1] == "float"]
+        if helpers:
+            return self.helper_call(self.pick(helpers)[0], scope, d)
+        optionals = [v for v in scope if v.kind == "optional"]
+        if optionals:
+            o = self.pick(optionals).name
+            return f"({o} if {o} is not None else {self.float_leaf(scope)})"
+        tuples = [v for v in scope if v.kind == "tuple"]
+        if tuples:
+            return f"{self.pick(tuples).name}[1]"
+        return self.float_leaf(scope)
+
+    # -- booleans ---------------------------------------------------------------------------
+    def bool_expr(self, scope, depth):
+        d = max(depth - 1, 0)
+        k = self.rng.randrange(9)
+        if k <= 2:
+            kinds = self.pick(["ii", "ff", "if", "fi"])
+            operands = [self.int_expr(scope, d)[0] if c == "i" else self.float_expr(scope, d)
+                        for c in kinds]
+            ops = ["<", "<=", ">", ">=", "==", "!="]
+            if self.chance(0.2):
+                mid = self.float_expr(scope, d)
+                return f"({operands[0]} {self.pick(ops)} {mid} {self.pick(ops)} {operands[1]})"
+            return f"({operands[0]} {self.pick(ops)} {operands[1]})"
+        if k == 3:
+            return f"(not {self.pick([self.float_expr(scope, d), self.int_expr(scope, d)[0]])})"
+        if k == 4:
+            return f"({self.bool_expr(scope, d)} {self.pick(['and', 'or'])} {self.bool_expr(scope, d)})"
+        if k == 5:
+            return f"math.{self.pick(['isnan', 'isinf', 'isfinite'])}({self.float_expr(scope, d)})"
+        if k == 6:
+            return f"bool({self.pick([self.float_expr(scope, d), self.int_expr(scope, d)[0]])})"
+        optionals = [v for v in scope if v.kind == "optional"]
+        if k == 7 and optionals:
+            o = self.pick(optionals).name
+            number = self.pick([self.float_leaf(scope), self.int_leaf(scope)[0]])
+            return self.pick([f"({o} is None)", f"({o} is not None)", f"({o} == None)",
+                              f"(None != {o})", f"(not {o})", f"bool({o})",
+                              f"({o} == {number})", f"({number} != {o})"])
+        bools = [v for v in scope if v.kind == "bool"]
+        if bools:
+            return self.pick(bools).name
+        return self.pick(["True", "False", "(x != x)"])
+
+    # -- arrays made in compiled code -------------------------------------------------------
+    def vector(self, kind, scope, depth):
+        """An array expression: "fvec" (float64, as long as arr) or "ivec" (int64, as iarr)."""
+        source = "arr" if kind == "fvec" else "iarr"
+        locals_ = [v.name for v in scope if v.kind == kind]
+        if depth <= 0 or self.chance(0.3):
+            k = self.rng.randrange(4)
+            if k == 0 and locals_:
+                return self.pick(locals_)
+            if k == 1:
+                return source
+            if kind == "ivec":
+                return self.pick([f"np.arange(len(iarr))", f"iarr.copy()",
+                                  f"np.full(len(iarr), {self.int_expr(scope, 1)[0]})",
+                                  f"np.zeros_like(iarr)", f"np.ones(len(iarr), np.int64)"])
+            return self.pick([
+                f"np.zeros(len(arr))", f"np.ones_like(arr)", f"arr.copy()",
+                f"np.full(arr.shape, {self.float_expr(scope, 1)})",
+                f"np.linspace({self.float_expr(scope, 1)}, {self.float_expr(scope, 1)}, len(arr))",
+                f"(np.arange(len(arr)) * {self.float_expr(scope, 1)})",
+                "np.arange(len(arr)).astype(np.float64)"])
+        d = depth - 1
+        if kind == "ivec":
+            k = self.rng.randrange(4)
+            other = self.pick([self.vector(kind, scope, d), self.int_expr(scope, d)[0]])
+            if k == 0:
+                return f"({self.vector(kind, scope, d)} {self.pick(['+', '-', '*', '&', '|', '^'])} {other})"
+            if k == 1:
+                return f"({self.vector(kind, scope, d)} {self.pick(['//', '%'])} {other})"
+            if k == 2:
+                return f"{self.pick(['np.abs', 'np.negative'])}({self.vector(kind, scope, d)})"
+            return f"{self.pick(['np.maximum', 'np.minimum'])}({self.vector(kind, scope, d)}, {other})"
+        k = self.rng.randrange(6)
+        other = self.pick([self.vector(kind, scope, d), self.float_expr(scope, d),
+                           self.int_expr(scope, d)[0]])
+        if k <= 1:
+            op = self.pick(["+", "-", "*", "/", "//", "%", "**"])
+            left, right = self.vector(kind, scope, d), other
+            if self.chance(0.3):
+                left, right = right, left
+            return f"({left} {op} {right})"
+        if k == 2:
+            return f"{self.pick(VEC_UNARY)}({self.vector(kind, scope, d)})"
+        if k == 3:
+            return f"{self.pick(VEC_BINARY)}({self.vector(kind, scope, d)}, {other})"
+        if k == 4:
+            return f"(-{self.vector(kind, scope, d)})"
+        return f"{self.vector(kind, scope, d)}.astype(np.float64)"
+
+    def float_from_vector(self, scope, depth):
+        kind = self.pick(["fvec", "ivec"])
+        v = self.vector(kind, scope, depth)
+        k = self.rng.randrange(3)
+        if k == 0:
+            name = self.pick(["sum", "mean", "prod", "min", "max"])
+            if kind == "ivec" and name in ("sum", "prod"):
+                name = "mean"
+            return self.pick([f"float({v}.{name}())", f"float(np.{name}({v}))"])
+        if k == 1:
+            source = "arr" if kind == "fvec" else "iarr"
+            return f"float({v}[{self.index(source, scope)}])"
+        return f"float(({v} {self.pick(['<', '>=', '=='])} {self.float_expr(scope, 0)}).sum())"
+
+    def int_from_vector(self, scope, depth):
+        kind = self.pick(["fvec", "ivec"])
+        v = self.vector(kind, scope, depth)
+        k = self.rng.randrange(3)
+        if k == 0:
+            return f"int({v}.{self.pick(['argmin', 'argmax'])}())", 64
+        if k == 1:
+            return f"int({self.pick(['np.any', 'np.all'])}({v}))", 1
+        if kind == "ivec":
+            return f"int({v}.{self.pick(['sum', 'min', 'max', 'prod'])}())", I64
+        return f"int(({v} > {self.float_expr(scope, 0)}).sum())", 64
+
+    # -- statements -------------------------------------------------------------------------
+    def assign_int(self, scope, depth):
+        text, bound = self.int_expr(scope, depth)
+        if bound > LOCAL_BOUND:
+            if self.chance(0.5):
+                text = f"min(max({text}, -{LOCAL_BOUND}), {LOCAL_BOUND})"
+            else:
+                text = f"({text} % {self.pick([1000003, 97, -13, LOCAL_BOUND])})"
+        return text
+
+    def value_of(self, kind, scope, depth):
+        if kind == "int":
+            return self.assign_int(scope, depth)
+        if kind == "float":
+            return self.float_expr(scope, depth)
+        if kind == "bool":
+            return self.bool_expr(scope, depth)
+        if kind == "tuple":
+            return f"({self.assign_int(scope, depth - 1)}, {self.float_expr(scope, depth - 1)})"
+        return self.vector(kind, scope, min(depth, 1))
+
+    def statement(self, scope, indent, depth, loop, returns):
+        """Emit one statement (maybe compound); `scope` gains the names it defines."""
+        kinds = ["int", "float", "float", "bool", "tuple"] + (["fvec", "ivec"] if self.arrays else [])
+        assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]
+        assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr")
+                      and not v.wrap and v.kind != "optional"]
+        k = self.rng.randrange(20)
+        if k <= 3 or not assignable:
+            kind = self.pick(kinds)
+            name = self.fresh({"int": "c", "float": "v", "bool": "p", "tuple": "t",
+                               "fvec": "fa", "ivec": "ia"}[kind])
+            self.emit(indent, f"{name} = {self.value_of(kind, scope, 2)}")
+            scope.append(Var(name, kind, LOCAL_BOUND))
+        elif k <= 5:
+            v = self.pick(assignable)
+            self.emit(indent, f"{v.name} = {self.value_of(v.kind, scope, 2)}")
+        elif k == 6:
+            v = self.pick(assignable)
+            if v.kind == "float":
+                op = self.pick(["+=", "-=", "*=", "/=", "//=", "%="])
+                self.emit(indent, f"{v.name} {op} {self.float_expr(scope, 2)}")
+            elif v.kind == "int":
+                op = self.pick(["+=", "-=", "*=", "//=", "%=", "&=", "|=", "^="])
+                operand = self.int_expr(scope, 2)
+                if op != "//=":
+                    operand = self.small(operand)
+                self.emit(indent, f"{v.name} {op} {operand[0]}")
+                if op in ("+=", "-=", "*=", "|=", "^="):
+                    self.emit(indent, f"{v.name} = min(max({v.name}, -{LOCAL_BOUND}), {LOCAL_BOUND})")
+            elif v.kind in ("fvec", "ivec"):
+                if v.kind == "fvec":
+                    operand = self.pick([self.vector("fvec", scope, 1), self.float_expr(scope, 1)])
+                    op = self.pick(["+=", "-=", "*=", "/="])
+                else:
+                    operand = self.pick([self.vector("ivec", scope, 1), self.int_expr(scope, 1)[0]])
+                    op = self.pick(["+=", "-=", "*=", "&=", "|="])
+                self.emit(indent, f"{v.name} {op} {operand}")
+            else:
+                self.emit(indent, f"{v.name} = {self.value_of(v.kind, scope, 3)}")
+        elif k == 7:
+            # array element writes and read-modify-writes (Python's evaluation order)
+            if self.chance(0.5):
+                idx = self.index("arr", scope)
+                op = self.pick(["=", "+=", "-=", "*="])
+                self.emit(indent, f"arr[{idx}] {op} {self.float_expr(scope, 2)}")
+            else:
+                idx = self.index("iarr", scope)
+                op = self.pick(["=", "+=", "-=", "^="])
+                self.emit(indent, f"iarr[{idx}] {op} {self.int_expr(scope, 2)[0]}")
+        elif k == 8:
+            floats = [v for v in assignable if v.kind == "float"]
+            if len(floats) >= 2:
+                p, q = self.rng.sample(floats, 2)
+                self.emit(indent, f"{p.name}, {q.name} = {q.name}, {p.name}")
+            elif floats:
+                p = floats[0]
+                q = self.fresh("v")
+                self.emit(indent, f"{p.name}, {q} = divmod({self.float_expr(scope, 2)}, {self.float_expr(scope, 2)})")
+                scope.append(Var(q, "float"))
+            else:
+                t = self.fresh("t")
+                self.emit(indent, f"{t} = ({self.assign_int(scope, 2)}, {self.float_expr(scope, 2)})")
+                p, q = self.fresh("c"), self.fresh("v")
+                self.emit(indent, f"{p}, {q} = {t}")
+                scope += [Var(t, "tuple"), Var(p, "int", LOCAL_BOUND), Var(q, "float")]
+        elif k <= 11 and depth > 0:
+            self.if_statement(scope, indent, depth, loop, returns)
+        elif k <= 14 and depth > 0:
+            self.loop(scope, indent, depth, returns)
+        elif k == 15 and loop:
+            self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
+            self.emit(indent + 1, self.pick(["break", "continue"]))
+        elif k == 16 and (loop or self.chance(0.3)):
+            self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
+            self.emit(indent + 1, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\")")
+        elif k == 17 and returns:
+            self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
+            self.emit(indent + 1, f"return {self.returned(scope, returns)}")
+        elif k == 18 and self.arrays:
+            vecs = [v for v in assignable if v.kind in ("fvec", "ivec")]
+            if vecs:
+                v = self.pick(vecs)
+                source = "arr" if v.kind == "fvec" else "iarr"
+                value = self.float_expr(scope, 1) if v.kind == "fvec" else self.int_expr(scope, 1)[0]
+                if self.chance(0.3):
+                    self.emit(indent, f"{v.name}.fill({value})")
+                else:
+                    self.emit(indent, f"{v.name}[{self.index(source, scope)}] = {value}")
+        elif k == 19 and any(h[1] == "optional" for h in self.helpers):
+            name = self.fresh("o")
+            helper = self.pick([h[0] for h in self.helpers if h[1] == "optional"])
+            self.emit(indent, f"{name} = {self.helper_call(helper, scope, 1)}")
+            scope.append(Var(name, "optional"))
+        else:
+            name = self.fresh("v")
+            self.emit(indent, f"{name} = {self.float_expr(scope, 3)}")
+            scope.append(Var(name, "float"))
+
+    def block(self, scope, indent, depth, loop, returns, n=None):
+        inner, start = list(scope), len(self.lines)
+        for _ in range(n if n is not None else self.rng.randrange(1, 4)):
+            self.statement(inner, indent, depth - 1, loop, returns)
+        if len(self.lines) == start:
+            self.emit(indent, "pass")
+
+    def if_statement(self, scope, indent, depth, loop, returns):
+        self.emit(indent, f"if {self.bool_expr(scope, 3)}:")
+        self.block(scope, indent + 1, depth, loop, returns)
+        for _ in range(self.rng.randrange(2)):
+            self.emit(indent, f"elif {self.bool_expr(scope, 3)}:")
+            self.block(scope, indent + 1, depth, loop, returns)
+        if self.chance(0.5):
+            self.emit(indent, "else:")
+            self.block(scope, indent + 1, depth, loop, returns)
+
+    def loop(self, scope, indent, depth, returns):
+        k = self.rng.randrange(4)
+        inner = list(scope)
+        if k == 0:
+            w = self.fresh("w")
+            self.emit(indent, f"{w} = 0")
+            self.emit(indent, f"while {w} < {self.rng.randrange(1, 12)}:")
+            self.emit(indent + 1, f"{w} += 1")
+            inner.append(Var(w, "int", 16))
+        elif k == 1 and self.arrays:
+            e = self.fresh("e")
+            if self.chance(0.5):
+                self.emit(indent, f"for {e} in arr:")
+            else:
+                i = self.fresh("i")
+                self.emit(indent, f"for {i}, {e} in enumerate(arr):")
+                inner.append(Var(i, "int", 64))
+            inner.append(Var(e, "float", wrap=True))
+        else:
+            i = self.fresh("i")
+            bounds = [self.small(self.int_expr(scope, 1))[0] + " % 20" for _ in range(2)]
+            form = self.rng.randrange(3)
+            if form == 0:
+                args = bounds[0]
+            elif form == 1:
+                args = ", ".join(bounds)
+            else:
+                step = self.pick(["1", "-1", "2", "-3", f"{self.small(self.int_expr(scope, 1))[0]} % 5 - 2"])
+                args = f"{bounds[0]} - 10, {bounds[1]}, {step}"
+            self.emit(indent, f"for {i} in range({args}):")
+            inner.append(Var(i, "int", 32))
+        self.block(inner, indent + 1, depth, True, returns)
+        if self.chance(0.3):
+            self.emit(indent, "else:")
+            self.block(scope, indent + 1, depth, False, returns)
+
+    def returned(self, scope, returns):
+        kind, optional = returns
+        if optional and self.chance(0.3):
+            return "None"
+        if kind == "pair":
+            return f"{self.vector('fvec', scope, 2)}, {self.float_expr(scope, 2)}"
+        if kind == "tuple":
+            return f"{self.int_expr(scope, 2)[0]}, {self.float_expr(scope, 2)}"
+        return self.value_of(kind, scope, 3)
+
+    # -- functions --------------------------------------------------------------------------
+    def helper(self):
+        name = f"g{len(self.helpers)}"
+        kind = self.pick(["int", "float", "optional"])   # optional: a float or None
+        returns = ("float", True) if kind == "optional" else (kind, False)
+        scope = [Var("a", "int"), Var("x", "float"), Var("arr", "fvec"), Var("iarr", "ivec")]
+        self.emit(0, "@jit")
+        self.emit(0, f"def {name}(a, x, arr, iarr):")
+        self.block(scope, 1, 2, False, returns, n=self.rng.randrange(1, 4))
+        if kind == "optional":
+            self.emit(1, f"if {self.bool_expr(scope, 2)}:")
+            self.emit(2, "return None")
+        self.emit(1, f"return {self.value_of(returns[0], scope, 2)}")
+        self.emit(0, "")
+        self.helpers.append((name, kind))
+
+    def helper_call(self, name, scope, depth):
+        return f"{name}({self.int_expr(scope, depth)[0]}, {self.float_expr(scope, depth)}, arr, iarr)"
+
+    def program(self) -> Program:
+        for _ in range(self.pick([0, 0, 1, 1, 2])):
+            self.helper()
+        kinds = ["int", "float", "bool", "tuple"] + (["fvec", "ivec", "pair"] if self.arrays else [])
+        returns = (self.pick(kinds), self.chance(0.3))
+        scope = [Var("a", "int"), Var("b", "int"), Var("x", "float"), Var("y", "float"),
+                 Var("arr", "fvec"), Var("iarr", "ivec")]
+        self.emit(0, "@jit")
+        self.emit(0, "def f(a, b, x, y, arr, iarr):")
+        for _ in range(self.rng.randrange(2, 7)):
+            self.statement(scope, 1, 2, False, returns)
+        self.emit(1, f"return {self.returned(scope, (returns[0], False))}")
+        return Program(self.seed, "\n".join(self.lines) + "\n", self.inputs())
+
+    def inputs(self):
+        def array(pool, dtype):
+            return (dtype, [self.pick(pool) for _ in range(self.rng.randrange(1, 7))])
+        return tuple((self.pick(INT_INPUTS), self.pick(INT_INPUTS), self.pick(FLOAT_INPUTS),
+                      self.pick(FLOAT_INPUTS), array(FLOAT_INPUTS, "float64"),
+                      array(INT_INPUTS, "int64")) for _ in range(4))
+
+
+def generate(seed: int, arrays: bool = True) -> Program:
+    """The program of `seed` (the same text and inputs on every run)."""
+    return Generator(seed, arrays).program()
