@@ -118,6 +118,16 @@ def _python_power(a, b):
     return a ** b
 
 
+def _float_power_by_scalar(a, b):
+    if b == 2.0:
+        return a * a
+    if b == 0.5:
+        return math.sqrt(a)
+    if b == -1.0:
+        return np_reciprocal(a)
+    return ieee_power(a, b)
+
+
 def _maximum(a, b):
     return a if (a > b or a != a) else b     # equal (0.0 and -0.0): b, as NumPy
 
@@ -142,6 +152,11 @@ def np_power(a, b):
     """NumPy's power: float overflow is inf, not OverflowError."""
 
 
+def np_power_by_scalar(a, b):
+    """NumPy's power of an array by a scalar exponent: its loop squares for 2, takes the
+    square root for 0.5 and the reciprocal for -1 (pow's last bit can differ from those)."""
+
+
 def np_maximum(a, b):
     """NumPy's maximum: NaN wins."""
 
@@ -154,6 +169,7 @@ overload(np_true_divide)(_by_kind(_float_divide, None, _python_divide))
 overload(np_floor_divide)(_by_kind(_float_floor_divide, _int_floor_divide))
 overload(np_remainder)(_by_kind(_float_remainder, _int_remainder))
 overload(np_power)(_by_kind(_float_power, _python_power, _python_power))
+overload(np_power_by_scalar)(_by_kind(_float_power_by_scalar, _python_power, _python_power))
 def np_where(condition, x, y):
     """One element of np.where: x where the condition holds, else y."""
 
@@ -323,6 +339,9 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if not all(isinstance(o, (t.Array, t.Number)) for o in operands) or nin != len(operands):
         return None
     key, conversion = UFUNCS[ufunc]
+    if ufunc is np.power and isinstance(operands[0], t.Array) and \
+            isinstance(operands[1], t.Number):
+        key = np_power_by_scalar
     out_dtype = _numpy_dtype(ufunc, operands)
     if out_dtype is None:
         return None
