@@ -357,9 +357,22 @@ class Generator:
             if k == 2:
                 return f"{self.pick(['np.abs', 'np.negative'])}({self.vector(kind, scope, d)})"
             return f"{self.pick(['np.maximum', 'np.minimum'])}({self.vector(kind, scope, d)}, {other})"
-        k = self.rng.randrange(6)
+        k = self.rng.randrange(8)
         other = self.pick([self.vector(kind, scope, d), self.float_expr(scope, d),
                            self.int_expr(scope, d)[0]])
+        if k == 6:  # routines that keep the length (fused where they are elementwise)
+            v = self.vector(kind, scope, d)
+            return self.pick([
+                f"np.where({v} > {self.float_expr(scope, 0)}, {v}, {other})",
+                f"np.clip({v}, {self.float_expr(scope, 0)}, {self.float_expr(scope, 0)})",
+                f"np.cumsum({v})", f"np.sort({v})", f"{v}[::-1]",
+                f"np.roll({v}, {self.int_expr(scope, 0)[0]} % 7)",
+                f"{self.pick(['np.floor', 'np.ceil', 'np.trunc', 'np.rint', 'np.sign', 'np.square'])}({v})"])
+        if k == 7:  # a 2-d detour: outer, reduced back along an axis
+            v = self.vector(kind, scope, d)
+            return self.pick([f"(({v})[:, None] * ({v})[None, :]).sum(axis=1)",
+                              f"np.sum(({v})[:, None] - ({v})[None, :], axis=0)",
+                              f"np.max(np.stack(({v}, {v} * 2.0)), axis=0)"])
         if k <= 1:
             op = self.pick(["+", "-", "*", "/", "//", "%", "**"])
             left, right = self.vector(kind, scope, d), other
@@ -379,10 +392,11 @@ class Generator:
         v = self.vector(kind, scope, depth)
         k = self.rng.randrange(3)
         if k == 0:
-            name = self.pick(["sum", "mean", "prod", "min", "max"])
+            name = self.pick(["sum", "mean", "prod", "min", "max", "var", "std"])
             if kind == "ivec" and name in ("sum", "prod"):
                 name = "mean"
-            return self.pick([f"float({v}.{name}())", f"float(np.{name}({v}))"])
+            return self.pick([f"float({v}.{name}())", f"float(np.{name}({v}))",
+                              f"float(np.{self.pick(['median', 'nansum', 'nanmax', 'ptp'])}({v}))"])
         if k == 1:
             source = "arr" if kind == "fvec" else "iarr"
             return f"float({v}[{self.index(source, scope)}])"
@@ -460,6 +474,15 @@ class Generator:
                 self.emit(indent, f"{v.name} {op} {operand}")
             else:
                 self.emit(indent, f"{v.name} = {self.value_of(v.kind, scope, 3)}")
+        elif k == 7 and self.arrays and self.chance(0.3):
+            # slice writes of array expressions, overlapping their own sources
+            v = self.pick([v for v in scope if v.kind == "fvec"] or [Var("arr", "fvec")])
+            shift = self.pick(["1:", ":-1"])
+            other = ":-1" if shift == "1:" else "1:"
+            op = self.pick(["=", "+="])
+            self.emit(indent, f"if len({v.name}) > 1:")
+            self.emit(indent + 1, f"{v.name}[{shift}] {op} {v.name}[{other}] * "
+                                  f"{self.float_expr(scope, 1)} + {self.vector('fvec', scope, 1)}[{shift}]")
         elif k == 7:
             # array element writes and read-modify-writes (Python's evaluation order)
             if self.chance(0.5):

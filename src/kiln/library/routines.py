@@ -331,6 +331,8 @@ def _nansum(a):
 
 @overload(np.nanmean)
 def _nanmean(a):
+    if isinstance(a, t.Array) and not _float_array(a):
+        return lambda a: np.mean(a)  # integers have no NaN
     if not _float_array(a):
         return None
     zero = a.dtype(0)
@@ -341,8 +343,10 @@ def _nanmean(a):
     return nanmean
 
 
-def _nan_extreme(pick):
+def _nan_extreme(pick, plain):
     def ov(a):
+        if isinstance(a, t.Array) and not _float_array(a):
+            return lambda a: plain(a)  # integers have no NaN
         if not _float_array(a):
             return None
 
@@ -366,8 +370,8 @@ def _larger(a, b):
     return a > b
 
 
-overload(np.nanmin)(_nan_extreme(_smaller))
-overload(np.nanmax)(_nan_extreme(_larger))
+overload(np.nanmin)(_nan_extreme(_smaller, np.min))
+overload(np.nanmax)(_nan_extreme(_larger, np.max))
 
 
 @overload(np.repeat)

@@ -96,6 +96,7 @@ CASES = [
     (order_statistics, np.arange(7)), (order_statistics, X2),
     (averages, X, X[::-1].copy()), (averages, X2, X2),
     (nan_reductions, N), (nan_reductions, X), (nan_reductions, np.array([np.nan, np.nan])),
+    (nan_reductions, np.array([3, -1, 7])),
     (repeated, X2), (repeated, np.arange(3)), (digitized, X, np.linspace(0, 1, 6)),
     (digitized, np.array([0.0, 0.2, 1.0, 1.5]), np.array([0.0, 0.2, 1.0])),
     (histogram, X), (histogram, RNG.normal(size=1000)), (histogram, np.ones(5)),
