@@ -39,7 +39,7 @@ def test_a_planted_bug_is_found_and_reduced():
     found = [(p, o) for p, h, o in zip(programs, honest, planted)
              if h.kind == "ok" and o.kind in ("value", "exception")]
     assert found, [o.kind for o in planted]
-    program, outcome = found[0]
+    program, outcome = max(found, key=lambda pair: len(pair[0].source.splitlines()))
     reduced = reduce(program, outcome, plant="fsub", max_runs=200)
     lines = [line for line in reduced.splitlines() if line.strip()]
     assert len(lines) < len(program.source.splitlines())
