@@ -93,8 +93,9 @@ class CodegenContext:
         self.options = options
         self.fastmath = tuple(sorted(options.fastmath))
         # Set by the function's lowerer when it owns references: how to leave it (releasing
-        # them) instead of a plain `ret`.
+        # them) instead of a plain `ret`, and how to hold a new reference meanwhile.
         self.function_exit = None
+        self.hold_slot = None
 
     @property
     def module(self):
@@ -152,6 +153,20 @@ class CodegenContext:
             self.function_exit(builder, status)
         else:
             builder.ret(status)
+
+    def hold_until_done(self, builder, value, ty):
+        """Library code that made a new reference and may still raise before it hands the
+        value on: held here, it is released if the function leaves through an exception.
+        `done_holding` ends the hold."""
+        if self.hold_slot is None:
+            return None
+        slot = self.hold_slot(ty)
+        builder.store(value, slot)
+        return slot
+
+    def done_holding(self, builder, slot):
+        if slot is not None:
+            builder.store(ir.Constant(slot.allocated_type, None), slot)
 
     def guard(self, builder, failed, exc_class, message):
         """Raise if the i1 `failed` is true; code generation continues on the other path."""

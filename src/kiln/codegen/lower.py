@@ -52,6 +52,7 @@ class FunctionLowerer:
             self.exit_block = self.new_block("exit")
             self.status_slot = self.ctx.alloca(self.builder, dm.i32, name="status")
             self.ctx.function_exit = self.leave
+            self.ctx.hold_slot = self.slot_for
         self.slots = {name: self.slot_for(ty, name) for name, ty in typed.locals.items()}
         for name, ty, arg in zip(typed.ir.arg_names, typed.argtypes, self.fn.args[2:]):
             arg.name = name

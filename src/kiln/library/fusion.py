@@ -109,7 +109,9 @@ def evaluate(context, builder, tree, out=None, out_ty=None):
         out_ty = tree.ty
         shape = broadcast_shape(context, builder, present, out_ty.ndim)
         out = ArrayValue(context, builder, allocate(context, builder, out_ty, shape), out_ty)
+        hold = context.hold_until_done(builder, out.value, out_ty)  # an element may raise
         _fill_loops(context, builder, out, tree, arrays, shape)
+        context.done_holding(builder, hold)
         return out.value
     out = ArrayValue(context, builder, out, out_ty)
     shape = broadcast_shape(context, builder, present + [out], out_ty.ndim)

@@ -214,7 +214,9 @@ def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
 
     def through_temporary():
         temp = evaluate(context, builder, tree)
+        hold = context.hold_until_done(builder, temp, tree.ty)  # min of nothing raises
         value = context.call_python(builder, python_impl, sig.return_type(tree.ty), [temp])
+        context.done_holding(builder, hold)
         builder.store(value, result)
         nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
     flat = flat_condition(builder, tree, arrays, count)

@@ -124,3 +124,21 @@ def test_threads_share_the_runtime():
     for th in threads:
         th.join()
     assert not errors and live() == before
+
+
+def negative_integer_power(a, b):
+    return a ** b
+
+
+def max_of_an_empty_expression(a):
+    return np.max(a[::2] * 2.0)
+
+
+def test_an_exception_inside_an_array_operation_leaks_nothing():
+    before = allocation_stats()
+    with pytest.raises(ValueError, match="negative integer powers"):
+        njit(negative_integer_power)(np.arange(3), np.array([1, -1, 2]))
+    with pytest.raises(ValueError, match="zero-size array"):
+        njit(max_of_an_empty_expression)(np.zeros(0))
+    after = allocation_stats()
+    assert after.allocations - before.allocations == after.frees - before.frees
