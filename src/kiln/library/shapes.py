@@ -87,9 +87,11 @@ def _reshape(tctx, arr, *shape):
     result = arr.copy(ndim=len(items), layout="C")
 
     def codegen(context, builder, sig, args):
-        source, source_ty, _ = _c_order(context, builder, args[0], arr)
+        source, source_ty, copied = _c_order(context, builder, args[0], arr)
+        hold = context.hold_until_done(builder, source, source_ty) if copied else None
         size = ArrayValue(context, builder, source, source_ty).field(dm.ARRAY_NITEMS)
         dims = _new_shape(context, builder, size, _dimensions(context, builder, args[1:], shape))
+        context.done_holding(builder, hold)  # a bad shape raised above: the copy is freed
         return _view(context, builder, source, source_ty, result, dims)
     codegen.new_reference = arr.layout != "C"  # a view of a new copy
     return result(arr, *shape), codegen

@@ -68,3 +68,9 @@ def zero_and_unknown(a):
 
 def test_an_unknown_beside_a_zero_dimension_is_refused():
     check(zero_and_unknown, np.zeros(0))
+
+
+def test_a_bad_shape_for_a_copied_array_leaks_nothing():
+    # reshape of a Fortran array copies it first; the copy is freed when the shape is bad
+    a = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    check(bad_reshape, a, 7)
