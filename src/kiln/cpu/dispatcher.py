@@ -11,6 +11,7 @@ import threading
 
 from .. import types as t
 from ..errors import KilnError
+from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.context import register_compiled_function
@@ -223,17 +224,7 @@ class Dispatcher:
             return self.__qualname__
         return decorators.rebuild_dispatcher, (self.py_func, self.options,
                                                [str(s) for s in self.explicit_signatures],
-                                               self._cache is not None, _source_of(self.py_func))
-
-
-def _source_of(py_func):
-    """(file name, first line, source lines) travel with a pickled dispatcher: kiln compiles
-    from source, and a Dask worker may not have the file."""
-    try:
-        lines, first = inspect.getsourcelines(py_func)
-    except (OSError, TypeError):
-        return None
-    return py_func.__code__.co_filename, first, lines
+                                               self._cache is not None, source_for_pickle(self.py_func))
 
 
 def _convert_value(value, ty):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import textwrap
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
+from .source import source_lines
 
 
 @dataclass
@@ -56,14 +56,7 @@ def _function_node(pyfunc, tree) -> ast.FunctionDef:
 
 
 def _parse(pyfunc):
-    try:
-        lines, firstline = inspect.getsourcelines(pyfunc)
-        filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
-    except (OSError, TypeError):
-        raise SourceUnavailableError(
-            f"kiln compiles Python source, and the source of {pyfunc.__qualname__!r} is not "
-            "available (was it defined with exec() or in an interactive session without "
-            "a file?). Define it in a module or notebook cell.") from None
+    lines, firstline, filename = source_lines(pyfunc)
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
