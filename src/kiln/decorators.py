@@ -3,6 +3,7 @@ list of them."""
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 
 from .options import CompileOptions
@@ -40,8 +41,9 @@ def jit(signature_or_function=None, locals=None, **options):
 
     def decorate(fn):
         from .cpu.dispatcher import make_dispatcher
-        if not callable(fn):
-            raise TypeError(f"@jit decorates a function, not {fn!r}")
+        if not inspect.isfunction(fn):
+            raise TypeError(f"kiln compiles Python functions (def or lambda), not "
+                            f"{type(fn).__name__} {fn!r:.60}")
         return make_dispatcher(fn, compile_options, signatures, bool(options.get("cache")))
 
     if callable(signature_or_function) and not isinstance(signature_or_function, Signature):

@@ -10,7 +10,7 @@ import inspect
 import threading
 
 from .. import types as t
-from ..errors import KilnError
+from ..errors import KilnError, Location, UnsupportedError
 from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
@@ -169,6 +169,13 @@ class Dispatcher:
             shown = ", ".join(map(str, argtypes))
             e.add_context(f"(while compiling {self.__qualname__}({shown}))")
             raise e.with_traceback(None) from None
+        except RecursionError:   # the compiler walks the AST recursively
+            code = self.py_func.__code__
+            raise UnsupportedError(
+                f"{self.__qualname__} nests expressions or blocks too deeply for kiln to "
+                "compile (Python's recursion limit was reached); split long expressions "
+                "into several statements",
+                Location(self.__qualname__, code.co_filename, code.co_firstlineno)) from None
         spec = Specialization(result)
         self._specializations[argtypes] = spec
         if self._table is not None:

@@ -39,13 +39,15 @@ class FunctionIR:
                         getattr(node, "col_offset", 0), getattr(node, "end_col_offset", None))
 
 
-def _function_node(pyfunc, tree) -> ast.FunctionDef:
+def _function_node(pyfunc, tree, filename) -> ast.FunctionDef:
     """Find the def (or lambda) for `pyfunc` in the parsed source of its first lines."""
     name = pyfunc.__name__
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             if isinstance(node, ast.AsyncFunctionDef):
-                raise UnsupportedError(f"kiln cannot compile async function {name!r}")
+                raise UnsupportedError(f"kiln cannot compile async function {name!r}",
+                                       Location(pyfunc.__qualname__, filename, node.lineno,
+                                                node.col_offset))
             return node
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     if name == "<lambda>" and len(lambdas) == 1:
@@ -77,7 +79,7 @@ def _parse(pyfunc):
                 node.col_offset += indent
                 if getattr(node, "end_col_offset", None) is not None:
                     node.end_col_offset += indent
-    return _function_node(pyfunc, tree), filename
+    return _function_node(pyfunc, tree, filename), filename
 
 
 def _parse_fragment(text):

@@ -8,6 +8,7 @@ after compiling it gives this very function's code, so a stale text is never com
 from __future__ import annotations
 
 import __future__
+import dis
 import inspect
 import linecache
 import os
@@ -81,18 +82,29 @@ def _history_texts(firstline):
 
 
 def _block_defines(lines, code) -> bool:
-    """Whether the block of `lines` at the function's first line compiles to `code`."""
+    """Whether `lines` (numbered as in the function's file) compile to `code`: the whole
+    text (the bytecode must then be the same), or else the block at the
+    function's first line (the compiler makes other choices for code out of its context:
+    a closure's free names become globals, a module's imports are not known)."""
     start = code.co_firstlineno - 1
     if not 0 <= start < len(lines):
         return False
+    flags = code.co_flags & _FUTURE_FLAGS
     try:
-        block = inspect.getblock(lines[start:])
-        compiled = compile(textwrap.dedent("".join(block)), code.co_filename, "exec",
-                           flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        whole = compile("".join(lines), code.co_filename, "exec", flags=flags,
+                        dont_inherit=True)
+    except (SyntaxError, ValueError):
+        whole = None
+    if whole is not None and any(
+            _same_code(c, code, exact=True) for c in _codes(whole)
+            if c.co_name == code.co_name and c.co_firstlineno == code.co_firstlineno):
+        return True
+    try:
+        block = textwrap.dedent("".join(inspect.getblock(lines[start:])))
+        alone = compile(block, code.co_filename, "exec", flags=flags, dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
-    exact = not code.co_freevars   # compiled alone, a closure's free names become globals
-    return any(_same_code(c, code, exact) for c in _codes(compiled)
+    return any(_same_code(c, code, exact=False) for c in _codes(alone)
                if c.co_name == code.co_name and c.co_firstlineno == 1)
 
 
@@ -104,26 +116,38 @@ def _codes(code):
 
 
 def _same_code(a, b, exact) -> bool:
-    """Same parameters, names and constants (and bytecode where the context is the same)."""
+    """Same parameters and bytecode (out of context: the same instructions, with the ways
+    of reading a name, calling a method and jumping taken as equal)."""
     if (a.co_argcount, a.co_kwonlyargcount, a.co_posonlyargcount, a.co_varnames) != \
             (b.co_argcount, b.co_kwonlyargcount, b.co_posonlyargcount, b.co_varnames):
         return False
-    if exact and (a.co_code, a.co_names) != (b.co_code, b.co_names):
-        return False
-    if set(a.co_names) | set(a.co_freevars) != set(b.co_names) | set(b.co_freevars):
-        return False
-    consts_a = [c for c in a.co_consts if not inspect.iscode(c)]
-    consts_b = [c for c in b.co_consts if not inspect.iscode(c)]
+    if exact:
+        same = (a.co_code, a.co_names, _const_key(a)) == (b.co_code, b.co_names, _const_key(b))
+    else:
+        same = _instructions(a) == _instructions(b)
     codes_a = [c for c in a.co_consts if inspect.iscode(c)]
     codes_b = [c for c in b.co_consts if inspect.iscode(c)]
-    return (_const_key(consts_a) == _const_key(consts_b) and len(codes_a) == len(codes_b)
-            and all(_same_code(x, y, exact and not y.co_freevars)
-                    for x, y in zip(codes_a, codes_b)))
+    return same and len(codes_a) == len(codes_b) and all(
+        _same_code(x, y, exact) for x, y in zip(codes_a, codes_b))
 
 
-def _const_key(consts):
+def _const_key(code):
     """Constants compared with their types (1 == 1.0 == True must not match)."""
-    return [(type(c), repr(c)) for c in consts]
+    return [(type(c), repr(c)) for c in code.co_consts if not inspect.iscode(c)]
+
+
+_NAME_READS = {"LOAD_DEREF": "LOAD_NAME", "LOAD_GLOBAL": "LOAD_NAME",
+               "LOAD_CLASSDEREF": "LOAD_NAME", "LOAD_METHOD": "LOAD_ATTR"}
+_CONTEXT_ONLY = {"PUSH_NULL", "COPY_FREE_VARS", "MAKE_CELL", "RESUME", "CACHE", "NOP",
+                 "PRECALL"}
+_JUMPS = set(dis.hasjrel) | set(dis.hasjabs)
+
+
+def _instructions(code):
+    return [(_NAME_READS.get(i.opname, i.opname),
+             None if i.opcode in _JUMPS or inspect.iscode(i.argval)
+             else (type(i.argval), repr(i.argval)))
+            for i in dis.get_instructions(code) if i.opname not in _CONTEXT_ONLY]
 
 
 def source_for_pickle(pyfunc):

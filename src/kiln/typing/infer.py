@@ -236,6 +236,11 @@ class Typer:
         if isinstance(target, ast.Name):
             self.set_local(target.id, ty, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = [elt for elt in target.elts if isinstance(elt, ast.Starred)]
+            if starred:
+                raise self.error("kiln does not support starred unpacking ('*name' in an "
+                                 "assignment target); index the tuple instead", starred[0],
+                                 UnsupportedError)
             if not isinstance(ty, t.BaseTuple) or len(ty) != len(target.elts):
                 n = len(target.elts)
                 raise self.error(f"cannot unpack {ty} into {n} variables", target)
@@ -412,6 +417,9 @@ class Typer:
         if value is Ellipsis or isinstance(value, bytes):
             raise self.error(f"kiln does not support the constant {value!r}", node,
                              UnsupportedError)
+        if type(value) is int and not -2**63 <= value < 2**64:
+            raise self.error(f"the integer literal {value} does not fit in 64 bits (compiled "
+                             "integers are int64 or uint64); write it as a float", node)
         self.constants[node] = value
         return self.tctx.global_type(value)
 
