@@ -30,6 +30,12 @@ def jit(signature_or_function=None, locals=None, **options):
         return keep(signature_or_function) if callable(signature_or_function) else keep
     signatures = None
     if signature_or_function is not None and not callable(signature_or_function):
+        if not _is_signature(signature_or_function) and \
+                not isinstance(signature_or_function, list):
+            raise TypeError("kiln compiles Python functions (def or lambda), given "
+                            "directly or after signatures, not "
+                            f"{type(signature_or_function).__name__} "
+                            f"{signature_or_function!r:.60}")
         signatures = signature_or_function
         if _is_signature(signatures) and not isinstance(signatures, list):
             signatures = [signatures]

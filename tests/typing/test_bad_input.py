@@ -5,22 +5,25 @@ import linecache
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
 
 from kiln import njit
-from kiln.errors import KilnError, SourceUnavailableError, TypingError, UnsupportedError
+from kiln.errors import KilnError, TypingError, UnsupportedError
 
 
-def define(name, source, namespace=None):
+def define(name, source):
     """Define the function `name` from `source` as a cell would (text in linecache), so kiln
     reads the text and errors quote its lines."""
     filename = f"<bad-input-{name}>"
     text = textwrap.dedent(source)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    scope = {"np": np, "njit": njit, **(namespace or {})}
-    exec(compile(text, filename, "exec"), scope)
+    scope = {"np": np, "njit": njit}
+    with warnings.catch_warnings():   # `x is 1.5` is one of the bad programs
+        warnings.simplefilter("ignore", SyntaxWarning)
+        exec(compile(text, filename, "exec"), scope)
     return scope[name], text
 
 
@@ -430,3 +433,170 @@ def test_bad_program_gets_a_clear_error(name, source, args, error, words):
     assert line in message, message
     for word in words:
         assert word.lower() in message.lower(), (word, message)
+
+
+# -- arguments a compiled function refuses when called -----------------------------------
+def two(a, b=2):
+    return a - b
+
+
+class Callable:
+    def __call__(self, x):
+        return x
+
+
+ARGUMENT_CASES = [
+    ("np_matrix", (np.matrix([[1.0, 2.0]]),), {}, ["ndarray subclass", "matrix"]),
+    ("masked_array", (np.ma.MaskedArray([1.0, 2.0], mask=[0, 1]),), {},
+     ["ndarray subclass", "MaskedArray"]),
+    ("record_array", (np.rec.array([(1, 2.0)], dtype=[("a", "i8"), ("b", "f8")]),), {},
+     ["ndarray subclass", "recarray"]),
+    ("string", ("a",), {}, ["argument 1", "str"]),
+    ("list", ([1, 2],), {}, ["argument 1", "list"]),
+    ("dict", ({},), {}, ["argument 1", "dict"]),
+    ("set", ({1},), {}, ["argument 1", "set"]),
+    ("int_wider_than_64_bits", (2 ** 70,), {}, ["argument 1", "int"]),
+    ("object_array", (np.array([1], dtype=object),), {}, ["argument 1", "ndarray"]),
+    ("byte_swapped_array", (np.arange(3, dtype=">f8"),), {}, ["argument 1", "ndarray"]),
+    ("structured_array", (np.zeros(2, dtype=[("a", "f8")]),), {}, ["argument 1", "ndarray"]),
+    ("second_argument_string", (1, "b"), {}, ["argument 2", "str"]),
+    ("unknown_keyword", (1,), {"c": 3}, ["unexpected keyword", "'c'"]),
+    ("keyword_given_twice", (1,), {"a": 2}, ["multiple values", "'a'"]),
+    ("too_many_arguments", (1, 2, 3), {}, ["3 were given"]),
+    ("missing_argument", (), {}, ["missing", "'a'"]),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs, words", ARGUMENT_CASES,
+                         ids=[case[0] for case in ARGUMENT_CASES])
+def test_bad_arguments_are_refused(name, args, kwargs, words):
+    with pytest.raises(TypeError) as info:
+        njit(two)(*args, **kwargs)
+    message = str(info.value)
+    assert message.startswith("two()"), message
+    for word in words:
+        assert word in message, (word, message)
+
+
+def test_valid_keywords_still_agree_with_python():
+    assert njit(two)(5, b=3) == two(5, b=3)
+    assert njit(two)(b=7, a=1) == two(b=7, a=1)
+    assert njit(two)(4) == two(4)
+
+
+NOT_FUNCTIONS = [Callable(), len, int, np.sin, np, 1, two.__code__, "not a signature (",
+                 staticmethod(two)]
+
+
+@pytest.mark.parametrize("thing", NOT_FUNCTIONS, ids=lambda thing: type(thing).__name__)
+def test_njit_of_something_that_is_not_a_function(thing):
+    with pytest.raises((TypeError, KilnError)) as info:
+        compiled = njit(thing)
+        compiled(1)
+    assert "not" in str(info.value)
+
+
+# -- programs that could crash or hang: each runs in its own interpreter ------------------
+CHILD_TIMEOUT = 300
+
+
+def run_child(program):
+    """Run `program` (which defines its functions in a linecache-registered text, so kiln
+    can read it) in a new interpreter; its exit status and output."""
+    proc = subprocess.run([sys.executable, "-"], input=textwrap.dedent(program),
+                          capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+PRELUDE = """
+    import linecache, sys
+    import numpy as np
+    from kiln import njit
+    from kiln.errors import KilnError
+
+    def define(name, text):
+        filename = "<generated-" + name + ">"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        scope = {"np": np, "njit": njit}
+        exec(compile(text, filename, "exec"), scope)
+        return scope[name]
+"""
+
+
+def test_very_long_expression_gives_a_clear_error_or_compiles():
+    rc, out = run_child(PRELUDE + """
+    text = "def long_sum(x):\\n    return x" + " + 1" * 2000 + "\\n"
+    f = define("long_sum", text)
+    try:
+        print("RESULT", njit(f)(3) == f(3))
+    except KilnError as e:
+        print("ERROR", type(e).__name__, "long_sum" in str(e), "line 1" in str(e))
+    """)
+    assert rc == 0, out
+    assert "RESULT True" in out or "ERROR UnsupportedError True True" in out, out
+
+
+def test_deeply_nested_blocks_compile():
+    depth = 18   # CPython refuses more than 20 nested blocks
+    lines = ["def nested(x):", "    s = 0"]
+    for level in range(depth):
+        indent = "    " * (level + 1)
+        lines.append(f"{indent}if x > {level}:")
+        lines.append(f"{indent}    s += {level + 1}")
+    lines.append("    return s")
+    text = "\n".join(lines) + "\n"
+    rc, out = run_child(PRELUDE + f"""
+    f = define("nested", {text!r})
+    print("RESULT", [njit(f)(v) == f(v) for v in (-1, 0, 5, 17, 30)])
+    """)
+    assert rc == 0 and "RESULT [True, True, True, True, True]" in out, out
+
+
+def test_ten_thousand_line_function_compiles_or_says_why():
+    body = "".join(f"    s = s + x * {i % 7} - {i % 3}\n" for i in range(10_000))
+    text = "def huge(x):\n    s = 0\n" + body + "    return s\n"
+    rc, out = run_child(PRELUDE + f"""
+    f = define("huge", {text!r})
+    try:
+        print("RESULT", njit(f)(3) == f(3))
+    except KilnError as e:
+        print("ERROR", "huge" in str(e))
+    """)
+    assert rc == 0, out
+    assert "RESULT True" in out or "ERROR True" in out, out
+
+
+def test_huge_shapes_raise_numpy_errors():
+    rc, out = run_child(PRELUDE + """
+    f = define("make", "def make(n, m):\\n    return np.empty((n, m))\\n")
+    for n, m in ((2 ** 40, 2 ** 40), (2 ** 62, 4), (-1, 3)):
+        try:
+            njit(f)(n, m)
+            print("NO ERROR")
+        except ValueError as e:
+            try:
+                f(n, m)
+            except ValueError as numpy_error:
+                print("SAME", str(e) == str(numpy_error))
+    """)
+    assert rc == 0, out
+    assert out.count("SAME True") == 3, out
+
+
+@pytest.mark.xfail(strict=True, reason="compiled code has no stack-depth check: deep "
+                                       "recursion overflows the C stack (SIGSEGV) instead "
+                                       "of raising RecursionError")
+def test_deep_recursion_raises_recursion_error():
+    rc, out = run_child(PRELUDE + """
+    text = ("def depth(n):\\n    if n == 0:\\n        return 0\\n"
+            "    return 1 + depth(n - 1)\\n")
+    f = define("depth", text)
+    g = njit("i8(i8)")(f)
+    f.__globals__["depth"] = g
+    print("SHALLOW", g(100) == 100)
+    try:
+        g(10 ** 8)
+    except RecursionError:
+        print("RECURSION ERROR")
+    """)
+    assert rc == 0 and "SHALLOW True" in out and "RECURSION ERROR" in out, out
