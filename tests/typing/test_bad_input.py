@@ -445,8 +445,14 @@ class Callable:
         return x
 
 
+def matrix():
+    with warnings.catch_warnings():   # NumPy discourages np.matrix, which is the point here
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        return np.matrix([[1.0, 2.0]])
+
+
 ARGUMENT_CASES = [
-    ("np_matrix", (np.matrix([[1.0, 2.0]]),), {}, ["ndarray subclass", "matrix"]),
+    ("np_matrix", (matrix(),), {}, ["ndarray subclass", "matrix"]),
     ("masked_array", (np.ma.MaskedArray([1.0, 2.0], mask=[0, 1]),), {},
      ["ndarray subclass", "MaskedArray"]),
     ("record_array", (np.rec.array([(1, 2.0)], dtype=[("a", "i8"), ("b", "f8")]),), {},

@@ -14,6 +14,7 @@ import linecache
 import os
 import sys
 import textwrap
+import warnings
 
 from ..errors import SourceUnavailableError
 
@@ -90,20 +91,24 @@ def _block_defines(lines, code) -> bool:
     if not 0 <= start < len(lines):
         return False
     flags = code.co_flags & _FUTURE_FLAGS
-    try:
-        whole = compile("".join(lines), code.co_filename, "exec", flags=flags,
-                        dont_inherit=True)
-    except (SyntaxError, ValueError):
-        whole = None
+    with warnings.catch_warnings():   # Python warned when it compiled the text itself
+        warnings.simplefilter("ignore", SyntaxWarning)
+        try:
+            whole = compile("".join(lines), code.co_filename, "exec", flags=flags,
+                            dont_inherit=True)
+        except (SyntaxError, ValueError):
+            whole = None
     if whole is not None and any(
             _same_code(c, code, exact=True) for c in _codes(whole)
             if c.co_name == code.co_name and c.co_firstlineno == code.co_firstlineno):
         return True
-    try:
-        block = textwrap.dedent("".join(inspect.getblock(lines[start:])))
-        alone = compile(block, code.co_filename, "exec", flags=flags, dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        try:
+            block = textwrap.dedent("".join(inspect.getblock(lines[start:])))
+            alone = compile(block, code.co_filename, "exec", flags=flags, dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return False
     return any(_same_code(c, code, exact=False) for c in _codes(alone)
                if c.co_name == code.co_name and c.co_firstlineno == 1)
 
