@@ -390,6 +390,38 @@ CASES = [
         def f(x):
             return g(x)  # bad
      """, (1,), TypingError, ["g"]),
+    ("unknown_keyword_to_compiled_callee", """
+        @njit
+        def g(a, b=2):
+            return a - b
+
+        def f(x):
+            return g(x, c=1)  # bad
+     """, (1,), TypingError, ["g()", "unexpected keyword argument 'c'"]),
+    ("keyword_repeats_a_positional_argument", """
+        @njit
+        def g(a, b=2):
+            return a - b
+
+        def f(x):
+            return g(x, a=1)  # bad
+     """, (1,), TypingError, ["g()", "multiple values for argument 'a'"]),
+    ("compiled_callee_missing_argument", """
+        @njit
+        def g(a, b):
+            return a - b
+
+        def f(x):
+            return g(b=x)  # bad
+     """, (1,), TypingError, ["g()", "missing a required argument: 'a'"]),
+    ("keyword_after_omitted_default", """
+        @njit
+        def g(a, b=2, c=10):
+            return a - b * c
+
+        def f(x):
+            return g(x, c=1)  # bad
+     """, (1,), UnsupportedError, ["g()", "keyword", "default"]),
     ("recursion_without_signature", """
         @njit
         def f(n):
@@ -482,6 +514,19 @@ def test_bad_arguments_are_refused(name, args, kwargs, words):
     assert message.startswith("two()"), message
     for word in words:
         assert word in message, (word, message)
+
+
+def test_keywords_between_compiled_functions_agree_with_python():
+    f, _ = define("f", """
+        @njit
+        def g(a, b=2, c=10):
+            return a - b * c
+
+        def f(x):
+            return g(x, 3, c=5) + g(c=x, b=2, a=1) + g(x)
+    """)
+    for x in (0, 4, -7):
+        assert njit(f)(x) == f(x)
 
 
 def test_valid_keywords_still_agree_with_python():

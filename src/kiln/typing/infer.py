@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import operator
 from dataclasses import dataclass, field
 
@@ -473,7 +474,16 @@ class Typer:
                              UnsupportedError)
         kws = {k.arg: self.expr(k.value) for k in node.keywords}
         if isinstance(fn, t.Dispatcher):
+            try:   # Python's own check: a wrong keyword must not be dropped silently
+                inspect.signature(fn.dispatcher.py_func).bind(*args, **kws)
+            except TypeError as e:
+                raise self.error(f"{fn.dispatcher.__name__}(): {e}", node) from None
             res = self.tctx.resolve_dispatcher(fn.dispatcher, args, kws)
+            if res is None and not fn.dispatcher.explicit_signatures:
+                raise self.error(f"kiln does not yet pass keyword arguments to "
+                                 f"{fn.dispatcher.__name__}() after an omitted parameter "
+                                 "that has a default; pass that argument too", node,
+                                 UnsupportedError)
             if res is None:
                 raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
                                  f"({', '.join(map(str, args))}); its signatures are "
