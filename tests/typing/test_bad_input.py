@@ -221,6 +221,42 @@ CASES = [
         def f(x):
             return x - 2 ** 200 + 99999999999999999999999  # bad
      """, (1,), TypingError, ["integer literal", "64 bits"]),
+    ("walrus", """
+        def f(x):
+            if (y := x + 1) > 2:  # bad
+                return y
+            return 0
+     """, (1,), UnsupportedError, [":="]),
+    ("assert_with_computed_message", """
+        def f(x):
+            assert x > 0, "negative: " + str(x)  # bad
+            return x
+     """, (1,), UnsupportedError, ["str"]),
+    ("print_with_keywords", """
+        def f(x):
+            print(x, x, sep="-")  # bad
+            return x
+     """, (1,), TypingError, ["print", "sep"]),
+    ("returning_a_module", """
+        def f(x):
+            return np  # bad
+     """, (1,), TypingError, ["return", "Module"]),
+    ("returning_a_compiled_function", """
+        @njit
+        def g(a):
+            return a
+
+        def f(x):
+            return g  # bad
+     """, (1,), TypingError, ["return", "Dispatcher"]),
+    ("string_dtype", """
+        def f(x):
+            return np.zeros(x, dtype="U3")  # bad
+     """, (3,), TypingError, ["dtype"]),
+    ("misspelt_numpy_keyword", """
+        def f(x):
+            return np.zeros(x, dtpye=np.int32)  # bad
+     """, (3,), TypingError, ["np.zeros()", "dtpye"]),
     # -- signatures kiln refuses ----------------------------------------------------------
     ("star_args_parameter", """
         def f(*args):  # bad
