@@ -7,9 +7,11 @@ to print a stage's result for every function compiled (and KILN_DUMP=fusion for 
 expressions codegen computed in one loop)."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from .codegen.context import CodegenContext, ModuleState
+from .errors import KilnError
 from .options import dump
 from .typing.context import TypingContext
 
@@ -53,7 +55,10 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     native = context.lower_function(typed)                                          # codegen
     native.linkage = "external"
     entry_symbol = f"{typed.symbol}.entry"
-    build_entry_point(context, typed, native, entry_symbol, exact_layout)
+    try:
+        build_entry_point(context, typed, native, entry_symbol, exact_layout)
+    except KilnError as e:   # a result Python cannot receive: point at a return
+        raise e.with_location(typed.ir.loc(_first_return(typed.ir.node)))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
     if "kiln_nrt_" in llvm_ir:  # the code allocates or releases runtime memory
@@ -67,3 +72,17 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     dump("asm", lambda: compiled.assembly)
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
                          state.fusion)
+
+
+def _first_return(fn):
+    """The function's first `return` with a value (not one of a nested function's), or
+    the def itself."""
+    pending = list(fn.body)
+    while pending:
+        node = pending.pop(0)
+        if isinstance(node, ast.Return) and node.value is not None:
+            return node
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            pending[:0] = [child for child in ast.iter_child_nodes(node)
+                           if isinstance(child, ast.stmt)]
+    return fn

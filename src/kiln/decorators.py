@@ -3,6 +3,7 @@ list of them."""
 from __future__ import annotations
 
 import functools
+import inspect
 import linecache
 
 from .options import CompileOptions
@@ -29,6 +30,12 @@ def jit(signature_or_function=None, locals=None, **options):
         return keep(signature_or_function) if callable(signature_or_function) else keep
     signatures = None
     if signature_or_function is not None and not callable(signature_or_function):
+        if not _is_signature(signature_or_function) and \
+                not isinstance(signature_or_function, list):
+            raise TypeError("kiln compiles Python functions (def or lambda), given "
+                            "directly or after signatures, not "
+                            f"{type(signature_or_function).__name__} "
+                            f"{signature_or_function!r:.60}")
         signatures = signature_or_function
         if _is_signature(signatures) and not isinstance(signatures, list):
             signatures = [signatures]
@@ -40,8 +47,9 @@ def jit(signature_or_function=None, locals=None, **options):
 
     def decorate(fn):
         from .cpu.dispatcher import make_dispatcher
-        if not callable(fn):
-            raise TypeError(f"@jit decorates a function, not {fn!r}")
+        if not inspect.isfunction(fn):
+            raise TypeError(f"kiln compiles Python functions (def or lambda), not "
+                            f"{type(fn).__name__} {fn!r:.60}")
         return make_dispatcher(fn, compile_options, signatures, bool(options.get("cache")))
 
     if callable(signature_or_function) and not isinstance(signature_or_function, Signature):

@@ -10,7 +10,8 @@ import inspect
 import threading
 
 from .. import types as t
-from ..errors import KilnError
+from ..errors import KilnError, Location, UnsupportedError
+from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.context import register_compiled_function
@@ -168,6 +169,13 @@ class Dispatcher:
             shown = ", ".join(map(str, argtypes))
             e.add_context(f"(while compiling {self.__qualname__}({shown}))")
             raise e.with_traceback(None) from None
+        except RecursionError:   # the compiler walks the AST recursively
+            code = self.py_func.__code__
+            raise UnsupportedError(
+                f"{self.__qualname__} nests expressions or blocks too deeply for kiln to "
+                "compile (Python's recursion limit was reached); split long expressions "
+                "into several statements",
+                Location(self.__qualname__, code.co_filename, code.co_firstlineno)) from None
         spec = Specialization(result)
         self._specializations[argtypes] = spec
         if self._table is not None:
@@ -223,17 +231,7 @@ class Dispatcher:
             return self.__qualname__
         return decorators.rebuild_dispatcher, (self.py_func, self.options,
                                                [str(s) for s in self.explicit_signatures],
-                                               self._cache is not None, _source_of(self.py_func))
-
-
-def _source_of(py_func):
-    """(file name, first line, source lines) travel with a pickled dispatcher: kiln compiles
-    from source, and a Dask worker may not have the file."""
-    try:
-        lines, first = inspect.getsourcelines(py_func)
-    except (OSError, TypeError):
-        return None
-    return py_func.__code__.co_filename, first, lines
+                                               self._cache is not None, source_for_pickle(self.py_func))
 
 
 def _convert_value(value, ty):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import textwrap
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
+from .source import source_lines
 
 
 @dataclass
@@ -39,13 +39,15 @@ class FunctionIR:
                         getattr(node, "col_offset", 0), getattr(node, "end_col_offset", None))
 
 
-def _function_node(pyfunc, tree) -> ast.FunctionDef:
+def _function_node(pyfunc, tree, filename) -> ast.FunctionDef:
     """Find the def (or lambda) for `pyfunc` in the parsed source of its first lines."""
     name = pyfunc.__name__
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             if isinstance(node, ast.AsyncFunctionDef):
-                raise UnsupportedError(f"kiln cannot compile async function {name!r}")
+                raise UnsupportedError(f"kiln cannot compile async function {name!r}",
+                                       Location(pyfunc.__qualname__, filename, node.lineno,
+                                                node.col_offset))
             return node
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
     if name == "<lambda>" and len(lambdas) == 1:
@@ -56,14 +58,7 @@ def _function_node(pyfunc, tree) -> ast.FunctionDef:
 
 
 def _parse(pyfunc):
-    try:
-        lines, firstline = inspect.getsourcelines(pyfunc)
-        filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
-    except (OSError, TypeError):
-        raise SourceUnavailableError(
-            f"kiln compiles Python source, and the source of {pyfunc.__qualname__!r} is not "
-            "available (was it defined with exec() or in an interactive session without "
-            "a file?). Define it in a module or notebook cell.") from None
+    lines, firstline, filename = source_lines(pyfunc)
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
@@ -84,7 +79,7 @@ def _parse(pyfunc):
                 node.col_offset += indent
                 if getattr(node, "end_col_offset", None) is not None:
                     node.end_col_offset += indent
-    return _function_node(pyfunc, tree), filename
+    return _function_node(pyfunc, tree, filename), filename
 
 
 def _parse_fragment(text):

@@ -249,6 +249,7 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
         return _setitem_view(tctx, array_ty, index_ty, value_ty, target)
     if not isinstance(value_ty, t.Number):
         return None
+    _check_not_complex_into_real(array_ty, value_ty)
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
@@ -265,6 +266,8 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     copies = isinstance(value_ty, t.Array)
     if copies and value_ty.ndim > view_ty.ndim:
         return None
+    if not copies:
+        _check_not_complex_into_real(array_ty, value_ty)
     fill = None if copies else tctx.resolve(assign_into, (view_ty, value_ty))
     if fill is None and not copies:
         return None
@@ -283,6 +286,14 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     if copies:  # the value may be an array expression, computed straight into the view
         codegen.fusion = Consumer(frozenset({2}))
     return t.none(array_ty, index_ty, value_ty), codegen
+
+
+def _check_not_complex_into_real(array_ty, value_ty):
+    """NumPy refuses to store a complex scalar into a real array (it would drop the
+    imaginary part); so does kiln, at compile time."""
+    if isinstance(value_ty, t.Complex) and not isinstance(array_ty.dtype, t.Complex):
+        raise TypingError(f"cannot store a {value_ty} value into an element of {array_ty} "
+                          "(NumPy does not cast complex to real)")
 
 
 def assign_into(dst, src):

@@ -20,6 +20,11 @@ def array_layout(arr: np.ndarray) -> str:
 
 def typeof(value):
     """Return the kiln type of `value`, or raise TypeError naming what is unsupported."""
+    if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+        # a subclass changes what indexing and arithmetic mean (np.matrix, masked arrays):
+        # compiled code would silently treat it as a plain array
+        raise TypeError(f"kiln cannot pass an ndarray subclass ({type(value).__name__!r}) "
+                        "to compiled code; pass np.asarray(value) for a plain array")
     t = _typeof(value)
     if t is None:
         raise TypeError(f"kiln cannot pass a value of type {type(value).__name__!r} "

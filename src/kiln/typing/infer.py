@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import operator
 from dataclasses import dataclass, field
 
@@ -248,6 +249,11 @@ class Typer:
         if isinstance(target, ast.Name):
             self.set_local(target.id, ty, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            starred = [elt for elt in target.elts if isinstance(elt, ast.Starred)]
+            if starred:
+                raise self.error("kiln does not support starred unpacking ('*name' in an "
+                                 "assignment target); index the tuple instead", starred[0],
+                                 UnsupportedError)
             if not isinstance(ty, t.BaseTuple) or len(ty) != len(target.elts):
                 n = len(target.elts)
                 raise self.error(f"cannot unpack {ty} into {n} variables", target)
@@ -424,6 +430,9 @@ class Typer:
         if value is Ellipsis or isinstance(value, bytes):
             raise self.error(f"kiln does not support the constant {value!r}", node,
                              UnsupportedError)
+        if type(value) is int and not -2**63 <= value < 2**64:
+            raise self.error(f"the integer literal {value} does not fit in 64 bits (compiled "
+                             "integers are int64 or uint64); write it as a float", node)
         self.constants[node] = value
         return self.tctx.global_type(value)
 
@@ -479,7 +488,16 @@ class Typer:
                              UnsupportedError)
         kws = {k.arg: self.expr(k.value) for k in node.keywords}
         if isinstance(fn, t.Dispatcher):
+            try:   # Python's own check: a wrong keyword must not be dropped silently
+                inspect.signature(fn.dispatcher.py_func).bind(*args, **kws)
+            except TypeError as e:
+                raise self.error(f"{fn.dispatcher.__name__}(): {e}", node) from None
             res = self.tctx.resolve_dispatcher(fn.dispatcher, args, kws)
+            if res is None and not fn.dispatcher.explicit_signatures:
+                raise self.error(f"kiln does not yet pass keyword arguments to "
+                                 f"{fn.dispatcher.__name__}() after an omitted parameter "
+                                 "that has a default; pass that argument too", node,
+                                 UnsupportedError)
             if res is None:
                 raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
                                  f"({', '.join(map(str, args))}); its signatures are "

@@ -1,0 +1,175 @@
+"""Functions without a file: `python -c`, `exec` of text registered in linecache, the REPL.
+
+Each compiled result is compared with what CPython computes in the same process."""
+import linecache
+import os
+import select
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from kiln import njit
+from kiln.errors import SourceUnavailableError
+
+TIMEOUT = 240
+
+
+def run_python(*args, stdin=None):
+    proc = subprocess.run([sys.executable, *args], input=stdin, capture_output=True,
+                          text=True, timeout=TIMEOUT)
+    return proc.stdout + proc.stderr
+
+
+def results(output):
+    """The (compiled, CPython) pairs a child printed as 'RESULT compiled cpython'."""
+    return [line.split()[1:] for line in output.splitlines() if line.startswith("RESULT")]
+
+
+def test_python_dash_c():
+    program = textwrap.dedent("""
+        import numpy as np
+        from kiln import njit
+
+        def total(x, k):
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += x[i] * k
+            return s
+
+        def make(offset):
+            def shifted(v):
+                return v + offset
+            return shifted
+
+        x = np.arange(7.0)
+        print("RESULT", njit(total)(x, 3.0), total(x, 3.0))
+        triple = lambda a: a * 3 - 1
+        print("RESULT", njit(triple)(14), triple(14))
+        print("RESULT", njit(make(5))(2), make(5)(2))
+    """)
+    out = run_python("-c", program)
+    found = results(out)
+    assert len(found) == 3, out
+    for compiled, expected in found:
+        assert compiled == expected
+
+
+def test_python_dash_c_exec_of_other_text_is_refused():
+    program = textwrap.dedent("""
+        from kiln import njit
+        from kiln.errors import SourceUnavailableError
+        ns = {}
+        exec("def f(x):\\n    return x + 1\\n", ns)
+        try:
+            njit(ns["f"])(1)
+        except SourceUnavailableError as e:
+            print("REFUSED", "source of 'f' is not available" in str(e))
+    """)
+    assert "REFUSED True" in run_python("-c", program)
+
+
+def test_exec_with_linecache_registration():
+    text = "def poly(x):\n    y = x * x\n    return 3 * y - x + 0.5\n"
+    filename = "<kiln-test-cell-1>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    try:
+        namespace = {}
+        exec(compile(text, filename, "exec"), namespace)
+        poly = namespace["poly"]
+        assert njit(poly)(2.5) == poly(2.5)
+        assert njit(poly)(-7) == poly(-7)
+    finally:
+        del linecache.cache[filename]
+
+
+def test_stale_linecache_text_is_refused():
+    filename = "<kiln-test-cell-2>"
+    namespace = {}
+    exec(compile("def f(x):\n    return x + 1\n", filename, "exec"), namespace)
+    stale = "def f(x):\n    return x - 1\n"
+    linecache.cache[filename] = (len(stale), None, stale.splitlines(True), filename)
+    try:
+        with pytest.raises(SourceUnavailableError, match="source of 'f' is not available"):
+            njit(namespace["f"])(1)
+    finally:
+        del linecache.cache[filename]
+
+
+def test_compile_error_quotes_line_from_dash_c():
+    program = textwrap.dedent("""
+        from kiln import njit
+        from kiln.errors import TypingError
+
+        def bad(x):
+            return x.no_such_attribute
+
+        try:
+            njit(bad)(1.0)
+        except TypingError as e:
+            print("QUOTED", "return x.no_such_attribute" in str(e))
+    """)
+    assert "QUOTED True" in run_python("-c", program)
+
+
+REPL_LINES = ["from kiln import njit",
+              "def f(x, n):",
+              "    s = 0",
+              "    for i in range(n):",
+              "        s += x * i",
+              "    return s",
+              "",
+              "print('RESULT', njit(f)(3, 10), f(3, 10))"]
+
+
+def test_repl_with_piped_stdin():
+    """Without a terminal the REPL keeps no history before 3.13: the clear error remains."""
+    out = run_python("-q", "-i", stdin="\n".join(REPL_LINES) + "\n")
+    found = results(out)
+    if found:
+        assert [c == e for c, e in found] == [True]
+    else:
+        assert "source of 'f' is not available" in out, out
+
+
+def run_in_terminal(lines):
+    """Feed `lines` to an interactive interpreter on a pseudo-terminal; its output."""
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    env = dict(os.environ, TERM="dumb")
+    env.pop("PYTHONSTARTUP", None)
+    proc = subprocess.Popen([sys.executable, "-q", "-i"], stdin=slave, stdout=slave,
+                            stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    os.write(master, "".join(line + "\n" for line in lines + ["exit()"]).encode())
+    out = b""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 1)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:   # the child closed the terminal
+                break
+            if not chunk:
+                break
+            out += chunk
+        elif proc.poll() is not None:
+            break
+    proc.kill()
+    proc.wait()
+    os.close(master)
+    return out.decode(errors="replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_repl_in_a_terminal():
+    pytest.importorskip("readline")
+    out = run_in_terminal(REPL_LINES + ["g = lambda v: v * v + 1",
+                                        "print('RESULT', njit(g)(9), g(9))"])
+    found = results(out)
+    assert len(found) == 2, out
+    for compiled, expected in found:
+        assert compiled == expected
