@@ -313,3 +313,18 @@ def test_maximum_minimum_of_signed_zeros_like_numpy(b):
     # NumPy returns the second operand when they are equal (0.0 and -0.0); kiln the first
     check(maximum_minimum, np.array([-0.0, 0.0, math.nan, 2.0]), b)
     check(maximum_minimum, -0.0, b)
+
+
+def shift_add_in_a_loop(arr):
+    fa1 = np.arange(len(arr))
+    for e2 in arr:
+        fa1[:-1] += fa1[1:]
+    return fa1
+
+
+def test_augmented_slice_assignment_in_a_loop_frees_its_array():
+    # the in-place operator returns its target, the very LLVM value of the item read
+    # before it: the two temporaries shared one bookkeeping entry, and each turn of the
+    # loop lost a reference to the array (seed 703913)
+    check(shift_add_in_a_loop, np.array([-1e-310, np.nan, -1e-310, -1e308]))
+    check(shift_add_in_a_loop, np.zeros(0))

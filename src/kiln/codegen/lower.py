@@ -87,10 +87,14 @@ class FunctionLowerer:
         return slot
 
     def owned(self, value, ty):
-        """Hold the new reference `value` in a temporary slot until it is released."""
+        """Hold the new reference `value` in a temporary slot until it is released. A value
+        that already stands for another temporary or a borrow (a callee that returns its
+        argument, as `a += b` does) is held as a fresh load, so each has its own slot."""
         if has_refs(ty):
             slot = self.slot_for(ty)
             self.builder.store(value, slot)
+            if id(value) in self.held or id(value) in self.borrowed:
+                value = self.builder.load(slot, typ=dm.value_type(ty))
             self.held[id(value)] = (slot, ty)
         return value
 
@@ -172,7 +176,7 @@ class FunctionLowerer:
         if has_refs(sig.return_type):
             if not res.new_reference:  # a view or item of an argument: one more owner
                 incref(b, sig.return_type, result)
-            self.owned(result, sig.return_type)
+            result = self.owned(result, sig.return_type)
         if release:
             for v in values:
                 self.release(v)
