@@ -542,16 +542,14 @@ def _extreme(method, better):
     return ov
 
 
-def _less(a, b):
+@register_jitable
+def less(a, b):
     return a < b
 
 
-def _greater(a, b):
+@register_jitable
+def greater(a, b):
     return a > b
-
-
-register_jitable(_less)
-register_jitable(_greater)
 
 
 def _extreme_along(method, step):
@@ -563,7 +561,7 @@ def _extreme_along(method, step):
 for _name, _step in (("min", np_minimum), ("amin", np_minimum), ("max", np_maximum),
                      ("amax", np_maximum)):
     _reduction(_name, _extreme_along(_name[-3:], _step))(
-        _extreme(_name[-3:], _less if _name.endswith("min") else _greater))
+        _extreme(_name[-3:], less if _name.endswith("min") else greater))
 
 
 def _arg_extreme(method, better):
@@ -586,8 +584,8 @@ def _arg_extreme(method, better):
     return ov
 
 
-_reduction("argmin")(_arg_extreme("argmin", _less))
-_reduction("argmax")(_arg_extreme("argmax", _greater))
+_reduction("argmin")(_arg_extreme("argmin", less))
+_reduction("argmax")(_arg_extreme("argmax", greater))
 
 
 @_reduction("any")
@@ -668,7 +666,7 @@ def _fused_fold(method, python_impl_for, step, empty_message=None, start=None):
 
 
 for _name, _prefer in (("min", "<"), ("amin", "<"), ("max", ">"), ("amax", ">")):
-    _fused_fold(_name, _extreme(_name[-3:], _less if _prefer == "<" else _greater),
+    _fused_fold(_name, _extreme(_name[-3:], less if _prefer == "<" else greater),
                 _extreme_step(_prefer),
                 empty_message="zero-size array to reduction operation "
                 f"{'minimum' if _prefer == '<' else 'maximum'} which has no identity")

@@ -9,7 +9,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
-from .reductions import in_c_order
+from .reductions import greater, in_c_order, less
 from .sorting import search_sorted
 from .registry import overload, register_jitable
 
@@ -360,18 +360,8 @@ def _nan_extreme(pick, plain):
     return ov
 
 
-@register_jitable
-def _smaller(a, b):
-    return a < b
-
-
-@register_jitable
-def _larger(a, b):
-    return a > b
-
-
-overload(np.nanmin)(_nan_extreme(_smaller, np.min))
-overload(np.nanmax)(_nan_extreme(_larger, np.max))
+overload(np.nanmin)(_nan_extreme(less, np.min))
+overload(np.nanmax)(_nan_extreme(greater, np.max))
 
 
 @overload(np.repeat)
