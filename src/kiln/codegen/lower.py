@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import itertools
 import operator
+import sys
 
 from llvmlite import ir
 
@@ -31,6 +32,7 @@ from .context import STATUS_OK
 from ..library.fusion import Tree
 from ..options import dump
 from .ownership import decref, has_refs, incref
+from .unbound import unbound_reads
 
 
 class FunctionLowerer:
@@ -54,6 +56,7 @@ class FunctionLowerer:
             self.ctx.function_exit = self.leave
             self.ctx.hold_slot = self.slot_for
         self.slots = {name: self.slot_for(ty, name) for name, ty in typed.locals.items()}
+        self.assigned_flags = self.flags_for_unbound_reads()
         for name, ty, arg in zip(typed.ir.arg_names, typed.argtypes, self.fn.args[2:]):
             arg.name = name
             value = self.ctx.cast(self.builder, arg, ty, typed.locals[name])
@@ -68,6 +71,31 @@ class FunctionLowerer:
         if self.ctx.function_exit is not None:
             self.emit_exit()
         self.report_fusion()
+
+    # -- locals read before assignment -----------------------------------------------------
+    def flags_for_unbound_reads(self):
+        """An i1 slot per local that some read may find unassigned (see unbound.py),
+        cleared on entry and set by each assignment."""
+        typed = self.typed
+        self.unbound = unbound_reads(typed.ir.node, typed.ir.arg_names, typed.locals,
+                                     lambda test: typed.constants.get((test, "truth")))
+        names = {n.target.id if isinstance(n, ast.AugAssign) else n.id
+                 for n in self.unbound.reads}
+        for call in self.unbound.calls:
+            fn_ty = typed.typemap.get(call.func)
+            if isinstance(fn_ty, t.InnerFunction):
+                names.update(n for n in fn_ty.captured if self.unbound.at_call(call, n))
+        flags = {}
+        for name in sorted(names):
+            flags[name] = self.ctx.alloca(self.builder, dm.i1, name=f"{name}.assigned")
+            self.builder.store(ir.Constant(dm.i1, 0), flags[name])
+        return flags
+
+    def check_assigned(self, name, free=False):
+        """Raise Python's error for reading `name` while it has no value."""
+        assigned = self.builder.load(self.assigned_flags[name], typ=dm.i1)
+        exc_class, message = unbound_error(name, free)
+        self.ctx.guard(self.builder, self.builder.not_(assigned), exc_class, message)
 
     # -- references ------------------------------------------------------------------------
     def owns_references(self):
@@ -275,6 +303,8 @@ class FunctionLowerer:
             local = self.typed.locals[target.id]
             value = self.ctx.cast(b, value, ty, local)
             slot = self.slots[target.id]
+            if target.id in self.assigned_flags:
+                b.store(ir.Constant(dm.i1, 1), self.assigned_flags[target.id])
             if has_refs(local):
                 incref(b, local, value)
                 old = b.load(slot, typ=dm.value_type(local))
@@ -301,6 +331,8 @@ class FunctionLowerer:
         if isinstance(target, ast.Name):  # `a += <array expression>` writes it into a
             value = self.operand(calls[node], 1, node.value, node)
             cur_ty = self.typed.locals[target.id]
+            if node in self.unbound.reads:
+                self.check_assigned(target.id)
             cur = self.builder.load(self.slots[target.id], typ=dm.value_type(cur_ty))
             result = self.call(calls[node], [cur, value], [cur_ty, value_ty])
             self.assign(target, result, calls[node].signature.return_type)
@@ -451,6 +483,8 @@ class FunctionLowerer:
 
     def expr_Name(self, node):
         ty = self.typed.locals[node.id]
+        if node in self.unbound.reads:
+            self.check_assigned(node.id)
         value = self.builder.load(self.slots[node.id], typ=dm.value_type(ty))
         if has_refs(ty):
             self.borrowed[id(value)] = ty
@@ -480,6 +514,8 @@ class FunctionLowerer:
         if isinstance(fn_ty, t.InnerFunction):  # the outer locals it reads, as they are now
             for name in fn_ty.captured:
                 ty = self.typed.locals[name]
+                if name in self.assigned_flags and self.unbound.at_call(node, name):
+                    self.check_assigned(name, free=True)
                 values.append(self.builder.load(self.slots[name], typ=dm.value_type(ty)))
                 types_.append(ty)
         return self.call(res, values, types_)
@@ -617,3 +653,18 @@ class FunctionLowerer:
                 parts.append(self.ctx.cast(self.builder, self.expr(part), self.type_of(part),
                                            t.int64))
         return build_slice(self.builder, *parts)
+
+
+def unbound_error(name, free):
+    """CPython's exception for reading a local (or, from a nested function, a free
+    variable) that has no value, worded as the running Python words it."""
+    if sys.version_info >= (3, 11):
+        if free:
+            return NameError, (f"cannot access free variable {name!r} where it is not "
+                               "associated with a value in enclosing scope")
+        return UnboundLocalError, (f"cannot access local variable {name!r} where it is not "
+                                   "associated with a value")
+    if free:
+        return NameError, (f"free variable {name!r} referenced before assignment in "
+                           "enclosing scope")
+    return UnboundLocalError, f"local variable {name!r} referenced before assignment"
