@@ -45,6 +45,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
     from .library import linalg, random
+    from .runtime import stack
     from .runtime.nrt import ensure_runtime
 
     tctx = typing_context("cpu")
@@ -67,6 +68,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         linalg.bind_symbols(llvm_ir)
     if random.SYMBOL in llvm_ir:  # the code draws random numbers
         random.bind_symbols()
+    if stack.SYMBOL in llvm_ir:  # a recursive function guards its stack
+        stack.bind_symbols()
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)
     dump("asm", lambda: compiled.assembly)

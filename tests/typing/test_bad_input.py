@@ -670,20 +670,43 @@ def test_huge_shapes_raise_numpy_errors():
     assert out.count("SAME True") == 3, out
 
 
-@pytest.mark.xfail(strict=True, reason="compiled code has no stack-depth check: deep "
-                                       "recursion overflows the C stack (SIGSEGV) instead "
-                                       "of raising RecursionError")
 def test_deep_recursion_raises_recursion_error():
+    """Self and mutual recursion, on the main thread and on a thread with a small stack,
+    with arrays alive in every frame: RecursionError instead of SIGSEGV, nothing leaked,
+    and the function still works after."""
     rc, out = run_child(PRELUDE + """
-    text = ("def depth(n):\\n    if n == 0:\\n        return 0\\n"
-            "    return 1 + depth(n - 1)\\n")
-    f = define("depth", text)
-    g = njit("i8(i8)")(f)
-    f.__globals__["depth"] = g
-    print("SHALLOW", g(100) == 100)
-    try:
-        g(10 ** 8)
-    except RecursionError:
-        print("RECURSION ERROR")
+    import threading
+    from kiln.runtime.nrt import allocation_stats
+    text = ("@njit('i8(i8)')\\n"
+            "def depth(n):\\n    if n == 0:\\n        return 0\\n"
+            "    return 1 + depth(n - 1)\\n"
+            "@njit\\n"
+            "def ping(n, a):\\n    if n == 0:\\n        return a.sum()\\n"
+            "    b = a + 1.0\\n    return pong(n - 1, b)\\n"
+            "@njit('f8(i8, f8[:])')\\n"
+            "def pong(n, a):\\n    return ping(n, a)\\n")
+    scope = {"np": np, "njit": njit}
+    linecache.cache["<rec>"] = (len(text), None, text.splitlines(True), "<rec>")
+    exec(compile(text, "<rec>", "exec"), scope)
+    depth, ping = scope["depth"], scope["ping"]
+    def deep_calls():
+        try:
+            depth(10 ** 8)
+        except RecursionError as e:
+            print("RECURSION ERROR", "depth" in str(e))
+        try:
+            ping(10 ** 8, np.ones(2))
+        except RecursionError:
+            print("MUTUAL RECURSION ERROR")
+        print("SHALLOW", depth(100) == 100, ping(3, np.ones(2)) == 8.0)
+    before = allocation_stats()
+    deep_calls()
+    threading.stack_size(1 << 20)
+    worker = threading.Thread(target=deep_calls)
+    worker.start()
+    worker.join()
+    print("LEAKED", allocation_stats().live - before.live)
     """)
-    assert rc == 0 and "SHALLOW True" in out and "RECURSION ERROR" in out, out
+    assert rc == 0, out
+    assert out.count("RECURSION ERROR True") == 2 and out.count("MUTUAL RECURSION ERROR") == 2
+    assert out.count("SHALLOW True True") == 2 and "LEAKED 0" in out, out

@@ -31,6 +31,7 @@ from . import datamodel as dm
 from .context import STATUS_OK
 from ..library.fusion import Tree
 from ..options import dump
+from ..runtime import stack
 from .ownership import decref, has_refs, incref
 from .unbound import unbound_reads
 
@@ -57,6 +58,8 @@ class FunctionLowerer:
             self.ctx.hold_slot = self.slot_for
         self.slots = {name: self.slot_for(ty, name) for name, ty in typed.locals.items()}
         self.assigned_flags = self.flags_for_unbound_reads()
+        if typed.recursive and self.ctx.state.target == "cpu" and stack.supported():
+            stack.emit_check(self.ctx, self.builder, typed.ir.qualname)
         for name, ty, arg in zip(typed.ir.arg_names, typed.argtypes, self.fn.args[2:]):
             arg.name = name
             value = self.ctx.cast(self.builder, arg, ty, typed.locals[name])

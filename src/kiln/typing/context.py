@@ -26,6 +26,7 @@ class TypingContext:
         self.target = target
         self._typed = {}           # (pyfunc, argtypes, options) -> TypedFunction
         self._in_progress = {}     # same key -> declared return type (for recursion)
+        self._called_while_typed = set()  # keys of functions in a cycle of calls
         self._lock = threading.RLock()
 
     # -- calls -----------------------------------------------------------------------------
@@ -47,11 +48,18 @@ class TypingContext:
             return t.Function(value)
         return ty
 
-    @staticmethod
-    def dispatcher_of(pyfunc):
-        """The compiled function made from `pyfunc`, for a recursive call by its own name
-        (compiled at decoration, before the name is bound)."""
-        return _compiled_functions.get(pyfunc)
+    def unbound_dispatcher(self, caller, name):
+        """The compiled function that a call by `name` in `caller` means while its global is
+        not bound yet: `caller` itself, or a function of the same module being typed (its
+        decoration compiles it, so mutual recursion reaches it before its name exists)."""
+        if name == caller.__name__:
+            return _compiled_functions.get(caller)
+        with self._lock:
+            for pyfunc, *_ in self._in_progress:
+                if getattr(pyfunc, "__name__", None) == name and \
+                        getattr(pyfunc, "__globals__", None) is caller.__globals__:
+                    return _compiled_functions.get(pyfunc)
+        return None
 
     # -- functions -------------------------------------------------------------------------
     def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
@@ -70,12 +78,14 @@ class TypingContext:
                         f"{pyfunc.__qualname__!r} calls itself; kiln can type a recursive "
                         "function only when it has an explicit signature, e.g. "
                         "@njit('int64(int64)')")
+                self._called_while_typed.add(key)
                 return _PendingFunction(self, key, declared)
             self._in_progress[key] = declared_return
             try:
                 typed = infer_function(self, pyfunc, tuple(argtypes), declared_return, options)
             finally:
                 del self._in_progress[key]
+            typed.recursive = key in self._called_while_typed  # every cycle has one such
             self._typed[key] = typed
             return typed
 

@@ -82,6 +82,7 @@ class TypedFunction:
     calls: dict = field(default_factory=dict)      # node or (node, role) -> Resolution
     constants: dict = field(default_factory=dict)  # node -> compile-time value
     symbol: str = ""
+    recursive: bool = False   # in a cycle of calls: its frames need a stack guard
 
     def resolved(self):
         return self
@@ -444,10 +445,10 @@ class Typer:
             return self.locals[name]
         if name in self.ir.free_values:
             return self.frozen(self.ir.free_values[name], node, name)
-        itself = self.tctx.dispatcher_of(self.ir.pyfunc) if name == self.ir.name else None
-        if itself is None:  # not bound yet: a recursive function compiled at decoration
+        callee = self.tctx.unbound_dispatcher(self.ir.pyfunc, name)
+        if callee is None:  # else a recursive function compiled at decoration
             raise self.error(f"name {name!r} is not defined", node)
-        return self.frozen(itself, node, name)
+        return self.frozen(callee, node, name)
 
     def frozen(self, value, node, name):
         ty = self.tctx.global_type(value)

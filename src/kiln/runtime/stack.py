@@ -1,0 +1,152 @@
+"""The stack guard: a recursive compiled function raises RecursionError before its frames
+overflow the thread's C stack (which would kill the interpreter with SIGSEGV).
+
+Each function in a cycle of calls (typing marks it) checks that its frame lies in the
+window of the current thread's stack it may use: from the stack's lowest address, as the C
+library reports it, plus a margin for the library code and C calls a frame may still make,
+up to the stack's top. The check inline is two loads and two compares against the window
+of the thread that checked last (a global pointer to a per-thread window); another thread,
+or a frame outside the window, takes a call that finds this thread's window (once per
+thread: for the main thread glibc reads /proc/self/maps), keeps it in a pthread key (the
+JIT cannot allocate thread-local storage) and makes it the global one. A window is 16
+bytes that live as long as the process. Linux only: elsewhere no check is emitted and deep
+recursion stays unguarded.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import sys
+import threading
+
+from llvmlite import ir
+
+from ..codegen import datamodel as dm
+
+SYMBOL = "kiln_stack_in_window"   # slow path: i1 (i64 address)
+WINDOW = "kiln_stack_window"      # ptr to this or the last checking thread's {low, high}
+KEY = "kiln_stack_key"
+WINDOW_TYPE = ir.ArrayType(dm.i64, 2)
+MARGIN = 1 << 20       # at most this much stack is kept back ...
+MARGIN_FRACTION = 4    # ... and at most a quarter of a small thread's stack
+PTHREAD_ATTR_BYTES = 256  # more than any libc's pthread_attr_t (56 or 64 bytes today)
+
+_lock = threading.Lock()
+_bound = False
+
+
+@functools.cache
+def supported() -> bool:
+    return sys.platform.startswith("linux") and \
+        hasattr(ctypes.CDLL(None), "pthread_getattr_np")
+
+
+def _in_window(builder, window, address):
+    """Whether `address` lies in the {low, high} window that `window` points to."""
+    low, high = (builder.load(builder.gep(window, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, i)],
+                                          source_etype=WINDOW_TYPE), typ=dm.i64)
+                 for i in (0, 1))
+    return builder.and_(builder.icmp_unsigned(">=", address, low),
+                        builder.icmp_unsigned("<", address, high))
+
+
+def _guard_ir() -> str:
+    module = ir.Module(name="kiln.stack")
+    key = ir.GlobalVariable(module, dm.i32, name=KEY)
+    key.initializer = ir.Constant(dm.i32, 0)
+    nowhere = ir.GlobalVariable(module, WINDOW_TYPE, name="kiln_stack_nowhere")
+    nowhere.initializer = ir.Constant(WINDOW_TYPE, [1, 0])  # contains no address
+    window = ir.GlobalVariable(module, dm.ptr, name=WINDOW)
+    window.initializer = nowhere
+
+    def libc(name, ret, *args):
+        return ir.Function(module, ir.FunctionType(ret, list(args)), name=name)
+    get_specific = libc("pthread_getspecific", dm.ptr, dm.i32)
+    set_specific = libc("pthread_setspecific", dm.i32, dm.i32, dm.ptr)
+    thread_self = libc("pthread_self", dm.i64)
+    get_attr = libc("pthread_getattr_np", dm.i32, dm.i64, dm.ptr)
+    get_stack = libc("pthread_attr_getstack", dm.i32, dm.ptr, dm.ptr, dm.ptr)
+    destroy_attr = libc("pthread_attr_destroy", dm.i32, dm.ptr)
+    malloc = libc("malloc", dm.ptr, dm.i64)
+
+    fn = ir.Function(module, ir.FunctionType(dm.i1, [dm.i64]), name=SYMBOL)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    attr = b.alloca(ir.ArrayType(dm.i8, PTHREAD_ATTR_BYTES))
+    attr.align = 16
+    base, size, mine = b.alloca(dm.ptr), b.alloca(dm.i64), b.alloca(dm.ptr)
+    thread_key = b.load(key, typ=dm.i32)
+    b.store(b.call(get_specific, [thread_key]), mine)
+    with b.if_then(b.icmp_unsigned("==", b.load(mine, typ=dm.ptr), ir.Constant(dm.ptr, None)),
+                   likely=False):
+        # First check on this thread: ask the C library where its stack is. If it cannot
+        # say (or memory is exhausted) the thread runs unguarded, as it did before.
+        new = b.call(malloc, [ir.Constant(dm.i64, 16)])
+        with b.if_then(b.icmp_unsigned("==", new, ir.Constant(dm.ptr, None)), likely=False):
+            b.ret(ir.Constant(dm.i1, 1))
+        low = b.gep(new, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 0)], source_etype=WINDOW_TYPE)
+        high = b.gep(new, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 1)], source_etype=WINDOW_TYPE)
+        b.store(ir.Constant(dm.i64, 0), low)
+        b.store(ir.Constant(dm.i64, -1), high)
+        failed = b.call(get_attr, [b.call(thread_self, []), attr])
+        with b.if_then(b.icmp_signed("==", failed, ir.Constant(dm.i32, 0))):
+            b.call(get_stack, [attr, base, size])
+            b.call(destroy_attr, [attr])
+            stack_bytes = b.load(size, typ=dm.i64)
+            margin = b.udiv(stack_bytes, ir.Constant(dm.i64, MARGIN_FRACTION))
+            margin = b.select(b.icmp_unsigned("<", margin, ir.Constant(dm.i64, MARGIN)), margin,
+                              ir.Constant(dm.i64, MARGIN))
+            bottom = b.ptrtoint(b.load(base, typ=dm.ptr), dm.i64)
+            b.store(b.add(bottom, margin), low)
+            b.store(b.add(bottom, stack_bytes), high)
+        b.call(set_specific, [thread_key, new])
+        b.store(new, mine)
+    current = b.load(mine, typ=dm.ptr)
+    b.atomic_rmw("xchg", window, current, "release")
+    b.ret(_in_window(b, current, fn.args[0]))
+    return str(module)
+
+
+def bind_symbols():
+    """Compile the guard and create its pthread key, once per process."""
+    global _bound
+    with _lock:
+        if _bound:
+            return
+        import llvmlite.binding as llvm
+        from ..cpu.cache import internal_cache
+        from ..cpu.engine import get_engine
+        compiled = get_engine().compile(_guard_ir(), level=2, cache=internal_cache("stack"))
+        pthread_key = ctypes.c_uint(0)
+        if ctypes.CDLL(None).pthread_key_create(ctypes.byref(pthread_key), None) != 0:
+            raise MemoryError("kiln could not create a pthread key for its stack guard")
+        engine = compiled.engine.engine
+        ctypes.c_uint.from_address(engine.get_global_value_address(KEY)).value = \
+            pthread_key.value
+        llvm.add_symbol(SYMBOL, compiled.address(SYMBOL))
+        llvm.add_symbol(WINDOW, engine.get_global_value_address(WINDOW))
+        _bound = True
+
+
+def emit_check(ctx, builder, qualname):
+    """Raise RecursionError if this frame lies outside the thread's usable stack."""
+    module = builder.module
+    slow = module.globals.get(SYMBOL) or \
+        ir.Function(module, ir.FunctionType(dm.i1, [dm.i64]), name=SYMBOL)
+    window = module.globals.get(WINDOW)
+    if window is None:
+        window = ir.GlobalVariable(module, dm.ptr, name=WINDOW)
+    frame_address = module.globals.get("llvm.frameaddress.p0") or \
+        ir.Function(module, ir.FunctionType(dm.ptr, [dm.i32]), name="llvm.frameaddress.p0")
+    here = builder.ptrtoint(builder.call(frame_address, [ir.Constant(dm.i32, 0)]), dm.i64)
+    current = builder.load_atomic(window, "acquire", 8, typ=dm.ptr)
+    inside = _in_window(builder, current, here)
+    checked = builder.block
+    with builder.if_then(builder.not_(inside), likely=False):
+        slow_inside = builder.call(slow, [here])
+        slow_block = builder.block
+    ok = builder.phi(dm.i1)
+    ok.add_incoming(inside, checked)
+    ok.add_incoming(slow_inside, slow_block)
+    ctx.guard(builder, builder.not_(ok), RecursionError,
+              f"maximum recursion depth exceeded in compiled function {qualname!r} (its "
+              "frames would overflow the thread's stack)")
