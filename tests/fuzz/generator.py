@@ -548,6 +548,13 @@ class Generator:
             self.statement(inner, indent, depth - 1, loop, returns)
         if len(self.lines) == start:
             self.emit(indent, "pass")
+        self.maybe_unbound(scope, inner)
+
+    def maybe_unbound(self, scope, inner):
+        """Now and then let code after a block read the names the block assigned, which the
+        paths that skip it leave unassigned (UnboundLocalError in both, or a value)."""
+        if self.chance(0.08):
+            scope += [v for v in inner[len(scope):] if v.kind != "optional"]
 
     def if_statement(self, scope, indent, depth, loop, returns):
         self.emit(indent, f"if {self.bool_expr(scope, 3)}:")
@@ -594,6 +601,7 @@ class Generator:
         if self.chance(0.3):
             self.emit(indent, "else:")
             self.block(scope, indent + 1, depth, False, returns)
+        self.maybe_unbound(scope, inner)
 
     def returned(self, scope, returns):
         kind, optional = returns
