@@ -18,6 +18,10 @@ def same(expected, got, rtol=0.0):
             return False
         if rtol:
             return np.allclose(expected, got, rtol=rtol, equal_nan=True)
+        if expected.dtype.kind == "f" and got.dtype.kind == "f":
+            zeros = expected == 0
+            if not np.array_equal(np.signbit(expected[zeros]), np.signbit(got[zeros])):
+                return False  # -0.0 where NumPy has 0.0, or the reverse
         return np.array_equal(expected, got, equal_nan=expected.dtype.kind in "fc")
     if isinstance(expected, tuple):
         return isinstance(got, tuple) and len(got) == len(expected) and \

@@ -245,6 +245,24 @@ def _clip(x, low, high):
     return np_minimum(np_maximum(x, low), high)
 
 
+def np_clip_by_scalars(x, low, high):
+    """One element of np.clip with scalar bounds, as NumPy's loop for bounds of stride 0
+    computes it: a NaN bound gives NaN, and an element equal to a bound (0.0 against -0.0)
+    is kept, where array bounds give the bound."""
+
+
+def _clip_by_scalars(x, low, high):
+    if low != low:
+        return low
+    if high != high:
+        return high
+    kept = low if x < low else x
+    return high if kept > high else kept
+
+
+overload(np_clip_by_scalars)(lambda x, low, high: _clip_by_scalars)
+
+
 def _choose(condition, x, y):
     return x if condition else y
 
@@ -342,6 +360,8 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if ufunc is np.power and isinstance(operands[0], t.Array) and \
             isinstance(operands[1], t.Number):
         key = np_power_by_scalar
+    if ufunc is CLIP and all(isinstance(o, t.Number) for o in operands[1:]):
+        key = np_clip_by_scalars
     out_dtype = _numpy_dtype(ufunc, operands)
     if out_dtype is None:
         return None

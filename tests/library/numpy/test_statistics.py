@@ -59,6 +59,11 @@ def test_along_an_axis(a):
 @pytest.mark.parametrize("a, low, high", [
     (np.array([1, 5, 9], np.int8), 2, 7.5), (np.array([np.nan, 1.0, -3, 0.2]), 0, 0.5),
     (np.arange(10), 3, 6), (RNG.random((3, 4)), np.float32(0.2), np.nan),
-    (RNG.random((3, 4)), np.zeros(4), np.ones((3, 1)) * 0.5)])
+    (RNG.random((3, 4)), np.zeros(4), np.ones((3, 1)) * 0.5),
+    # signed zeros: scalar bounds keep an equal element, array bounds give the bound
+    (np.array([0.0, -0.0, np.nan, 1.0, -2.0]), 0.0, -0.0),
+    (np.array([0.0, -0.0, np.nan, 1.0, -2.0]), -0.0, 0.0),
+    (np.array([0.0, -0.0, 1.0, -2.0]), np.full(4, 0.0), np.full(4, -0.0)),
+    (np.array([0.0, -0.0, 1.0]), np.nan, 1.0), (np.arange(4.0), 2.0, 1.0)])
 def test_clip(a, low, high):
     check(clips, a, low, high)
