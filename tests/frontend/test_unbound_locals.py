@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from helpers import same
 from kiln import njit
 from kiln.codegen.unbound import unbound_reads
 from kiln.frontend import build_function_ir
@@ -71,7 +72,48 @@ def array_local(n):
     return a.sum()
 
 
-CASES = [(assigned_in_branch, 7), (assigned_in_branch, 1), (last_of_loop, 3),
+def assigned_only_where_typing_never_goes(n, a):
+    if False:
+        b = a
+    if n > 0:
+        b *= 2.0
+    c = n + 1
+    if n > 1:
+        return b, float(c)
+    return a, float(c)
+
+
+def free_variable_never_assigned(n):
+    def inner():
+        return z + 1
+    if False:
+        z = 1
+    if n > 0:
+        return inner()
+    return n
+
+
+def never_assigned_in_untaken_branch(n):
+    if False:
+        z = 1
+    return z if n > 0 else n
+
+
+def never_assigned_in_short_circuit(n):
+    if False:
+        z = 1
+    if n > 0 and z > 0:
+        return 1
+    w = n < 0 or z > 0
+    return 2 if w else 3
+
+
+CASES = [(assigned_only_where_typing_never_goes, 0), (assigned_only_where_typing_never_goes, 1),
+         (assigned_only_where_typing_never_goes, 2), (free_variable_never_assigned, 0),
+         (free_variable_never_assigned, 1), (never_assigned_in_untaken_branch, 0),
+         (never_assigned_in_untaken_branch, 1), (never_assigned_in_short_circuit, 0),
+         (never_assigned_in_short_circuit, -1), (never_assigned_in_short_circuit, 1),
+(assigned_in_branch, 7), (assigned_in_branch, 1), (last_of_loop, 3),
          (last_of_loop, 0), (loop_target_after_loop, 4), (loop_target_after_loop, 0),
          (assigned_on_a_later_turn, 5), (assigned_on_a_later_turn, 3),
          (augmented_unassigned, 1), (augmented_unassigned, 0),
@@ -81,15 +123,16 @@ CASES = [(assigned_in_branch, 7), (assigned_in_branch, 1), (last_of_loop, 3),
 
 @pytest.mark.parametrize("fn, n", CASES, ids=lambda v: getattr(v, "__name__", str(v)))
 def test_agrees_with_cpython(fn, n):
+    args = (n, np.arange(3.0)) if fn is assigned_only_where_typing_never_goes else (n,)
     try:
-        expected = ("value", fn(n))
+        expected = ("value", fn(*args))
     except NameError as e:  # UnboundLocalError is a NameError
         expected = (type(e), str(e))
     try:
-        got = ("value", njit(fn)(n))
+        got = ("value", njit(fn)(*args))
     except NameError as e:
         got = (type(e), str(e))
-    assert got == expected
+    assert got[0] == expected[0] and same(expected[1], got[1])
 
 
 def test_second_call_after_error_still_works():

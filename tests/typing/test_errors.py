@@ -101,9 +101,13 @@ def used_before_assignment(n):
     return 0
 
 
-def test_local_used_before_assignment():
-    with pytest.raises(TypingError, match="'total' is used before it is assigned"):
-        njit(used_before_assignment)(3)
+def test_local_no_path_assigns_raises_when_read():
+    """`total` is assigned only by the statement that reads it: CPython compiles this and
+    raises UnboundLocalError when (and only when) that read runs; so does kiln."""
+    f = njit(used_before_assignment)
+    assert f(1) == used_before_assignment(1) == 0
+    with pytest.raises(UnboundLocalError, match="'total'"):
+        f(3)
 
 
 def raises_with_message(x):

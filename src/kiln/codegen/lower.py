@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import itertools
 import operator
-import sys
 
 from llvmlite import ir
 
@@ -33,7 +32,7 @@ from ..library.fusion import Tree
 from ..options import dump
 from ..runtime import stack
 from .ownership import decref, has_refs, incref
-from .unbound import unbound_reads
+from .unbound import unbound_error, unbound_reads
 
 
 class FunctionLowerer:
@@ -99,6 +98,14 @@ class FunctionLowerer:
         assigned = self.builder.load(self.assigned_flags[name], typ=dm.i1)
         exc_class, message = unbound_error(name, free)
         self.ctx.guard(self.builder, self.builder.not_(assigned), exc_class, message)
+
+    def raised_unassigned(self, node):
+        """If `node` (a statement, or an operand evaluated only on some paths) reads a local
+        that no compiled path assigns, raise CPython's error in its place; whether it did."""
+        if node not in self.typed.unassigned:
+            return False
+        self.ctx.raise_error(self.builder, *unbound_error(*self.typed.unassigned[node]))
+        return True
 
     # -- references ------------------------------------------------------------------------
     def owns_references(self):
@@ -268,6 +275,8 @@ class FunctionLowerer:
     def block(self, stmts):
         for stmt in stmts:
             self.fresh_block_if_terminated()
+            if self.raised_unassigned(stmt):
+                continue
             try:
                 getattr(self, "stmt_" + type(stmt).__name__)(stmt)
             except KilnError as e:
@@ -367,6 +376,8 @@ class FunctionLowerer:
     def branch_on(self, node, if_true, if_false):
         """Branch on a test as control flow: `a and b` / `a or b` / `not a` jump straight to
         their targets instead of computing a bool, so LLVM keeps predictable branches."""
+        if self.raised_unassigned(node):
+            return
         if (node, "truth") not in self.typed.constants:
             if isinstance(node, ast.BoolOp) and self.type_of(node) == t.boolean:
                 for value in node.values[:-1]:
@@ -544,6 +555,8 @@ class FunctionLowerer:
         end = self.new_block("boolop.end")
         is_and = isinstance(node.op, ast.And)
         for i, value_node in enumerate(node.values):
+            if self.raised_unassigned(value_node):
+                break
             value = self.expr(value_node)
             result = self.ctx.cast(b, value, self.type_of(value_node), result_ty)
             b.store(result, slot)
@@ -627,6 +640,8 @@ class FunctionLowerer:
         b.cbranch(self.condition(node.test), then, orelse)
         for blk, value_node in ((then, node.body), (orelse, node.orelse)):
             b.position_at_end(blk)
+            if self.raised_unassigned(value_node):
+                continue
             value = self.expr(value_node)
             b.store(self.ctx.cast(b, value, self.type_of(value_node), result_ty), slot)
             self.take(value)
@@ -657,17 +672,3 @@ class FunctionLowerer:
                                            t.int64))
         return build_slice(self.builder, *parts)
 
-
-def unbound_error(name, free):
-    """CPython's exception for reading a local (or, from a nested function, a free
-    variable) that has no value, worded as the running Python words it."""
-    if sys.version_info >= (3, 11):
-        if free:
-            return NameError, (f"cannot access free variable {name!r} where it is not "
-                               "associated with a value in enclosing scope")
-        return UnboundLocalError, (f"cannot access local variable {name!r} where it is not "
-                                   "associated with a value")
-    if free:
-        return NameError, (f"free variable {name!r} referenced before assignment in "
-                           "enclosing scope")
-    return UnboundLocalError, f"local variable {name!r} referenced before assignment"

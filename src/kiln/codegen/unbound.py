@@ -9,6 +9,7 @@ none, and where LLVM proves a flag set it folds the test away.
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 
 
@@ -141,3 +142,18 @@ class _Flow:
         self.breaks.append([])
         self.block(body, state)
         return self.breaks.pop()
+
+
+def unbound_error(name, free):
+    """CPython's exception for reading a local (or, from a nested function, a free
+    variable) that has no value, worded as the running Python words it."""
+    if sys.version_info >= (3, 11):
+        if free:
+            return NameError, (f"cannot access free variable {name!r} where it is not "
+                               "associated with a value in enclosing scope")
+        return UnboundLocalError, (f"cannot access local variable {name!r} where it is not "
+                                   "associated with a value")
+    if free:
+        return NameError, (f"free variable {name!r} referenced before assignment in "
+                           "enclosing scope")
+    return UnboundLocalError, f"local variable {name!r} referenced before assignment"

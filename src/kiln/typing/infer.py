@@ -83,6 +83,9 @@ class TypedFunction:
     constants: dict = field(default_factory=dict)  # node -> compile-time value
     symbol: str = ""
     recursive: bool = False   # in a cycle of calls: its frames need a stack guard
+    unassigned: dict = field(default_factory=dict)  # statement or branch of a conditional
+    #   expression -> (local, free) it reads that no compiled path assigns: it raises
+    #   UnboundLocalError (NameError) instead
 
     def resolved(self):
         return self
@@ -92,11 +95,14 @@ class TypedFunction:
 
 
 class _Deferred(Exception):
-    """A local was read before this pass gave it a type; retried on the next pass."""
+    """A local was read before this pass gave it a type; retried on the next pass. One
+    still untyped when typing ends is assigned on no path kiln compiles, so its statement
+    raises what CPython raises there (`free`: a nested function's free variable)."""
 
-    def __init__(self, name, node):
+    def __init__(self, name, node, free=False):
         self.name = name
         self.node = node
+        self.free = free
 
 
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
@@ -155,7 +161,7 @@ class Typer:
     def run(self) -> TypedFunction:
         for _ in range(self.MAX_PASSES):
             self.changed = False
-            self.deferred = None
+            self.deferred = {}
             self.typemap, self.calls, self.constants, self.returns = {}, {}, {}, []
             self.block(self.ir.node.body)
             if not self.changed:
@@ -163,11 +169,10 @@ class Typer:
         else:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
-        if self.deferred is not None:
-            raise TypingError(f"name {self.deferred.name!r} is used before it is assigned",
-                              self.ir.loc(self.deferred.node))
+        unassigned = {stmt: (d.name, d.free) for stmt, d in self.deferred.items()}
         return TypedFunction(self.ir, self.argtypes, self.return_type(), self.options,
-                             self.locals, self.typemap, self.calls, self.constants)
+                             self.locals, self.typemap, self.calls, self.constants,
+                             unassigned=unassigned)
 
     def return_type(self):
         if self._falls_through():  # the implicit `return None` at the end
@@ -216,8 +221,7 @@ class Typer:
             try:
                 self.stmt(stmt)
             except _Deferred as d:
-                if self.deferred is None:
-                    self.deferred = d
+                self.deferred[stmt] = d
             except KilnError as e:
                 raise e.with_location(self.ir.loc(stmt))
 
@@ -525,7 +529,7 @@ class Typer:
             captured = []
             for name in fn.captured:
                 if name not in self.locals:
-                    raise _Deferred(name, node)
+                    raise _Deferred(name, node, free=True)
                 captured.append(self.locals[name])
             res = self.tctx.resolve_inner(fn, args + tuple(captured))
         elif isinstance(fn, t.BoundMethod):
@@ -565,8 +569,14 @@ class Typer:
 
     def expr_BoolOp(self, node):
         result = None
-        for value in node.values:
-            self.condition(value)
+        for i, value in enumerate(node.values):
+            try:
+                self.condition(value)
+            except _Deferred as d:  # reads a local not typed (yet): see `branch`
+                if i == 0:
+                    raise
+                self.deferred[value] = d
+                break  # what follows runs only after this operand, which raises
             ty = self.typemap[value]
             merged = ty if result is None else unify(result, ty)
             if merged is None:
@@ -615,13 +625,28 @@ class Typer:
         taken = self.constants.get((node.test, "truth"))
         if taken is not None:
             return self.expr(node.body if taken else node.orelse)
-        a = _narrowed(node.test, ast.IsNot, node.body, self.expr(node.body))
-        b = _narrowed(node.test, ast.Is, node.orelse, self.expr(node.orelse))
+        a, b = self.branch(node.body), self.branch(node.orelse)
+        if a is None or b is None:  # a branch reads a local not typed (yet)
+            if a is None and b is None:
+                raise self.deferred[node.body]
+            return a if a is not None else b
+        a = _narrowed(node.test, ast.IsNot, node.body, a)
+        b = _narrowed(node.test, ast.Is, node.orelse, b)
         merged = unify(a, b)
         if merged is None:
             raise self.error(f"the branches of this conditional expression have types {a} and "
                              f"{b}, which have no common type", node)
         return merged
+
+    def branch(self, node):
+        """The type of a conditional expression's branch, or None (recorded as deferred)
+        when it reads a local that no pass has typed yet: if none ever does, only that
+        branch raises, as in CPython."""
+        try:
+            return self.expr(node)
+        except _Deferred as d:
+            self.deferred[node] = d
+            return None
 
     def expr_Subscript(self, node):
         obj = self.expr(node.value)
