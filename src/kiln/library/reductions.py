@@ -3,7 +3,8 @@ functions and as array methods. Result types are NumPy's (the sum of int8 is int
 float32 is float32); float sums use NumPy's pairwise summation, so they agree bit for bit.
 A non-contiguous array is reduced through a contiguous copy. The float sum and mean of an
 array expression (`np.sum(a * b)`) compute the expression inside the summation, with no
-temporary array. (`axis=` is not supported yet.)"""
+temporary array. Along an axis (`axis=`), an N-d array is seen as (outer, n, inner)
+around that axis (axes.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -584,11 +585,54 @@ def _arg_extreme(method, better):
     return ov
 
 
-_reduction("argmin")(_arg_extreme("argmin", less))
-_reduction("argmax")(_arg_extreme("argmax", greater))
+def _arg_extreme_along(method, better):
+    """The index of each extreme along an axis (int64); the first NaN wins, as NumPy."""
+    message = f"attempt to get {method} of an empty sequence"
+
+    def along_for(a):
+        normalize = axis_normalizer(a.ndim)
+        dt = a.dtype
+
+        def arg_extreme_along(a, axis):
+            x, shape = around_axis(c_contiguous(a), normalize(axis))
+            outer, n, inner = x.shape
+            if n == 0:
+                raise ValueError(message)
+            out = empty_array(shape, t.int64)
+            result = flat_view(out)
+            best = empty_array(inner, dt)
+            for o in range(outer):
+                for j in range(inner):
+                    best[j] = x[o, 0, j]
+                    result[o * inner + j] = 0
+                for i in range(1, n):
+                    for j in range(inner):
+                        b = best[j]
+                        if b == b:  # else a NaN came first: it stays
+                            v = x[o, i, j]
+                            if v != v or better(v, b):
+                                best[j] = v
+                                result[o * inner + j] = i
+            return out
+        return arg_extreme_along
+    return along_for
 
 
-@_reduction("any")
+_reduction("argmin", _arg_extreme_along("argmin", less))(_arg_extreme("argmin", less))
+_reduction("argmax", _arg_extreme_along("argmax", greater))(_arg_extreme("argmax", greater))
+
+
+@register_jitable
+def _either(found, v):
+    return found or bool(v)
+
+
+@register_jitable
+def _both(found, v):
+    return found and bool(v)
+
+
+@_reduction("any", lambda a: _along(a, t.boolean, _either, identity=False))
 def _any(a):
     def any_(a):
         for v in as_flat(a):
@@ -598,7 +642,7 @@ def _any(a):
     return any_
 
 
-@_reduction("all")
+@_reduction("all", lambda a: _along(a, t.boolean, _both, identity=True))
 def _all(a):
     def all_(a):
         for v in as_flat(a):
@@ -748,23 +792,48 @@ _register_ptp()
 
 
 def _spread(method):
-    """`np.var`/`np.std` (and methods) of the whole array, with `ddof`: NumPy's two passes,
-    the mean and then the summed squared deviations (fused into one loop)."""
+    """`np.var`/`np.std` (and methods) with `ddof`, of the whole array or along an axis:
+    NumPy's two passes, the mean and then the summed squared deviations (fused into one
+    loop for the whole array; along an axis summed as `np.sum` sums, so the bits agree)."""
     take_root = method == "std"
 
     def ov(a, axis=None, ddof=0):
-        if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex) or not (
-                axis is None or isinstance(axis, t.NoneType)):
+        if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex):
             return None
         dt = _result_dtype(a, method)
+        normalize = axis_normalizer(a.ndim)
 
         def spread(a, axis=None, ddof=0):
+            if axis is not None:
+                normalize(axis)
             m = np.mean(a)
             d = as_flat(a) - m  # NumPy sums the deviations in memory order
             total = np.sum(d * d)
             variance = np_true_divide(dt(total), dt(max(a.size - ddof, 0)))
             return np.sqrt(variance) if take_root else variance
-        return spread
+
+        def spread_along(a, axis=None, ddof=0):
+            k = normalize(axis)
+            means = flat_view(np.mean(a, k))
+            x, shape = around_axis(c_contiguous(a), k)
+            outer, n, inner = x.shape
+            squares = empty_array(a.shape, dt)
+            flat = flat_view(squares)
+            for o in range(outer):
+                for i in range(n):
+                    for j in range(inner):
+                        d = x[o, i, j] - means[o * inner + j]
+                        flat[(o * n + i) * inner + j] = d * d
+            out = np.sum(squares, k)
+            result = flat_view(out)
+            divisor = dt(max(n - ddof, 0))
+            for i in range(result.shape[0]):
+                variance = np_true_divide(result[i], divisor)
+                result[i] = np.sqrt(variance) if take_root else variance
+            return out
+        if axis is None or isinstance(axis, t.NoneType) or a.ndim == 1:
+            return spread
+        return spread_along if isinstance(axis, t.Integer) else None
     overload(getattr(np, method))(ov)
     overload_method(t.Array, method)(ov)
 

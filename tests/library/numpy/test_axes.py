@@ -28,6 +28,30 @@ def min_along(a, k):
     return np.min(a, axis=k)
 
 
+def argmax_along(a, k):
+    return np.argmax(a, k)
+
+
+def argmin_along(a, k):
+    return a.argmin(axis=k)
+
+
+def any_along(a, k):
+    return np.any(a, axis=k), (a > 5).any(k)
+
+
+def all_along(a, k):
+    return a.all(axis=k), np.all(a > 1, k)
+
+
+def var_along(a, k):
+    return np.var(a, axis=k), a.var(k, ddof=1)
+
+
+def std_along(a, k):
+    return a.std(axis=k), np.std(a, k, ddof=2)
+
+
 def sum_axis_none(a):
     return a.sum(axis=None)
 
@@ -35,9 +59,15 @@ def sum_axis_none(a):
 SHAPES = [(5,), (3, 4), (2, 3, 4), (0, 3), (3, 0), (2, 1, 300)]
 CASES = [(sum_along, np.float64), (sum_along, np.float32), (sum_along, np.int8),
          (mean_along, np.float64), (mean_along, np.int32), (prod_along, np.int32),
-         (max_along, np.float64), (min_along, np.bool_)]
+         (max_along, np.float64), (min_along, np.bool_),
+         (argmax_along, np.float64), (argmax_along, np.int16), (argmin_along, np.float32),
+         (argmin_along, np.bool_), (any_along, np.float64), (any_along, np.int8),
+         (all_along, np.float32), (all_along, np.bool_), (var_along, np.float64),
+         (var_along, np.float32), (var_along, np.int64), (std_along, np.float64),
+         (std_along, np.int8)]
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy's var of too few items
 @pytest.mark.parametrize("pyfunc, dtype", CASES)
 def test_every_axis(pyfunc, dtype):
     for shape in SHAPES:
@@ -66,6 +96,10 @@ def test_nan_and_signed_zero_along_an_axis():
         check(sum_along, a, k)
         check(max_along, a, k)
         check(min_along, a, k)
+        check(argmax_along, a, k)
+        check(argmin_along, a, k)
+        check(any_along, a, k)
+        check(var_along, a, k)
     check(sum_axis_none, a)
 
 
