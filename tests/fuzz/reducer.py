@@ -127,4 +127,16 @@ def reduce(program: Program, outcome: Outcome, plant=None, max_runs=400) -> str:
                 position = 0
     finally:
         child.stop()
-    return ast.unparse(tree) + "\n"
+    return ast.unparse(_without_unused_helpers(tree)) + "\n"
+
+
+def _without_unused_helpers(tree):
+    """The module without the helper functions nothing calls any more (defining one has no
+    effect of its own: kiln compiles a function when it is first called)."""
+    while True:
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        unused = [d for d in tree.body if isinstance(d, ast.FunctionDef) and d.name != "f"
+                  and d.name not in used]
+        if not unused:
+            return tree
+        tree.body = [d for d in tree.body if d not in unused]
