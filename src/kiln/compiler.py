@@ -45,7 +45,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
     from .library import linalg, random
-    from .runtime import stack
+    from .runtime import stack, threads
     from .runtime.nrt import ensure_runtime
 
     tctx = typing_context("cpu")
@@ -70,6 +70,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         random.bind_symbols()
     if stack.SYMBOL in llvm_ir:  # a recursive function guards its stack
         stack.bind_symbols()
+    if threads.SYMBOL in llvm_ir:  # prange loops run on the thread layer
+        threads.ensure_runtime()
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)
     dump("asm", lambda: compiled.assembly)

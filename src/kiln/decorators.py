@@ -40,9 +40,6 @@ def jit(signature_or_function=None, locals=None, **options):
         if _is_signature(signatures) and not isinstance(signatures, list):
             signatures = [signatures]
         signatures = list(signatures)
-    if options.get("parallel"):
-        raise NotImplementedError("kiln does not support parallel=True yet; drop it to run "
-                                  "on one core")
     compile_options = CompileOptions.from_kwargs(**options)
 
     def decorate(fn):

@@ -9,13 +9,19 @@ from dataclasses import dataclass
 FASTMATH_FLAGS = frozenset({"nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
 
 
-def env_flag(name: str) -> bool:
-    """KILN_<name>, or Numba's NUMBA_<name>, set to a true value."""
+def env_value(name: str):
+    """KILN_<name>, else Numba's NUMBA_<name>, else None."""
     for prefix in ("KILN_", "NUMBA_"):
         value = os.environ.get(prefix + name)
         if value is not None:
-            return value.strip().lower() not in ("", "0", "false", "no", "off")
-    return False
+            return value
+    return None
+
+
+def env_flag(name: str) -> bool:
+    """KILN_<name>, or Numba's NUMBA_<name>, set to a true value."""
+    value = env_value(name)
+    return value is not None and value.strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def dumping(stage: str) -> bool:
@@ -36,10 +42,11 @@ class CompileOptions:
     boundscheck: bool = False
     nogil: bool = False
     error_model: str = "python"
+    parallel: bool = False
 
     @classmethod
     def from_kwargs(cls, fastmath=False, boundscheck=None, nogil=False, error_model="python",
-                    **ignored):
+                    parallel=False, **ignored):
         if fastmath is True:
             flags = frozenset({"fast"})
         elif not fastmath:
@@ -54,4 +61,4 @@ class CompileOptions:
             boundscheck = env_flag("BOUNDSCHECK")
         if error_model not in ("python", "numpy"):
             raise ValueError("error_model must be 'python' or 'numpy'")
-        return cls(flags, bool(boundscheck), bool(nogil), error_model)
+        return cls(flags, bool(boundscheck), bool(nogil), error_model, bool(parallel))

@@ -212,6 +212,24 @@ class Dispatcher:
         found = {k: s.result.fusion for k, s in self._select(signature)}
         return found if signature is None else found[tuple(parse_signature(signature).args)]
 
+    def parallel_diagnostics(self, signature=None, level=1, file=None):
+        """Print what `parallel=True` did with each prange loop, per specialization: split
+        across threads (with its reductions; at level 2 and above also its private and
+        shared names) or left serial, and why."""
+        lines = []
+        for key, spec in self._select(signature):
+            lines.append(f"{self.__qualname__}{key}:")
+            loops = spec.typed.prange_loops
+            if not self.options.parallel:
+                lines.append("  compiled without parallel=True: prange is range")
+            elif not loops:
+                lines.append("  no prange loops")
+            for loop in loops:
+                report = loop if level >= 2 else type(loop)(loop.line, loop.parallel,
+                                                            loop.reason, loop.reductions)
+                lines.append("  " + report.describe())
+        print("\n".join(lines), file=file)
+
     def inspect_types(self, signature=None, file=None):
         """Print the source annotated with each local's type, per specialization."""
         from .annotate import annotate

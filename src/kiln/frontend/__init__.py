@@ -101,7 +101,7 @@ def _parse_fragment(text):
                                  "define it with 'def'")
 
 
-def _assigned_names(fn: ast.FunctionDef) -> set:
+def assigned_names(fn: ast.FunctionDef) -> set:
     names = {a.arg for a in fn.args.args}
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -127,7 +127,7 @@ def inner_function_node(node) -> ast.FunctionDef:
 def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
     """The outer function's locals that a nested function reads (passed to it as hidden
     trailing arguments at each call, so it sees their current values, as a closure does)."""
-    own = _assigned_names(node)
+    own = assigned_names(node)
     used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
     return tuple(sorted((used - own) & outer.local_names))
 
@@ -155,8 +155,11 @@ def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -
     pyfunc = _InnerFunction(node, outer)
     ir = FunctionIR(pyfunc, node, outer.filename,
                     tuple(a.arg for a in node.args.args) + captured, {})
-    ir.local_names = frozenset(_assigned_names(node) | set(captured))
+    ir.local_names = frozenset(assigned_names(node) | set(captured))
     ir.free_values = _free_values(outer.pyfunc, node, ir.local_names)
+    for name, value in outer.free_values.items():  # names the outer's own stages bound
+        if name not in ir.local_names:
+            ir.free_values.setdefault(name, value)
     return ir
 
 
@@ -177,7 +180,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
         if isinstance(stmt, (ast.Global, ast.Nonlocal)):
             raise UnsupportedError("kiln does not support 'global' or 'nonlocal' statements",
                                    ir.loc(stmt))
-    ir.local_names = frozenset(_assigned_names(node))
+    ir.local_names = frozenset(assigned_names(node))
     defaults = pyfunc.__defaults__ or ()
     ir.defaults = dict(zip(ir.arg_names[len(ir.arg_names) - len(defaults):], defaults))
     ir.free_values = _free_values(pyfunc, node, ir.local_names)

@@ -8,6 +8,7 @@ import numpy as np
 from llvmlite import ir
 
 from .. import types as t
+from ..parallel import prange
 from ..codegen import datamodel as dm
 from ..typing.unify import promote_numbers
 from .registry import intrinsic, overload, overload_method, register_jitable, template
@@ -168,6 +169,9 @@ def _range(tctx, *args):
             builder.position_at_end(builder.function.append_basic_block("dead"))
         return context.make_tuple(builder, t.RangeType(), [start, stop, step])
     return t.RangeType()(*([t.int64] * len(args))), codegen
+
+
+template(prange)(_range)  # outside a parallel=True function's loops prange is range
 
 
 for _i, _field in enumerate(("start", "stop", "step")):

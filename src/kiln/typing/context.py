@@ -89,32 +89,33 @@ class TypingContext:
             self._typed[key] = typed
             return typed
 
-    def resolve_inner(self, fn, argtypes) -> Resolution:
-        """A call of a nested function: typed (once per argument types) from its AST, with
+    def typed_inner(self, fn, argtypes, options):
+        """A nested function typed (once per argument types and options) from its AST, with
         the captured outer locals as trailing arguments."""
         from ..frontend import build_nested_ir
         from .infer import infer_ir
+        key = (fn.node, tuple(argtypes), options)
+        with self._lock:
+            if key not in self._typed:
+                if key in self._in_progress:
+                    raise TypingError(f"nested function {fn.node.name!r} calls itself; "
+                                      "kiln compiles recursion only in @njit functions "
+                                      "with an explicit signature")
+                self._in_progress[key] = None
+                try:
+                    ir = build_nested_ir(fn.node, fn.outer, fn.captured)
+                    self._typed[key] = infer_ir(self, ir, tuple(argtypes), None, options)
+                finally:
+                    del self._in_progress[key]
+            return self._typed[key]
 
-        def typed_with(options):
-            key = (fn.node, tuple(argtypes), options)
-            with self._lock:
-                if key not in self._typed:
-                    if key in self._in_progress:
-                        raise TypingError(f"nested function {fn.node.name!r} calls itself; "
-                                          "kiln compiles recursion only in @njit functions "
-                                          "with an explicit signature")
-                    self._in_progress[key] = None
-                    try:
-                        ir = build_nested_ir(fn.node, fn.outer, fn.captured)
-                        self._typed[key] = infer_ir(self, ir, tuple(argtypes), None, options)
-                    finally:
-                        del self._in_progress[key]
-                return self._typed[key]
-        from ..options import CompileOptions
-        typed = typed_with(CompileOptions())
+    def resolve_inner(self, fn, argtypes, options) -> Resolution:
+        """A call of a nested function from a function compiled with `options`."""
+        typed = self.typed_inner(fn, argtypes, options)
 
         def lower(ctx, builder, sig, llargs):
-            return ctx.call_function(builder, typed_with(ctx.options), llargs)
+            return ctx.call_function(builder, self.typed_inner(fn, argtypes, ctx.options),
+                                     llargs)
         return Resolution(t.Signature(typed.return_type, tuple(argtypes)), lower,
                           new_reference=True)
 

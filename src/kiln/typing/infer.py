@@ -83,6 +83,7 @@ class TypedFunction:
     constants: dict = field(default_factory=dict)  # node -> compile-time value
     symbol: str = ""
     recursive: bool = False   # in a cycle of calls: its frames need a stack guard
+    prange_loops: list = field(default_factory=list)  # the parallel stage's LoopReports
     unassigned: dict = field(default_factory=dict)  # statement or branch of a conditional
     #   expression -> (local, free) it reads that no compiled path assigns: it raises
     #   UnboundLocalError (NameError) instead
@@ -121,7 +122,14 @@ def _symbol_for(ir, argtypes, options) -> str:
 
 
 def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFunction:
-    return infer_ir(tctx, build_function_ir(pyfunc), argtypes, declared_return, options)
+    ir = build_function_ir(pyfunc)
+    loops = []
+    if options.parallel:  # the parallel stage: prange loops into chunks run on threads
+        from ..parallel.outline import outline_prange_loops
+        loops = outline_prange_loops(ir)
+    typed = infer_ir(tctx, ir, argtypes, declared_return, options)
+    typed.prange_loops = loops
+    return typed
 
 
 def infer_ir(tctx, ir, argtypes, declared_return, options) -> TypedFunction:
@@ -531,7 +539,7 @@ class Typer:
                 if name not in self.locals:
                     raise _Deferred(name, node, free=True)
                 captured.append(self.locals[name])
-            res = self.tctx.resolve_inner(fn, args + tuple(captured))
+            res = self.tctx.resolve_inner(fn, args + tuple(captured), self.options)
         elif isinstance(fn, t.BoundMethod):
             res = self.resolve(("method", fn.method), (fn.receiver,) + args, node, kws,
                                what=f"{fn.receiver}.{fn.method}()")

@@ -1,0 +1,160 @@
+"""The call the parallel stage puts in place of a prange loop:
+`parallel_run(body, combine, count, captured)` runs the nested function `body(lo, hi,
+*captured)` over chunks of range(count) on the thread layer and combines the chunks'
+results, in chunk order, with `combine`.
+
+Each chunk runs through a generated function `void chunk(env*, k, n)` that computes its
+share of the iterations, calls `body` and records its status, its exception and its result
+in slot k. After the region the first failing chunk's exception is raised (once, in the
+caller; the results of the chunks that finished are released), or the results are folded.
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..codegen.context import STATUS_ERROR, STATUS_OK
+from ..codegen.ownership import decref
+from ..errors import TypingError
+from ..library.registry import intrinsic
+from ..options import CompileOptions
+from ..runtime import threads
+from ..runtime.threads import _for_range, struct_field
+
+# env: {count, captured*, results*, statuses*, exceptions*, chunks that ran}
+_ENV = ir.LiteralStructType([dm.i64, dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.i64])
+_COUNT, _CAPTURED, _RESULTS, _STATUSES, _EXCEPTIONS, _CHUNKS = range(6)
+
+
+def _identity(value):
+    """A reduction's starting value per chunk, in the variable's own type."""
+    def typer(typingctx, x):
+        if not isinstance(x, t.Number):
+            raise TypingError(f"a prange loop reduces into a value of type {x}; kiln's "
+                              "parallel reductions combine numbers (+, -, *, |, &, ^, min, "
+                              "max): accumulate into a scalar, or write each iteration's "
+                              "result to its own element")
+
+        def codegen(context, builder, sig, args):
+            python_type = {t.Boolean: bool, t.Integer: int, t.Float: float,
+                           t.Complex: complex}[next(c for c in (t.Boolean, t.Integer, t.Float,
+                                                                  t.Complex) if isinstance(x, c))]
+            return context.get_constant(builder, x, python_type(value))
+        return x(x), codegen
+    return intrinsic(typer)
+
+
+IDENTITIES = {"+": _identity(0), "*": _identity(1), "|": _identity(0), "^": _identity(0),
+              "&": _identity(-1)}
+
+
+@intrinsic
+def parallel_run(typingctx, body, combine, count, captured):
+    if not (isinstance(body, t.InnerFunction) and isinstance(combine, t.InnerFunction)
+            and isinstance(captured, t.BaseTuple)):
+        return None
+    argtypes = (t.int64, t.int64) + tuple(captured.types)
+    result = typingctx.typed_inner(body, argtypes, CompileOptions()).return_type
+
+    def codegen(context, builder, sig, args):
+        tctx = context.state.tctx
+        typed = tctx.typed_inner(body, argtypes, context.options)
+        chunk = _chunk_function(context, typed, captured)
+        return _run(context, builder, chunk, typed.return_type,
+                    None if result == t.none else
+                    tctx.typed_inner(combine, (result, result), context.options),
+                    args[2], args[3], captured)
+    return result(body, combine, count, captured), codegen
+
+
+def _chunk_function(context, typed, captured):
+    """`void chunk(env*, k, n)`: body(lo, hi, *captured) over the k-th of n shares."""
+    module = context.module
+    name = f"{typed.symbol}.chunk"
+    if name in module.globals:
+        return module.globals[name]
+    body = context.lower_function(typed)
+    fn = ir.Function(module, threads.CHUNK_TYPE, name=name)
+    fn.linkage = "internal"
+    env, k, n = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def field(i):
+        return struct_field(b, env, _ENV, i)
+    count = b.load(field(_COUNT), typ=dm.i64)
+    share, extra = b.sdiv(count, n), b.srem(count, n)
+    lo = b.add(b.mul(k, share), b.select(b.icmp_signed("<", k, extra), k, extra))
+    hi = b.add(b.add(lo, share), b.zext(b.icmp_signed("<", k, extra), dm.i64))
+    values = b.load(b.load(field(_CAPTURED), typ=dm.ptr), typ=dm.value_type(captured))
+    result_type = dm.value_type(typed.return_type)
+    result = b.alloca(result_type)
+    exception = b.alloca(dm.ptr)
+    b.store(ir.Constant(dm.ptr, None), exception)
+    status = b.call(body, [result, exception, lo, hi] +
+                    [b.extract_value(values, i) for i in range(len(captured))])
+    b.store(status, b.gep(b.load(field(_STATUSES), typ=dm.ptr), [k], source_etype=dm.i32))
+    b.store(b.load(exception, typ=dm.ptr),
+            b.gep(b.load(field(_EXCEPTIONS), typ=dm.ptr), [k], source_etype=dm.ptr))
+    if typed.return_type != t.none:
+        with b.if_then(b.icmp_signed("==", status, STATUS_OK)):
+            b.store(b.load(result, typ=result_type),
+                    b.gep(b.load(field(_RESULTS), typ=dm.ptr), [k], source_etype=result_type))
+    with b.if_then(b.icmp_signed("==", k, ir.Constant(dm.i64, 0))):
+        b.store(n, field(_CHUNKS))
+    b.ret_void()
+    return fn
+
+
+def _run(context, builder, chunk, result, combine, count, captured_value, captured):
+    b = builder
+    slots = threads.MAX_THREADS
+    result_type = dm.value_type(result)
+    results = context.alloca(b, ir.ArrayType(result_type, slots))
+    statuses = context.alloca(b, ir.ArrayType(dm.i32, slots))
+    exceptions = context.alloca(b, ir.ArrayType(dm.ptr, slots))
+    captured_slot = context.alloca(b, dm.value_type(captured))
+    env = context.alloca(b, _ENV)
+    b.store(captured_value, captured_slot)
+    for i, value in ((_COUNT, count), (_CAPTURED, captured_slot), (_RESULTS, results),
+                     (_STATUSES, statuses), (_EXCEPTIONS, exceptions)):
+        b.store(value, struct_field(b, env, _ENV, i))
+    module = b.module
+    threads_wanted = module.globals.get(threads.COUNT) or \
+        ir.GlobalVariable(module, dm.i64, name=threads.COUNT)
+    run = context.declare_external(threads.SYMBOL, ir.VoidType(), [dm.ptr, dm.ptr, dm.i64])
+    b.call(run, [chunk, env, b.load(threads_wanted, typ=dm.i64)])
+    chunks = b.load(struct_field(b, env, _ENV, _CHUNKS), typ=dm.i64)
+
+    def slot(array, element_type, k):
+        return struct_field(b, array, ir.ArrayType(element_type, slots), k)
+    failed = context.alloca(b, dm.i64)
+    b.store(ir.Constant(dm.i64, -1), failed)
+    with _for_range(b, ir.Constant(dm.i64, 0), chunks) as k:
+        status = b.load(slot(statuses, dm.i32, k), typ=dm.i32)
+        first = b.icmp_signed("<", b.load(failed, typ=dm.i64), ir.Constant(dm.i64, 0))
+        with b.if_then(b.and_(b.icmp_signed("!=", status, STATUS_OK), first)):
+            b.store(k, failed)
+    k_failed = b.load(failed, typ=dm.i64)
+    with b.if_then(b.icmp_signed(">=", k_failed, ir.Constant(dm.i64, 0)), likely=False):
+        if combine is not None:
+            with _for_range(b, ir.Constant(dm.i64, 0), chunks) as k:
+                ok = b.icmp_signed("==", b.load(slot(statuses, dm.i32, k), typ=dm.i32),
+                                   STATUS_OK)
+                with b.if_then(ok):
+                    decref(b, result, b.load(slot(results, result_type, k), typ=result_type))
+        b.store(b.load(slot(exceptions, dm.ptr, k_failed), typ=dm.ptr), b.function.args[1])
+        context.leave(b, STATUS_ERROR)
+    if combine is None:
+        return dm.null_value(t.none)
+    total = context.alloca(b, result_type)
+    b.store(b.load(slot(results, result_type, ir.Constant(dm.i64, 0)), typ=result_type), total)
+    with _for_range(b, ir.Constant(dm.i64, 1), chunks) as k:
+        so_far = b.load(total, typ=result_type)
+        part = b.load(slot(results, result_type, k), typ=result_type)
+        merged = context.cast(b, context.call_function(b, combine, [so_far, part]),
+                              combine.return_type, result)
+        decref(b, result, so_far)
+        decref(b, result, part)
+        b.store(merged, total)
+    return b.load(total, typ=result_type)
