@@ -49,6 +49,13 @@ def augmented_unassigned(n):
     return acc
 
 
+def augmented_target_before_value(n):
+    if n > 0:
+        acc = 0
+    acc += 1 // n      # CPython reads acc first: UnboundLocalError, not ZeroDivisionError
+    return acc
+
+
 def free_variable_of_nested(n):
     def inner():
         return z + 1
@@ -117,6 +124,7 @@ CASES = [(assigned_only_where_typing_never_goes, 0), (assigned_only_where_typing
          (last_of_loop, 0), (loop_target_after_loop, 4), (loop_target_after_loop, 0),
          (assigned_on_a_later_turn, 5), (assigned_on_a_later_turn, 3),
          (augmented_unassigned, 1), (augmented_unassigned, 0),
+         (augmented_target_before_value, 0), (augmented_target_before_value, 1),
          (free_variable_of_nested, 2), (free_variable_of_nested, 0),
          (while_true_assigns_before_break, -2), (array_local, 4), (array_local, 1)]
 

@@ -341,10 +341,10 @@ class FunctionLowerer:
         calls, target = self.typed.calls, node.target
         value_ty = self.type_of(node.value)
         if isinstance(target, ast.Name):  # `a += <array expression>` writes it into a
+            if node in self.unbound.reads:  # Python reads the target before the value
+                self.check_assigned(target.id)
             value = self.operand(calls[node], 1, node.value, node)
             cur_ty = self.typed.locals[target.id]
-            if node in self.unbound.reads:
-                self.check_assigned(target.id)
             cur = self.builder.load(self.slots[target.id], typ=dm.value_type(cur_ty))
             result = self.call(calls[node], [cur, value], [cur_ty, value_ty])
             self.assign(target, result, calls[node].signature.return_type)
