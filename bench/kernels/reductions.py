@@ -51,11 +51,34 @@ def _row_dot_inputs(rows):
     return g.standard_normal((rows, 256)), g.standard_normal(256), np.zeros(rows)
 
 
+def row_dot_prange(a, v, out):
+    for i in prange(a.shape[0]):
+        s = 0.0
+        for j in range(a.shape[1]):
+            s += a[i, j] * v[j]
+        out[i] = s
+
+
+for _name, _func, _opts in [("row_dot", row_dot, {}),
+                            ("row_dot_parallel", row_dot_prange, {"parallel": True})]:
+    register(Benchmark(
+        name=_name, topic="reduction", pyfunc=_func, make_inputs=_row_dot_inputs,
+        sizes=Sizes(full=20_000, quick=2_000, python=200), label="{n}x256 float64",
+        options=_opts, numpy_ref=lambda a, v, out: np.dot(a, v, out=out), outputs=(2,),
+        rtol=1e-10, bytes_touched=nbytes(0, 1, 2)))
+
+
+def empty_region(x):
+    """Opens and closes one parallel region with one iteration per thread: the cost of
+    the region itself."""
+    for i in prange(x.shape[0]):
+        x[i] = i
+
+
 register(Benchmark(
-    name="row_dot", topic="reduction", pyfunc=row_dot, make_inputs=_row_dot_inputs,
-    sizes=Sizes(full=20_000, quick=2_000, python=200), label="{n}x256 float64",
-    numpy_ref=lambda a, v, out: np.dot(a, v, out=out), outputs=(2,), rtol=1e-10,
-    bytes_touched=nbytes(0, 1, 2)))
+    name="empty_parallel_region", topic="reduction", pyfunc=empty_region,
+    make_inputs=lambda n: (np.zeros(n),), sizes=Sizes(full=2, quick=2, python=2),
+    label="{n} iterations", options={"parallel": True}, outputs=(0,)))
 
 
 def column_sums(a, out):

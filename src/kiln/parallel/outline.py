@@ -328,12 +328,16 @@ def _rewrite(loop, number, reductions, shared):
                       value=_call("__kiln_len", _call("__kiln_range", _name(start), _name(stop),
                                                       _name(step))))]
 
+    unit_step = len(args) < 3  # a literal step of 1 keeps the chunk's loop simple for LLVM
+
     def at(bound):  # __pr_start + bound * __pr_step
-        return ast.BinOp(left=_name(start), op=ast.Add(),
-                         right=ast.BinOp(left=_name(bound), op=ast.Mult(), right=_name(step)))
-    chunk_loop = ast.For(target=loop.target, iter=ast.Call(
-        func=_name("range"), args=[at("__pr_lo"), at("__pr_hi"), _name(step)], keywords=[]),
-        body=loop.body, orelse=[])
+        offset = _name(bound) if unit_step else \
+            ast.BinOp(left=_name(bound), op=ast.Mult(), right=_name(step))
+        return ast.BinOp(left=_name(start), op=ast.Add(), right=offset)
+    chunk_range = [at("__pr_lo"), at("__pr_hi")] + ([] if unit_step else [_name(step)])
+    chunk_loop = ast.For(target=loop.target, iter=ast.Call(func=_name("range"), args=chunk_range,
+                                                           keywords=[]),
+                         body=loop.body, orelse=[])
     params = ["__pr_lo", "__pr_hi", start, step, *shared, *names]
     returned = [ast.Return(ast.Tuple(elts=[_name(n) for n in names], ctx=ast.Load()))] \
         if names else []
