@@ -70,7 +70,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         random.bind_symbols()
     if stack.SYMBOL in llvm_ir:  # a recursive function guards its stack
         stack.bind_symbols()
-    if threads.SYMBOL in llvm_ir:  # prange loops run on the thread layer
+    if "kiln_thread" in llvm_ir:  # prange loops run on the thread layer
         threads.ensure_runtime()
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
                                     cache=cache if state.cacheable else None)

@@ -291,6 +291,23 @@ def test_thread_count_api():
     assert kiln.get_thread_id() == 0
 
 
+def thread_ids(n):
+    seen = np.full(n, -1)
+    for i in prange(n):
+        seen[i] = kiln.get_thread_id()
+    return seen, kiln.get_num_threads()
+
+
+def test_thread_ids_in_compiled_code():
+    f = njit(parallel=True)(thread_ids)
+    seen, count = f(1000)
+    assert count == kiln.get_num_threads()
+    # chunks are contiguous and in thread order: ids never decrease, and each id < count
+    assert seen[0] == 0 and np.all(np.diff(seen) >= 0) and seen.max() < count
+    assert seen.max() == min(count, 1000) - 1
+    assert njit(thread_ids)(3)[0].tolist() == [0, 0, 0]
+
+
 def test_python_threads_open_regions_at_once():
     f = njit(parallel=True)(dot_and_extremes)
     a = np.random.default_rng(3).standard_normal(200_001)

@@ -15,4 +15,5 @@ def load():
     if not _loaded:
         for name in MODULES:
             importlib.import_module(f"{__name__}.{name}")
+        importlib.import_module("kiln.parallel.launch")  # parallel_run, thread ids
         _loaded = True

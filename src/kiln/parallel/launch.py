@@ -17,7 +17,7 @@ from ..codegen import datamodel as dm
 from ..codegen.context import STATUS_ERROR, STATUS_OK
 from ..codegen.ownership import decref
 from ..errors import TypingError
-from ..library.registry import intrinsic
+from ..library.registry import intrinsic, template
 from ..options import CompileOptions
 from ..runtime import threads
 from ..runtime.threads import _for_range, struct_field
@@ -106,6 +106,14 @@ def _chunk_function(context, typed, captured):
     return fn
 
 
+def _threads_wanted(builder):
+    """The thread count regions ask for (the layer's global, which set_num_threads sets)."""
+    module = builder.module
+    count = module.globals.get(threads.COUNT) or \
+        ir.GlobalVariable(module, dm.i64, name=threads.COUNT)
+    return builder.load(count, typ=dm.i64)
+
+
 def _run(context, builder, chunk, result, combine, count, captured_value, captured):
     b = builder
     slots = threads.MAX_THREADS
@@ -119,11 +127,8 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
     for i, value in ((_COUNT, count), (_CAPTURED, captured_slot), (_RESULTS, results),
                      (_STATUSES, statuses), (_EXCEPTIONS, exceptions)):
         b.store(value, struct_field(b, env, _ENV, i))
-    module = b.module
-    threads_wanted = module.globals.get(threads.COUNT) or \
-        ir.GlobalVariable(module, dm.i64, name=threads.COUNT)
     run = context.declare_external(threads.SYMBOL, ir.VoidType(), [dm.ptr, dm.ptr, dm.i64])
-    b.call(run, [chunk, env, b.load(threads_wanted, typ=dm.i64)])
+    b.call(run, [chunk, env, _threads_wanted(b)])
     chunks = b.load(struct_field(b, env, _ENV, _CHUNKS), typ=dm.i64)
 
     def slot(array, element_type, k):
@@ -158,3 +163,19 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
         decref(b, result, part)
         b.store(merged, total)
     return b.load(total, typ=result_type)
+
+
+@template(threads.get_thread_id)
+def _get_thread_id(tctx):
+    """This thread's number in its region's team (0 outside a region), in compiled code."""
+    def codegen(context, builder, sig, args):
+        return builder.call(context.declare_external(threads.THREAD_ID, dm.i64, []), [])
+    return t.int64(), codegen
+
+
+@template(threads.get_num_threads)
+def _get_num_threads(tctx):
+    """How many threads the next region asks for, in compiled code."""
+    def codegen(context, builder, sig, args):
+        return _threads_wanted(builder)
+    return t.int64(), codegen
