@@ -44,9 +44,6 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     (or the on-disk `cache`, when given and the code does not embed process addresses)."""
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
-    from .library import linalg, random
-    from .runtime import stack, threads
-    from .runtime.nrt import ensure_runtime
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing
@@ -62,6 +59,41 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         raise e.with_location(typed.ir.loc(_first_return(typed.ir.node)))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
+    _bind_runtime(llvm_ir)
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
+                                    cache=cache if state.cacheable else None)
+    dump("asm", lambda: compiled.assembly)
+    return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
+                         state.fusion)
+
+
+def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel=False):
+    """Compile `py_func` as a ufunc kernel for `argtypes`: frontend, typing, codegen of the
+    kernel and of NumPy's inner loop around it (ufunc/loops.py), JIT. Returns the loop's
+    address and the typed kernel."""
+    from .cpu.engine import get_engine
+    from .ufunc.loops import build_loop
+
+    tctx = typing_context("cpu")
+    typed = tctx.type_function(py_func, argtypes, declared_return, options)          # typing
+    state = ModuleState(typed.symbol, tctx, "cpu")
+    context = CodegenContext(state, options)
+    native = context.lower_function(typed)                                            # codegen
+    loop_symbol = f"{typed.symbol}.ufunc_loop{'.parallel' if parallel else ''}"
+    build_loop(context, native, typed, loop_symbol, parallel)
+    llvm_ir = str(state.module)
+    dump("llvm", llvm_ir)
+    _bind_runtime(llvm_ir)
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs)           # cpu
+    state.keepalive.append(compiled)
+    return compiled.address(loop_symbol), typed, state.keepalive
+
+
+def _bind_runtime(llvm_ir):
+    """Load and bind the parts of the runtime that the module's code calls."""
+    from .library import linalg, random
+    from .runtime import stack, threads
+    from .runtime.nrt import ensure_runtime
     if "kiln_nrt_" in llvm_ir:  # the code allocates or releases runtime memory
         ensure_runtime()
     if linalg.SYMBOL_PREFIX in llvm_ir:  # the code calls BLAS or LAPACK
@@ -70,13 +102,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         random.bind_symbols()
     if stack.SYMBOL in llvm_ir:  # a recursive function guards its stack
         stack.bind_symbols()
-    if "kiln_thread" in llvm_ir:  # prange loops run on the thread layer
+    if "kiln_thread" in llvm_ir:  # parallel code runs on the thread layer
         threads.ensure_runtime()
-    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
-                                    cache=cache if state.cacheable else None)
-    dump("asm", lambda: compiled.assembly)
-    return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
-                         state.fusion)
 
 
 def _first_return(fn):

@@ -111,10 +111,20 @@ def _int64_truediv(context, builder, sig, args):
 
 
 def _int_divmod(context, builder, ty, x, y):
-    """Floor quotient and remainder of integers; raises on a zero divisor."""
+    """Floor quotient and remainder of integers; a zero divisor raises, or with
+    error_model="numpy" gives 0 and 0 as NumPy's integer loops do."""
     zero = ir.Constant(x.type, 0)
-    context.guard(builder, builder.icmp_unsigned("==", y, zero), ZeroDivisionError,
-                  "integer division or modulo by zero")
+    by_zero = builder.icmp_unsigned("==", y, zero)
+    if context.options.error_model == "numpy":
+        q, r = _int_divmod_nonzero(builder, ty, x, builder.select(by_zero, ir.Constant(
+            x.type, 1), y))
+        return builder.select(by_zero, zero, q), builder.select(by_zero, zero, r)
+    context.guard(builder, by_zero, ZeroDivisionError, "integer division or modulo by zero")
+    return _int_divmod_nonzero(builder, ty, x, y)
+
+
+def _int_divmod_nonzero(builder, ty, x, y):
+    zero = ir.Constant(x.type, 0)
     if not ty.signed:
         return builder.udiv(x, y), builder.urem(x, y)
     # INT_MIN // -1 overflows in hardware; Python's answer wraps to INT_MIN like Numba's.

@@ -1,0 +1,177 @@
+"""A NumPy ufunc's inner loop around a compiled scalar function, and the ufunc itself.
+
+NumPy calls `void loop(char **args, npy_intp const *dims, npy_intp const *steps, void *data)`
+once per stretch of elements: the loop loads each input at `args[k] + i * steps[k]`,
+calls the kernel (inlined by LLVM, so the contiguous case vectorizes like a hand-written
+loop) and stores the result. A stretch whose steps are all the items' sizes takes a
+separate copy of the loop with constant strides. The `parallel` target splits a long
+stretch across the thread layer (runtime/threads.py), each chunk running the same loop.
+
+An exception raised by the kernel stops the loop and is set as the Python exception (the
+GIL taken for it); NumPy reports it when the loop returns. The real ufunc is built by
+NumPy's own `PyUFunc_FromFuncAndData(AndSignature)`, reached through its C-API capsule.
+"""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from llvmlite import ir
+
+from ..codegen import datamodel as dm
+from ..runtime import threads
+from ..runtime.threads import _for_range, struct_field
+
+LOOP_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.ptr, dm.ptr, dm.ptr])
+PARALLEL_MIN = 1 << 14   # shorter stretches are not worth a parallel region
+
+# {args, steps, n, the first exception a chunk raised} for the chunks
+_ENV = ir.LiteralStructType([dm.ptr, dm.ptr, dm.i64, dm.ptr])
+
+
+def build_loop(context, native, typed, name, parallel):
+    """Generate `name`, the ufunc loop calling `native` (the kernel's internal function)."""
+    module = context.module
+    argtypes, result = typed.argtypes, typed.return_type
+    fn = ir.Function(module, LOOP_TYPE, name=name)
+    args, dims, steps, _ = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    n = b.load(dims, typ=dm.i64)
+    if parallel:
+        chunk = _chunk(context, native, typed, name)
+        env = b.alloca(_ENV)
+        for i, value in enumerate((args, steps, n, ir.Constant(dm.ptr, None))):
+            b.store(value, struct_field(b, env, _ENV, i))
+        wanted = module.globals.get(threads.COUNT) or \
+            ir.GlobalVariable(module, dm.i64, name=threads.COUNT)
+        run = context.declare_external(threads.SYMBOL, ir.VoidType(), [dm.ptr, dm.ptr, dm.i64])
+        with b.if_then(b.icmp_signed(">=", n, ir.Constant(dm.i64, PARALLEL_MIN))):
+            b.call(run, [chunk, env, b.load(wanted, typ=dm.i64)])
+            raised = b.load(struct_field(b, env, _ENV, 3), typ=dm.ptr)
+            with b.if_then(b.icmp_unsigned("!=", raised, ir.Constant(dm.ptr, None)),
+                           likely=False):   # raised here, in the thread NumPy called
+                _set_python_error(context, b, raised)
+            b.ret_void()
+    _stretch(context, b, native, argtypes, result, args, steps, ir.Constant(dm.i64, 0), n,
+             lambda b, desc: _set_python_error(context, b, desc))
+    b.ret_void()
+    return fn
+
+
+def _chunk(context, native, typed, name):
+    """`void chunk(env*, k, n)`: the loop over the k-th of n shares of the stretch."""
+    fn = ir.Function(context.module, threads.CHUNK_TYPE, name=f"{name}.chunk")
+    fn.linkage = "internal"
+    env, k, parts = fn.args
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    args, steps, n = (b.load(struct_field(b, env, _ENV, i), typ=ty)
+                      for i, ty in enumerate((dm.ptr, dm.ptr, dm.i64)))
+    share, extra = b.sdiv(n, parts), b.srem(n, parts)
+    lo = b.add(b.mul(k, share), b.select(b.icmp_signed("<", k, extra), k, extra))
+    hi = b.add(b.add(lo, share), b.zext(b.icmp_signed("<", k, extra), dm.i64))
+    first = struct_field(b, env, _ENV, 3)
+
+    def keep_first(b, desc):  # a worker thread has no Python thread state to raise in
+        b.cmpxchg(first, ir.Constant(dm.ptr, None), desc, "monotonic", "monotonic")
+    _stretch(context, b, native, typed.argtypes, typed.return_type, args, steps, lo, hi,
+             keep_first)
+    b.ret_void()
+    return fn
+
+
+def _stretch(context, b, native, argtypes, result, args, steps, lo, hi, on_error):
+    """Elements lo..hi: a constant-stride copy when every step is its item's size;
+    `on_error(builder, exception descriptor)` reports a raise, then the stretch stops."""
+    operands = list(argtypes) + [result]
+    bases = [b.load(b.gep(args, [ir.Constant(dm.i32, k)], source_etype=dm.ptr), typ=dm.ptr)
+             for k in range(len(operands))]
+    strides = [b.load(b.gep(steps, [ir.Constant(dm.i32, k)], source_etype=dm.i64), typ=dm.i64)
+               for k in range(len(operands))]
+    sizes = [ir.Constant(dm.i64, ty.np_dtype.itemsize) for ty in operands]
+    contiguous = ir.Constant(dm.i1, 1)
+    for stride, size in zip(strides, sizes):
+        contiguous = b.and_(contiguous, b.icmp_signed("==", stride, size))
+    with b.if_else(contiguous, likely=True) as (dense, strided):
+        with dense:
+            _elements(context, b, native, operands, bases, sizes, lo, hi, on_error)
+        with strided:
+            _elements(context, b, native, operands, bases, strides, lo, hi, on_error)
+
+
+def _elements(context, b, native, operands, bases, strides, lo, hi, on_error):
+    *inputs, result = operands
+    retslot = context.alloca(b, dm.value_type(result))
+    excslot = context.alloca(b, dm.ptr)
+    with _for_range(b, lo, hi) as i:
+        def address(k):
+            return b.gep(bases[k], [b.mul(i, strides[k])], source_etype=dm.i8)
+        values = [dm.load_item(b, ty, address(k)) for k, ty in enumerate(inputs)]
+        status = b.call(native, [retslot, excslot] + values)
+        with b.if_then(b.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
+            on_error(b, b.load(excslot, typ=dm.ptr))
+            b.ret_void()
+        dm.store_item(b, result, b.load(retslot, typ=dm.value_type(result)),
+                      address(len(inputs)))
+
+
+def _set_python_error(context, b, descriptor):
+    """Raise the kernel's exception in Python (NumPy checks for one after the loop)."""
+    desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
+    cell, message = (b.load(struct_field(b, descriptor, desc_ty, i), typ=dm.ptr) for i in (0, 1))
+    ensure = context.declare_external("PyGILState_Ensure", dm.i32, [])
+    release = context.declare_external("PyGILState_Release", ir.VoidType(), [dm.i32])
+    set_error = context.declare_external("PyErr_SetString", ir.VoidType(), [dm.ptr, dm.ptr])
+    state = b.call(ensure, [])
+    b.call(set_error, [b.load(cell, typ=dm.ptr), message])
+    b.call(release, [state])
+
+
+# ---- the ufunc object ----------------------------------------------------------------------
+
+_LOOP_C_TYPE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                ctypes.c_void_p)
+_keepalive = []   # what each ufunc's C arrays point at; ufuncs live as long as the process
+
+
+def _ufunc_api():
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # NumPy 1.x
+        from numpy.core import _multiarray_umath as umath
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return ctypes.cast(get_pointer(umath._UFUNC_API, None), ctypes.POINTER(ctypes.c_void_p))
+
+
+_FROM_FUNC_AND_DATA, _FROM_FUNC_AND_DATA_AND_SIGNATURE = 1, 31
+_NO_IDENTITY, _IDENTITIES = -1, {0: 0, 1: 1, -1: 2, None: -1, "reorderable": -2}
+
+
+def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None):
+    """A real `numpy.ufunc` from `loops`: (loop address, [NumPy dtypes of inputs+outputs])."""
+    if identity not in _IDENTITIES:
+        raise ValueError(f"identity must be 0, 1, -1, None or 'reorderable', not {identity!r}")
+    count = len(loops)
+    funcs = (ctypes.c_void_p * count)(*[address for address, _ in loops])
+    data = (ctypes.c_void_p * count)()
+    types = (ctypes.c_char * (count * (nin + nout)))(
+        *[np.dtype(d).num for _, dtypes in loops for d in dtypes])
+    name_c, doc_c = ctypes.c_char_p(name.encode()), ctypes.c_char_p((doc or "").encode())
+    api = _ufunc_api()
+    common = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+              ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]
+    args = [ctypes.cast(funcs, ctypes.c_void_p), ctypes.cast(data, ctypes.c_void_p),
+            ctypes.cast(types, ctypes.c_void_p), count, nin, nout, _IDENTITIES[identity],
+            name_c, doc_c, 0]
+    if signature is None:
+        make = ctypes.PYFUNCTYPE(ctypes.py_object, *common)(api[_FROM_FUNC_AND_DATA])
+        ufunc = make(*args)
+    else:
+        signature_c = ctypes.c_char_p(signature.encode())
+        make = ctypes.PYFUNCTYPE(ctypes.py_object, *common, ctypes.c_char_p)(
+            api[_FROM_FUNC_AND_DATA_AND_SIGNATURE])
+        ufunc = make(*args, signature_c)
+        _keepalive.append(signature_c)
+    _keepalive.append((funcs, data, types, name_c, doc_c))
+    return ufunc

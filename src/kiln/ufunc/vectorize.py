@@ -1,0 +1,182 @@
+"""`@vectorize`: a scalar Python function compiled into a NumPy ufunc, with Numba's API.
+
+With signatures (eager) the result is a real `numpy.ufunc` with one loop per signature, so
+broadcasting, `out=`, `where=`, `dtype=`, `reduce`, `accumulate`, `outer` and `at` are
+NumPy's own. Without them (lazy) the result is a `DUFunc`, which compiles a loop for each
+new combination of input dtypes on the call that needs it (as Numba's DUFunc does) and
+otherwise hands the call to the ufunc it has built so far.
+
+Kernels are compiled with NumPy's error model (integer division by zero gives 0 and a float
+division inf or nan, as NumPy's own loops do); an exception the kernel raises itself stops
+the loop and reaches the caller.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+import numpy as np
+
+from .. import types as t
+from ..options import CompileOptions
+from ..types.signature import parse_signature
+from .loops import make_ufunc
+
+_TARGETS = ("cpu", "parallel")
+
+
+def vectorize(ftylist_or_function=(), **options):
+    """`@vectorize`, `@vectorize()`, `@vectorize(["f8(f8, f8)", ...], target="parallel",
+    identity=0, fastmath=True)`."""
+    if callable(ftylist_or_function):
+        return _build(ftylist_or_function, (), options)
+    signatures = ftylist_or_function
+    if isinstance(signatures, (str, t.Signature)):
+        signatures = [signatures]
+    return lambda fn: _build(fn, tuple(signatures), options)
+
+
+def _build(fn, signatures, options):
+    unknown = set(options) - {"target", "identity", "nopython", "cache", "fastmath", "forceobj",
+                              "boundscheck", "nogil"}
+    if unknown:
+        raise TypeError(f"unknown option(s) for vectorize: {', '.join(sorted(unknown))}")
+    target = options.get("target", "cpu")
+    if target == "cuda":
+        raise NotImplementedError("vectorize(target='cuda') is the CUDA back-end's; kiln.cuda "
+                                  "does not compile it yet")
+    if target not in _TARGETS:
+        raise ValueError(f"unknown vectorize target {target!r}: choose 'cpu' or 'parallel'")
+    if not inspect.isfunction(fn):
+        raise TypeError(f"vectorize compiles Python functions, not {type(fn).__name__}")
+    kernel = _Kernel(fn, target == "parallel", options)
+    if not signatures:
+        return DUFunc(kernel, options.get("identity"))
+    for sig in signatures:
+        kernel.compile_signature(sig)
+    return kernel.ufunc(options.get("identity"))
+
+
+class _Kernel:
+    """The scalar function and its compiled loops, in the order they were made."""
+
+    def __init__(self, fn, parallel, options):
+        self.fn = fn
+        self.parallel = parallel
+        self.options = CompileOptions.from_kwargs(fastmath=options.get("fastmath", False),
+                                                  boundscheck=options.get("boundscheck"),
+                                                  error_model="numpy")
+        self.nin = len(inspect.signature(fn).parameters)
+        self.loops = {}      # input kiln types -> (address, [NumPy dtypes in and out])
+        self.keepalive = []
+
+    def compile_signature(self, sig):
+        parsed = parse_signature(sig)
+        if parsed.return_type is None:
+            raise TypeError(f"vectorize signature {sig!r} has no return type: write it as "
+                            "'float64(float64, float64)'")
+        self.compile(tuple(parsed.args), parsed.return_type)
+
+    def compile(self, argtypes, return_type=None):
+        from ..compiler import compile_ufunc_loop
+        if len(argtypes) != self.nin:
+            raise TypeError(f"{self.fn.__name__}() takes {self.nin} arguments; the signature "
+                            f"gives {len(argtypes)}")
+        for ty in (*argtypes, *(() if return_type is None else (return_type,))):
+            if not isinstance(ty, t.Number):
+                raise TypeError(f"vectorize kernels take and return numbers, not {ty}")
+        address, typed, keep = compile_ufunc_loop(self.fn, argtypes, return_type, self.options,
+                                                  self.parallel)
+        if not isinstance(typed.return_type, t.Number):
+            raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a vectorize "
+                            "kernel must return a number")
+        self.keepalive.append(keep)
+        self.loops[argtypes] = (address, [ty.np_dtype for ty in argtypes] +
+                                [typed.return_type.np_dtype])
+
+    def ufunc(self, identity):
+        return make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
+                          self.nin, 1, identity)
+
+
+def _input_type(value):
+    """The kiln type of a call's operand as the lazy ufunc sees it: the dtype of an array
+    (or of what NumPy makes of a list), the default type of a Python number."""
+    if isinstance(value, (bool, int, float, complex)):
+        return t.typeof(value)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(value).dtype
+    return t.from_dtype(np.dtype(dtype))
+
+
+class DUFunc:
+    """A ufunc that grows: each new combination of input dtypes compiles another loop."""
+
+    def __init__(self, kernel, identity):
+        self._kernel = kernel
+        self._identity = identity
+        self._lock = threading.Lock()
+        self.ufunc = None
+        functools.update_wrapper(self, kernel.fn)
+
+    def _ensure(self, argtypes):
+        with self._lock:
+            if argtypes not in self._kernel.loops:
+                self._kernel.compile(argtypes)
+                self.ufunc = self._kernel.ufunc(self._identity)
+        return self.ufunc
+
+    def __call__(self, *args, **kwargs):
+        if len(args) < self._kernel.nin:
+            raise TypeError(f"{self.__name__}() takes {self._kernel.nin} arguments, "
+                            f"{len(args)} given")
+        return self._ensure(tuple(map(_input_type, args[:self._kernel.nin])))(*args, **kwargs)
+
+    def _method(self, name, operands, *args, **kwargs):
+        argtypes = tuple(_input_type(o) for o in operands)
+        return getattr(self._ensure(argtypes), name)(*args, **kwargs)
+
+    def reduce(self, array, *args, **kwargs):
+        return self._method("reduce", (array,) * self._kernel.nin, array, *args, **kwargs)
+
+    def accumulate(self, array, *args, **kwargs):
+        return self._method("accumulate", (array,) * self._kernel.nin, array, *args, **kwargs)
+
+    def reduceat(self, array, *args, **kwargs):
+        return self._method("reduceat", (array,) * self._kernel.nin, array, *args, **kwargs)
+
+    def outer(self, a, b, **kwargs):
+        return self._method("outer", (a, b), a, b, **kwargs)
+
+    def at(self, a, indices, b=None):
+        operands = (a,) if b is None else (a, b)
+        return self._method("at", operands, a, indices, *(() if b is None else (b,)))
+
+    @property
+    def nin(self):
+        return self._kernel.nin
+
+    @property
+    def nout(self):
+        return 1
+
+    @property
+    def nargs(self):
+        return self._kernel.nin + 1
+
+    @property
+    def ntypes(self):
+        return len(self._kernel.loops)
+
+    @property
+    def types(self):
+        return [] if self.ufunc is None else self.ufunc.types
+
+    @property
+    def identity(self):
+        return self._identity
+
+    def __repr__(self):
+        return f"<kiln.DUFunc {self.__name__!r}>"
