@@ -35,6 +35,13 @@ register(Benchmark(
     sizes=Sizes(full=5_000_000, quick=500_000, python=20_000), label="{n} float64",
     numpy_ref=np.hypot, rtol=1e-14, bytes_touched=lambda args: 3 * args[0].nbytes))
 
+register(Benchmark(
+    name="hypot_parallel", topic="ufunc", kind="vectorize", pyfunc=hypot,
+    signatures=(f"{F8}({F8}, {F8})",), make_inputs=_two_vectors,
+    options={"target": "parallel"},
+    sizes=Sizes(full=10_000_000, quick=1_000_000, python=20_000), label="{n} float64",
+    numpy_ref=np.hypot, rtol=1e-14, bytes_touched=lambda args: 3 * args[0].nbytes))
+
 SQRT2 = math.sqrt(2.0)
 
 
