@@ -20,7 +20,7 @@ from ..errors import TypingError
 from ..library.registry import intrinsic, template
 from ..options import CompileOptions
 from ..runtime import threads
-from ..runtime.threads import _for_range, struct_field
+from ..runtime.threads import for_range, struct_field
 
 # env: {count, captured*, results*, statuses*, exceptions*, chunks that ran}
 _ENV = ir.LiteralStructType([dm.i64, dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.i64])
@@ -135,7 +135,7 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
         return struct_field(b, array, ir.ArrayType(element_type, slots), k)
     failed = context.alloca(b, dm.i64)
     b.store(ir.Constant(dm.i64, -1), failed)
-    with _for_range(b, ir.Constant(dm.i64, 0), chunks) as k:
+    with for_range(b, ir.Constant(dm.i64, 0), chunks) as k:
         status = b.load(slot(statuses, dm.i32, k), typ=dm.i32)
         first = b.icmp_signed("<", b.load(failed, typ=dm.i64), ir.Constant(dm.i64, 0))
         with b.if_then(b.and_(b.icmp_signed("!=", status, STATUS_OK), first)):
@@ -143,7 +143,7 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
     k_failed = b.load(failed, typ=dm.i64)
     with b.if_then(b.icmp_signed(">=", k_failed, ir.Constant(dm.i64, 0)), likely=False):
         if combine is not None:
-            with _for_range(b, ir.Constant(dm.i64, 0), chunks) as k:
+            with for_range(b, ir.Constant(dm.i64, 0), chunks) as k:
                 ok = b.icmp_signed("==", b.load(slot(statuses, dm.i32, k), typ=dm.i32),
                                    STATUS_OK)
                 with b.if_then(ok):
@@ -154,7 +154,7 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
         return dm.null_value(t.none)
     total = context.alloca(b, result_type)
     b.store(b.load(slot(results, result_type, ir.Constant(dm.i64, 0)), typ=result_type), total)
-    with _for_range(b, ir.Constant(dm.i64, 1), chunks) as k:
+    with for_range(b, ir.Constant(dm.i64, 1), chunks) as k:
         so_far = b.load(total, typ=result_type)
         part = b.load(slot(results, result_type, k), typ=result_type)
         merged = context.cast(b, context.call_function(b, combine, [so_far, part]),

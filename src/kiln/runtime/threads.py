@@ -167,7 +167,7 @@ def _layer_ir(openmp: bool) -> str:
             # thread cannot start runs in the caller too.
             tasks = b.alloca(task, size=n)
             handles = b.alloca(dm.i64, size=n)
-            with _for_range(b, one, n) as k:
+            with for_range(b, one, n) as k:
                 mine = b.gep(tasks, [k], source_etype=task)
                 b.store(chunk, field(b, mine, 0))
                 b.store(env, field(b, mine, 1))
@@ -181,7 +181,7 @@ def _layer_ir(openmp: bool) -> str:
                     b.store(ir.Constant(dm.i64, 0), handle)
                     run_chunk(b, mine, k, n)
             run_chunk(b, shared, ir.Constant(dm.i64, 0), n)
-            with _for_range(b, one, n) as k:
+            with for_range(b, one, n) as k:
                 handle = b.load(b.gep(handles, [k], source_etype=dm.i64), typ=dm.i64)
                 with b.if_then(b.icmp_signed("!=", handle, ir.Constant(dm.i64, 0))):
                     b.call(pthread_join, [handle, ir.Constant(dm.ptr, None)])
@@ -212,8 +212,8 @@ def callee(builder, pointer, fnty=CHUNK_TYPE):
     return builder.inttoptr(builder.ptrtoint(pointer, dm.i64), ir.PointerType(fnty))
 
 
-class _for_range:
-    """`with _for_range(b, start, stop) as i:` emits `for i in range(start, stop)`."""
+class for_range:
+    """`with for_range(b, start, stop) as i:` emits `for i in range(start, stop)`."""
 
     def __init__(self, builder, start, stop):
         self.b, self.start, self.stop = builder, start, stop

@@ -20,7 +20,7 @@ from llvmlite import ir
 
 from ..codegen import datamodel as dm
 from ..runtime import threads
-from ..runtime.threads import _for_range, struct_field
+from ..runtime.threads import for_range, struct_field
 
 LOOP_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.ptr, dm.ptr, dm.ptr])
 PARALLEL_MIN = 1 << 14   # shorter stretches are not worth a parallel region
@@ -102,7 +102,7 @@ def _elements(context, b, native, operands, bases, strides, lo, hi, on_error):
     *inputs, result = operands
     retslot = context.alloca(b, dm.value_type(result))
     excslot = context.alloca(b, dm.ptr)
-    with _for_range(b, lo, hi) as i:
+    with for_range(b, lo, hi) as i:
         def address(k):
             return b.gep(bases[k], [b.mul(i, strides[k])], source_etype=dm.i8)
         values = [dm.load_item(b, ty, address(k)) for k, ty in enumerate(inputs)]
