@@ -12,8 +12,6 @@
 from . import errors, types
 from .decorators import jit, njit
 from .parallel import prange
-from .ufunc import vectorize
-from .runtime.threads import get_num_threads, get_thread_id, set_num_threads, threading_layer
 from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, f2, f4, f8, float16,
                     float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, intp, u1, u2,
                     u4, u8, uint8, uint16, uint32, uint64, uintp, void, none, typeof)
@@ -26,9 +24,17 @@ __all__ = ["njit", "jit", "prange", "vectorize", "set_num_threads", "get_num_thr
            "uint8", "uint16", "uint32", "uint64", "uintp", "void", "none"]
 
 
+_LAZY = {"vectorize": "kiln.ufunc", "set_num_threads": "kiln.runtime.threads",
+         "get_num_threads": "kiln.runtime.threads", "get_thread_id": "kiln.runtime.threads",
+         "threading_layer": "kiln.runtime.threads"}
+
+
 def __getattr__(name):
-    # kiln.cuda loads the CUDA stack only when first used.
+    # kiln.cuda, the ufunc builder and the thread layer load only when first used, so
+    # `import kiln` stays cheap.
+    import importlib
     if name == "cuda":
-        import importlib
         return importlib.import_module("kiln.cuda")
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")
