@@ -133,3 +133,26 @@ def test_bad_input_gives_clear_errors():
     hyp = vectorize(["float64(float64, float64)"])(hypot_kernel)
     with pytest.raises(TypeError):      # NumPy's: no loop for complex input
         hyp(np.ones(2, dtype=complex), np.ones(2))
+
+
+def test_called_from_compiled_code_fused_on_arrays_and_on_scalars():
+    from kiln import njit
+    hyp = vectorize(["float64(float64, float64)", "float32(float32, float32)"])(hypot_kernel)
+
+    @vectorize
+    def twice(a):
+        return a * 2
+
+    def use(x, y):
+        return hyp(x, y) + 1.0, hyp(3.0, 4.0), twice(x), twice(3), np.sum(hyp(x, y) * 2)
+
+    compiled = njit(use)
+    x, y = np.linspace(-2, 2, 9), np.arange(9.0)[::-1]
+    expected, got = use(x, y), compiled(x, y)
+    for e, g in zip(expected, got):
+        assert np.allclose(e, g, rtol=1e-15) and np.asarray(e).dtype == np.asarray(g).dtype
+    (fused,) = compiled.inspect_fusion().values()
+    assert any("np.sum(hyp(x, y) * 2): 2 elementwise" in line for line in fused)
+    f32 = njit(lambda a, b: hyp(a, b))(x.astype(np.float32), y.astype(np.float32))
+    assert f32.dtype == np.float32
+    assert njit(lambda a: twice(a))(np.arange(3, dtype=np.int32)).tolist() == [0, 2, 4]

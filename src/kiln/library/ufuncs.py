@@ -381,17 +381,29 @@ def _resolve_ufunc(tctx, ufunc, operands):
     element = tctx.resolve(key, loops)
     if element is None:
         return None
+    return elementwise_result(out_dtype, operands), element, loops
+
+
+def elementwise_result(out_dtype, operands):
+    """An elementwise function's result: a number of scalars, a new C array otherwise."""
     arrays = [o for o in operands if isinstance(o, t.Array)]
     if not arrays:
-        return out_dtype, element, loops
-    return t.Array(out_dtype, max(a.ndim for a in arrays), "C"), element, loops
+        return out_dtype
+    return t.Array(out_dtype, max(a.ndim for a in arrays), "C")
 
 
 # ---- registration ----------------------------------------------------------------------------
 
 def _ufunc_template(ufunc):
+    return elementwise_template(lambda tctx, operands: _resolve_ufunc(tctx, ufunc, operands))
+
+
+def elementwise_template(resolve):
+    """The template of an elementwise function: `resolve(tctx, operand types)` gives (result
+    type, per-element Resolution, the dtypes the operands are converted to) or None. On
+    scalars it is one element; on arrays a loop that fuses with its neighbours."""
     def typer(tctx, *operands):
-        found = _resolve_ufunc(tctx, ufunc, operands)
+        found = resolve(tctx, operands)
         if found is None:
             return None
         result, element, loops = found

@@ -70,12 +70,14 @@ class _Kernel:
         self.nin = len(inspect.signature(fn).parameters)
         self.loops = {}      # input kiln types -> (address, [NumPy dtypes in and out])
         self.keepalive = []
+        self.declared = {}   # input kiln types -> the signature's return type
 
     def compile_signature(self, sig):
         parsed = parse_signature(sig)
         if parsed.return_type is None:
             raise TypeError(f"vectorize signature {sig!r} has no return type: write it as "
                             "'float64(float64, float64)'")
+        self.declared[tuple(parsed.args)] = parsed.return_type
         self.compile(tuple(parsed.args), parsed.return_type)
 
     def compile(self, argtypes, return_type=None):
@@ -96,8 +98,45 @@ class _Kernel:
                                 [typed.return_type.np_dtype])
 
     def ufunc(self, identity):
-        return make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
-                          self.nin, 1, identity)
+        ufunc = make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
+                           self.nin, 1, identity)
+        self.callable_from_compiled_code(ufunc, lazy=False)
+        return ufunc
+
+    def callable_from_compiled_code(self, key, lazy):
+        """Let @njit code call `key` (the ufunc, or the DUFunc) on numbers and arrays: an
+        elementwise operation whose element is the kernel, fused with its neighbours. An
+        eager ufunc takes the signature of the operands' dtypes, else the first one they
+        cast to safely (as NumPy's loop search does); a lazy one compiles the kernel for
+        the operands' dtypes."""
+        from ..library.fusion import dtype_of
+        from ..library.registry import Resolution, template
+        from ..library.ufuncs import elementwise_result, elementwise_template
+
+        def resolve(tctx, operands):
+            if len(operands) != self.nin or \
+                    not all(isinstance(o, (t.Array, t.Number)) for o in operands):
+                return None
+            dtypes = tuple(dtype_of(o) for o in operands)
+            if lazy or dtypes in self.declared:
+                argtypes = dtypes
+            else:
+                argtypes = next((s for s in self.declared if all(
+                    np.can_cast(d.np_dtype, a.np_dtype, "safe") for d, a in zip(dtypes, s))),
+                    None)
+                if argtypes is None:
+                    return None
+            typed = tctx.type_function(self.fn, argtypes, self.declared.get(argtypes),
+                                       self.options)
+            if not isinstance(typed.return_type, t.Number):
+                return None
+
+            def lower(ctx, builder, sig, llargs):
+                return ctx.call_function(builder, typed, llargs)
+            element = Resolution(t.Signature(typed.return_type, argtypes), lower,
+                                 new_reference=True)
+            return elementwise_result(typed.return_type, operands), element, argtypes
+        template(key, target="cpu")(elementwise_template(resolve))
 
 
 def _input_type(value):
@@ -120,6 +159,7 @@ class DUFunc:
         self._lock = threading.Lock()
         self.ufunc = None
         functools.update_wrapper(self, kernel.fn)
+        kernel.callable_from_compiled_code(self, lazy=True)
 
     def _ensure(self, argtypes):
         with self._lock:
