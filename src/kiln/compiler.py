@@ -67,10 +67,11 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
                          state.fusion)
 
 
-def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel=False):
-    """Compile `py_func` as a ufunc kernel for `argtypes`: frontend, typing, codegen of the
-    kernel and of NumPy's inner loop around it (ufunc/loops.py), JIT. Returns the loop's
-    address and the typed kernel."""
+def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of):
+    """Compile `py_func` as a (generalized) ufunc kernel for `argtypes`: frontend, typing,
+    codegen of the kernel and of NumPy's inner loop around it, whose iterations
+    `stretch_of(context, native kernel, typed kernel)` emits (ufunc/loops.py), JIT.
+    Returns the loop's address, the typed kernel and what the code needs kept alive."""
     from .cpu.engine import get_engine
     from .ufunc.loops import build_loop
 
@@ -80,7 +81,7 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel=Fal
     context = CodegenContext(state, options)
     native = context.lower_function(typed)                                            # codegen
     loop_symbol = f"{typed.symbol}.ufunc_loop{'.parallel' if parallel else ''}"
-    build_loop(context, native, typed, loop_symbol, parallel)
+    build_loop(context, loop_symbol, parallel, stretch_of(context, native, typed))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
     _bind_runtime(llvm_ir)

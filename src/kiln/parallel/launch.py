@@ -82,10 +82,7 @@ def _chunk_function(context, typed, captured):
 
     def field(i):
         return struct_field(b, env, _ENV, i)
-    count = b.load(field(_COUNT), typ=dm.i64)
-    share, extra = b.sdiv(count, n), b.srem(count, n)
-    lo = b.add(b.mul(k, share), b.select(b.icmp_signed("<", k, extra), k, extra))
-    hi = b.add(b.add(lo, share), b.zext(b.icmp_signed("<", k, extra), dm.i64))
+    lo, hi = threads.chunk_bounds(b, k, n, b.load(field(_COUNT), typ=dm.i64))
     values = b.load(b.load(field(_CAPTURED), typ=dm.ptr), typ=dm.value_type(captured))
     result_type = dm.value_type(typed.return_type)
     result = b.alloca(result_type)

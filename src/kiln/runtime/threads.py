@@ -207,6 +207,15 @@ def struct_field(builder, pointer, aggregate_type, i):
     return builder.gep(pointer, indices)
 
 
+def chunk_bounds(builder, k, parts, count):
+    """[lo, hi) of the k-th of `parts` near-equal contiguous shares of range(count)."""
+    b = builder
+    share, extra = b.sdiv(count, parts), b.srem(count, parts)
+    before = b.icmp_signed("<", k, extra)
+    lo = b.add(b.mul(k, share), b.select(before, k, extra))
+    return lo, b.add(b.add(lo, share), b.zext(before, dm.i64))
+
+
 def callee(builder, pointer, fnty=CHUNK_TYPE):
     """`pointer` as a function of type `fnty` that `builder.call` can call."""
     return builder.inttoptr(builder.ptrtoint(pointer, dm.i64), ir.PointerType(fnty))

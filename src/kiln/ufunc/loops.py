@@ -25,58 +25,64 @@ from ..runtime.threads import for_range, struct_field
 LOOP_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.ptr, dm.ptr, dm.ptr])
 PARALLEL_MIN = 1 << 14   # shorter stretches are not worth a parallel region
 
-# {args, steps, n, the first exception a chunk raised} for the chunks
-_ENV = ir.LiteralStructType([dm.ptr, dm.ptr, dm.i64, dm.ptr])
+# {args, dims, steps, n, the first exception a chunk raised} for the chunks
+_ENV = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.i64, dm.ptr])
+_RAISED = 4
 
 
-def build_loop(context, native, typed, name, parallel):
-    """Generate `name`, the ufunc loop calling `native` (the kernel's internal function)."""
+def build_loop(context, name, parallel, stretch):
+    """Generate `name`, a NumPy inner loop. `stretch(builder, args, dims, steps, lo, hi,
+    on_error)` emits the iterations lo..hi of the outer dimension (dims[0] of them)."""
     module = context.module
-    argtypes, result = typed.argtypes, typed.return_type
     fn = ir.Function(module, LOOP_TYPE, name=name)
     args, dims, steps, _ = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     n = b.load(dims, typ=dm.i64)
     if parallel:
-        chunk = _chunk(context, native, typed, name)
+        chunk = _chunk(context, name, stretch)
         env = b.alloca(_ENV)
-        for i, value in enumerate((args, steps, n, ir.Constant(dm.ptr, None))):
+        for i, value in enumerate((args, dims, steps, n, ir.Constant(dm.ptr, None))):
             b.store(value, struct_field(b, env, _ENV, i))
         wanted = module.globals.get(threads.COUNT) or \
             ir.GlobalVariable(module, dm.i64, name=threads.COUNT)
         run = context.declare_external(threads.SYMBOL, ir.VoidType(), [dm.ptr, dm.ptr, dm.i64])
         with b.if_then(b.icmp_signed(">=", n, ir.Constant(dm.i64, PARALLEL_MIN))):
             b.call(run, [chunk, env, b.load(wanted, typ=dm.i64)])
-            raised = b.load(struct_field(b, env, _ENV, 3), typ=dm.ptr)
+            raised = b.load(struct_field(b, env, _ENV, _RAISED), typ=dm.ptr)
             with b.if_then(b.icmp_unsigned("!=", raised, ir.Constant(dm.ptr, None)),
                            likely=False):   # raised here, in the thread NumPy called
                 _set_python_error(context, b, raised)
             b.ret_void()
-    _stretch(context, b, native, argtypes, result, args, steps, ir.Constant(dm.i64, 0), n,
-             lambda b, desc: _set_python_error(context, b, desc))
+    stretch(b, args, dims, steps, ir.Constant(dm.i64, 0), n,
+            lambda b, desc: _set_python_error(context, b, desc))
     b.ret_void()
     return fn
 
 
-def _chunk(context, native, typed, name):
+def _chunk(context, name, stretch):
     """`void chunk(env*, k, n)`: the loop over the k-th of n shares of the stretch."""
     fn = ir.Function(context.module, threads.CHUNK_TYPE, name=f"{name}.chunk")
     fn.linkage = "internal"
     env, k, parts = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    args, steps, n = (b.load(struct_field(b, env, _ENV, i), typ=ty)
-                      for i, ty in enumerate((dm.ptr, dm.ptr, dm.i64)))
-    share, extra = b.sdiv(n, parts), b.srem(n, parts)
-    lo = b.add(b.mul(k, share), b.select(b.icmp_signed("<", k, extra), k, extra))
-    hi = b.add(b.add(lo, share), b.zext(b.icmp_signed("<", k, extra), dm.i64))
-    first = struct_field(b, env, _ENV, 3)
+    args, dims, steps, n = (b.load(struct_field(b, env, _ENV, i), typ=ty)
+                            for i, ty in enumerate((dm.ptr, dm.ptr, dm.ptr, dm.i64)))
+    lo, hi = threads.chunk_bounds(b, k, parts, n)
+    first = struct_field(b, env, _ENV, _RAISED)
 
     def keep_first(b, desc):  # a worker thread has no Python thread state to raise in
         b.cmpxchg(first, ir.Constant(dm.ptr, None), desc, "monotonic", "monotonic")
-    _stretch(context, b, native, typed.argtypes, typed.return_type, args, steps, lo, hi,
-             keep_first)
+    stretch(b, args, dims, steps, lo, hi, keep_first)
     b.ret_void()
     return fn
+
+
+def elementwise_stretch(context, native, typed):
+    """The iterations of a scalar ufunc loop: one call of the kernel per element."""
+    def stretch(b, args, dims, steps, lo, hi, on_error):
+        _stretch(context, b, native, typed.argtypes, typed.return_type, args, steps, lo, hi,
+                 on_error)
+    return stretch
 
 
 def _stretch(context, b, native, argtypes, result, args, steps, lo, hi, on_error):

@@ -21,7 +21,7 @@ import numpy as np
 from .. import types as t
 from ..options import CompileOptions
 from ..types.signature import parse_signature
-from .loops import make_ufunc
+from .loops import elementwise_stretch, make_ufunc
 
 _TARGETS = ("cpu", "parallel")
 
@@ -89,7 +89,7 @@ class _Kernel:
             if not isinstance(ty, t.Number):
                 raise TypeError(f"vectorize kernels take and return numbers, not {ty}")
         address, typed, keep = compile_ufunc_loop(self.fn, argtypes, return_type, self.options,
-                                                  self.parallel)
+                                                  self.parallel, elementwise_stretch)
         if not isinstance(typed.return_type, t.Number):
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a vectorize "
                             "kernel must return a number")
