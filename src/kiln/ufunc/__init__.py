@@ -1,5 +1,6 @@
-"""NumPy ufuncs compiled by kiln: `@vectorize` (vectorize.py) over inner loops generated
-around a compiled scalar kernel (loops.py)."""
+"""NumPy ufuncs compiled by kiln: `@vectorize` (vectorize.py) and `@guvectorize`
+(gufunc.py), over inner loops generated around a compiled kernel (loops.py)."""
+from .gufunc import GUFunc, guvectorize
 from .vectorize import DUFunc, vectorize
 
-__all__ = ["vectorize", "DUFunc"]
+__all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc"]

@@ -38,18 +38,7 @@ def vectorize(ftylist_or_function=(), **options):
 
 
 def _build(fn, signatures, options):
-    unknown = set(options) - {"target", "identity", "nopython", "cache", "fastmath", "forceobj",
-                              "boundscheck", "nogil"}
-    if unknown:
-        raise TypeError(f"unknown option(s) for vectorize: {', '.join(sorted(unknown))}")
-    target = options.get("target", "cpu")
-    if target == "cuda":
-        raise NotImplementedError("vectorize(target='cuda') is the CUDA back-end's; kiln.cuda "
-                                  "does not compile it yet")
-    if target not in _TARGETS:
-        raise ValueError(f"unknown vectorize target {target!r}: choose 'cpu' or 'parallel'")
-    if not inspect.isfunction(fn):
-        raise TypeError(f"vectorize compiles Python functions, not {type(fn).__name__}")
+    target = check_options(fn, options, "vectorize")
     kernel = _Kernel(fn, target == "parallel", options)
     if not signatures:
         return DUFunc(kernel, options.get("identity"))
@@ -58,15 +47,37 @@ def _build(fn, signatures, options):
     return kernel.ufunc(options.get("identity"))
 
 
+def check_options(fn, options, what):
+    """The target, after refusing unknown options, targets and non-functions clearly."""
+    unknown = set(options) - {"target", "identity", "nopython", "cache", "fastmath", "forceobj",
+                              "boundscheck", "nogil"}
+    if unknown:
+        raise TypeError(f"unknown option(s) for {what}: {', '.join(sorted(unknown))}")
+    target = options.get("target", "cpu")
+    if target == "cuda":
+        raise NotImplementedError(f"{what}(target='cuda') is the CUDA back-end's; kiln.cuda "
+                                  "does not compile it yet")
+    if target not in _TARGETS:
+        raise ValueError(f"unknown {what} target {target!r}: choose 'cpu' or 'parallel'")
+    if not inspect.isfunction(fn):
+        raise TypeError(f"{what} compiles Python functions, not {type(fn).__name__}")
+    return target
+
+
+def kernel_options(options):
+    """Kernels use NumPy's error model, as NumPy's own loops do."""
+    return CompileOptions.from_kwargs(fastmath=options.get("fastmath", False),
+                                      boundscheck=options.get("boundscheck"),
+                                      error_model="numpy")
+
+
 class _Kernel:
     """The scalar function and its compiled loops, in the order they were made."""
 
     def __init__(self, fn, parallel, options):
         self.fn = fn
         self.parallel = parallel
-        self.options = CompileOptions.from_kwargs(fastmath=options.get("fastmath", False),
-                                                  boundscheck=options.get("boundscheck"),
-                                                  error_model="numpy")
+        self.options = kernel_options(options)
         self.nin = len(inspect.signature(fn).parameters)
         self.loops = {}      # input kiln types -> (address, [NumPy dtypes in and out])
         self.keepalive = []
@@ -139,7 +150,7 @@ class _Kernel:
         template(key, target="cpu")(elementwise_template(resolve))
 
 
-def _input_type(value):
+def input_type(value):
     """The kiln type of a call's operand as the lazy ufunc sees it: the dtype of an array
     (or of what NumPy makes of a list), the default type of a Python number."""
     if isinstance(value, (bool, int, float, complex)):
@@ -172,10 +183,10 @@ class DUFunc:
         if len(args) < self._kernel.nin:
             raise TypeError(f"{self.__name__}() takes {self._kernel.nin} arguments, "
                             f"{len(args)} given")
-        return self._ensure(tuple(map(_input_type, args[:self._kernel.nin])))(*args, **kwargs)
+        return self._ensure(tuple(map(input_type, args[:self._kernel.nin])))(*args, **kwargs)
 
     def _method(self, name, operands, *args, **kwargs):
-        argtypes = tuple(_input_type(o) for o in operands)
+        argtypes = tuple(input_type(o) for o in operands)
         return getattr(self._ensure(argtypes), name)(*args, **kwargs)
 
     def reduce(self, array, *args, **kwargs):
