@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import linecache
 
 from .options import CompileOptions
 from .types import Signature
@@ -65,9 +64,6 @@ def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None):
     """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there, from the
     source that came with it when the worker has no copy of the file."""
     from .cpu.dispatcher import make_dispatcher
-    if source is not None:
-        filename, first, lines = source
-        if not linecache.getlines(filename):
-            padded = ["\n"] * (first - 1) + list(lines)
-            linecache.cache[filename] = (sum(map(len, padded)), None, padded, filename)
+    from .frontend.source import remember_source
+    remember_source(source, py_func)
     return make_dispatcher(py_func, options, signatures or None, cache)

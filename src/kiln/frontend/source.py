@@ -162,3 +162,18 @@ def source_for_pickle(pyfunc):
     except SourceUnavailableError:
         return None
     return pyfunc.__code__.co_filename, first, lines
+
+
+def remember_source(source, pyfunc):
+    """Make a source sent with a pickled function (`source_for_pickle`) readable here, for
+    a process (a Dask worker) that has no copy of the file; cloudpickle renames the code's
+    file (`<dynamic-code>`), so the function is pointed back at the name its source has."""
+    if source is None:
+        return
+    filename, first, lines = source
+    if not linecache.getlines(filename):
+        padded = ["\n"] * (first - 1) + list(lines)
+        linecache.cache[filename] = (sum(map(len, padded)), None, padded, filename)
+    code = getattr(pyfunc, "__code__", None)
+    if code is not None and code.co_filename != filename:
+        pyfunc.__code__ = code.replace(co_filename=filename)

@@ -70,6 +70,16 @@ def _configured_threads() -> int:
 MAX_THREADS = _configured_threads()   # the most threads a region may use in this process
 
 
+def _initial_threads() -> int:
+    """The count regions start with: all of MAX_THREADS, or fewer where OMP_NUM_THREADS
+    asks (as Dask's worker processes do, so workers × threads stay within the machine)."""
+    try:
+        wanted = int(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
+    except ValueError:
+        return MAX_THREADS
+    return max(1, min(wanted, MAX_THREADS))
+
+
 def _openmp_library():
     """The loaded OpenMP runtime (RTLD_GLOBAL), or None."""
     candidates = []
@@ -262,7 +272,7 @@ class _Runtime:
             raise MemoryError("kiln could not create a pthread key for its thread layer")
         ctypes.c_uint32.from_address(engine.get_global_value_address(_KEY)).value = key.value
         self.layer.value = layer
-        self.count.value = MAX_THREADS
+        self.count.value = _initial_threads()
 
 
 def _chosen_layer() -> int:

@@ -22,6 +22,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..runtime.threads import for_range
 from ..types.signature import parse_signature
+from . import pickling
 from .loops import make_ufunc
 from .vectorize import check_options, input_type, kernel_options
 
@@ -69,11 +70,14 @@ def guvectorize(*args, **options):
     def decorate(fn):
         target = check_options(fn, options, "guvectorize")
         kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout)
+        made_by = pickling.recipe("guvectorize", fn, signatures, layout, options)
         if not signatures:
-            return GUFunc(kernel)
+            return GUFunc(kernel, made_by)
         for sig in signatures:
             kernel.compile_signature(sig)
-        return kernel.gufunc()
+        gufunc = kernel.gufunc()
+        pickling.remember(gufunc, made_by)
+        return gufunc
     return decorate
 
 
@@ -173,8 +177,9 @@ def _core_stretch(cores, context, native, typed):
 class GUFunc:
     """A gufunc that grows: each call with new dtypes (outputs passed) compiles a loop."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, made_by):
         self._kernel = kernel
+        self._made_by = made_by
         self._lock = threading.Lock()
         self.ufunc = None
         functools.update_wrapper(self, kernel.fn)
@@ -221,6 +226,11 @@ class GUFunc:
     @property
     def types(self):
         return [] if self.ufunc is None else self.ufunc.types
+
+    def __reduce__(self):
+        if pickling.held_by_module(self, self._kernel.fn):
+            return self.__qualname__
+        return pickling.rebuild, self._made_by
 
     def __repr__(self):
         return f"<kiln.GUFunc {self.__name__!r} {self.signature}>"

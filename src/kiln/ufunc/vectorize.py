@@ -21,6 +21,7 @@ import numpy as np
 from .. import types as t
 from ..options import CompileOptions
 from ..types.signature import parse_signature
+from . import pickling
 from .loops import elementwise_stretch, make_ufunc
 
 _TARGETS = ("cpu", "parallel")
@@ -40,11 +41,14 @@ def vectorize(ftylist_or_function=(), **options):
 def _build(fn, signatures, options):
     target = check_options(fn, options, "vectorize")
     kernel = _Kernel(fn, target == "parallel", options)
+    made_by = pickling.recipe("vectorize", fn, signatures, None, options)
     if not signatures:
-        return DUFunc(kernel, options.get("identity"))
+        return DUFunc(kernel, options.get("identity"), made_by)
     for sig in signatures:
         kernel.compile_signature(sig)
-    return kernel.ufunc(options.get("identity"))
+    ufunc = kernel.ufunc(options.get("identity"))
+    pickling.remember(ufunc, made_by)
+    return ufunc
 
 
 def check_options(fn, options, what):
@@ -164,9 +168,10 @@ def input_type(value):
 class DUFunc:
     """A ufunc that grows: each new combination of input dtypes compiles another loop."""
 
-    def __init__(self, kernel, identity):
+    def __init__(self, kernel, identity, made_by):
         self._kernel = kernel
         self._identity = identity
+        self._made_by = made_by
         self._lock = threading.Lock()
         self.ufunc = None
         functools.update_wrapper(self, kernel.fn)
@@ -228,6 +233,11 @@ class DUFunc:
     @property
     def identity(self):
         return self._identity
+
+    def __reduce__(self):
+        if pickling.held_by_module(self, self._kernel.fn):
+            return self.__qualname__
+        return pickling.rebuild, self._made_by
 
     def __repr__(self):
         return f"<kiln.DUFunc {self.__name__!r}>"

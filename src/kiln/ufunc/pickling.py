@@ -1,0 +1,54 @@
+"""Pickling the ufuncs kiln makes, so they travel to Dask workers: by reference when their
+module holds them under their name (NumPy's own way for a ufunc), otherwise by value, as
+the recipe that made them (the Python function, signatures, layout, options and source),
+compiled again where they are unpickled. A real `numpy.ufunc` cannot carry a `__reduce__`
+of its own, so kiln's are found through a copyreg entry for the ufunc type that leaves
+every other ufunc to NumPy."""
+from __future__ import annotations
+
+import copyreg
+import sys
+
+import numpy as np
+
+from ..frontend.source import remember_source, source_for_pickle
+
+_RECIPES = {}   # id(ufunc) -> (the ufunc, its recipe)
+_NUMPY_REDUCE = copyreg.dispatch_table.get(np.ufunc, np.ufunc.__reduce__)  # NumPy's own
+
+
+def recipe(kind, fn, signatures, layout, options):
+    return (kind, fn, tuple(str(s) for s in signatures), layout, dict(options),
+            source_for_pickle(fn))
+
+
+def remember(ufunc, made_by):
+    """Record how a kiln ufunc was made (ufuncs live as long as the process)."""
+    _RECIPES[id(ufunc)] = (ufunc, made_by)
+
+
+def held_by_module(obj, fn):
+    """Whether `fn`'s module holds `obj` under `fn`'s name (then it pickles by name)."""
+    module = sys.modules.get(fn.__module__)
+    return fn.__module__ != "__main__" and getattr(module, fn.__name__, None) is obj
+
+
+def rebuild(kind, fn, signatures, layout, options, source):
+    from .gufunc import guvectorize
+    from .vectorize import vectorize
+    remember_source(source, fn)
+    if kind == "vectorize":
+        return vectorize(list(signatures), **options)(fn) if signatures else \
+            vectorize(**options)(fn)
+    args = (list(signatures), layout) if signatures else (layout,)
+    return guvectorize(*args, **options)(fn)
+
+
+def _reduce_ufunc(ufunc):
+    entry = _RECIPES.get(id(ufunc))
+    if entry is None or entry[0] is not ufunc or held_by_module(ufunc, entry[1][1]):
+        return _NUMPY_REDUCE(ufunc)
+    return rebuild, entry[1]
+
+
+copyreg.pickle(np.ufunc, _reduce_ufunc)
