@@ -362,3 +362,34 @@ def test_parallel_code_in_a_forked_child(layer, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"parent layer {layer}" in done.stdout
     assert "child layer posix" in done.stdout
+
+
+def whole_array(a, b, c):
+    return np.sqrt(a * a + b * b) + c * 2.0, np.where(a > b, a, -b) * 3
+
+
+@pytest.mark.parametrize("n", [0, 5, 16_384, 100_001])
+def test_array_expressions_split_across_threads(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal(n), rng.standard_normal(n)
+    check(whole_array, a, b, 1.5)
+    check(whole_array, a, b, b[::-1].copy())
+    check(whole_array, a[::2], b[::2], 0.5)         # strided: the general loop nest
+    check(whole_array, a.astype(np.float32), b.astype(np.float32), np.float32(2.0))
+
+
+def test_an_exception_in_a_split_array_expression_is_raised_once():
+    from kiln import vectorize
+
+    @vectorize(["float64(float64)"])
+    def checked(v):
+        if v < 0:
+            raise ValueError("negative element")
+        return v + 1.0
+
+    f = njit(parallel=True)(lambda x: checked(x) * 2.0)
+    x = np.linspace(0, 1, 50_000)
+    assert np.array_equal(f(x), (x + 1.0) * 2.0)
+    x[40_000] = -1.0
+    with pytest.raises(ValueError, match="negative element"):
+        f(x)

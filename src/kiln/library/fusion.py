@@ -238,12 +238,42 @@ def _fill_loops(context, builder, out, tree, arrays, shape):
     if flat is None:
         general()
         return
+    def serial():
+        counted_loop(builder, count,
+                     lambda i: flat_body(i, leaf_elements(builder, tree, arrays, i)))
     with builder.if_else(flat) as (fast, slow):
         with fast:
-            counted_loop(builder, count,
-                         lambda i: flat_body(i, leaf_elements(builder, tree, arrays, i)))
+            if context.options.parallel:
+                _split_flat_loop(context, builder, out, tree, arrays, count, serial)
+            else:
+                serial()
         with slow:
             general()
+
+
+def _split_flat_loop(context, builder, out, tree, arrays, count, serial):
+    """In a parallel=True function, a long flat loop runs in chunks across the threads."""
+    from ..parallel.launch import split_loop
+    from ..runtime.threads import MIN_PARALLEL_ITEMS
+    values = [out.field(dm.ARRAY_DATA)] + [value if a is None else a.field(dm.ARRAY_DATA)
+                                           for a, (value, _) in zip(arrays, tree.leaves)]
+
+    def emit(ctx, b, lo, hi, passed):
+        out_data, *leaves = passed
+
+        def body(i):
+            elements = [v if a is None else dm.load_item(b, a.ty.dtype, b.gep(
+                v, [i], source_etype=dm.memory_type(a.ty.dtype))) for a, v in zip(arrays, leaves)]
+            value = ctx.cast(b, tree.compute(ctx, b, elements), dtype_of(tree.ty), out.ty.dtype)
+            dm.store_item(b, out.ty.dtype, value, b.gep(
+                out_data, [i], source_etype=dm.memory_type(out.ty.dtype)))
+        counted_loop(b, hi, body, start=lo)
+    long = builder.icmp_signed(">=", count, ir.Constant(dm.i64, MIN_PARALLEL_ITEMS))
+    with builder.if_else(long) as (split, short):
+        with split:
+            split_loop(context, builder, count, values, emit)
+        with short:
+            serial()
 
 
 def leaf_strides(builder, arrays, shape):

@@ -60,21 +60,45 @@ def parallel_run(typingctx, body, combine, count, captured):
     def codegen(context, builder, sig, args):
         tctx = context.state.tctx
         typed = tctx.typed_inner(body, argtypes, context.options)
-        chunk = _chunk_function(context, typed, captured)
+        captured_struct = dm.value_type(captured)
+        name = f"{typed.symbol}.chunk"
+        chunk = context.module.globals.get(name) or _chunk_function(
+            context, context.lower_function(typed), name, typed.return_type, captured_struct)
         return _run(context, builder, chunk, typed.return_type,
                     None if result == t.none else
                     tctx.typed_inner(combine, (result, result), context.options),
-                    args[2], args[3], captured)
+                    args[2], args[3], captured_struct)
     return result(body, combine, count, captured), codegen
 
 
-def _chunk_function(context, typed, captured):
-    """`void chunk(env*, k, n)`: body(lo, hi, *captured) over the k-th of n shares."""
+def split_loop(context, builder, count, values, emit):
+    """Run iterations 0..count split across the thread layer: `emit(context, builder, lo,
+    hi, values)` generates iterations lo..hi into a function of the internal convention
+    (so what it calls may raise), which gets `values` (LLVM values of the caller) as
+    arguments. The first exception a chunk raises is raised here."""
     module = context.module
-    name = f"{typed.symbol}.chunk"
-    if name in module.globals:
-        return module.globals[name]
-    body = context.lower_function(typed)
+    struct = ir.LiteralStructType([v.type for v in values])
+    body = ir.Function(module, ir.FunctionType(dm.i32, [dm.ptr, dm.ptr, dm.i64, dm.i64] +
+                                               [v.type for v in values]),
+                       name=f"{builder.function.name}.split.{len(module.globals)}")
+    body.linkage = "internal"
+    from ..codegen.context import CodegenContext
+    b = ir.IRBuilder(body.append_basic_block("entry"))
+    emit(CodegenContext(context.state, context.options), b, body.args[2], body.args[3],
+         list(body.args[4:]))
+    if not b.block.is_terminated:
+        b.ret(STATUS_OK)
+    chunk = _chunk_function(context, body, f"{body.name}.chunk", t.none, struct)
+    packed = ir.Constant(struct, ir.Undefined)
+    for i, value in enumerate(values):
+        packed = builder.insert_value(packed, value, i)
+    _run(context, builder, chunk, t.none, None, count, packed, struct)
+
+
+def _chunk_function(context, body, name, result, captured_struct):
+    """`void chunk(env*, k, n)`: body(lo, hi, *captured) over the k-th of n shares, its
+    status, exception and result kept in slot k."""
+    module = context.module
     fn = ir.Function(module, threads.CHUNK_TYPE, name=name)
     fn.linkage = "internal"
     env, k, n = fn.args
@@ -83,19 +107,19 @@ def _chunk_function(context, typed, captured):
     def field(i):
         return struct_field(b, env, _ENV, i)
     lo, hi = threads.chunk_bounds(b, k, n, b.load(field(_COUNT), typ=dm.i64))
-    values = b.load(b.load(field(_CAPTURED), typ=dm.ptr), typ=dm.value_type(captured))
-    result_type = dm.value_type(typed.return_type)
-    result = b.alloca(result_type)
+    values = b.load(b.load(field(_CAPTURED), typ=dm.ptr), typ=captured_struct)
+    result_type = dm.value_type(result)
+    result_slot = b.alloca(result_type)
     exception = b.alloca(dm.ptr)
     b.store(ir.Constant(dm.ptr, None), exception)
-    status = b.call(body, [result, exception, lo, hi] +
-                    [b.extract_value(values, i) for i in range(len(captured))])
+    status = b.call(body, [result_slot, exception, lo, hi] +
+                    [b.extract_value(values, i) for i in range(len(captured_struct.elements))])
     b.store(status, b.gep(b.load(field(_STATUSES), typ=dm.ptr), [k], source_etype=dm.i32))
     b.store(b.load(exception, typ=dm.ptr),
             b.gep(b.load(field(_EXCEPTIONS), typ=dm.ptr), [k], source_etype=dm.ptr))
-    if typed.return_type != t.none:
+    if result != t.none:
         with b.if_then(b.icmp_signed("==", status, STATUS_OK)):
-            b.store(b.load(result, typ=result_type),
+            b.store(b.load(result_slot, typ=result_type),
                     b.gep(b.load(field(_RESULTS), typ=dm.ptr), [k], source_etype=result_type))
     with b.if_then(b.icmp_signed("==", k, ir.Constant(dm.i64, 0))):
         b.store(n, field(_CHUNKS))
@@ -111,14 +135,14 @@ def _threads_wanted(builder):
     return builder.load(count, typ=dm.i64)
 
 
-def _run(context, builder, chunk, result, combine, count, captured_value, captured):
+def _run(context, builder, chunk, result, combine, count, captured_value, captured_struct):
     b = builder
     slots = threads.MAX_THREADS
     result_type = dm.value_type(result)
     results = context.alloca(b, ir.ArrayType(result_type, slots))
     statuses = context.alloca(b, ir.ArrayType(dm.i32, slots))
     exceptions = context.alloca(b, ir.ArrayType(dm.ptr, slots))
-    captured_slot = context.alloca(b, dm.value_type(captured))
+    captured_slot = context.alloca(b, captured_struct)
     env = context.alloca(b, _ENV)
     b.store(captured_value, captured_slot)
     for i, value in ((_COUNT, count), (_CAPTURED, captured_slot), (_RESULTS, results),

@@ -34,6 +34,7 @@ SYMBOL = "kiln_parallel_for"     # void (ptr chunk, ptr env, i64 n)
 COUNT = "kiln_threads_count"     # i64: threads a region asks for
 THREAD_ID = "kiln_thread_id"     # i64 (): this thread's number in its team
 CHUNK_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.i64, dm.i64])
+MIN_PARALLEL_ITEMS = 1 << 14   # elementwise loops shorter than this stay on one thread
 
 _LAYER = "kiln_threads_layer"    # i32: 0 OpenMP, 1 POSIX threads
 _LAUNCHED = "kiln_threads_omp_started"  # i32: set once OpenMP has made a team

@@ -23,7 +23,6 @@ from ..runtime import threads
 from ..runtime.threads import for_range, struct_field
 
 LOOP_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.ptr, dm.ptr, dm.ptr])
-PARALLEL_MIN = 1 << 14   # shorter stretches are not worth a parallel region
 
 # {args, dims, steps, n, the first exception a chunk raised} for the chunks
 _ENV = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.i64, dm.ptr])
@@ -46,7 +45,7 @@ def build_loop(context, name, parallel, stretch):
         wanted = module.globals.get(threads.COUNT) or \
             ir.GlobalVariable(module, dm.i64, name=threads.COUNT)
         run = context.declare_external(threads.SYMBOL, ir.VoidType(), [dm.ptr, dm.ptr, dm.i64])
-        with b.if_then(b.icmp_signed(">=", n, ir.Constant(dm.i64, PARALLEL_MIN))):
+        with b.if_then(b.icmp_signed(">=", n, ir.Constant(dm.i64, threads.MIN_PARALLEL_ITEMS))):
             b.call(run, [chunk, env, b.load(wanted, typ=dm.i64)])
             raised = b.load(struct_field(b, env, _ENV, _RAISED), typ=dm.ptr)
             with b.if_then(b.icmp_unsigned("!=", raised, ir.Constant(dm.ptr, None)),
