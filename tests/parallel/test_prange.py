@@ -356,7 +356,8 @@ _SCRIPT = textwrap.dedent("""
 def test_parallel_code_in_a_forked_child(layer, tmp_path):
     script = tmp_path / "fork_child.py"
     script.write_text(_SCRIPT)
-    env = dict(os.environ, KILN_THREADING_LAYER=layer, KILN_NUM_THREADS="2")
+    env = dict(os.environ, KILN_THREADING_LAYER=layer, KILN_NUM_THREADS="2",
+               OMP_NUM_THREADS="2")   # a team of 2 exists before the fork
     done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
