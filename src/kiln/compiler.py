@@ -67,11 +67,13 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
                          state.fusion)
 
 
-def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of):
+def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of,
+                       cache=None):
     """Compile `py_func` as a (generalized) ufunc kernel for `argtypes`: frontend, typing,
     codegen of the kernel and of NumPy's inner loop around it, whose iterations
     `stretch_of(context, native kernel, typed kernel)` emits (ufunc/loops.py), JIT.
-    Returns the loop's address, the typed kernel and what the code needs kept alive."""
+    Returns the loop's address, the typed kernel and what the code needs kept alive (the
+    machine code comes from the on-disk `cache` when it holds it)."""
     from .cpu.engine import get_engine
     from .ufunc.loops import build_loop
 
@@ -85,7 +87,8 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
     _bind_runtime(llvm_ir)
-    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs)           # cpu
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,           # cpu
+                                    cache=cache if state.cacheable else None)
     state.keepalive.append(compiled)
     return compiled.address(loop_symbol), typed, state.keepalive
 

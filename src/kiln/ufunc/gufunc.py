@@ -24,7 +24,7 @@ from ..runtime.threads import for_range
 from ..types.signature import parse_signature
 from . import pickling
 from .loops import make_ufunc
-from .vectorize import check_options, input_type, kernel_options
+from .vectorize import check_options, input_type, kernel_cache, kernel_options
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
 
@@ -90,6 +90,7 @@ class _GKernel:
             ",".join(f"({','.join(c)})" for c in outs)
         self.identity = options.get("identity")
         self.options = kernel_options(options)
+        self.cache = kernel_cache(fn, options)
         nargs = len(inspect.signature(fn).parameters)
         if nargs != len(self.cores):
             raise TypeError(f"{fn.__name__}() takes {nargs} arguments but the layout "
@@ -113,7 +114,7 @@ class _GKernel:
         kernel_types = tuple(self._kernel_type(k, ty) for k, ty in enumerate(argtypes))
         address, typed, keep = compile_ufunc_loop(
             self.fn, kernel_types, None, self.options, self.parallel,
-            functools.partial(_core_stretch, self.cores))
+            functools.partial(_core_stretch, self.cores), self.cache)
         if typed.return_type != t.none:
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a guvectorize "
                             "kernel writes its outputs and returns nothing")

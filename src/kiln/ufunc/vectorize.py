@@ -68,6 +68,12 @@ def check_options(fn, options, what):
     return target
 
 
+def kernel_cache(fn, options):
+    """The on-disk cache of the kernel's loops (`cache=True`), as @njit's."""
+    from ..cpu.cache import function_cache
+    return function_cache(fn) if options.get("cache") else None
+
+
 def kernel_options(options):
     """Kernels use NumPy's error model, as NumPy's own loops do."""
     return CompileOptions.from_kwargs(fastmath=options.get("fastmath", False),
@@ -82,6 +88,7 @@ class _Kernel:
         self.fn = fn
         self.parallel = parallel
         self.options = kernel_options(options)
+        self.cache = kernel_cache(fn, options)
         self.nin = len(inspect.signature(fn).parameters)
         self.loops = {}      # input kiln types -> (address, [NumPy dtypes in and out])
         self.keepalive = []
@@ -104,7 +111,8 @@ class _Kernel:
             if not isinstance(ty, t.Number):
                 raise TypeError(f"vectorize kernels take and return numbers, not {ty}")
         address, typed, keep = compile_ufunc_loop(self.fn, argtypes, return_type, self.options,
-                                                  self.parallel, elementwise_stretch)
+                                                  self.parallel, elementwise_stretch,
+                                                  self.cache)
         if not isinstance(typed.return_type, t.Number):
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a vectorize "
                             "kernel must return a number")
