@@ -379,6 +379,15 @@ def test_array_expressions_split_across_threads(n):
     check(whole_array, a.astype(np.float32), b.astype(np.float32), np.float32(2.0))
 
 
+def test_diagnostics_name_the_fused_array_expressions(capsys):
+    f = njit(parallel=True)(whole_array)
+    f(np.ones(3), np.ones(3), 1.0)
+    f.parallel_diagnostics()
+    out = capsys.readouterr().out
+    assert "no prange loops" in out and "split across the threads when long" in out
+    assert "np.sqrt(a * a + b * b) + c * 2.0" in out
+
+
 def test_an_exception_in_a_split_array_expression_is_raised_once():
     from kiln import vectorize
 

@@ -215,7 +215,7 @@ class Dispatcher:
     def parallel_diagnostics(self, signature=None, level=1, file=None):
         """Print what `parallel=True` did with each prange loop, per specialization: split
         across threads (with its reductions; at level 2 and above also its private and
-        shared names) or left serial, and why."""
+        shared names) or left serial, and why; and which array expressions were fused."""
         lines = []
         for key, spec in self._select(signature):
             lines.append(f"{self.__qualname__}{key}:")
@@ -228,6 +228,9 @@ class Dispatcher:
                 report = loop if level >= 2 else type(loop)(loop.line, loop.parallel,
                                                             loop.reason, loop.reductions)
                 lines.append("  " + report.describe())
+            if self.options.parallel:
+                lines += [f"  array expression, split across the threads when long "
+                          f"(C-contiguous operands): {line}" for line in spec.result.fusion]
         print("\n".join(lines), file=file)
 
     def inspect_types(self, signature=None, file=None):
