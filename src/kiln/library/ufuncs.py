@@ -21,6 +21,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..errors import TypingError
+from . import ufunc_elements as elements
 from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
 from .registry import intrinsic, overload, register_jitable, template
 
@@ -277,7 +278,8 @@ overload(np_minimum)(lambda a, b: _minimum)
 #   "common": inputs converted to their common dtype, result bool (comparisons);
 #   "same": the input as it is (predicates such as isnan);
 #   "where": np.where's condition as a bool, the two choices converted to the result dtype;
-#   "bool": every input as a bool (the logical functions).
+#   "bool": every input as a bool (the logical functions);
+#   "float_and_int": the first input as the result dtype, the second as int64 (ldexp).
 UFUNCS = {
     np.add: (operator.add, "result"), np.subtract: (operator.sub, "result"),
     np.multiply: (operator.mul, "result"), np.true_divide: (np_true_divide, "result"),
@@ -305,6 +307,18 @@ UFUNCS = {
     np.logical_and: (operator.and_, "bool"), np.logical_or: (operator.or_, "bool"),
     np.logical_xor: (operator.xor, "bool"), np.logical_not: (_logical_not, "bool"),
 }
+UFUNCS.update({
+    np.deg2rad: (elements.np_deg2rad, "result"), np.radians: (elements.np_deg2rad, "result"),
+    np.rad2deg: (elements.np_rad2deg, "result"), np.degrees: (elements.np_rad2deg, "result"),
+    np.float_power: (np_power, "result"), np.gcd: (elements.np_gcd, "result"),
+    np.lcm: (elements.np_lcm, "result"), np.heaviside: (elements.np_heaviside, "result"),
+    np.logaddexp: (elements.np_logaddexp, "result"),
+    np.logaddexp2: (elements.np_logaddexp2, "result"),
+    np.nextafter: (math.nextafter, "result"), np.spacing: (elements.np_spacing, "result"),
+    np.signbit: (elements.np_signbit, "same"), np.ldexp: (math.ldexp, "float_and_int"),
+})
+if hasattr(np, "bitwise_count"):  # NumPy 2
+    UFUNCS[np.bitwise_count] = (elements.np_bitwise_count, "same")
 CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
 UFUNCS[CLIP] = (np_clip, "result")
 _MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
@@ -376,6 +390,8 @@ def _resolve_ufunc(tctx, ufunc, operands):
         loops = (t.boolean, out_dtype, out_dtype)
     elif conversion == "bool":
         loops = (t.boolean,) * nin
+    elif conversion == "float_and_int":   # ldexp: the float's dtype, an int exponent
+        loops = (out_dtype, t.int64)
     else:
         loops = (dtype_of(operands[0]),)
     element = tctx.resolve(key, loops)

@@ -223,3 +223,57 @@ def test_real_part_of_a_real_array_is_itself():
 
 def real_of(x):
     return x.real
+
+
+def angles_and_steps(a, b):
+    return (np.deg2rad(a), np.radians(a), np.rad2deg(a), np.degrees(a), np.spacing(a),
+            np.signbit(a), np.nextafter(a, b), np.heaviside(a, b), np.float_power(a, b),
+            np.ldexp(a, np.arange(a.shape[0]) - 3))
+
+
+def log_sums(a, b):
+    return np.logaddexp(a, b), np.logaddexp2(a, b)
+
+
+def integer_ufuncs(a, b):
+    return np.gcd(a, b), np.lcm(a, b), np.bitwise_count(a), np.signbit(a), np.float_power(a, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_angles_steps_and_signs_bit_for_bit(dtype):
+    a, b = FLOATS.astype(dtype), OTHER.astype(dtype)
+    run(angles_and_steps, a, b)
+    run(angles_and_steps, a[::-2], b[::2])                       # non-contiguous
+    edges = [90.0, -180.0, np.finfo(dtype).max, -np.finfo(dtype).smallest_subnormal, 3.0]
+    run(angles_and_steps, np.array(edges, dtype=dtype),
+        np.array([1.0, 0.5, -np.inf, 0.0, np.nan], dtype=dtype))
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 4e-16), (np.float32, 4e-7)])
+def test_logaddexp_within_an_ulp(dtype, rtol):
+    grid = np.array([-np.inf, -800.0, -1.0, -0.0, 0.0, 1.5, 700.0, 800.0, np.inf, np.nan])
+    a, b = (v.astype(dtype).ravel() for v in np.meshgrid(grid, grid))
+    with np.errstate(all="ignore"):
+        want = log_sums(a, b)
+    got = njit(log_sums)(a, b)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=rtol)   # infinities and NaN must match exactly
+
+
+@pytest.mark.skipif(not hasattr(np, "bitwise_count"), reason="np.bitwise_count is NumPy 2's")
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint16, np.int8])
+def test_integer_ufuncs(dtype):
+    a = np.array([0, 12, -18, 7, 100, -1, 1, 0], dtype=np.int64).astype(dtype)
+    b = np.array([0, -18, 12, 0, 75, 5, -1, 9], dtype=np.int64).astype(dtype)
+    run(integer_ufuncs, a, b)
+    run(integer_ufuncs, a[::2], b[1::2])
+
+
+def test_new_ufuncs_on_scalars_and_broadcast():
+    def scalars(x, n):
+        return (np.gcd(n, 12), np.lcm(n, 4), np.deg2rad(x), np.signbit(-0.0),
+                np.heaviside(0.0, x), np.logaddexp(x, x), np.spacing(x))
+    assert njit(scalars)(90.0, 18) == scalars(90.0, 18)
+    column, row = np.arange(3.0).reshape(3, 1), np.array([[-1.0, 0.0, 2.0]])
+    run(lambda a, b: (np.heaviside(a - 1, b), np.logaddexp2(a, b)), column, row)

@@ -1,0 +1,183 @@
+"""Elements of the NumPy ufuncs that Python's operators and `math` do not provide, each
+written after NumPy's own C loop (npy_math) so the numbers are NumPy's: constants are
+taken in the operands' dtype (float32 arithmetic stays float32), and the branches follow
+NumPy's for infinities, zeros and NaN. ufuncs.py's table maps each ufunc to one of these.
+"""
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+from .. import types as t
+from .registry import intrinsic, overload, register_jitable
+
+
+def _in_dtype(ty, *values):
+    """`values` as NumPy scalars of the float type `ty` (closure constants of that type)."""
+    return tuple(ty.np_dtype.type(v) for v in values)
+
+
+def np_deg2rad(x):
+    """x * (pi / 180), the constant computed in x's dtype as NumPy's loop does."""
+
+
+def np_rad2deg(x):
+    """x * (180 / pi), the constant computed in x's dtype."""
+
+
+def _scaled(numerator, denominator):
+    def ov(x):
+        if not isinstance(x, t.Float):
+            return None
+        top, bottom = _in_dtype(x, numerator, denominator)
+        factor = top / bottom
+
+        def scale(x):
+            return x * factor
+        return scale
+    return ov
+
+
+overload(np_deg2rad)(_scaled(math.pi, 180.0))
+overload(np_rad2deg)(_scaled(180.0, math.pi))
+
+
+def np_gcd(a, b):
+    """Greatest common divisor of integers, of their absolute values (gcd(0, 0) is 0)."""
+
+
+def np_lcm(a, b):
+    """Least common multiple of the absolute values (0 when either is 0)."""
+
+
+@register_jitable
+def _gcd(a, b):
+    a, b = abs(a), abs(b)
+    while a != 0:
+        a, b = b % a, a
+    return b
+
+
+def _lcm(a, b):
+    g = _gcd(a, b)
+    if g == 0:
+        return g
+    return abs(a) // g * abs(b)
+
+
+overload(np_gcd)(lambda a, b: _gcd if isinstance(a, t.Integer) else None)
+overload(np_lcm)(lambda a, b: _lcm if isinstance(a, t.Integer) else None)
+
+
+def np_heaviside(x, h0):
+    """0 below zero, 1 above, h0 at zero, NaN for NaN."""
+
+
+def _heaviside(x, h0):
+    if x < 0:
+        return 0.0
+    if x > 0:
+        return 1.0
+    if x == 0:
+        return h0
+    return x
+
+
+overload(np_heaviside)(lambda x, h0: _heaviside)
+
+
+def np_logaddexp(x, y):
+    """log(exp(x) + exp(y)) without overflow, as npy_logaddexp."""
+
+
+def np_logaddexp2(x, y):
+    """log2(2**x + 2**y) without overflow, as npy_logaddexp2."""
+
+
+@overload(np_logaddexp)
+def _logaddexp(x, y):
+    if not isinstance(x, t.Float):
+        return None
+    (log2,) = _in_dtype(x, math.log(2.0))
+
+    def logaddexp(x, y):
+        if x == y:    # infinities of one sign, without inf - inf
+            return x + log2
+        tmp = x - y
+        if tmp > 0:
+            return x + math.log1p(math.exp(-tmp))
+        if tmp <= 0:
+            return y + math.log1p(math.exp(tmp))
+        return tmp    # NaN
+    return logaddexp
+
+
+@overload(np_logaddexp2)
+def _logaddexp2(x, y):
+    if not isinstance(x, t.Float):
+        return None
+    one, log2e = _in_dtype(x, 1.0, 1.0 / math.log(2.0))
+
+    def logaddexp2(x, y):
+        if x == y:
+            return x + one
+        tmp = x - y
+        if tmp > 0:
+            return x + log2e * math.log1p(math.exp2(-tmp))
+        if tmp <= 0:
+            return y + log2e * math.log1p(math.exp2(tmp))
+        return tmp
+    return logaddexp2
+
+
+def np_spacing(x):
+    """The distance to the next float away from zero, upwards from either zero (NaN for
+    infinities)."""
+
+
+@overload(np_spacing)
+def _spacing(x):
+    if not isinstance(x, t.Float):
+        return None
+    (inf,) = _in_dtype(x, math.inf)
+
+    def spacing(x):
+        if math.isinf(x):
+            return x - x
+        return math.nextafter(x, -inf if x < 0 else inf) - x   # -0.0 steps up
+    return spacing
+
+
+def np_signbit(x):
+    """Whether the sign bit is set (-0.0 and negative NaN included)."""
+
+
+def _float_signbit(x):
+    return math.copysign(1.0, x) < 0
+
+
+def _int_signbit(x):
+    return x < 0
+
+
+overload(np_signbit)(lambda x: _float_signbit if isinstance(x, t.Float) else _int_signbit)
+
+
+@intrinsic
+def np_bitwise_count(typingctx, x):
+    """How many bits are set in |x| (NumPy's bitwise_count), as uint8."""
+    if not isinstance(x, (t.Integer, t.Boolean)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        value = args[0]
+        if isinstance(x, t.Integer) and x.signed:
+            negative = builder.icmp_signed("<", value, ir.Constant(value.type, 0))
+            value = builder.select(negative, builder.neg(value), value)
+        count = builder.call(context.declare_intrinsic("llvm.ctpop", [value.type]), [value])
+        width = count.type.width
+        byte = ir.IntType(8)
+        return count if width == 8 else \
+            builder.trunc(count, byte) if width > 8 else builder.zext(count, byte)
+    return t.uint8(x), codegen
