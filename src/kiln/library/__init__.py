@@ -6,7 +6,8 @@ import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
            "printing", "optional", "allocation", "creation",
-           "ufuncs", "reductions", "shapes", "linalg", "selection", "sorting", "random", "joining", "routines")
+           "ufuncs", "reductions", "shapes", "linalg", "decompositions", "selection", "sorting",
+           "random", "joining", "routines")
 _loaded = False
 
 

@@ -101,7 +101,7 @@ def _blas_dtype(*arrays):
 
 
 def _checked_int32(context, builder, value):
-    context.guard(builder, builder.icmp_unsigned(">", value, ir.Constant(dm.i64, 2**31 - 1)),
+    context.guard(builder, builder.icmp_signed(">", value, ir.Constant(dm.i64, 2**31 - 1)),
                   ValueError, "array too large for the BLAS (dimensions above 2**31 - 1)")
     return value
 
@@ -173,7 +173,8 @@ def blas_dot(typingctx, x, y):
 
 def _lapack(routine_of, *arg_kinds):
     """An intrinsic calling a LAPACK routine on C-contiguous arrays (whose data it
-    overwrites) and int64 scalars; it returns LAPACK's `info`."""
+    overwrites), int64 scalars ("int"), float scalars in the arrays' dtype ("float") and
+    fixed characters ("char:V", which take no argument); it returns LAPACK's `info`."""
     def typer(typingctx, *args):
         arrays = [a for a in args if isinstance(a, t.Array)]
         floats = [a for a in arrays if a.dtype != t.int32]
@@ -183,9 +184,16 @@ def _lapack(routine_of, *arg_kinds):
 
         def codegen(context, builder, sig, llargs):
             call = _Call(context, builder)
-            for kind, value, ty in zip(arg_kinds, llargs, args):
+            given = iter(zip(llargs, args))
+            for kind in arg_kinds:
+                if kind.startswith("char:"):
+                    call.char(kind[len("char:"):])
+                    continue
+                value, ty = next(given)
                 if kind == "int":
                     call.int(_checked_int32(context, builder, value))
+                elif kind == "float":
+                    call.scalar(context.cast(builder, value, ty, dtype))
                 else:
                     call.data(value, ty)
             info = context.alloca(builder, ir.IntType(32))
