@@ -20,7 +20,9 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
 from .arrays import make_array
+from ..errors import TypingError
 from .registry import intrinsic, overload, register_jitable
+from .sorting import search_sorted
 
 SYMBOL = "kiln_random_state"
 _N, _M = 624, 397
@@ -337,14 +339,133 @@ def _permutation(x):
     return None
 
 
+_P_TOLERANCE = float(np.sqrt(np.finfo(np.float64).eps))   # NumPy's, for p summing to 1
+
+
+@register_jitable
+def _sample_count(shape):
+    count = 1
+    for n in shape:
+        if n < 0:
+            raise ValueError("negative dimensions are not allowed")
+        count *= n
+    return count
+
+
+@register_jitable
+def _checked_p(p, n):
+    if p.shape[0] != n:
+        raise ValueError("'a' and 'p' must have same size")
+    total = 0.0
+    for i in range(n):
+        if not p[i] >= 0:
+            raise ValueError("probabilities are not non-negative")
+        total += p[i]
+    if abs(total - 1.0) > _P_TOLERANCE:
+        raise ValueError("probabilities do not sum to 1")
+    return p.astype(np.float64)
+
+
+@register_jitable
+def _by_cdf(weights, draws, out, start, seen):
+    """Each draw's index in the normalized cumulative sum of `weights` (NumPy's
+    searchsorted, side='right'); with `seen`, only indices not taken before, in order."""
+    cdf = np.cumsum(weights)
+    cdf = cdf / cdf[-1]
+    found = start
+    for x in draws:
+        k = search_sorted(cdf, x, True)
+        if seen is None:
+            out[found] = k
+            found += 1
+        elif not seen[k]:
+            seen[k] = True
+            out[found] = k
+            found += 1
+    return found
+
+
+@register_jitable
+def _choice_indices(n, count, replace, p, weighted):
+    """`count` indices into a population of `n`, drawn as NumPy's legacy choice does (same
+    stream after the same seed)."""
+    out = np.empty(count, np.int64)
+    if replace:
+        if weighted:
+            _by_cdf(p, np.random.random_sample(count), out, 0, None)
+        else:
+            for i in range(count):
+                out[i] = _integer(0, n)
+        return out
+    if count > n:
+        raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+    if not weighted:
+        return np.random.permutation(n)[:count].copy()
+    if np.count_nonzero(p > 0) < count:
+        raise ValueError("Fewer non-zero entries in p than size")
+    weights = p.copy()
+    seen = np.zeros(n, np.bool_)
+    found = 0
+    while found < count:
+        draws = np.random.random_sample(count - found)
+        for j in range(found):
+            weights[out[j]] = 0.0
+        found = _by_cdf(weights, draws, out, found, seen)
+    return out
+
+
 @overload(np.random.choice)
-def _choice(a):
+def _choice(a, size=None, replace=True, p=None):
     if isinstance(a, t.Integer):
-        return lambda a: _integer(0, a)
-    if isinstance(a, t.Array) and a.ndim == 1:
-        def pick(a):
+        def population(a):
+            if a <= 0:
+                raise ValueError("a must be greater than 0 unless no samples are taken")
+            return a
+    elif isinstance(a, t.Array) and a.ndim == 1:
+        def population(a):
             if a.shape[0] == 0:
                 raise ValueError("'a' cannot be empty unless no samples are taken")
-            return a[_integer(0, a.shape[0])]
-        return pick
-    return None
+            return a.shape[0]
+    else:
+        return None
+    weighted = not (p is None or isinstance(p, t.NoneType))
+    if weighted and not (isinstance(p, t.Array) and p.ndim == 1 and
+                         isinstance(p.dtype, (t.Float, t.Integer))):
+        raise TypingError("np.random.choice(): p must be a 1-d array of probabilities")
+    if weighted:
+        def probabilities(p, n):
+            return _checked_p(p, n)
+    else:
+        def probabilities(p, n):
+            return np.empty(0)
+    if isinstance(a, t.Integer):
+        def take(a, k):        # the indices are the samples
+            return k
+    else:
+        def take(a, k):
+            return a[k]
+    register_jitable(population)
+    register_jitable(probabilities)
+    register_jitable(take)
+
+    if size is None or isinstance(size, t.NoneType):
+        def one(a, size=None, replace=True, p=None):
+            n = population(a)
+            return take(a, _choice_indices(n, 1, replace, probabilities(p, n), weighted)[0])
+        return one
+    if isinstance(size, t.Integer):
+        def shape_of(size):
+            return (size,)
+    elif isinstance(size, t.BaseTuple) and all(isinstance(d, t.Integer) for d in size.types):
+        def shape_of(size):
+            return size
+    else:
+        return None
+    register_jitable(shape_of)
+
+    def many(a, size=None, replace=True, p=None):
+        count = _sample_count(shape_of(size))
+        n = population(a) if count else 1
+        indices = _choice_indices(n, count, replace, probabilities(p, n), weighted)
+        return take(a, indices).reshape(shape_of(size))
+    return many
