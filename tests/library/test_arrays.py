@@ -251,3 +251,22 @@ def test_slice_assignment_any_dimensions():
     check(fill_4d, np.zeros((3, 2, 4, 2)), 1.5)
     check(copy_3d, np.zeros((2, 3, 2)), np.arange(8.0).reshape(2, 2, 2))
     check(copy_3d, np.zeros((2, 3, 2)), np.arange(12.0).reshape(2, 3, 2))  # wrong shape
+
+
+def ellipses(a, z):
+    z[...] = 5.0
+    b = a[..., 1]
+    c = a[0, ...]
+    a[..., 0] = -1.0
+    a[1, ...] = a[0, ...] * 2
+    return z[()], b, c, a[1, 2, ...], a[...].shape, a[None, ..., 0], a.copy()
+
+
+def test_ellipsis_indexing_reads_and_writes_as_numpy():
+    a = np.arange(12.0).reshape(3, 4)
+    want = ellipses(a.copy(), np.array(3.0))
+    got = njit(ellipses)(a.copy(), np.array(3.0))
+    for w, g in zip(want, got):
+        assert np.array_equal(w, g) and np.ndim(w) == np.ndim(g)   # a[1, 2, ...] is 0-d
+    with pytest.raises(Exception, match="single ellipsis"):
+        njit(lambda a: a[..., ...])(a)

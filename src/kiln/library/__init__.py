@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration",
+MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration", "nditer",
            "printing", "optional", "allocation", "creation",
            "ufuncs", "reductions", "shapes", "linalg", "decompositions", "selection", "sorting",
            "random", "joining", "routines")

@@ -16,7 +16,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import intrinsic, overload, template
+from .registry import intrinsic, overload, overload_method, template
 from .slicing import slice_indices
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -138,16 +138,40 @@ def make_array(context, builder, ty, data, shape, strides, meminfo=None, parent=
 
 # ---- indexing --------------------------------------------------------------------------------
 
-def _index_parts(index_ty):
-    """The per-axis index types, or None when this is not a basic index."""
+_WHOLE_AXIS = t.SliceType(has_step=False)
+
+
+def _index_parts(index_ty, ndim):
+    """The per-axis index types (an ellipsis expanded to the whole axes it stands for), or
+    None when this is not a basic index."""
     items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
     if any(isinstance(i, t.Boolean) for i in items):
         # NumPy reads arr[True] as a 0-d mask (a new axis), not as arr[1], as Numba refuses
         raise TypingError("a bool is not an array index: NumPy reads arr[True] as a mask "
                           "that adds an axis, which kiln does not support (use int(b))")
-    if all(isinstance(i, _INTLIKE + (t.SliceType, t.NoneType)) for i in items):
-        return items
-    return None
+    if not all(isinstance(i, _INTLIKE + (t.SliceType, t.NoneType, t.EllipsisType))
+               for i in items):
+        return None
+    return [part for _, part in _expand_ellipsis(items, ndim)]
+
+
+def _has_ellipsis(index_ty):
+    items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
+    return any(isinstance(i, t.EllipsisType) for i in items)
+
+
+def _expand_ellipsis(items, ndim):
+    """(position in the index or None, type) per item, `...` replaced by whole axes."""
+    ellipses = [k for k, i in enumerate(items) if isinstance(i, t.EllipsisType)]
+    if len(ellipses) > 1:
+        raise TypingError("an index can only have a single ellipsis ('...')")
+    if not ellipses:
+        return list(enumerate(items))
+    axes = sum(not isinstance(i, (t.NoneType, t.EllipsisType)) for i in items)
+    k = ellipses[0]
+    whole = [(None, _WHOLE_AXIS)] * max(0, ndim - axes)
+    return list(enumerate(items))[:k] + whole + [(j + k + 1, i)
+                                                  for j, i in enumerate(items[k + 1:])]
 
 
 def _view_layout(array_ty, items, ndim):
@@ -167,29 +191,40 @@ def _view_layout(array_ty, items, ndim):
     return "C" if contiguous else "A"
 
 
-def _index_result(array_ty, items):
+def _index_result(array_ty, items, view=False):
+    """What indexing gives: an element when every axis gets an integer (unless `view`: an
+    index with `...` always gives an array, 0-d if need be, as in NumPy), else a view."""
     new_axes = sum(isinstance(i, t.NoneType) for i in items)
     if len(items) - new_axes > array_ty.ndim:
         raise TypingError(f"too many indices for {array_ty}: {len(items) - new_axes} given")
     kept = array_ty.ndim - sum(isinstance(i, _INTLIKE) for i in items) + new_axes
-    if kept == 0:
+    if kept == 0 and not view:
         return array_ty.dtype
     return array_ty.copy(ndim=kept, layout=_view_layout(array_ty, items, kept))
 
 
-def _index_values(builder, index, index_ty):
-    if isinstance(index_ty, t.BaseTuple):
-        return [builder.extract_value(index, i) for i in range(len(index_ty))]
-    return [index]
+def _index_values(builder, index, index_ty, ndim):
+    """The value of each expanded index item (a whole-axis slice for each axis of `...`)."""
+    from .slicing import build_slice
+    items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
+    values = []
+    for position, _ in _expand_ellipsis(items, ndim):
+        if position is None:
+            values.append(build_slice(builder, None, None, None))
+        elif isinstance(index_ty, t.BaseTuple):
+            values.append(builder.extract_value(index, position))
+        else:
+            values.append(index)
+    return values
 
 
 def _resolve_index(context, builder, arr, index, index_ty):
     """Per-axis parts ("int", i) / ("slice", start, step, count) / ("new",) for a basic
     index."""
-    items = _index_parts(index_ty)
+    items = _index_parts(index_ty, arr.ty.ndim)
     parts = []
     d = 0
-    for value, item_ty in zip(_index_values(builder, index, index_ty), items):
+    for value, item_ty in zip(_index_values(builder, index, index_ty, arr.ty.ndim), items):
         if isinstance(item_ty, t.NoneType):
             parts.append(("new",))
             continue
@@ -208,15 +243,15 @@ def _resolve_index(context, builder, arr, index, index_ty):
 def _getitem(tctx, array_ty, index_ty):
     if not isinstance(array_ty, t.Array):
         return None
-    items = _index_parts(index_ty)
+    items = _index_parts(index_ty, array_ty.ndim)
     if items is None:
         return None
-    result = _index_result(array_ty, items)
+    result = _index_result(array_ty, items, view=_has_ellipsis(index_ty))
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
         parts = _resolve_index(context, builder, arr, args[1], index_ty)
-        if all(p[0] == "int" for p in parts) and len(parts) == array_ty.ndim:
+        if not isinstance(result, t.Array):
             return arr.load_element([p[1] for p in parts])
         return arr.view(parts, result)
     return result(array_ty, index_ty), codegen
@@ -239,13 +274,13 @@ def item_in_range(typingctx, arr, index):
 def _setitem(tctx, array_ty, index_ty, value_ty):
     if not isinstance(array_ty, t.Array):
         return None
-    items = _index_parts(index_ty)
+    items = _index_parts(index_ty, array_ty.ndim)
     if items is None:
         return None
     if array_ty.readonly:
         raise TypingError(f"cannot assign to an item of a read-only array ({array_ty})")
-    target = _index_result(array_ty, items)
-    if isinstance(target, t.Array):
+    target = _index_result(array_ty, items, view=_has_ellipsis(index_ty))
+    if isinstance(target, t.Array) and (target.ndim or not isinstance(value_ty, t.Number)):
         return _setitem_view(tctx, array_ty, index_ty, value_ty, target)
     if not isinstance(value_ty, t.Number):
         return None
@@ -456,3 +491,13 @@ for _op in (operator.eq, operator.ne):
             return None
         same = (da == db) == (_op is operator.eq)
         return t.boolean(a, b), lambda context, builder, sig, args: ir.Constant(dm.i1, int(same))
+
+
+@overload_method(t.Array, "item")
+def _item(a):
+    """`a.item()`: the one element of a size-1 array (a 0-d view from np.nditer, say)."""
+    def item(a):
+        if a.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return a.flat[0]
+    return item

@@ -128,6 +128,9 @@ def iteration_for(context, builder, value, ty):
         return ZipIteration(parts, item_type_of(ty))
     if isinstance(ty, (NDIndexType, FlatType, NDEnumerateType)):
         return _positions(context, b, value, ty)
+    from .nditer import NDIterType, nditer_iteration
+    if isinstance(ty, NDIterType):
+        return nditer_iteration(context, b, value, ty)
     raise TypeError(f"kiln cannot iterate over {ty}")
 
 
@@ -190,6 +193,9 @@ def item_type_of(ty):
         return t.Tuple((t.UniTuple(t.int64, ty.array.ndim), ty.array.dtype))
     if isinstance(ty, FlatType):
         return ty.array.dtype
+    from .nditer import NDIterType
+    if isinstance(ty, NDIterType):
+        return ty.item_type
     return None
 
 

@@ -218,6 +218,14 @@ complex64 = Complex("complex64", np.complex64)
 complex128 = Complex("complex128", np.complex128)
 none = NoneType()
 
+
+class EllipsisType(Opaque):
+    """`...` in an index: as many whole axes as the other items leave."""
+    name = "ellipsis"
+
+
+ellipsis = EllipsisType()
+
 intp = int64
 uintp = uint64
 

@@ -51,6 +51,8 @@ def _typeof(value):
         return core.complex128
     if value is None:
         return core.none
+    if value is Ellipsis:
+        return core.ellipsis
     if isinstance(value, np.generic):
         if value.dtype.isnative or value.dtype.itemsize == 1:
             try:

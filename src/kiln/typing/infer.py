@@ -440,7 +440,7 @@ class Typer:
 
     def expr_Constant(self, node):
         value = node.value
-        if value is Ellipsis or isinstance(value, bytes):
+        if isinstance(value, bytes):
             raise self.error(f"kiln does not support the constant {value!r}", node,
                              UnsupportedError)
         if type(value) is int and not -2**63 <= value < 2**64:
