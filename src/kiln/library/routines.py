@@ -1,15 +1,14 @@
 """NumPy's everyday routines in compiled code, each written as NumPy writes it (so the
 numbers agree): flip, diff, outer, roll, isclose, allclose, array_equal, nonzero, argwhere,
-one-argument np.where, bincount, interp, median, quantile, percentile, average, nansum,
-nanmean, nanmin, nanmax. Whole-array expressions inside them are fused like the user's."""
+one-argument np.where, bincount, interp, repeat, tile, digitize, histogram, convolve.
+Whole-array expressions inside them are fused like the user's. (Statistics: statistics.py.)"""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import types as t
-from ..errors import TypingError
 from .allocation import empty_array
-from .reductions import greater, in_c_order, less
+from .reductions import in_c_order
 from .sorting import search_sorted
 from .registry import overload, register_jitable
 
@@ -233,135 +232,6 @@ def _interp(x, xp, fp):
             out[i] = _interp_one(np.float64(xs[i]), xq, fq)
         return out.reshape(x.shape)
     return interp
-
-
-@register_jitable
-def _lerp(a, b, fraction):
-    """NumPy's interpolation between neighbours (from the nearer end, for accuracy)."""
-    difference = b - a
-    if fraction >= 0.5:
-        return b - difference * (1.0 - fraction)
-    return a + difference * fraction
-
-
-@register_jitable
-def _quantile_sorted(x, q):
-    n = x.shape[0]
-    if n == 0:
-        return np.nan
-    if x[n - 1] != x[n - 1]:  # a NaN sorts last: the answer is NaN
-        return x[n - 1]
-    position = q * (n - 1)
-    below = int(np.floor(position))
-    above = min(below + 1, n - 1)
-    return _lerp(np.float64(x[below]), np.float64(x[above]), position - below)
-
-
-def _quantile_of(scale):
-    def ov(a, q):
-        if not isinstance(a, t.Array) or not isinstance(q, t.Number) or \
-                isinstance(a.dtype, t.Complex):
-            return None
-
-        def quantile(a, q):
-            fraction = q / scale
-            if not 0.0 <= fraction <= 1.0:
-                raise ValueError("Quantiles must be in the range [0, 1]")
-            return _quantile_sorted(np.sort(in_c_order(a)), fraction)
-        return quantile
-    return ov
-
-
-overload(np.quantile)(_quantile_of(1.0))
-overload(np.percentile)(_quantile_of(100.0))
-
-
-@overload(np.median)
-def _median(a):
-    if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex):
-        return None
-
-    def median(a):
-        x = np.sort(in_c_order(a))
-        n = x.shape[0]
-        if n == 0:
-            return np.nan
-        if x[n - 1] != x[n - 1]:
-            return np.float64(x[n - 1])
-        if n % 2:
-            return np.float64(x[n // 2])
-        return np.mean(x[n // 2 - 1:n // 2 + 1])
-    return median
-
-
-@overload(np.average)
-def _average(a, weights=None):
-    if not isinstance(a, t.Array):
-        return None
-    if weights is None or isinstance(weights, t.NoneType):
-        return lambda a, weights=None: np.mean(a)
-    if not isinstance(weights, t.Array):
-        return None
-
-    def average(a, weights=None):
-        if a.shape != weights.shape:
-            raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        total = np.sum(weights * 1.0)
-        if total == 0.0:
-            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-        return np.sum(a * weights * 1.0) / total
-    return average
-
-
-def _float_array(a):
-    if isinstance(a, t.Array) and isinstance(a.dtype, t.Complex):
-        raise TypingError("kiln's nan-reductions take real arrays")
-    return isinstance(a, t.Array) and isinstance(a.dtype, t.Float)
-
-
-@overload(np.nansum)
-def _nansum(a):
-    if isinstance(a, t.Array) and not _float_array(a):
-        return lambda a: np.sum(a)  # integers have no NaN
-    if not _float_array(a):
-        return None
-    zero = a.dtype(0)
-    return lambda a: np.sum(np.where(a != a, zero, a))
-
-
-@overload(np.nanmean)
-def _nanmean(a):
-    if isinstance(a, t.Array) and not _float_array(a):
-        return lambda a: np.mean(a)  # integers have no NaN
-    if not _float_array(a):
-        return None
-    zero = a.dtype(0)
-
-    def nanmean(a):
-        count = np.count_nonzero(a == a)
-        return np.sum(np.where(a != a, zero, a)) / count if count else np.nan
-    return nanmean
-
-
-def _nan_extreme(pick, plain):
-    def ov(a):
-        if isinstance(a, t.Array) and not _float_array(a):
-            return lambda a: plain(a)  # integers have no NaN
-        if not _float_array(a):
-            return None
-
-        def extreme(a):
-            best = np.nan
-            for v in in_c_order(a):
-                if v == v and (best != best or pick(v, best)):
-                    best = v
-            return best
-        return extreme
-    return ov
-
-
-overload(np.nanmin)(_nan_extreme(less, np.min))
-overload(np.nanmax)(_nan_extreme(greater, np.max))
 
 
 @overload(np.repeat)
