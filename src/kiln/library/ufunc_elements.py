@@ -10,7 +10,7 @@ import math
 from llvmlite import ir
 
 from .. import types as t
-from .registry import intrinsic, overload, register_jitable
+from .registry import intrinsic, overload
 
 
 def _in_dtype(ty, *values):
@@ -44,30 +44,46 @@ overload(np_rad2deg)(_scaled(180.0, math.pi))
 
 
 def np_gcd(a, b):
-    """Greatest common divisor of integers, of their absolute values (gcd(0, 0) is 0)."""
+    """Greatest common divisor of the absolute values (gcd(0, 0) is 0)."""
 
 
 def np_lcm(a, b):
     """Least common multiple of the absolute values (0 when either is 0)."""
 
 
-@register_jitable
+def _magnitudes(a):
+    """Euclid on |a| and |b| in the unsigned type of a's width, as npy_gcd: |INT_MIN| is
+    2**(n-1) there, so gcd(INT_MIN, 6) is 2 and gcd(INT_MIN, 0) wraps back to INT_MIN."""
+    return t.integer_of(a.bitwidth, False).np_dtype.type, a.np_dtype.type
+
+
+@overload(np_gcd)
 def _gcd(a, b):
-    a, b = abs(a), abs(b)
-    while a != 0:
-        a, b = b % a, a
-    return b
+    if not isinstance(a, t.Integer):
+        return None
+    unsigned, result = _magnitudes(a)
+
+    def gcd(a, b):
+        x, y = unsigned(abs(a)), unsigned(abs(b))
+        while x != 0:
+            x, y = y % x, x
+        return result(y)
+    return gcd
 
 
+@overload(np_lcm)
 def _lcm(a, b):
-    g = _gcd(a, b)
-    if g == 0:
-        return g
-    return abs(a) // g * abs(b)
+    if not isinstance(a, t.Integer):
+        return None
+    unsigned, result = _magnitudes(a)
 
-
-overload(np_gcd)(lambda a, b: _gcd if isinstance(a, t.Integer) else None)
-overload(np_lcm)(lambda a, b: _lcm if isinstance(a, t.Integer) else None)
+    def lcm(a, b):
+        x, y = unsigned(abs(a)), unsigned(abs(b))
+        g = result(np_gcd(a, b))
+        if g == 0:
+            return g
+        return result(x // unsigned(g) * y)
+    return lcm
 
 
 def np_heaviside(x, h0):
