@@ -10,7 +10,7 @@ import math
 from llvmlite import ir
 
 from .. import types as t
-from .registry import intrinsic, overload
+from .registry import intrinsic, overload, register_jitable
 
 
 def _in_dtype(ty, *values):
@@ -152,8 +152,14 @@ def np_spacing(x):
     infinities)."""
 
 
+def np_nextafter(x, y):
+    """The next float after x towards y."""
+
+
 @overload(np_spacing)
 def _spacing(x):
+    if x == t.float16:
+        return _half_spacing
     if not isinstance(x, t.Float):
         return None
     (inf,) = _in_dtype(x, math.inf)
@@ -163,6 +169,54 @@ def _spacing(x):
             return x - x
         return math.nextafter(x, -inf if x < 0 else inf) - x   # -0.0 steps up
     return spacing
+
+
+@overload(np_nextafter)
+def _nextafter(x, y):
+    if x == t.float16:
+        return _half_nextafter
+    if not isinstance(x, t.Float):
+        return None
+    return lambda x, y: math.nextafter(x, y)
+
+
+# NumPy's float16 spacing and nextafter work on the bits (npy_half_spacing,
+# npy_half_nextafter); these compute the same halves exactly in float64 from the binade
+# exponent: a half of frexp exponent e steps by 2**(e - 11), never below 2**-24.
+
+@register_jitable
+def _half_step(x, toward_zero):
+    mantissa, exponent = math.frexp(x)
+    if toward_zero and abs(mantissa) == 0.5:   # from 2**k down into the binade below
+        exponent -= 1
+    return math.ldexp(1.0, max(exponent - 11, -24))
+
+
+def _half_spacing(h):
+    """npy_half_spacing: always positive; for -2**k it is the step towards zero."""
+    x = float(h)
+    if not math.isfinite(x):
+        return math.nan
+    if x == 65504.0:     # the largest half: the next is inf
+        return math.inf
+    if x == 0:
+        return 2.0 ** -24
+    return _half_step(x, x < 0)
+
+
+def _half_nextafter(hx, hy):
+    """npy_half_nextafter: x itself when x == y (so 0.0 towards -0.0 stays 0.0)."""
+    x, y = float(hx), float(hy)
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return x
+    if x == 0:
+        return math.copysign(2.0 ** -24, y)
+    if math.isinf(x):
+        return math.copysign(65504.0, x)
+    step = _half_step(x, (x > y) == (x > 0))
+    return x - step if x > y else x + step   # 65504 + 32 rounds to inf as a half
 
 
 def np_signbit(x):

@@ -137,6 +137,14 @@ def _minimum(a, b):
     return a if (a < b or a != a) else b
 
 
+def _half_maximum(a, b):
+    return a if (a >= b or a != a) else b    # float16's loop: equal gives a
+
+
+def _half_minimum(a, b):
+    return a if (a <= b or a != a) else b
+
+
 def np_true_divide(a, b):
     """NumPy's true division of two operands of one dtype (compiled code only)."""
 
@@ -269,8 +277,8 @@ def _choose(condition, x, y):
 
 
 overload(np_where)(lambda condition, x, y: _choose)
-overload(np_maximum)(lambda a, b: _maximum)
-overload(np_minimum)(lambda a, b: _minimum)
+overload(np_maximum)(lambda a, b: _half_maximum if a == t.float16 else _maximum)
+overload(np_minimum)(lambda a, b: _half_minimum if a == t.float16 else _minimum)
 
 
 # ufunc -> (the scalar operation kiln applies per element, how inputs are converted):
@@ -314,7 +322,7 @@ UFUNCS.update({
     np.lcm: (elements.np_lcm, "result"), np.heaviside: (elements.np_heaviside, "result"),
     np.logaddexp: (elements.np_logaddexp, "result"),
     np.logaddexp2: (elements.np_logaddexp2, "result"),
-    np.nextafter: (math.nextafter, "result"), np.spacing: (elements.np_spacing, "result"),
+    np.nextafter: (elements.np_nextafter, "result"), np.spacing: (elements.np_spacing, "result"),
     np.signbit: (elements.np_signbit, "same"), np.ldexp: (math.ldexp, "float_and_int"),
 })
 if hasattr(np, "bitwise_count"):  # NumPy 2
@@ -343,6 +351,10 @@ INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.im
            operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
            operator.imod: operator.mod, operator.ipow: operator.pow, operator.iand: operator.and_,
            operator.ior: operator.or_, operator.ixor: operator.xor}
+
+# NumPy computes float16 ufuncs in float32 and rounds the result to float16, but for these,
+# which have float16 loops of their own.
+_HALF_LOOPS = {np.nextafter, np.spacing, np.maximum, np.minimum}
 
 _WEAK = {t.boolean: False, t.int64: 0, t.float64: 0.0, t.complex128: 0j}
 
@@ -394,6 +406,8 @@ def _resolve_ufunc(tctx, ufunc, operands):
         loops = (out_dtype, t.int64)
     else:
         loops = (dtype_of(operands[0]),)
+    if out_dtype == t.float16 and ufunc not in _HALF_LOOPS:
+        loops = tuple(t.float32 if loop == t.float16 else loop for loop in loops)
     element = tctx.resolve(key, loops)
     if element is None:
         return None
