@@ -219,6 +219,33 @@ def _half_nextafter(hx, hy):
     return x - step if x > y else x + step   # 65504 + 32 rounds to inf as a half
 
 
+def np_modf_fraction(x):
+    """modf's first output: the fractional part, with x's sign (±0.0 for infinities)."""
+
+
+def np_modf_integral(x):
+    """modf's second output: the integral part."""
+
+
+def np_frexp_mantissa(x):
+    """frexp's first output: the mantissa in [0.5, 1) with x's sign (x itself for 0, inf,
+    NaN)."""
+
+
+def np_frexp_exponent(x):
+    """frexp's second output: the exponent (0 for 0, inf, NaN)."""
+
+
+def _of_floats(impl):
+    return lambda x: impl if isinstance(x, t.Float) else None
+
+
+overload(np_modf_fraction)(_of_floats(lambda x: math.modf(x)[0]))
+overload(np_modf_integral)(_of_floats(lambda x: math.modf(x)[1]))
+overload(np_frexp_mantissa)(_of_floats(lambda x: math.frexp(x)[0]))
+overload(np_frexp_exponent)(_of_floats(lambda x: math.frexp(x)[1]))
+
+
 def np_signbit(x):
     """Whether the sign bit is set (-0.0 and negative NaN included)."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from llvmlite import ir
@@ -287,7 +288,8 @@ overload(np_minimum)(lambda a, b: _half_minimum if a == t.float16 else _minimum)
 #   "same": the input as it is (predicates such as isnan);
 #   "where": np.where's condition as a bool, the two choices converted to the result dtype;
 #   "bool": every input as a bool (the logical functions);
-#   "float_and_int": the first input as the result dtype, the second as int64 (ldexp).
+#   "float_and_int": the first input as the result dtype, the second as int64 (ldexp);
+#   "mantissa": the input as the float dtype of frexp's mantissa (for its exponent).
 UFUNCS = {
     np.add: (operator.add, "result"), np.subtract: (operator.sub, "result"),
     np.multiply: (operator.mul, "result"), np.true_divide: (np_true_divide, "result"),
@@ -325,6 +327,77 @@ UFUNCS.update({
     np.nextafter: (elements.np_nextafter, "result"), np.spacing: (elements.np_spacing, "result"),
     np.signbit: (elements.np_signbit, "same"), np.ldexp: (math.ldexp, "float_and_int"),
 })
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output of a two-output ufunc (modf, frexp, divmod), as a one-output function of
+    the same inputs: NumPy's `ufunc(...)[index]`. Each is in the table; the ufunc itself
+    computes its outputs in one loop each."""
+
+    ufunc: np.ufunc
+    index: int
+
+    @property
+    def nin(self):
+        return self.ufunc.nin
+
+    @property
+    def __name__(self):
+        return f"{self.ufunc.__name__}[{self.index}]"
+
+    def __call__(self, *args):
+        return self.ufunc(*args)[self.index]
+
+
+MODF = Output(np.modf, 0), Output(np.modf, 1)
+FREXP = Output(np.frexp, 0), Output(np.frexp, 1)
+DIVMOD = Output(np.divmod, 0), Output(np.divmod, 1)
+UFUNCS.update({
+    MODF[0]: (elements.np_modf_fraction, "result"), MODF[1]: (elements.np_modf_integral, "result"),
+    FREXP[0]: (elements.np_frexp_mantissa, "result"),
+    FREXP[1]: (elements.np_frexp_exponent, "mantissa"),
+    DIVMOD[0]: (np_floor_divide, "result"), DIVMOD[1]: (np_remainder, "result"),
+})
+
+
+def _both_outputs(outputs):
+    """The overload of a two-output ufunc: a tuple of its outputs."""
+    first, second = outputs
+
+    def unary(x):
+        return (first(x), second(x))
+
+    def binary(a, b):
+        return (first(a, b), second(a, b))
+    return lambda *operands: unary if first.nin == 1 else binary
+
+
+overload(np.modf)(_both_outputs(MODF))
+overload(np.frexp)(_both_outputs(FREXP))
+overload(np.divmod)(_both_outputs(DIVMOD))
+
+
+def _infinity_of_sign(negative):
+    """np.isposinf / np.isneginf (functions, not ufuncs): isinf and the sign bit, fused."""
+    def isposinf(x):
+        return np.logical_and(np.isinf(x), np.logical_not(np.signbit(x)))
+
+    def isneginf(x):
+        return np.logical_and(np.isinf(x), np.signbit(x))
+
+    def typer(x):
+        if isinstance(dtype_of(x), t.Complex):
+            raise TypingError(f"This operation is not supported for {dtype_of(x)} values "
+                              "because it would be ambiguous.")
+        return isneginf if negative else isposinf
+    return typer
+
+
+overload(np.isposinf)(_infinity_of_sign(False))
+overload(np.isneginf)(_infinity_of_sign(True))
+
+
 if hasattr(np, "bitwise_count"):  # NumPy 2
     UFUNCS[np.bitwise_count] = (elements.np_bitwise_count, "same")
 CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
@@ -379,7 +452,7 @@ def _numpy_dtype(ufunc, operands):
 def _resolve_ufunc(tctx, ufunc, operands):
     """(result type, per-element Resolution, the dtypes the operands are converted to) or
     None."""
-    nin = ufunc.nin if isinstance(ufunc, np.ufunc) else 3  # np.where(cond, x, y)
+    nin = getattr(ufunc, "nin", 3)  # np.where(cond, x, y)
     if not all(isinstance(o, (t.Array, t.Number)) for o in operands) or nin != len(operands):
         return None
     key, conversion = UFUNCS[ufunc]
@@ -404,9 +477,11 @@ def _resolve_ufunc(tctx, ufunc, operands):
         loops = (t.boolean,) * nin
     elif conversion == "float_and_int":   # ldexp: the float's dtype, an int exponent
         loops = (out_dtype, t.int64)
+    elif conversion == "mantissa":
+        loops = (_numpy_dtype(FREXP[0], operands),)
     else:
         loops = (dtype_of(operands[0]),)
-    if out_dtype == t.float16 and ufunc not in _HALF_LOOPS:
+    if t.float16 in loops and ufunc not in _HALF_LOOPS:
         loops = tuple(t.float32 if loop == t.float16 else loop for loop in loops)
     element = tctx.resolve(key, loops)
     if element is None:
