@@ -86,6 +86,24 @@ def _lcm(a, b):
     return lcm
 
 
+def np_fmod(a, b):
+    """C's remainder, signed as the dividend: math.fmod for floats; for integers 0 when
+    dividing by 0, as NumPy's loop."""
+
+
+def _int_fmod(a, b):
+    if b == 0:
+        return a - a
+    r = a % b            # Python's: signed as the divisor
+    if r != 0 and (r < 0) != (a < 0):
+        return r - b
+    return r
+
+
+overload(np_fmod)(lambda a, b: _int_fmod if isinstance(a, t.Integer) else
+                  (lambda a, b: math.fmod(a, b)) if isinstance(a, t.Float) else None)
+
+
 def np_heaviside(x, h0):
     """0 below zero, 1 above, h0 at zero, NaN for NaN."""
 
@@ -216,7 +234,8 @@ def _half_nextafter(hx, hy):
     if math.isinf(x):
         return math.copysign(65504.0, x)
     step = _half_step(x, (x > y) == (x > 0))
-    return x - step if x > y else x + step   # 65504 + 32 rounds to inf as a half
+    # a step to zero keeps x's sign (the bits count down to -0.0); 65504 + 32 rounds to inf
+    return math.copysign(x - step if x > y else x + step, x)
 
 
 def np_modf_fraction(x):

@@ -307,7 +307,7 @@ UFUNCS = {
     np.isnan: (math.isnan, "same"), np.isinf: (math.isinf, "same"),
     np.isfinite: (math.isfinite, "same"),
     np.arctan2: (math.atan2, "result"), np.hypot: (math.hypot, "result"),
-    np.copysign: (math.copysign, "result"), np.fmod: (math.fmod, "result"),
+    np.copysign: (math.copysign, "result"), np.fmod: (elements.np_fmod, "result"),
     np.where: (np_where, "where"),
     np.floor: (np_floor, "result"), np.ceil: (np_ceil, "result"), np.trunc: (np_trunc, "result"),
     np.rint: (np_rint, "result"), np.reciprocal: (np_reciprocal, "result"),
@@ -376,6 +376,8 @@ def _both_outputs(outputs):
 overload(np.modf)(_both_outputs(MODF))
 overload(np.frexp)(_both_outputs(FREXP))
 overload(np.divmod)(_both_outputs(DIVMOD))
+overload(divmod)(lambda a, b: _both_outputs(DIVMOD)(a, b)   # an array's __divmod__
+                 if isinstance(a, t.Array) or isinstance(b, t.Array) else None)
 
 
 def _infinity_of_sign(negative):
