@@ -328,6 +328,19 @@ UFUNCS.update({
     np.signbit: (elements.np_signbit, "same"), np.ldexp: (math.ldexp, "float_and_int"),
 })
 
+if hasattr(np, "bitwise_count"):  # NumPy 2
+    UFUNCS[np.bitwise_count] = (elements.np_bitwise_count, "same")
+CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
+UFUNCS[CLIP] = (np_clip, "result")
+_MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
+         "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan",
+         "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
+         "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
+         "fabs": "fabs", "exp2": "exp2", "cbrt": "cbrt"}
+UFUNCS.update({getattr(np, name): (getattr(math, fn), "result") for name, fn in _MATH.items()
+               if hasattr(np, name) and hasattr(math, fn)})
+UFUNCS[np.abs] = UFUNCS[np.absolute]
+
 
 @dataclass(frozen=True)
 class Output:
@@ -370,13 +383,22 @@ def _both_outputs(outputs):
 
     def binary(a, b):
         return (first(a, b), second(a, b))
-    return lambda *operands: unary if first.nin == 1 else binary
+
+    def typer(*operands):
+        if len(operands) != first.nin or not all(isinstance(o, (t.Array, t.Number))
+                                                 for o in operands):
+            return None
+        if _numpy_dtype(first, operands) is None:   # NumPy has no loop for these
+            return None
+        return unary if first.nin == 1 else binary
+    return typer
 
 
+_divmod = _both_outputs(DIVMOD)
 overload(np.modf)(_both_outputs(MODF))
 overload(np.frexp)(_both_outputs(FREXP))
-overload(np.divmod)(_both_outputs(DIVMOD))
-overload(divmod)(lambda a, b: _both_outputs(DIVMOD)(a, b)   # an array's __divmod__
+overload(np.divmod)(_divmod)
+overload(divmod)(lambda a, b: _divmod(a, b)   # an array's __divmod__ is np.divmod
                  if isinstance(a, t.Array) or isinstance(b, t.Array) else None)
 
 
@@ -400,18 +422,6 @@ overload(np.isposinf)(_infinity_of_sign(False))
 overload(np.isneginf)(_infinity_of_sign(True))
 
 
-if hasattr(np, "bitwise_count"):  # NumPy 2
-    UFUNCS[np.bitwise_count] = (elements.np_bitwise_count, "same")
-CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
-UFUNCS[CLIP] = (np_clip, "result")
-_MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "log2",
-         "log1p": "log1p", "expm1": "expm1", "sin": "sin", "cos": "cos", "tan": "tan",
-         "arcsin": "asin", "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
-         "tanh": "tanh", "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh",
-         "fabs": "fabs", "exp2": "exp2", "cbrt": "cbrt"}
-UFUNCS.update({getattr(np, name): (getattr(math, fn), "result") for name, fn in _MATH.items()
-               if hasattr(np, name) and hasattr(math, fn)})
-UFUNCS[np.abs] = UFUNCS[np.absolute]
 
 OPERATORS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
              operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
