@@ -52,8 +52,9 @@ def np_lcm(a, b):
 
 
 def _magnitudes(a):
-    """Euclid on |a| and |b| in the unsigned type of a's width, as npy_gcd: |INT_MIN| is
-    2**(n-1) there, so gcd(INT_MIN, 6) is 2 and gcd(INT_MIN, 0) wraps back to INT_MIN."""
+    """(the unsigned type of a's width, a's type): npy_gcd runs Euclid on the magnitudes as
+    unsigned numbers, where |INT_MIN| is 2**(n-1): gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0)
+    converts back to INT_MIN."""
     return t.integer_of(a.bitwidth, False).np_dtype.type, a.np_dtype.type
 
 
@@ -100,8 +101,12 @@ def _int_fmod(a, b):
     return r
 
 
+def _float_fmod(a, b):
+    return math.fmod(a, b)
+
+
 overload(np_fmod)(lambda a, b: _int_fmod if isinstance(a, t.Integer) else
-                  (lambda a, b: math.fmod(a, b)) if isinstance(a, t.Float) else None)
+                  _float_fmod if isinstance(a, t.Float) else None)
 
 
 def np_heaviside(x, h0):

@@ -5,7 +5,10 @@ ufunc runs on one-element arrays of the operands' dtypes (a default-width Python
 counts as a "weak" Python number, as NEP 50 says), and its result dtype is the result
 type. The element operation is kiln's scalar implementation of the same operator or math
 function, with NumPy's semantics where they differ from Python's (division by zero gives
-inf/nan, not an exception; see `_NUMPY_SCALAR`). One table lists them all.
+inf/nan, not an exception: the `np_*` elements here and in ufunc_elements). One table lists
+them all. float16 is computed in float32 and rounded once, as NumPy's loops do (but
+`_HALF_LOOPS`). A two-output ufunc (modf, frexp, divmod) gives a tuple of two table entries
+(`Output`), a loop each.
 
 The loop over arrays, and the fusion of a tree of these operations into one loop, are
 `fusion`'s.
