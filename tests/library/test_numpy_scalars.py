@@ -164,3 +164,20 @@ def test_numpy_constructors_in_compiled_code():
     assert jit(as_float32)(3) == 3.0
     assert jit(as_int8)(300) == np.int64(300).astype(np.int8)
     assert jit(as_int8)(-129) == 127
+
+
+def as_float16(x): return np.float16(x)
+
+
+def test_float64_to_float16_is_rounded_once():
+    # LLVM lowers this conversion to a runtime helper (no CPU instruction converts float64
+    # to float16); unbound, the call jumped to address 0. Rounding through float32 would
+    # round twice: 1 + 2**-11 + 2**-40 must round up, 65519.99 down, 65520.0 to inf.
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal(300) * np.exp2(rng.uniform(-30, 17, 300))
+    values = list(values) + [1 + 2**-11 + 2**-40, 1 + 2**-11, 65519.99, 65520.0, 2**-25,
+                             2**-25 + 2**-60, -0.0, np.inf, np.nan, 1e300]
+    f = jit(as_float16)
+    with np.errstate(over="ignore"):
+        for x in values:
+            assert _same_value(np.float16(x), f(x)), x

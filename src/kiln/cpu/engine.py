@@ -35,6 +35,7 @@ class CPUEngine:
         seed.triple = self.triple
         self.engine = llvm.create_mcjit_compiler(seed, self.target_machine)
         _bind_python_symbols()
+        _bind_half_conversions()
 
     def _optimize(self, module, level):
         pto = llvm.create_pipeline_tuning_options(speed_level=level)
@@ -162,6 +163,22 @@ def _bind_python_symbols():
             except ValueError:
                 continue
             llvm.add_symbol(f"PyExc_{name}", address)
+
+
+# LLVM lowers a float16 conversion the CPU has no instruction for (float64 -> float16
+# always) to a call to compiler-rt's helper; the JIT has no compiler-rt, and an unresolved
+# call jumps to address 0. GCC's runtime (12 and later) has the same helpers, same ABI.
+_HALF_HELPERS = ["__truncdfhf2", "__truncsfhf2", "__extendhfsf2"]
+
+
+def _bind_half_conversions():
+    try:
+        library = ctypes.CDLL("libgcc_s.so.1")
+    except OSError:
+        return
+    for name in _HALF_HELPERS:
+        if hasattr(library, name):
+            llvm.add_symbol(name, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)
 
 
 _engine = None

@@ -61,10 +61,12 @@ class Elementwise:
     def apply(self, trees):
         def compute(context, builder, values):
             args, i = [], 0
-            for tree, loop in zip(trees, self.loops):
+            params = self.element.signature.args
+            for tree, loop, param in zip(trees, self.loops, params):
                 n = len(tree.leaves)
                 value = tree.compute(context, builder, values[i:i + n])
-                args.append(context.cast(builder, value, dtype_of(tree.ty), loop))
+                value = context.cast(builder, value, dtype_of(tree.ty), loop)
+                args.append(context.cast(builder, value, loop, param))  # as the element takes it
                 i += n
             value = self.element.lower(context, builder, self.element.signature, args)
             return context.cast(builder, value, self.element.signature.return_type,

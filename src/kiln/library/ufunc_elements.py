@@ -44,30 +44,69 @@ overload(np_rad2deg)(_scaled(180.0, math.pi))
 
 
 def np_gcd(a, b):
-    """Greatest common divisor of integers, of their absolute values (gcd(0, 0) is 0)."""
+    """Greatest common divisor of the absolute values (gcd(0, 0) is 0)."""
 
 
 def np_lcm(a, b):
     """Least common multiple of the absolute values (0 when either is 0)."""
 
 
-@register_jitable
+def _magnitudes(a):
+    """(the unsigned type of a's width, a's type): npy_gcd runs Euclid on the magnitudes as
+    unsigned numbers, where |INT_MIN| is 2**(n-1): gcd(INT_MIN, 6) is 2, and gcd(INT_MIN, 0)
+    converts back to INT_MIN."""
+    return t.integer_of(a.bitwidth, False).np_dtype.type, a.np_dtype.type
+
+
+@overload(np_gcd)
 def _gcd(a, b):
-    a, b = abs(a), abs(b)
-    while a != 0:
-        a, b = b % a, a
-    return b
+    if not isinstance(a, t.Integer):
+        return None
+    unsigned, result = _magnitudes(a)
+
+    def gcd(a, b):
+        x, y = unsigned(abs(a)), unsigned(abs(b))
+        while x != 0:
+            x, y = y % x, x
+        return result(y)
+    return gcd
 
 
+@overload(np_lcm)
 def _lcm(a, b):
-    g = _gcd(a, b)
-    if g == 0:
-        return g
-    return abs(a) // g * abs(b)
+    if not isinstance(a, t.Integer):
+        return None
+    unsigned, result = _magnitudes(a)
+
+    def lcm(a, b):
+        x, y = unsigned(abs(a)), unsigned(abs(b))
+        g = result(np_gcd(a, b))
+        if g == 0:
+            return g
+        return result(x // unsigned(g) * y)
+    return lcm
 
 
-overload(np_gcd)(lambda a, b: _gcd if isinstance(a, t.Integer) else None)
-overload(np_lcm)(lambda a, b: _lcm if isinstance(a, t.Integer) else None)
+def np_fmod(a, b):
+    """C's remainder, signed as the dividend: math.fmod for floats; for integers 0 when
+    dividing by 0, as NumPy's loop."""
+
+
+def _int_fmod(a, b):
+    if b == 0:
+        return a - a
+    r = a % b            # Python's: signed as the divisor
+    if r != 0 and (r < 0) != (a < 0):
+        return r - b
+    return r
+
+
+def _float_fmod(a, b):
+    return math.fmod(a, b)
+
+
+overload(np_fmod)(lambda a, b: _int_fmod if isinstance(a, t.Integer) else
+                  _float_fmod if isinstance(a, t.Float) else None)
 
 
 def np_heaviside(x, h0):
@@ -136,8 +175,14 @@ def np_spacing(x):
     infinities)."""
 
 
+def np_nextafter(x, y):
+    """The next float after x towards y."""
+
+
 @overload(np_spacing)
 def _spacing(x):
+    if x == t.float16:
+        return _half_spacing
     if not isinstance(x, t.Float):
         return None
     (inf,) = _in_dtype(x, math.inf)
@@ -147,6 +192,82 @@ def _spacing(x):
             return x - x
         return math.nextafter(x, -inf if x < 0 else inf) - x   # -0.0 steps up
     return spacing
+
+
+@overload(np_nextafter)
+def _nextafter(x, y):
+    if x == t.float16:
+        return _half_nextafter
+    if not isinstance(x, t.Float):
+        return None
+    return lambda x, y: math.nextafter(x, y)
+
+
+# NumPy's float16 spacing and nextafter work on the bits (npy_half_spacing,
+# npy_half_nextafter); these compute the same halves exactly in float64 from the binade
+# exponent: a half of frexp exponent e steps by 2**(e - 11), never below 2**-24.
+
+@register_jitable
+def _half_step(x, toward_zero):
+    mantissa, exponent = math.frexp(x)
+    if toward_zero and abs(mantissa) == 0.5:   # from 2**k down into the binade below
+        exponent -= 1
+    return math.ldexp(1.0, max(exponent - 11, -24))
+
+
+def _half_spacing(h):
+    """npy_half_spacing: always positive; for -2**k it is the step towards zero."""
+    x = float(h)
+    if not math.isfinite(x):
+        return math.nan
+    if x == 65504.0:     # the largest half: the next is inf
+        return math.inf
+    if x == 0:
+        return 2.0 ** -24
+    return _half_step(x, x < 0)
+
+
+def _half_nextafter(hx, hy):
+    """npy_half_nextafter: x itself when x == y (so 0.0 towards -0.0 stays 0.0)."""
+    x, y = float(hx), float(hy)
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return x
+    if x == 0:
+        return math.copysign(2.0 ** -24, y)
+    if math.isinf(x):
+        return math.copysign(65504.0, x)
+    step = _half_step(x, (x > y) == (x > 0))
+    # a step to zero keeps x's sign (the bits count down to -0.0); 65504 + 32 rounds to inf
+    return math.copysign(x - step if x > y else x + step, x)
+
+
+def np_modf_fraction(x):
+    """modf's first output: the fractional part, with x's sign (±0.0 for infinities)."""
+
+
+def np_modf_integral(x):
+    """modf's second output: the integral part."""
+
+
+def np_frexp_mantissa(x):
+    """frexp's first output: the mantissa in [0.5, 1) with x's sign (x itself for 0, inf,
+    NaN)."""
+
+
+def np_frexp_exponent(x):
+    """frexp's second output: the exponent (0 for 0, inf, NaN)."""
+
+
+def _of_floats(impl):
+    return lambda x: impl if isinstance(x, t.Float) else None
+
+
+overload(np_modf_fraction)(_of_floats(lambda x: math.modf(x)[0]))
+overload(np_modf_integral)(_of_floats(lambda x: math.modf(x)[1]))
+overload(np_frexp_mantissa)(_of_floats(lambda x: math.frexp(x)[0]))
+overload(np_frexp_exponent)(_of_floats(lambda x: math.frexp(x)[1]))
 
 
 def np_signbit(x):

@@ -5,7 +5,10 @@ ufunc runs on one-element arrays of the operands' dtypes (a default-width Python
 counts as a "weak" Python number, as NEP 50 says), and its result dtype is the result
 type. The element operation is kiln's scalar implementation of the same operator or math
 function, with NumPy's semantics where they differ from Python's (division by zero gives
-inf/nan, not an exception; see `_NUMPY_SCALAR`). One table lists them all.
+inf/nan, not an exception: the `np_*` elements here and in ufunc_elements). One table lists
+them all. float16 is computed in float32 and rounded once, as NumPy's loops do (but
+`_HALF_LOOPS`). A two-output ufunc (modf, frexp, divmod) gives a tuple of two table entries
+(`Output`), a loop each.
 
 The loop over arrays, and the fusion of a tree of these operations into one loop, are
 `fusion`'s.
@@ -15,6 +18,7 @@ from __future__ import annotations
 import math
 import operator
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from llvmlite import ir
@@ -135,6 +139,14 @@ def _maximum(a, b):
 
 def _minimum(a, b):
     return a if (a < b or a != a) else b
+
+
+def _half_maximum(a, b):
+    return a if (a >= b or a != a) else b    # float16's loop: equal gives a
+
+
+def _half_minimum(a, b):
+    return a if (a <= b or a != a) else b
 
 
 def np_true_divide(a, b):
@@ -269,8 +281,8 @@ def _choose(condition, x, y):
 
 
 overload(np_where)(lambda condition, x, y: _choose)
-overload(np_maximum)(lambda a, b: _maximum)
-overload(np_minimum)(lambda a, b: _minimum)
+overload(np_maximum)(lambda a, b: _half_maximum if a == t.float16 else _maximum)
+overload(np_minimum)(lambda a, b: _half_minimum if a == t.float16 else _minimum)
 
 
 # ufunc -> (the scalar operation kiln applies per element, how inputs are converted):
@@ -279,7 +291,8 @@ overload(np_minimum)(lambda a, b: _minimum)
 #   "same": the input as it is (predicates such as isnan);
 #   "where": np.where's condition as a bool, the two choices converted to the result dtype;
 #   "bool": every input as a bool (the logical functions);
-#   "float_and_int": the first input as the result dtype, the second as int64 (ldexp).
+#   "float_and_int": the first input as the result dtype, the second as int64 (ldexp);
+#   "mantissa": the input as the float dtype of frexp's mantissa (for its exponent).
 UFUNCS = {
     np.add: (operator.add, "result"), np.subtract: (operator.sub, "result"),
     np.multiply: (operator.mul, "result"), np.true_divide: (np_true_divide, "result"),
@@ -297,7 +310,7 @@ UFUNCS = {
     np.isnan: (math.isnan, "same"), np.isinf: (math.isinf, "same"),
     np.isfinite: (math.isfinite, "same"),
     np.arctan2: (math.atan2, "result"), np.hypot: (math.hypot, "result"),
-    np.copysign: (math.copysign, "result"), np.fmod: (math.fmod, "result"),
+    np.copysign: (math.copysign, "result"), np.fmod: (elements.np_fmod, "result"),
     np.where: (np_where, "where"),
     np.floor: (np_floor, "result"), np.ceil: (np_ceil, "result"), np.trunc: (np_trunc, "result"),
     np.rint: (np_rint, "result"), np.reciprocal: (np_reciprocal, "result"),
@@ -314,9 +327,10 @@ UFUNCS.update({
     np.lcm: (elements.np_lcm, "result"), np.heaviside: (elements.np_heaviside, "result"),
     np.logaddexp: (elements.np_logaddexp, "result"),
     np.logaddexp2: (elements.np_logaddexp2, "result"),
-    np.nextafter: (math.nextafter, "result"), np.spacing: (elements.np_spacing, "result"),
+    np.nextafter: (elements.np_nextafter, "result"), np.spacing: (elements.np_spacing, "result"),
     np.signbit: (elements.np_signbit, "same"), np.ldexp: (math.ldexp, "float_and_int"),
 })
+
 if hasattr(np, "bitwise_count"):  # NumPy 2
     UFUNCS[np.bitwise_count] = (elements.np_bitwise_count, "same")
 CLIP = getattr(np, "_core", getattr(np, "core", None)).umath.clip  # the ufunc behind np.clip
@@ -329,6 +343,88 @@ _MATH = {"sqrt": "sqrt", "exp": "exp", "log": "log", "log10": "log10", "log2": "
 UFUNCS.update({getattr(np, name): (getattr(math, fn), "result") for name, fn in _MATH.items()
                if hasattr(np, name) and hasattr(math, fn)})
 UFUNCS[np.abs] = UFUNCS[np.absolute]
+
+
+@dataclass(frozen=True)
+class Output:
+    """One output of a two-output ufunc (modf, frexp, divmod), as a one-output function of
+    the same inputs: NumPy's `ufunc(...)[index]`. Each is in the table; the ufunc itself
+    computes its outputs in one loop each."""
+
+    ufunc: np.ufunc
+    index: int
+
+    @property
+    def nin(self):
+        return self.ufunc.nin
+
+    @property
+    def __name__(self):
+        return f"{self.ufunc.__name__}[{self.index}]"
+
+    def __call__(self, *args):
+        return self.ufunc(*args)[self.index]
+
+
+MODF = Output(np.modf, 0), Output(np.modf, 1)
+FREXP = Output(np.frexp, 0), Output(np.frexp, 1)
+DIVMOD = Output(np.divmod, 0), Output(np.divmod, 1)
+UFUNCS.update({
+    MODF[0]: (elements.np_modf_fraction, "result"), MODF[1]: (elements.np_modf_integral, "result"),
+    FREXP[0]: (elements.np_frexp_mantissa, "result"),
+    FREXP[1]: (elements.np_frexp_exponent, "mantissa"),
+    DIVMOD[0]: (np_floor_divide, "result"), DIVMOD[1]: (np_remainder, "result"),
+})
+
+
+def _both_outputs(outputs):
+    """The overload of a two-output ufunc: a tuple of its outputs."""
+    first, second = outputs
+
+    def unary(x):
+        return (first(x), second(x))
+
+    def binary(a, b):
+        return (first(a, b), second(a, b))
+
+    def typer(*operands):
+        if len(operands) != first.nin or not all(isinstance(o, (t.Array, t.Number))
+                                                 for o in operands):
+            return None
+        if _numpy_dtype(first, operands) is None:   # NumPy has no loop for these
+            return None
+        return unary if first.nin == 1 else binary
+    return typer
+
+
+_divmod = _both_outputs(DIVMOD)
+overload(np.modf)(_both_outputs(MODF))
+overload(np.frexp)(_both_outputs(FREXP))
+overload(np.divmod)(_divmod)
+overload(divmod)(lambda a, b: _divmod(a, b)   # an array's __divmod__ is np.divmod
+                 if isinstance(a, t.Array) or isinstance(b, t.Array) else None)
+
+
+def _infinity_of_sign(negative):
+    """np.isposinf / np.isneginf (functions, not ufuncs): isinf and the sign bit, fused."""
+    def isposinf(x):
+        return np.logical_and(np.isinf(x), np.logical_not(np.signbit(x)))
+
+    def isneginf(x):
+        return np.logical_and(np.isinf(x), np.signbit(x))
+
+    def typer(x):
+        if isinstance(dtype_of(x), t.Complex):
+            raise TypingError(f"This operation is not supported for {dtype_of(x)} values "
+                              "because it would be ambiguous.")
+        return isneginf if negative else isposinf
+    return typer
+
+
+overload(np.isposinf)(_infinity_of_sign(False))
+overload(np.isneginf)(_infinity_of_sign(True))
+
+
 
 OPERATORS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
              operator.truediv: np.true_divide, operator.floordiv: np.floor_divide,
@@ -343,6 +439,10 @@ INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.im
            operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
            operator.imod: operator.mod, operator.ipow: operator.pow, operator.iand: operator.and_,
            operator.ior: operator.or_, operator.ixor: operator.xor}
+
+# NumPy computes float16 ufuncs in float32 and rounds the result to float16, but for these,
+# which have float16 loops of their own.
+_HALF_LOOPS = {np.nextafter, np.spacing, np.maximum, np.minimum}
 
 _WEAK = {t.boolean: False, t.int64: 0, t.float64: 0.0, t.complex128: 0j}
 
@@ -367,7 +467,7 @@ def _numpy_dtype(ufunc, operands):
 def _resolve_ufunc(tctx, ufunc, operands):
     """(result type, per-element Resolution, the dtypes the operands are converted to) or
     None."""
-    nin = ufunc.nin if isinstance(ufunc, np.ufunc) else 3  # np.where(cond, x, y)
+    nin = getattr(ufunc, "nin", 3)  # np.where(cond, x, y)
     if not all(isinstance(o, (t.Array, t.Number)) for o in operands) or nin != len(operands):
         return None
     key, conversion = UFUNCS[ufunc]
@@ -392,8 +492,12 @@ def _resolve_ufunc(tctx, ufunc, operands):
         loops = (t.boolean,) * nin
     elif conversion == "float_and_int":   # ldexp: the float's dtype, an int exponent
         loops = (out_dtype, t.int64)
+    elif conversion == "mantissa":
+        loops = (_numpy_dtype(FREXP[0], operands),)
     else:
         loops = (dtype_of(operands[0]),)
+    if t.float16 in loops and ufunc not in _HALF_LOOPS:
+        loops = tuple(t.float32 if loop == t.float16 else loop for loop in loops)
     element = tctx.resolve(key, loops)
     if element is None:
         return None
