@@ -192,14 +192,32 @@ class DUFunc:
                 self.ufunc = self._kernel.ufunc(self._identity)
         return self.ufunc
 
+    def _loop_for(self, operands, kwargs):
+        """The ufunc with a loop for these operands, and the call's keywords. A `dtype=`
+        asks for the loop of that dtype; otherwise the loop of the operands' own dtypes is
+        named in `signature=`, so NumPy's search, which takes the first loop the inputs
+        cast to safely, cannot pick an older one (int32 and a Python int would otherwise
+        go to a float64 loop made earlier)."""
+        dtype = kwargs.get("dtype")
+        if dtype is not None:
+            return self._ensure((t.from_dtype(np.dtype(dtype)),) * self._kernel.nin), kwargs
+        argtypes = tuple(input_type(o) for o in operands)
+        ufunc = self._ensure(argtypes)
+        if "signature" not in kwargs:
+            kwargs = dict(kwargs, signature=tuple(ty.np_dtype for ty in argtypes) + (None,))
+        return ufunc, kwargs
+
     def __call__(self, *args, **kwargs):
         if len(args) < self._kernel.nin:
             raise TypeError(f"{self.__name__}() takes {self._kernel.nin} arguments, "
                             f"{len(args)} given")
-        return self._ensure(tuple(map(input_type, args[:self._kernel.nin])))(*args, **kwargs)
+        ufunc, kwargs = self._loop_for(args[:self._kernel.nin], kwargs)
+        return ufunc(*args, **kwargs)
 
     def _method(self, name, operands, *args, **kwargs):
-        argtypes = tuple(input_type(o) for o in operands)
+        dtype = kwargs.get("dtype")
+        argtypes = (t.from_dtype(np.dtype(dtype)),) * self._kernel.nin if dtype is not None \
+            else tuple(input_type(o) for o in operands)
         return getattr(self._ensure(argtypes), name)(*args, **kwargs)
 
     def reduce(self, array, *args, **kwargs):
@@ -212,7 +230,8 @@ class DUFunc:
         return self._method("reduceat", (array,) * self._kernel.nin, array, *args, **kwargs)
 
     def outer(self, a, b, **kwargs):
-        return self._method("outer", (a, b), a, b, **kwargs)
+        ufunc, kwargs = self._loop_for((a, b), kwargs)
+        return ufunc.outer(a, b, **kwargs)
 
     def at(self, a, indices, b=None):
         operands = (a,) if b is None else (a, b)
