@@ -53,6 +53,7 @@ def float_floordiv(vx, wx):
     return float_divmod(vx, wx)[0]
 
 
+@register_jitable
 def float_mod(vx, wx):
     if wx == 0.0:
         raise ZeroDivisionError("float modulo by zero")
