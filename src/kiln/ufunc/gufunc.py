@@ -1,7 +1,9 @@
 """`@guvectorize`: a kernel over core dimensions ("(n),(n)->()") compiled into a NumPy
 generalized ufunc, with Numba's API.
 
-The kernel writes its outputs, which are its last arguments, in place. NumPy loops over the
+The kernel writes its outputs, which are its last arguments, in place; its inputs are
+read-only (a write is a TypingError) unless named in `writable_args`, which makes them
+writable operands whose cast copies NumPy writes back, as in Numba. NumPy loops over the
 broadcast outer dimensions and calls the inner loop, which builds each argument's core view
 (a strided array of the core shape, or the scalar itself for a "()" input declared as a
 number; a "()" output is a one-element array, as in Numba) and calls the kernel. With

@@ -6,9 +6,10 @@ NumPy's own. Without them (lazy) the result is a `DUFunc`, which compiles a loop
 new combination of input dtypes on the call that needs it (as Numba's DUFunc does) and
 otherwise hands the call to the ufunc it has built so far.
 
-Kernels are compiled with NumPy's error model (integer division by zero gives 0 and a float
-division inf or nan, as NumPy's own loops do); an exception the kernel raises itself stops
-the loop and reaches the caller.
+Kernels are compiled with NumPy's error model, as Numba's are: integer `//` and `%` by zero
+give 0, float `/`, `//`, `%` and `**` give NumPy's inf or nan, never ZeroDivisionError or
+OverflowError. An exception the kernel raises itself (`raise`, a failed `assert`) stops
+the loop and reaches the caller; the elements already written stay written.
 """
 from __future__ import annotations
 
