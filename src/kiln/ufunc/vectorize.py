@@ -174,6 +174,23 @@ def input_type(value):
     return t.from_dtype(np.dtype(dtype))
 
 
+def _operand_key(value):
+    """What decides an operand's loop, cheap to find and hash: an array's (or NumPy
+    scalar's) dtype character, a Python float's, bool's or complex's type, a Python int's
+    when int64 holds it; None for anything else (a list: its dtype depends on its items)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.dtype.char
+    if kind is float or kind is bool or kind is complex:
+        return kind
+    if kind is int:
+        return kind if -2**63 <= value < 2**63 else None
+    try:
+        return value.dtype.char
+    except AttributeError:
+        return None
+
+
 class DUFunc:
     """A ufunc that grows: each new combination of input dtypes compiles another loop."""
 
@@ -182,6 +199,7 @@ class DUFunc:
         self._identity = identity
         self._made_by = made_by
         self._lock = threading.Lock()
+        self._signatures = {}   # operand keys (_operand_key) -> the loop's 'dd->d'
         self.ufunc = None
         functools.update_wrapper(self, kernel.fn)
         kernel.callable_from_compiled_code(self, lazy=True)
@@ -198,20 +216,32 @@ class DUFunc:
         asks for the loop of that dtype; otherwise the loop of the operands' own dtypes is
         named in `signature=`, so NumPy's search, which takes the first loop the inputs
         cast to safely, cannot pick an older one (int32 and a Python int would otherwise
-        go to a float64 loop made earlier)."""
+        go to a float64 loop made earlier). Known operand dtypes find their signature in
+        one dictionary look-up."""
         dtype = kwargs.get("dtype")
         if dtype is not None:
             return self._ensure((t.from_dtype(np.dtype(dtype)),) * self._kernel.nin), kwargs
-        argtypes = tuple(input_type(o) for o in operands)
-        ufunc = self._ensure(argtypes)
-        if "signature" not in kwargs:
-            kwargs = dict(kwargs, signature=tuple(ty.np_dtype for ty in argtypes) + (None,))
-        return ufunc, kwargs
+        if "signature" in kwargs:
+            return self._ensure(tuple(input_type(o) for o in operands)), kwargs
+        key = tuple(map(_operand_key, operands))
+        signature = self._signatures.get(key)
+        if signature is None:
+            argtypes = tuple(input_type(o) for o in operands)
+            self._ensure(argtypes)
+            chars = [np.dtype(d).char for d in self._kernel.loops[argtypes][1]]
+            signature = "".join(chars[:-1]) + "->" + chars[-1]
+            if None not in key:
+                self._signatures[key] = signature
+        return self.ufunc, dict(kwargs, signature=signature)
 
     def __call__(self, *args, **kwargs):
         if len(args) < self._kernel.nin:
             raise TypeError(f"{self.__name__}() takes {self._kernel.nin} arguments, "
                             f"{len(args)} given")
+        if "dtype" not in kwargs and "signature" not in kwargs:   # the fast path
+            signature = self._signatures.get(tuple(map(_operand_key, args[:self._kernel.nin])))
+            if signature is not None:
+                return self.ufunc(*args, signature=signature, **kwargs)
         ufunc, kwargs = self._loop_for(args[:self._kernel.nin], kwargs)
         return ufunc(*args, **kwargs)
 
