@@ -286,6 +286,11 @@ def test_lazy_always_takes_the_loop_of_the_operands_dtypes():
     got = plus(np.float32(1.5), np.float32(2))
     assert isinstance(got, np.float32) and got == np.float32(3.5)
     assert plus.types == ["dd->d", "ll->l", "il->l", "ff->f"]
+    assert plus([1, 2], [3, 4]).tolist() == [4, 6]              # lists: their dtypes
+    got = plus(x.astype(np.int32), np.int32(5))   # int32 + int32 is int64 in kernels, as Numba
+    assert plus.types[-1] == "ii->l" and got.tolist() == (x + 5).tolist()
+    assert plus(x.astype(np.int32), 5).dtype == np.int64            # still 'il->l'
+    assert plus(True, 2.5) == 3.5 and plus.ntypes == 6
     assert plus(x, x, dtype=np.float32).dtype == np.float32
     out = np.zeros(4)
     assert plus(x, 1.0, out=out) is out and out.tolist() == (x + 1.0).tolist()
