@@ -355,3 +355,17 @@ def test_pickles_by_reference_at_module_level_and_by_value_otherwise():
     assert isinstance(copy, np.ufunc) and copy is not nested
     x = np.linspace(-3, 3, 11)
     assert np.array_equal(copy(x, 2.0), nested(x, 2.0))
+
+
+def test_compiled_code_takes_numpys_loop_or_names_the_loops():
+    from kiln import njit
+    from kiln.errors import TypingError
+    hyp = vectorize(["float32(float32, float32)", "float64(float64, float64)"])(hypot_kernel)
+    call = njit(lambda a, b: hyp(a, b))
+    i32 = np.arange(5, dtype=np.int32)
+    for a, b in ((i32, i32), (i32, np.float32(2)), (i32.astype(np.float32), np.float32(2))):
+        assert np.array_equal(call(a, b), hyp(a, b))   # the loop NumPy's call takes
+        assert call(a, b).dtype == hyp(a, b).dtype
+    with pytest.raises(TypingError, match=r"no loop for \(complex128, float64\).*"
+                                          r"float32\(float32, float32\), float64"):
+        call(np.ones(2, dtype=complex), np.ones(2))

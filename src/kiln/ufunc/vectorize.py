@@ -149,7 +149,12 @@ class _Kernel:
                     np.can_cast(d.np_dtype, a.np_dtype, "safe") for d, a in zip(dtypes, s))),
                     None)
                 if argtypes is None:
-                    return None
+                    from ..errors import TypingError
+                    loops = ", ".join(f"{ret}({', '.join(map(str, args))})"
+                                      for args, ret in self.declared.items())
+                    raise TypingError(f"{self.fn.__name__}() has no loop for "
+                                      f"({', '.join(map(str, dtypes))}) that NumPy's safe "
+                                      f"casting reaches; its loops: {loops}")
             typed = tctx.type_function(self.fn, argtypes, self.declared.get(argtypes),
                                        self.options)
             if not isinstance(typed.return_type, t.Number):
