@@ -73,8 +73,8 @@ def guvectorize(*args, **options):
 
     def decorate(fn):
         target = check_options(fn, options, "guvectorize")
-        kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout)
-        kernel.writable = _writable_inputs(fn, writable_args, len(ins))
+        kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout,
+                          _writable_inputs(fn, writable_args, len(ins)))
         made_by = pickling.recipe("guvectorize", fn, signatures, layout,
                                   dict(options, writable_args=writable_args))
         if not signatures:
@@ -102,8 +102,9 @@ def _writable_inputs(fn, writable_args, nin):
 
 
 class _GKernel:
-    def __init__(self, fn, ins, outs, parallel, options, layout):
+    def __init__(self, fn, ins, outs, parallel, options, layout, writable):
         self.fn, self.parallel = fn, parallel
+        self.writable = writable   # inputs the kernel may write (writable_args)
         self.cores = ins + outs
         self.nin, self.nout = len(ins), len(outs)
         self.layout = ",".join(f"({','.join(c)})" for c in ins) + "->" + \
@@ -117,7 +118,6 @@ class _GKernel:
                             f"{layout!r} has {len(self.cores)} operands")
         self.loops = {}
         self.keepalive = []
-        self.writable = frozenset()   # inputs the kernel may write (writable_args)
 
     def compile_signature(self, sig):
         parsed = parse_signature(sig)
