@@ -30,6 +30,32 @@ def test_forceobj_runs_python():
     assert f("a", "b") == "ab"
 
 
+def float_division_ops(a, b):
+    return a // b, a % b, a / b, a ** b
+
+
+def test_error_model_numpy_gives_numpys_float_results():
+    """error_model="numpy" (Numba's, and every @vectorize kernel's): float //, %, / and **
+    give NumPy's inf/nan where Python raises; the default model raises as Python does."""
+    numpy_model = njit(error_model="numpy")(float_division_ops)
+    values = [7.0, -7.0, 0.0, -0.0, np.inf, np.nan, 10.0, -1.0, 400.0]
+    with np.errstate(all="ignore"):
+        for a in values:
+            for b in values:
+                x, y = np.float64(a), np.float64(b)
+                expected = (np.floor_divide(x, y), np.remainder(x, y), np.true_divide(x, y),
+                            np.power(x, y))
+                got = numpy_model(a, b)
+                assert np.array_equal(np.array(got), np.array(expected), equal_nan=True), \
+                    (a, b, got, expected)
+    python_model = njit(float_division_ops)
+    for a, b in ((7.0, 0.0), (0.0, -1.0)):
+        with pytest.raises(ZeroDivisionError):
+            python_model(a, b)
+    with pytest.raises(OverflowError):
+        python_model(10.0, 400.0)
+
+
 def test_lazy_compilation_one_specialization_per_type():
     f = njit(add)
     assert f.signatures == []

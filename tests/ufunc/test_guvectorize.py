@@ -125,3 +125,131 @@ def test_bad_signatures_give_clear_errors():
     with pytest.raises(TypeError):       # NumPy: no loop for complex operands
         dot(np.ones(3, dtype=complex), np.ones(3))
     assert parse_layout(" (m, n) , (n) -> (m) ") == ([("m", "n"), ("n",)], [("m",)])
+
+
+@guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+def module_total(x, out):
+    out[0] = x.sum()
+
+
+def min_max_kernel(x, lo, hi):
+    lo[0] = x[0]
+    hi[0] = x[0]
+    for v in x:
+        lo[0] = min(lo[0], v)
+        hi[0] = max(hi[0], v)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_two_scalar_outputs_per_dtype_against_numpy(dtype):
+    sigs = [f"void({ty}[:], {ty}[:], {ty}[:])" for ty in ("float64", "float32", "int64")]
+    min_max = guvectorize(sigs, "(n)->(),()")(min_max_kernel)
+    assert (min_max.nin, min_max.nout) == (1, 2)
+    rng = np.random.default_rng(3)
+    cube = (rng.standard_normal((3, 4, 7)) * 50).astype(dtype)
+    for x in (cube, cube[:, ::2, ::-3], cube.transpose(2, 1, 0), cube[0, 0], cube[:0]):
+        lo, hi = min_max(x)
+        assert lo.dtype == hi.dtype == dtype
+        assert np.array_equal(lo, x.min(axis=-1)) and np.array_equal(hi, x.max(axis=-1))
+    if dtype != np.int64:
+        special = np.array([1.0, np.inf, -np.inf, 0.0], dtype=dtype)
+        assert [float(v) for v in min_max(special)] == [-np.inf, np.inf]
+
+
+def test_dot_against_numpy_in_every_layout_and_dtype():
+    sigs = [f"void({ty}[:], {ty}[:], {ty}[:])" for ty in ("float64", "float32", "int64")]
+    dot = guvectorize(sigs, "(n),(n)->()")(dot_kernel)
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((4, 5, 6))
+    for a, b in ((A, A[::-1]), (A, A[0, 0]), (A[:, None, 0], A[None, :, 1]),
+                 (A.transpose(2, 0, 1)[..., :4], A[0, :4, ::-1].T[:, None, :]),
+                 (A[0, 0], A[1, 1])):
+        expected = np.einsum("...i,...i->...", a, b)
+        for dtype in (np.float64, np.float32):
+            got = dot(a.astype(dtype), b.astype(dtype))
+            assert got.dtype == dtype and np.allclose(got, expected, rtol=1e-5)
+    ints = np.arange(24).reshape(2, 3, 4)
+    assert dot(ints, ints).dtype == np.int64
+    assert np.array_equal(dot(ints, ints), np.einsum("...i,...i->...", ints, ints))
+    assert np.array_equal(dot(A, A, axes=[(1,), (1,), ()]), np.einsum("ijk,ijk->ik", A, A))
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        dot(np.ones(3), np.ones(4))
+    nan = dot(np.array([np.nan, 1.0]), np.array([1.0, 2.0]))
+    assert isinstance(nan, np.float64) and np.isnan(nan)
+
+
+def test_writable_args_by_position_and_by_name():
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()", writable_args=("x",))
+    def bump(x, out):
+        x[0] += 1.0
+        out[0] = x[0]
+
+    a = np.zeros((2, 3))
+    assert bump(a).tolist() == [1.0, 1.0] and a[:, 0].tolist() == [1.0, 1.0]
+    # a float32 input goes to the float64 loop through a copy, which NumPy writes back
+    a32 = np.zeros((2, 3), dtype=np.float32)
+    bump(a32)
+    assert a32[:, 0].tolist() == [1.0, 1.0]
+    readonly = np.zeros(3)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        bump(readonly)
+    same = guvectorize(["void(float64[:], float64[:])"], "(n)->()", writable_args=(0,))(
+        bump_kernel)
+    b = np.zeros(2)
+    same(b)
+    assert b.tolist() == [1.0, 0.0]
+
+
+def bump_kernel(x, out):
+    x[0] += 1.0
+    out[0] = x[0]
+
+
+def test_inputs_are_read_only_without_writable_args():
+    from kiln.errors import TypingError
+    with pytest.raises(TypingError, match="writable_args"):
+        guvectorize(["void(float64[:], float64[:])"], "(n)->()")(bump_kernel)
+    with pytest.raises(ValueError, match="not one of its 1 inputs"):
+        guvectorize(["void(float64[:], float64[:])"], "(n)->()", writable_args=(1,))(
+            bump_kernel)
+    with pytest.raises(ValueError, match="not one of its 1 inputs"):
+        guvectorize(["void(float64[:], float64[:])"], "(n)->()", writable_args=("y",))(
+            bump_kernel)
+
+
+def test_lazy_gufunc_compiles_once_per_dtype():
+    @guvectorize("(n),()->(n)")
+    def shifted(x, c, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i] + c
+
+    x = np.arange(6.0).reshape(2, 3)
+    out = np.empty_like(x)
+    for _ in range(3):
+        shifted(x, 1.5, out)
+    assert np.array_equal(out, x + 1.5) and shifted.ntypes == 1
+    ints = np.arange(6).reshape(2, 3)
+    iout = np.empty_like(ints)
+    shifted(ints, np.array([10, 20])[:, None][:, 0], iout)
+    assert np.array_equal(iout, ints + np.array([[10], [20]])) and shifted.ntypes == 2
+
+
+def test_gufuncs_pickle_by_reference_at_module_level():
+    import pickle
+    assert pickle.loads(pickle.dumps(module_total)) is module_total
+    x = np.arange(12.0).reshape(3, 4)
+    assert np.array_equal(module_total(x), x.sum(axis=1))
+
+
+@pytest.mark.parametrize("bad", ["void(float64[:], float64[:]", "void(nosuch[:], f8[:])"])
+def test_signatures_that_do_not_parse(bad):
+    with pytest.raises(TypeError, match="invalid signature"):
+        guvectorize([bad], "(n)->()")(bump_kernel)
+
+
+def test_targets():
+    with pytest.raises(NotImplementedError, match="CUDA"):
+        guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="cuda")(bump_kernel)
+    with pytest.raises(ValueError, match="unknown guvectorize target"):
+        guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="gpu")(bump_kernel)

@@ -156,3 +156,216 @@ def test_called_from_compiled_code_fused_on_arrays_and_on_scalars():
     f32 = njit(lambda a, b: hyp(a, b))(x.astype(np.float32), y.astype(np.float32))
     assert f32.dtype == np.float32
     assert njit(lambda a: twice(a))(np.arange(3, dtype=np.int32)).tolist() == [0, 2, 4]
+
+
+@vectorize(["float64(float64, float64)"])
+def module_hypot(a, b):
+    return math.sqrt(a * a + b * b)
+
+
+@vectorize
+def module_lazy(a, b):
+    return a - b
+
+
+def numpy_reference(ufunc, *arrays):
+    """What NumPy's own loops give on the same operands."""
+    with np.errstate(all="ignore"):
+        return ufunc(*arrays)
+
+
+def floordiv(a, b):
+    return a // b
+
+
+def mod(a, b):
+    return a % b
+
+
+def truediv(a, b):
+    return a / b
+
+
+def power(a, b):
+    return a ** b
+
+
+def times_plus_one(a, b):
+    return a * b + 1
+
+
+def three_a_minus_b(a, b):
+    return a * 3 - b
+
+
+SPECIAL = np.array([7.0, -7.0, 0.0, -0.0, 2.5, np.inf, -np.inf, np.nan, 1e300, -3.0])
+
+
+@pytest.mark.parametrize("op, reference", [
+    (floordiv, np.floor_divide), (mod, np.remainder), (truediv, np.true_divide),
+    (power, np.power)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_arithmetic_follows_numpy_at_zero_inf_and_nan(op, reference, dtype):
+    """Kernels use NumPy's error model: x // 0.0, x % 0.0, 0.0 ** -1 and overflowing powers
+    give NumPy's inf/nan, never ZeroDivisionError or OverflowError."""
+    ufunc = vectorize(["float64(float64, float64)", "float32(float32, float32)"])(op)
+    with np.errstate(all="ignore"):
+        a, b = np.meshgrid(SPECIAL.astype(dtype), SPECIAL.astype(dtype))
+        got = ufunc(a, b)
+    assert got.dtype == dtype
+    assert np.array_equal(got, numpy_reference(reference, a, b), equal_nan=True)
+
+
+@pytest.mark.parametrize("op, reference", [
+    (floordiv, np.floor_divide), (mod, np.remainder), (truediv, np.true_divide)])
+def test_integer_arithmetic_by_zero_follows_numpy(op, reference):
+    result = "float64" if op is truediv else "{0}"
+    ufunc = vectorize([f"{result.format(ty)}({ty}, {ty})" for ty in ("int64", "int32")])(op)
+    a, b = np.meshgrid(np.array([7, -7, 0, 3, -2**31]), np.array([0, 2, -1, -3, 0]))
+    for x, y in ((a, b), (a.astype(np.int32), b.astype(np.int32))):
+        expected = numpy_reference(reference, x, y)
+        with np.errstate(all="ignore"):
+            got = ufunc(x, y)
+        assert got.dtype == expected.dtype
+        assert np.array_equal(got, expected, equal_nan=True)
+
+
+def test_signatures_as_kiln_types_and_numpy_loop_choice():
+    from kiln import float32, float64, int64
+    ufunc = vectorize([float32(float32, float32), float64(float64, float64),
+                       int64(int64, int64)])(times_plus_one)
+    assert ufunc.types == ["ff->f", "dd->d", "ll->l"]
+    f32, f64 = np.linspace(-1, 1, 7, dtype=np.float32), np.linspace(-1, 1, 7)
+    i32 = np.arange(-3, 4, dtype=np.int32)
+    # NumPy's choice: the loop of the inputs' dtypes, else the first one they cast to
+    # safely (float32 is never picked for float64 inputs; int32 goes to float64, not to
+    # the later int64 loop)
+    for x, y in ((f32, f32), (f64, f64), (f32, f64), (i32, i32), (i32, f32),
+                 (np.arange(7), np.arange(7)), (f64, 2), (f32, np.float32(2))):
+        got = ufunc(x, y)
+        kinds = (np.asarray(x).dtype.char, np.asarray(y).dtype.char)
+        loop = next((lp for lp in ufunc.types if tuple(lp[:2]) == kinds), None) or next(
+            lp for lp in ufunc.types if all(np.can_cast(k, c) for k, c in zip(kinds, lp)))
+        assert got.dtype == np.dtype(loop[-1]), kinds
+        assert np.array_equal(got, python_reference(times_plus_one, x, y, dtype=got.dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_shapes_layouts_and_special_values(dtype):
+    ufunc = vectorize(["float64(float64, float64)", "float32(float32, float32)",
+                       "int64(int64, int64)"])(three_a_minus_b)
+    rng = np.random.default_rng(7)
+    cube = (rng.standard_normal((4, 5, 6)) * 100).astype(dtype)
+    cases = [(cube, cube[::-1]), (cube.transpose(2, 0, 1), cube.transpose(2, 0, 1)[:, :, :1]),
+             (cube[:, 1, ::3], cube[0, 1:2, ::3]), (cube[:0], cube[:0]), (cube[0, 0, 0], cube[1]),
+             (np.asarray(cube[1, 1, 1]), np.asarray(cube[2, 2, 2]))]
+    if dtype != np.int64:
+        with np.errstate(over="ignore"):
+            cases.append((SPECIAL.astype(dtype), SPECIAL[::-1].astype(dtype)))
+    for x, y in cases:
+        with np.errstate(all="ignore"):
+            expected = python_reference(three_a_minus_b, x, y, dtype=dtype)
+            got = ufunc(x, y)
+        if np.ndim(x) == np.ndim(y) == 0:       # scalars in, a NumPy scalar out
+            assert isinstance(got, np.generic)
+        assert got.dtype == dtype and np.array_equal(got, expected, equal_nan=True)
+
+
+def test_lazy_always_takes_the_loop_of_the_operands_dtypes():
+    @vectorize
+    def plus(a, b):
+        return a + b
+
+    x = np.arange(4)
+    assert plus(1.5, 2.0) == 3.5 and isinstance(plus(1.5, 2.0), np.float64)
+    # a float64 loop exists, yet int64 operands get their own int64 loop; an int32 array
+    # with a Python int gets the (int32, int64) loop, not the older float64 one
+    assert plus(x, x).dtype == np.int64 and plus(x, x).tolist() == (x + x).tolist()
+    got = plus(x.astype(np.int32), 5)
+    assert got.dtype == np.int64 and got.tolist() == (x + 5).tolist()
+    got = plus(np.float32(1.5), np.float32(2))
+    assert isinstance(got, np.float32) and got == np.float32(3.5)
+    assert plus.types == ["dd->d", "ll->l", "il->l", "ff->f"]
+    assert plus([1, 2], [3, 4]).tolist() == [4, 6]              # lists: their dtypes
+    got = plus(x.astype(np.int32), np.int32(5))   # int32 + int32 is int64 in kernels, as Numba
+    assert plus.types[-1] == "ii->l" and got.tolist() == (x + 5).tolist()
+    assert plus(x.astype(np.int32), 5).dtype == np.int64            # still 'il->l'
+    assert plus(True, 2.5) == 3.5 and plus.ntypes == 6
+    assert plus(x, x, dtype=np.float32).dtype == np.float32
+    out = np.zeros(4)
+    assert plus(x, 1.0, out=out) is out and out.tolist() == (x + 1.0).tolist()
+    masked = np.full(4, -1.0)
+    plus(x.astype(float), 1.0, out=masked, where=x > 1)
+    assert masked.tolist() == [-1.0, -1.0, 3.0, 4.0]
+    assert plus.accumulate(np.arange(5.0)).tolist() == np.add.accumulate(np.arange(5.0)).tolist()
+    y = np.zeros(3, dtype=np.int64)
+    plus.at(y, [0, 0, 2], 5)
+    assert y.tolist() == [10, 0, 5]
+    with pytest.raises(ValueError, match="no identity"):
+        plus.reduce(np.array([]))
+    assert (plus.nin, plus.nout, plus.nargs, plus.identity) == (2, 1, 3, None)
+
+
+def test_lazy_identity_makes_reduce_of_empty_work():
+    @vectorize(identity=1)
+    def times(a, b):
+        return a * b
+
+    assert times.reduce(np.array([], dtype=np.int64)) == 1
+    assert times.reduce(np.arange(1.0, 6.0)) == 120.0
+    m = np.arange(1, 13).reshape(3, 4)
+    assert times.reduce(m, axis=0).tolist() == np.multiply.reduce(m, axis=0).tolist()
+
+
+def test_unsupported_operand_dtypes_are_type_errors():
+    @vectorize
+    def plus(a, b):
+        return a + b
+
+    with pytest.raises(TypeError, match="dtype"):
+        plus(np.array(["a"]), np.array(["b"]))
+    eager = vectorize(["float64(float64, float64)", "int64(int64, int64)"])(plus.__wrapped__)
+    with pytest.raises(TypeError, match="not supported for the input types"):
+        eager(np.ones(2, dtype=np.complex128), np.ones(2))
+
+
+@pytest.mark.parametrize("bad", ["float64(float64,", "notatype(float64, float64)",
+                                 "float64 float64", ""])
+def test_signatures_that_do_not_parse(bad):
+    with pytest.raises(TypeError, match="invalid signature"):
+        vectorize([bad])(hypot_kernel)
+
+
+def test_kernels_take_and_return_numbers():
+    with pytest.raises(TypeError, match="take and return numbers"):
+        vectorize(["float64(float64[:], float64)"])(hypot_kernel)
+
+
+def test_pickles_by_reference_at_module_level_and_by_value_otherwise():
+    import pickle
+    assert pickle.loads(pickle.dumps(module_hypot)) is module_hypot
+    assert pickle.loads(pickle.dumps(module_lazy)) is module_lazy
+    cloudpickle = pytest.importorskip("cloudpickle")
+
+    @vectorize(["float64(float64, float64)"])
+    def nested(a, b):
+        return math.sqrt(a * a + b * b)
+
+    copy = pickle.loads(cloudpickle.dumps(nested))
+    assert isinstance(copy, np.ufunc) and copy is not nested
+    x = np.linspace(-3, 3, 11)
+    assert np.array_equal(copy(x, 2.0), nested(x, 2.0))
+
+
+def test_compiled_code_takes_numpys_loop_or_names_the_loops():
+    from kiln import njit
+    from kiln.errors import TypingError
+    hyp = vectorize(["float32(float32, float32)", "float64(float64, float64)"])(hypot_kernel)
+    call = njit(lambda a, b: hyp(a, b))
+    i32 = np.arange(5, dtype=np.int32)
+    for a, b in ((i32, i32), (i32, np.float32(2)), (i32.astype(np.float32), np.float32(2))):
+        assert np.array_equal(call(a, b), hyp(a, b))   # the loop NumPy's call takes
+        assert call(a, b).dtype == hyp(a, b).dtype
+    with pytest.raises(TypingError, match=r"no loop for \(complex128, float64\).*"
+                                          r"float32\(float32, float32\), float64"):
+        call(np.ones(2, dtype=complex), np.ones(2))

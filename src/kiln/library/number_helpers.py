@@ -53,6 +53,7 @@ def float_floordiv(vx, wx):
     return float_divmod(vx, wx)[0]
 
 
+@register_jitable
 def float_mod(vx, wx):
     if wx == 0.0:
         raise ZeroDivisionError("float modulo by zero")
@@ -63,6 +64,25 @@ def float_mod(vx, wx):
     else:
         mod = math.copysign(0.0, wx)
     return mod
+
+
+def numpy_floordiv(vx, wx):
+    """NumPy's float floor division (error_model="numpy"): by zero, the IEEE quotient."""
+    if wx == 0.0:
+        return vx / wx
+    return float_divmod(vx, wx)[0]
+
+
+def numpy_mod(vx, wx):
+    """NumPy's float remainder (error_model="numpy"): by zero, nan."""
+    if wx == 0.0:
+        return math.nan
+    return float_mod(vx, wx)
+
+
+def numpy_power(base, exponent):
+    """NumPy's float power (error_model="numpy"): C's pow, inf where CPython raises."""
+    return _pow(base, exponent)
 
 
 def int_power(base, exponent):

@@ -24,10 +24,12 @@ def _float_flags(context):
     return context.fastmath
 
 
-def _python_impl(pyfunc):
-    """Codegen that compiles a Python helper (see number_helpers) for this signature."""
+def _python_impl(pyfunc, numpy_pyfunc=None):
+    """Codegen that compiles a Python helper (see number_helpers) for this signature; with
+    error_model="numpy", `numpy_pyfunc` where given (NumPy's inf/nan instead of a raise)."""
     def codegen(context, builder, sig, args):
-        return context.call_python(builder, pyfunc, sig, args)
+        numpy_model = numpy_pyfunc is not None and context.options.error_model == "numpy"
+        return context.call_python(builder, numpy_pyfunc if numpy_model else pyfunc, sig, args)
     return codegen
 
 
@@ -142,13 +144,13 @@ def _int_divmod_nonzero(builder, ty, x, y):
     return q, r
 
 
-def _floor_op(which, float_helper):
+def _floor_op(which, float_helper, numpy_helper):
     def typer(tctx, a, b):
         if not _all((a, b), t.Number) or isinstance(a, t.Complex) or isinstance(b, t.Complex):
             return None
         rt = arithmetic_result(a, b)
         if isinstance(rt, t.Float):
-            return rt(rt, rt), _python_impl(float_helper)
+            return rt(rt, rt), _python_impl(float_helper, numpy_helper)
 
         def codegen(context, builder, sig, args):
             return _int_divmod(context, builder, rt, *args)[which]
@@ -156,8 +158,8 @@ def _floor_op(which, float_helper):
     return typer
 
 
-template(operator.floordiv)(_floor_op(0, helpers.float_floordiv))
-template(operator.mod)(_floor_op(1, helpers.float_mod))
+template(operator.floordiv)(_floor_op(0, helpers.float_floordiv, helpers.numpy_floordiv))
+template(operator.mod)(_floor_op(1, helpers.float_mod, helpers.numpy_mod))
 
 
 @template(divmod)
@@ -184,7 +186,7 @@ def _power(tctx, a, b):
         return rt(rt, rt), _python_impl(helpers.int_power)
     if isinstance(rt, t.Complex):
         return rt(rt, rt), _python_impl(helpers.complex_power)
-    return rt(rt, rt), _python_impl(helpers.float_power)
+    return rt(rt, rt), _python_impl(helpers.float_power, helpers.numpy_power)
 
 
 template(operator.pow)(_power)

@@ -1,7 +1,9 @@
 """`@guvectorize`: a kernel over core dimensions ("(n),(n)->()") compiled into a NumPy
 generalized ufunc, with Numba's API.
 
-The kernel writes its outputs, which are its last arguments, in place. NumPy loops over the
+The kernel writes its outputs, which are its last arguments, in place; its inputs are
+read-only (a write is a TypingError) unless named in `writable_args`, which makes them
+writable operands whose cast copies NumPy writes back, as in Numba. NumPy loops over the
 broadcast outer dimensions and calls the inner loop, which builds each argument's core view
 (a strided array of the core shape, or the scalar itself for a "()" input declared as a
 number; a "()" output is a one-element array, as in Numba) and calls the kernel. With
@@ -20,6 +22,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..errors import TypingError
 from ..runtime.threads import for_range
 from ..types.signature import parse_signature
 from . import pickling
@@ -65,12 +68,15 @@ def guvectorize(*args, **options):
         raise TypeError("guvectorize takes a list of signatures and a layout such as "
                         "'(n),(n)->()', or only the layout")
     ins, outs = parse_layout(layout)
-    options.pop("writable_args", None)  # inputs are written through like outputs already
+    options = dict(options)
+    writable_args = tuple(options.pop("writable_args", ()))
 
     def decorate(fn):
         target = check_options(fn, options, "guvectorize")
-        kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout)
-        made_by = pickling.recipe("guvectorize", fn, signatures, layout, options)
+        kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout,
+                          _writable_inputs(fn, writable_args, len(ins)))
+        made_by = pickling.recipe("guvectorize", fn, signatures, layout,
+                                  dict(options, writable_args=writable_args))
         if not signatures:
             return GUFunc(kernel, made_by)
         for sig in signatures:
@@ -81,9 +87,24 @@ def guvectorize(*args, **options):
     return decorate
 
 
+def _writable_inputs(fn, writable_args, nin):
+    """The inputs named (by position or by name) in `writable_args`: the kernel may write
+    them, and NumPy writes a cast copy back. Other inputs are read-only in the kernel."""
+    names = list(inspect.signature(fn).parameters)
+    chosen = set()
+    for arg in writable_args:
+        index = names.index(arg) if arg in names else arg
+        if not isinstance(index, int) or not 0 <= index < nin:
+            raise ValueError(f"writable_args of {fn.__name__}(): {arg!r} is not one of its "
+                             f"{nin} inputs {names[:nin]} (outputs are always writable)")
+        chosen.add(index)
+    return frozenset(chosen)
+
+
 class _GKernel:
-    def __init__(self, fn, ins, outs, parallel, options, layout):
+    def __init__(self, fn, ins, outs, parallel, options, layout, writable):
         self.fn, self.parallel = fn, parallel
+        self.writable = writable   # inputs the kernel may write (writable_args)
         self.cores = ins + outs
         self.nin, self.nout = len(ins), len(outs)
         self.layout = ",".join(f"({','.join(c)})" for c in ins) + "->" + \
@@ -111,10 +132,16 @@ class _GKernel:
             raise TypeError(f"{self.fn.__name__}: the signature has {len(argtypes)} "
                             f"arguments, but the layout {self.layout!r} has "
                             f"{len(self.cores)} operands")
-        kernel_types = tuple(self._kernel_type(k, ty) for k, ty in enumerate(argtypes))
-        address, typed, keep = compile_ufunc_loop(
-            self.fn, kernel_types, None, self.options, self.parallel,
-            functools.partial(_core_stretch, self.cores), self.cache)
+        kernel_types = tuple(self.kernel_type(k, ty) for k, ty in enumerate(argtypes))
+        try:
+            address, typed, keep = compile_ufunc_loop(
+                self.fn, kernel_types, None, self.options, self.parallel,
+                functools.partial(_core_stretch, self.cores), self.cache)
+        except TypingError as e:
+            if "read-only" in e.msg:
+                e.add_context("guvectorize passes its inputs read-only; name the inputs "
+                              "the kernel writes in writable_args=(...)")
+            raise
         if typed.return_type != t.none:
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a guvectorize "
                             "kernel writes its outputs and returns nothing")
@@ -122,12 +149,13 @@ class _GKernel:
         self.loops[kernel_types] = (address, [getattr(ty, "dtype", ty).np_dtype
                                               for ty in kernel_types])
 
-    def _kernel_type(self, k, ty):
+    def kernel_type(self, k, ty):
         core = self.cores[k]
         if isinstance(ty, t.Number) and not core and k < self.nin:
             return ty
         if isinstance(ty, t.Array) and (ty.ndim == len(core) or (not core and ty.ndim == 1)):
-            return t.Array(ty.dtype, ty.ndim, "A")
+            return t.Array(ty.dtype, ty.ndim, "A", readonly=k < self.nin and
+                           k not in self.writable)
         kind = "a number or a 1-d array" if not core and k < self.nin else \
             f"a {max(len(core), 1)}-d array"
         raise TypeError(f"{self.fn.__name__}: operand {k} has the core dimensions "
@@ -136,7 +164,8 @@ class _GKernel:
 
     def gufunc(self):
         return make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
-                          self.nin, self.nout, self.identity, signature=self.layout)
+                          self.nin, self.nout, self.identity, signature=self.layout,
+                          writable=self.writable)
 
 
 def _core_stretch(cores, context, native, typed):
@@ -206,7 +235,7 @@ class GUFunc:
         core, dtype = self._kernel.cores[k], input_type(value)
         if not core and k < self._kernel.nin:
             return dtype
-        return t.Array(dtype, len(core) or 1, "A")
+        return self._kernel.kernel_type(k, t.Array(dtype, len(core) or 1, "A"))
 
     @property
     def signature(self):

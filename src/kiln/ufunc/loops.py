@@ -150,11 +150,17 @@ def _ufunc_api():
 
 
 _FROM_FUNC_AND_DATA, _FROM_FUNC_AND_DATA_AND_SIGNATURE = 1, 31
-_NO_IDENTITY, _IDENTITIES = -1, {0: 0, 1: 1, -1: 2, None: -1, "reorderable": -2}
+_IDENTITIES = {0: 0, 1: 1, -1: 2, None: -1, "reorderable": -2}
+# PyUFuncObject.op_flags (npy_uint32 *, one per operand; NumPy 1.x and 2.x alike on 64-bit
+# builds): an input flagged READWRITE|UPDATEIFCOPY is passed writable and a cast copy of it
+# is written back, as Numba's writable_args does.
+_OP_FLAGS_OFFSET = 176
+_READWRITE_UPDATEIFCOPY = 0x00010000 | 0x00800000
 
 
-def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None):
-    """A real `numpy.ufunc` from `loops`: (loop address, [NumPy dtypes of inputs+outputs])."""
+def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None, writable=()):
+    """A real `numpy.ufunc` from `loops`: (loop address, [NumPy dtypes of inputs+outputs]);
+    the inputs in `writable` are writable operands."""
     if identity not in _IDENTITIES:
         raise ValueError(f"identity must be 0, 1, -1, None or 'reorderable', not {identity!r}")
     count = len(loops)
@@ -179,4 +185,13 @@ def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None):
         ufunc = make(*args, signature_c)
         _keepalive.append(signature_c)
     _keepalive.append((funcs, data, types, name_c, doc_c))
+    if writable:
+        if ctypes.c_int.from_address(id(ufunc) + 16).value != nin or \
+                ctypes.c_int.from_address(id(ufunc) + 104).value != (signature is not None):
+            raise NotImplementedError("writable_args: this NumPy's ufunc object is laid out "
+                                      "differently from the one kiln knows")
+        op_flags = ctypes.cast(ctypes.c_void_p.from_address(id(ufunc) + _OP_FLAGS_OFFSET).value,
+                               ctypes.POINTER(ctypes.c_uint32))
+        for k in writable:
+            op_flags[k] |= _READWRITE_UPDATEIFCOPY
     return ufunc

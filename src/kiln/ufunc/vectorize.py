@@ -6,9 +6,10 @@ NumPy's own. Without them (lazy) the result is a `DUFunc`, which compiles a loop
 new combination of input dtypes on the call that needs it (as Numba's DUFunc does) and
 otherwise hands the call to the ufunc it has built so far.
 
-Kernels are compiled with NumPy's error model (integer division by zero gives 0 and a float
-division inf or nan, as NumPy's own loops do); an exception the kernel raises itself stops
-the loop and reaches the caller.
+Kernels are compiled with NumPy's error model, as Numba's are: integer `//` and `%` by zero
+give 0, float `/`, `//`, `%` and `**` give NumPy's inf or nan, never ZeroDivisionError or
+OverflowError. An exception the kernel raises itself (`raise`, a failed `assert`) stops
+the loop and reaches the caller; the elements already written stay written.
 """
 from __future__ import annotations
 
@@ -148,7 +149,12 @@ class _Kernel:
                     np.can_cast(d.np_dtype, a.np_dtype, "safe") for d, a in zip(dtypes, s))),
                     None)
                 if argtypes is None:
-                    return None
+                    from ..errors import TypingError
+                    loops = ", ".join(f"{ret}({', '.join(map(str, args))})"
+                                      for args, ret in self.declared.items())
+                    raise TypingError(f"{self.fn.__name__}() has no loop for "
+                                      f"({', '.join(map(str, dtypes))}) that NumPy's safe "
+                                      f"casting reaches; its loops: {loops}")
             typed = tctx.type_function(self.fn, argtypes, self.declared.get(argtypes),
                                        self.options)
             if not isinstance(typed.return_type, t.Number):
@@ -173,6 +179,23 @@ def input_type(value):
     return t.from_dtype(np.dtype(dtype))
 
 
+def _operand_key(value):
+    """What decides an operand's loop, cheap to find and hash: an array's (or NumPy
+    scalar's) dtype character, a Python float's, bool's or complex's type, a Python int's
+    when int64 holds it; None for anything else (a list: its dtype depends on its items)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.dtype.char
+    if kind is float or kind is bool or kind is complex:
+        return kind
+    if kind is int:
+        return kind if -2**63 <= value < 2**63 else None
+    try:
+        return value.dtype.char
+    except AttributeError:
+        return None
+
+
 class DUFunc:
     """A ufunc that grows: each new combination of input dtypes compiles another loop."""
 
@@ -181,6 +204,7 @@ class DUFunc:
         self._identity = identity
         self._made_by = made_by
         self._lock = threading.Lock()
+        self._signatures = {}   # operand keys (_operand_key) -> the loop's 'dd->d'
         self.ufunc = None
         functools.update_wrapper(self, kernel.fn)
         kernel.callable_from_compiled_code(self, lazy=True)
@@ -192,14 +216,44 @@ class DUFunc:
                 self.ufunc = self._kernel.ufunc(self._identity)
         return self.ufunc
 
+    def _loop_for(self, operands, kwargs):
+        """The ufunc with a loop for these operands, and the call's keywords. A `dtype=`
+        asks for the loop of that dtype; otherwise the loop of the operands' own dtypes is
+        named in `signature=`, so NumPy's search, which takes the first loop the inputs
+        cast to safely, cannot pick an older one (int32 and a Python int would otherwise
+        go to a float64 loop made earlier). Known operand dtypes find their signature in
+        one dictionary look-up."""
+        dtype = kwargs.get("dtype")
+        if dtype is not None:
+            return self._ensure((t.from_dtype(np.dtype(dtype)),) * self._kernel.nin), kwargs
+        if "signature" in kwargs:
+            return self._ensure(tuple(input_type(o) for o in operands)), kwargs
+        key = tuple(map(_operand_key, operands))
+        signature = self._signatures.get(key)
+        if signature is None:
+            argtypes = tuple(input_type(o) for o in operands)
+            self._ensure(argtypes)
+            chars = [np.dtype(d).char for d in self._kernel.loops[argtypes][1]]
+            signature = "".join(chars[:-1]) + "->" + chars[-1]
+            if None not in key:
+                self._signatures[key] = signature
+        return self.ufunc, dict(kwargs, signature=signature)
+
     def __call__(self, *args, **kwargs):
         if len(args) < self._kernel.nin:
             raise TypeError(f"{self.__name__}() takes {self._kernel.nin} arguments, "
                             f"{len(args)} given")
-        return self._ensure(tuple(map(input_type, args[:self._kernel.nin])))(*args, **kwargs)
+        if "dtype" not in kwargs and "signature" not in kwargs:   # the fast path
+            signature = self._signatures.get(tuple(map(_operand_key, args[:self._kernel.nin])))
+            if signature is not None:
+                return self.ufunc(*args, signature=signature, **kwargs)
+        ufunc, kwargs = self._loop_for(args[:self._kernel.nin], kwargs)
+        return ufunc(*args, **kwargs)
 
     def _method(self, name, operands, *args, **kwargs):
-        argtypes = tuple(input_type(o) for o in operands)
+        dtype = kwargs.get("dtype")
+        argtypes = (t.from_dtype(np.dtype(dtype)),) * self._kernel.nin if dtype is not None \
+            else tuple(input_type(o) for o in operands)
         return getattr(self._ensure(argtypes), name)(*args, **kwargs)
 
     def reduce(self, array, *args, **kwargs):
@@ -212,7 +266,8 @@ class DUFunc:
         return self._method("reduceat", (array,) * self._kernel.nin, array, *args, **kwargs)
 
     def outer(self, a, b, **kwargs):
-        return self._method("outer", (a, b), a, b, **kwargs)
+        ufunc, kwargs = self._loop_for((a, b), kwargs)
+        return ufunc.outer(a, b, **kwargs)
 
     def at(self, a, indices, b=None):
         operands = (a,) if b is None else (a, b)
