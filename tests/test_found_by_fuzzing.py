@@ -328,3 +328,15 @@ def test_augmented_slice_assignment_in_a_loop_frees_its_array():
     # loop lost a reference to the array (seed 703913)
     check(shift_add_in_a_loop, np.array([-1e-310, np.nan, -1e-310, -1e308]))
     check(shift_add_in_a_loop, np.zeros(0))
+
+
+def sign_of_infinity_mod_one(y):
+    # fuzz seed 5003819: inf % 1 is fmod's NaN, whose sign copysign reads; LLVM expanded
+    # fmod by 1.0 inline and gave +NaN where the C library gives the platform's default NaN
+    return (math.copysign(1.0, y % 1), math.copysign(1.0, y % 2.5), math.copysign(1.0, y // 1),
+            math.copysign(1.0, divmod(y, 1)[1]))
+
+
+@pytest.mark.parametrize("y", [math.inf, -math.inf, math.nan, 3.5, -0.0])
+def test_sign_of_the_nan_of_infinity_mod_a_constant(y):
+    check(sign_of_infinity_mod_one, y)

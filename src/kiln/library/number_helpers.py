@@ -27,10 +27,20 @@ def _pow(typingctx, x, y):
 
 
 @register_jitable
+def _c_fmod(vx, wx):
+    """C's fmod as CPython calls it. For an infinite vx the C library computes
+    (x*y)/(x*y), the platform's default NaN (negative on x86); LLVM expands fmod by a
+    constant such as 1.0 inline and would give +NaN, which copysign can see."""
+    if math.isinf(vx):
+        return (vx * wx) / (vx * wx)
+    return math.fmod(vx, wx)
+
+
+@register_jitable
 def float_divmod(vx, wx):
     if wx == 0.0:
         raise ZeroDivisionError("float divmod()")
-    mod = math.fmod(vx, wx)
+    mod = _c_fmod(vx, wx)
     div = (vx - mod) / wx
     if mod:
         if (wx < 0.0) != (mod < 0.0):
@@ -57,7 +67,7 @@ def float_floordiv(vx, wx):
 def float_mod(vx, wx):
     if wx == 0.0:
         raise ZeroDivisionError("float modulo by zero")
-    mod = math.fmod(vx, wx)
+    mod = _c_fmod(vx, wx)
     if mod:
         if (wx < 0.0) != (mod < 0.0):
             mod += wx
