@@ -56,6 +56,14 @@ def augmented_target_before_value(n):
     return acc
 
 
+def never_assigned_in_chained_comparison(n):
+    if True:
+        pass
+    else:
+        z = 1
+    return n > 2 >= z      # z is read only when n > 2 (fuzz seed 5004262)
+
+
 def free_variable_of_nested(n):
     def inner():
         return z + 1
@@ -125,6 +133,8 @@ CASES = [(assigned_only_where_typing_never_goes, 0), (assigned_only_where_typing
          (assigned_on_a_later_turn, 5), (assigned_on_a_later_turn, 3),
          (augmented_unassigned, 1), (augmented_unassigned, 0),
          (augmented_target_before_value, 0), (augmented_target_before_value, 1),
+         (never_assigned_in_chained_comparison, 1),
+         (never_assigned_in_chained_comparison, 5),
          (free_variable_of_nested, 2), (free_variable_of_nested, 0),
          (while_true_assigns_before_break, -2), (array_local, 4), (array_local, 1)]
 

@@ -596,6 +596,8 @@ class FunctionLowerer:
         left, left_ty = operands[0], self.type_of(node.left)
         end = self.new_block("cmp.end")
         for i, right_node in enumerate(node.comparators):
+            if i and self.raised_unassigned(right_node):  # reached only when the rest held
+                break
             right, right_ty = self.expr(right_node), self.type_of(right_node)
             operands.append(right)
             result = self.compare_one(node, i, left, left_ty, right, right_ty)
@@ -606,7 +608,8 @@ class FunctionLowerer:
                 b.cbranch(result, nxt, end)
                 b.position_at_end(nxt)
             left, left_ty = right, right_ty
-        b.branch(end)
+        if not b.block.is_terminated:
+            b.branch(end)
         b.position_at_end(end)
         for value in operands:  # through their slots: some paths did not compute them all
             self.release(value)

@@ -598,7 +598,12 @@ class Typer:
         folded = []
         result = None
         for i, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
-            right = self.expr(right_node)
+            if i == 0:
+                right = self.expr(right_node)
+            else:  # `a < b < c` reads c only when a < b: see `branch`
+                right = self.branch(right_node)
+                if right is None:
+                    break
             key = CMPOPS[type(op)]
             if key in (operator.is_, operator.is_not):
                 folded.append(self.fold_identity(left, right, key))
