@@ -175,10 +175,10 @@ CASES = [
         def f(x):
             return b"abc"  # bad
      """, (1,), UnsupportedError, ["constant"]),
-    ("ellipsis_constant", """
+    ("ellipsis_returned", """
         def f(x):
             return ...  # bad
-     """, (1,), UnsupportedError, ["constant"]),
+     """, (1,), TypingError, ["return", "ellipsis"]),
     ("await_outside_async", """
         def f(x):
             return x.__await__()  # bad
