@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from .linalg import _lapack, _square_float
+from .linalg import _lapack, _square_float, fresh_copy
 from .registry import overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
@@ -60,19 +60,6 @@ def _square(a):
 def _finite(a):
     if not np.all(np.isfinite(a)):
         raise np.linalg.LinAlgError("Array must not contain infs or NaNs")
-
-
-def fresh_copy(a, dtype):
-    """A C-contiguous copy of `a` in `dtype` that LAPACK may overwrite (compiled only)."""
-
-
-@overload(fresh_copy)
-def _fresh_copy(a, dtype):
-    def copy(a, dtype):
-        out = np.empty(a.shape, dtype)
-        out[:] = a
-        return out
-    return copy
 
 
 @register_jitable

@@ -227,7 +227,15 @@ def c_array_of(a, dtype):
 def _c_array_of(a, dtype):
     if a.layout == "C" and a.dtype == dtype.instance_type:
         return lambda a, dtype: a
+    return lambda a, dtype: fresh_copy(a, dtype)
 
+
+def fresh_copy(a, dtype):
+    """A C-contiguous copy of `a` in `dtype`, which LAPACK may overwrite (compiled only)."""
+
+
+@overload(fresh_copy)
+def _fresh_copy(a, dtype):
     def copy(a, dtype):
         out = np.empty(a.shape, dtype)
         out[:] = a

@@ -339,7 +339,9 @@ def _nan_arg_extreme_of_lane(lane, pick_max):
     return where
 
 
-def _nan_extreme(pick_max, plain):
+def _nan_pick(lane_function, pick_max, plain, result_dtype):
+    """nanmin/nanmax (`result_dtype` None: a's) and nanargmin/nanargmax (int64): integers
+    have no NaN, so `plain` serves them."""
     def ov(a, axis=None):
         if not _real_array(a):
             return None
@@ -348,28 +350,13 @@ def _nan_extreme(pick_max, plain):
                 return lambda a, axis=None: plain(a)
             return lambda a, axis=None: plain(a, axis)
         if _whole(axis):
-            return lambda a, axis=None: _nan_extreme_of_lane(in_c_order(a), pick_max)
-        along = _lanes(_nan_extreme_of_lane, a.dtype)(a)
+            return lambda a, axis=None: lane_function(in_c_order(a), pick_max)
+        along = _lanes(lane_function, result_dtype or a.dtype)(a)
         return lambda a, axis=None: along(a, axis, pick_max)
     return ov
 
 
-def _nan_arg_extreme(pick_max, plain):
-    def ov(a, axis=None):
-        if not _real_array(a):
-            return None
-        if not isinstance(a.dtype, t.Float):
-            if _whole(axis):
-                return lambda a, axis=None: plain(a)
-            return lambda a, axis=None: plain(a, axis)
-        if _whole(axis):
-            return lambda a, axis=None: _nan_arg_extreme_of_lane(in_c_order(a), pick_max)
-        along = _lanes(_nan_arg_extreme_of_lane, t.int64)(a)
-        return lambda a, axis=None: along(a, axis, pick_max)
-    return ov
-
-
-overload(np.nanmin)(_nan_extreme(False, np.min))
-overload(np.nanmax)(_nan_extreme(True, np.max))
-overload(np.nanargmin)(_nan_arg_extreme(False, np.argmin))
-overload(np.nanargmax)(_nan_arg_extreme(True, np.argmax))
+overload(np.nanmin)(_nan_pick(_nan_extreme_of_lane, False, np.min, None))
+overload(np.nanmax)(_nan_pick(_nan_extreme_of_lane, True, np.max, None))
+overload(np.nanargmin)(_nan_pick(_nan_arg_extreme_of_lane, False, np.argmin, t.int64))
+overload(np.nanargmax)(_nan_pick(_nan_arg_extreme_of_lane, True, np.argmax, t.int64))

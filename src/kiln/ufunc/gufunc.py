@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-import threading
 
 from llvmlite import ir
 
@@ -27,7 +26,7 @@ from ..runtime.threads import for_range
 from ..types.signature import parse_signature
 from . import pickling
 from .loops import make_ufunc
-from .vectorize import check_options, input_type, kernel_cache, kernel_options
+from .vectorize import Growing, check_options, input_type, kernel_cache, kernel_options
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
 
@@ -204,15 +203,8 @@ def _core_stretch(cores, context, native, typed):
     return stretch
 
 
-class GUFunc:
+class GUFunc(Growing):
     """A gufunc that grows: each call with new dtypes (outputs passed) compiles a loop."""
-
-    def __init__(self, kernel, made_by):
-        self._kernel = kernel
-        self._made_by = made_by
-        self._lock = threading.Lock()
-        self.ufunc = None
-        functools.update_wrapper(self, kernel.fn)
 
     def __call__(self, *args, **kwargs):
         kernel = self._kernel
@@ -242,25 +234,8 @@ class GUFunc:
         return self._kernel.layout
 
     @property
-    def nin(self):
-        return self._kernel.nin
-
-    @property
     def nout(self):
         return self._kernel.nout
-
-    @property
-    def ntypes(self):
-        return len(self._kernel.loops)
-
-    @property
-    def types(self):
-        return [] if self.ufunc is None else self.ufunc.types
-
-    def __reduce__(self):
-        if pickling.held_by_module(self, self._kernel.fn):
-            return self.__qualname__
-        return pickling.rebuild, self._made_by
 
     def __repr__(self):
         return f"<kiln.GUFunc {self.__name__!r} {self.signature}>"

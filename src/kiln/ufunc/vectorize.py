@@ -196,17 +196,42 @@ def _operand_key(value):
         return None
 
 
-class DUFunc:
+class Growing:
+    """What DUFunc and GUFunc share: a kernel whose loops are compiled as calls need them,
+    the NumPy ufunc built from the loops so far (`ufunc`), and pickling by its recipe."""
+
+    def __init__(self, kernel, made_by):
+        self._kernel = kernel
+        self._made_by = made_by
+        self._lock = threading.Lock()
+        self.ufunc = None
+        functools.update_wrapper(self, kernel.fn)
+
+    @property
+    def nin(self):
+        return self._kernel.nin
+
+    @property
+    def ntypes(self):
+        return len(self._kernel.loops)
+
+    @property
+    def types(self):
+        return [] if self.ufunc is None else self.ufunc.types
+
+    def __reduce__(self):
+        if pickling.held_by_module(self, self._kernel.fn):
+            return self.__qualname__
+        return pickling.rebuild, self._made_by
+
+
+class DUFunc(Growing):
     """A ufunc that grows: each new combination of input dtypes compiles another loop."""
 
     def __init__(self, kernel, identity, made_by):
-        self._kernel = kernel
+        super().__init__(kernel, made_by)
         self._identity = identity
-        self._made_by = made_by
-        self._lock = threading.Lock()
         self._signatures = {}   # operand keys (_operand_key) -> the loop's 'dd->d'
-        self.ufunc = None
-        functools.update_wrapper(self, kernel.fn)
         kernel.callable_from_compiled_code(self, lazy=True)
 
     def _ensure(self, argtypes):
@@ -274,10 +299,6 @@ class DUFunc:
         return self._method("at", operands, a, indices, *(() if b is None else (b,)))
 
     @property
-    def nin(self):
-        return self._kernel.nin
-
-    @property
     def nout(self):
         return 1
 
@@ -286,21 +307,8 @@ class DUFunc:
         return self._kernel.nin + 1
 
     @property
-    def ntypes(self):
-        return len(self._kernel.loops)
-
-    @property
-    def types(self):
-        return [] if self.ufunc is None else self.ufunc.types
-
-    @property
     def identity(self):
         return self._identity
-
-    def __reduce__(self):
-        if pickling.held_by_module(self, self._kernel.fn):
-            return self.__qualname__
-        return pickling.rebuild, self._made_by
 
     def __repr__(self):
         return f"<kiln.DUFunc {self.__name__!r}>"
