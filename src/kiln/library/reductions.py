@@ -392,15 +392,16 @@ _CHUNK = 8192  # NumPy's buffer: an integer array is converted and summed in pie
 
 
 @register_jitable
-def _float_total(x):
-    """The float64 sum NumPy's `mean` takes of an integer array, piece by piece."""
-    chunk = np.empty(min(x.shape[0], _CHUNK), np.float64)
-    total = 0.0
+def cast_total(x, zero):
+    """The sum NumPy takes of the 1-d `x` in another dtype, zero's (`np.sum(x, dtype=...)`,
+    the float64 sum of `mean` of integers): converted and summed piece by piece."""
+    chunk = np.full(min(x.shape[0], _CHUNK), zero)
+    total = zero
     for start in range(0, x.shape[0], _CHUNK):
         n = min(_CHUNK, x.shape[0] - start)
         for i in range(n):
             chunk[i] = x[start + i]
-        total += pairwise_sum(chunk, 0, n, 0.0)
+        total += pairwise_sum(chunk, 0, n, zero)
     return total
 
 
@@ -415,7 +416,7 @@ def _mean(a):
     if isinstance(a.dtype, (t.Integer, t.Boolean)):
         def int_mean(a):
             x = as_flat(a)
-            return _float_total(x) / x.shape[0] if x.shape[0] else np.nan
+            return cast_total(x, 0.0) / x.shape[0] if x.shape[0] else np.nan
         return int_mean
     return None
 

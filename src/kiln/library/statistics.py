@@ -1,362 +1,507 @@
-"""Statistics in compiled code, whole-array and along an axis, each computed as NumPy
-computes it so the numbers agree: median, quantile, percentile, average, and the
-NaN-ignoring family (nansum nanprod nanmean nanvar nanstd nanmin nanmax nanargmin
-nanargmax nanmedian nanquantile nanpercentile).
+"""Statistics, of the whole array or along an axis: median, quantile, percentile, average
+and the NaN-ignoring reductions (nansum, nanprod, nanmean, nanvar, nanstd, nanmin, nanmax,
+nanargmin, nanargmax, nanmedian, nanquantile, nanpercentile, nancumsum, nancumprod).
 
-nansum, nanprod, nanmean and average with weights of a's shape go through np.sum's own
-axis loop (NumPy's order of additions); the others take each lane along the axis into a
-contiguous buffer and apply the one-dimensional function to it: the same numbers for order
-statistics and extremes, sums added pairwise as NumPy adds along the last axis.
-"""
+Each is computed as NumPy computes it, so the numbers and dtypes agree: the nan-reductions
+replace NaNs and call the plain reduction (np.sum, np.argmin... along the axis, NumPy's
+order); order statistics sort each lane along the axis (axes.py's (outer, n, inner) view) and
+take `stat(sorted lane, q)` for each q, with NumPy's interpolation and dtypes."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from .allocation import empty_array, flat_view
+from .allocation import empty_array
 from .axes import around_axis, axis_normalizer
-from .reductions import c_contiguous, in_c_order
+from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_total,
+                         in_c_order)
 from .registry import overload, register_jitable
+from .ufuncs import np_fmax, np_fmin, np_true_divide
 
 
-def _real_array(a):
-    if isinstance(a, t.Array) and isinstance(a.dtype, t.Complex):
-        raise TypingError("kiln's statistics take real arrays")
-    return isinstance(a, t.Array)
+def _form(a, axis):
+    """How `np.f(a, axis)` reduces: 'whole' (no axis, or a 1-d array's only axis), 'along'
+    an integer axis, or None when kiln does not take these arguments."""
+    if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex) or a.dtype == t.float16:
+        return None
+    if axis is None or isinstance(axis, t.NoneType):
+        return "whole"
+    if isinstance(axis, t.Integer) and not isinstance(axis, t.Boolean):
+        return "whole" if a.ndim == 1 else "along"
+    return None
 
 
-def _whole(axis):
-    return axis is None or isinstance(axis, t.NoneType)
+def _floats(a):
+    return isinstance(a.dtype, t.Float)
 
 
-def _float_result(a):
-    """NumPy's result dtype for statistics of `a`: its own float type, else float64."""
-    return a.dtype if isinstance(a.dtype, t.Float) else t.float64
+# ---- order statistics: median, quantile, percentile and their nan- forms -------------------
+
+def _lanes(dt, stat, R, drop_nan):
+    """A compiled `lanes(x, qs)`: `stat(lane, q)` for each lane x[o, :, j] of the 3-d `x`
+    (its NaNs dropped when `drop_nan`), sorted, and each q of the 1-d `qs`, as an array
+    (len(qs), lanes) of R."""
+    def lanes(x, qs):
+        outer, n, inner = x.shape
+        out = empty_array((qs.shape[0], outer * inner), R)
+        lane = empty_array(n, dt)
+        for o in range(outer):
+            for j in range(inner):
+                count = 0
+                for i in range(n):
+                    v = x[o, i, j]
+                    if v == v or not drop_nan:
+                        lane[count] = v
+                        count += 1
+                kept = lane[:count]
+                kept.sort()
+                for p in range(qs.shape[0]):
+                    out[p, o * inner + j] = stat(kept, qs[p])
+        return out
+    return register_jitable(lanes)
 
 
-def _lanes(one, result_dtype=None):
-    """`f(a, axis, parameter)`: `one(lane, parameter)` of each lane along the axis, into an
-    array of `result_dtype` (by default the float type NumPy gives)."""
-    def ov_for(a):
-        normalize = axis_normalizer(a.ndim)
-        item = a.dtype
-        dt = result_dtype or _float_result(a)
+def _by_lanes(a, axis, stat, R, drop_nan):
+    """A compiled `f(a, qs, axis)`: the statistic of the whole array as a 1-d array (one
+    item per q), or along the axis as an array (len(qs),) + the other axes."""
+    lanes = _lanes(a.dtype, stat, R, drop_nan)
+    normalize = axis_normalizer(a.ndim)
 
-        def along(a, axis, parameter):
-            x, shape = around_axis(c_contiguous(a), normalize(axis))
-            outer, n, inner = x.shape
-            out = empty_array(shape, dt)
-            result = flat_view(out)
-            lane = empty_array(n, item)
-            for o in range(outer):
-                for j in range(inner):
-                    for i in range(n):
-                        lane[i] = x[o, i, j]
-                    result[o * inner + j] = one(lane, parameter)
-            return out
-        if a.ndim > 1:
-            return register_jitable(along)
+    def whole(a, qs, axis):
+        if axis is not None:
+            normalize(axis)
+        x = in_c_order(a)
+        return lanes(x.reshape((1, x.shape[0], 1)), qs).reshape(qs.shape[0])
 
-        def of_vector(a, axis, parameter):   # NumPy gives a scalar, not a 0-d array
-            return along(a, axis, parameter)[()]
-        register_jitable(along)
-        return register_jitable(of_vector)
-    return ov_for
+    def along(a, qs, axis):
+        x, shape = around_axis(c_contiguous(a), normalize(axis))
+        return lanes(x, qs).reshape((qs.shape[0],) + shape)
+    return register_jitable(whole if _form(a, axis) == "whole" else along)
 
 
-# ---- order statistics ----------------------------------------------------------------------
-
-@register_jitable
-def _lerp(a, b, fraction):
-    """NumPy's interpolation between neighbours (from the nearer end, for accuracy)."""
-    difference = b - a
-    if fraction >= 0.5:
-        return b - difference * (1.0 - fraction)
-    return a + difference * fraction
-
-
-@register_jitable
-def _quantile_sorted(x, q):
-    n = x.shape[0]
-    if n == 0:
-        return np.nan
-    if x[n - 1] != x[n - 1]:  # a NaN sorts last: the answer is NaN
-        return np.float64(x[n - 1])
-    position = q * (n - 1)
-    below = int(np.floor(position))
-    above = min(below + 1, n - 1)
-    return _lerp(np.float64(x[below]), np.float64(x[above]), position - below)
+def _median_stat(R):
+    """The median of a sorted lane as NumPy's (the mean of the middle items) or, when
+    `small`, as NumPy's nanmedian of short lanes along an axis computes it (a masked
+    median: the middle items added from zero, an odd count's twice, and halved); a NaN,
+    which sorts last, gives NaN."""
+    def median(x, small):
+        n = x.shape[0]
+        if n == 0:
+            return R(np.nan)
+        if x[n - 1] != x[n - 1]:
+            return R(x[n - 1])
+        if small:
+            return (R(0) + R(x[(n - 1) // 2]) + R(x[n // 2])) / R(2)
+        return np.mean(x[(n - 1) // 2:n // 2 + 1])
+    return register_jitable(median)
 
 
-@register_jitable
-def _median_sorted(x):
-    n = x.shape[0]
-    if n == 0:
-        return np.nan
-    if x[n - 1] != x[n - 1]:
-        return np.float64(x[n - 1])
-    if n % 2:
-        return np.float64(x[n // 2])
-    return np.mean(x[n // 2 - 1:n // 2 + 1])
+def _quantile_stat(A, Q, R):
+    """The q-quantile of a sorted lane by NumPy's 'linear' method: its virtual index
+    (n - 1) * q in q's dtype Q, the neighbours' difference in the items' dtype A and the
+    interpolation in R, from the nearer neighbour; an integer index takes the item (R is
+    A); a NaN, which sorts last, gives NaN; an empty lane (all NaN) gives NaN."""
+    if isinstance(Q, t.Integer):
+        # integer lanes are never empty here: quantiles() raises first
+        nothing = R(np.nan) if isinstance(R, t.Float) else R(0)
+
+        def take(x, q):
+            n = x.shape[0]
+            if n == 0:
+                return nothing
+            if x[n - 1] != x[n - 1]:
+                return x[n - 1]
+            return x[(n - 1) * q]
+        return register_jitable(take)
+
+    def interpolate(x, q):
+        n = x.shape[0]
+        if n == 0:
+            return R(np.nan)
+        if x[n - 1] != x[n - 1]:
+            return R(x[n - 1])
+        v = Q(n - 1) * q
+        below = int(np.floor(v))
+        above = below + 1
+        if v >= Q(n - 1):  # NumPy takes the last item, at index -1, for both
+            below, above = -1, -1
+        gamma = Q(np.float64(v) - below)
+        low, high = x[below], x[above]
+        difference = high - low
+        if gamma >= 0.5:
+            return R(high) - R(difference) * R(Q(1) - gamma)
+        return R(low) + R(difference) * R(gamma)
+    return register_jitable(interpolate)
 
 
-@register_jitable
-def _quantile_of_lane(lane, q):
-    if lane.shape[0] == 0:   # NumPy indexes the empty sorted lane
-        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
-    return _quantile_sorted(np.sort(lane), q)
+def _q_dtypes(a, q, scale):
+    """(Q, R): the dtype NumPy computes q / scale in (a Python number's, kiln's int64 and
+    float64 scalars, is float64 or int64, else q's) and the result's (a's for an integer Q,
+    which takes items; else a float that a Python q does not widen); None for q that is no
+    number or 1-d array of numbers."""
+    if isinstance(q, t.Array):
+        if q.ndim != 1 or not isinstance(q.dtype, (t.Integer, t.Float)) or \
+                isinstance(q.dtype, t.Boolean):
+            return None
+        sample, weak = np.zeros(1, q.dtype.np_dtype), False
+    elif isinstance(q, (t.Integer, t.Float)) and not isinstance(q, t.Boolean):
+        weak = q in (t.int64, t.float64)
+        sample = (0.0 if isinstance(q, t.Float) else 0) if weak else q.np_dtype.type(0)
+    else:
+        return None
+    quotient = sample if scale == 1 else np.true_divide(sample, scale)
+    Q = t.from_dtype(np.asarray(quotient).dtype)
+    if isinstance(Q, t.Integer):
+        return Q, a.dtype
+    return Q, t.from_dtype(np.result_type(a.dtype.np_dtype, 0.0 if weak else quotient))
 
 
-@register_jitable
-def _median_of_lane(lane, unused):
-    return _median_sorted(np.sort(lane))
+def _fractions(q, Q, scale):
+    """A compiled `fractions(q)`: q (a number or 1-d array) / scale in Q, as a 1-d array."""
+    if scale == 1:
+        def fraction(v):
+            return Q(v)
+    else:
+        def fraction(v):
+            return Q(v) / Q(scale)
+    fraction = register_jitable(fraction)
+
+    def fractions(q):
+        out = empty_array(q.shape[0], Q)
+        for i in range(q.shape[0]):
+            out[i] = fraction(q[i])
+        return out
+
+    def one_fraction(q):
+        return np.full(1, fraction(q))
+    return register_jitable(fractions if isinstance(q, t.Array) else one_fraction)
 
 
-@register_jitable
-def _without_nans(x):
-    return x[x == x]
-
-
-@register_jitable
-def _nanquantile_of_lane(lane, q):
-    return _quantile_sorted(np.sort(_without_nans(lane)), q)
-
-
-@register_jitable
-def _nanmedian_of_lane(lane, unused):
-    return _median_sorted(np.sort(_without_nans(lane)))
-
-
-@register_jitable
-def _fraction(q, scale):
-    fraction = q / scale
-    if not 0.0 <= fraction <= 1.0:
-        raise ValueError("Quantiles must be in the range [0, 1]")
-    return fraction
-
-
-def _quantile_family(scale, lane_function):
-    lanes = _lanes(lane_function)
-
+def _quantile_function(scale, drop_nan, message):
+    """np.quantile/percentile (scale 1 or 100) and their nan- forms: q a number or a 1-d
+    array, along no axis or one."""
     def ov(a, q, axis=None):
-        if not _real_array(a) or not isinstance(q, t.Number):
+        form = _form(a, axis)
+        if form is None or isinstance(a.dtype, t.Boolean):
+            return None  # NumPy cannot subtract booleans
+        dtypes = _q_dtypes(a, q, scale)
+        if dtypes is None:
             return None
-        if _whole(axis):
-            def whole(a, q, axis=None):
-                return lane_function(in_c_order(a).copy(), _fraction(q, scale))
-            return whole
-        along = lanes(a)
-        return lambda a, q, axis=None: along(a, axis, _fraction(q, scale))
+        A, (Q, R) = a.dtype, dtypes
+        statistic = _by_lanes(a, axis, _quantile_stat(A, Q, R), R, drop_nan)
+        fractions = _fractions(q, Q, scale)
+        normalize = axis_normalizer(a.ndim)
+        vector = isinstance(q, t.Array)
+        # NumPy's nan- forms give nanmean(a, axis) for an empty a: kiln's result type when q
+        # is a number and the result a float
+        empty_differs = drop_nan and (vector or not isinstance(R, t.Float))
+
+        def quantiles(a, q, axis=None):
+            qs = fractions(q)
+            if not (np.all(qs >= 0) and np.all(qs <= 1)):
+                raise ValueError(message)
+            n = a.size
+            if axis is not None:
+                n = a.shape[normalize(axis)]
+            if n == 0 and not drop_nan:
+                raise IndexError("index -1 is out of bounds for axis 0 with size 0")
+            if a.size == 0 and empty_differs:
+                raise ValueError("kiln's nanquantile/nanpercentile of an empty array need a "
+                                 "scalar q and a float result (NumPy gives nanmean(a, axis))")
+            return statistic(a, qs, axis)
+        quantiles = register_jitable(quantiles)
+        if vector:
+            return quantiles
+
+        def quantile(a, q, axis=None):
+            return quantiles(a, q, axis)[0]
+        return quantile
     return ov
 
 
-overload(np.quantile)(_quantile_family(1.0, _quantile_of_lane))
-overload(np.percentile)(_quantile_family(100.0, _quantile_of_lane))
-overload(np.nanquantile)(_quantile_family(1.0, _nanquantile_of_lane))
-overload(np.nanpercentile)(_quantile_family(100.0, _nanquantile_of_lane))
+overload(np.quantile)(_quantile_function(1, False, "Quantiles must be in the range [0, 1]"))
+overload(np.percentile)(_quantile_function(100, False,
+                                           "Percentiles must be in the range [0, 100]"))
+overload(np.nanquantile)(_quantile_function(1, True, "Quantiles must be in the range [0, 1]"))
+overload(np.nanpercentile)(_quantile_function(100, True,
+                                              "Percentiles must be in the range [0, 100]"))
 
 
-def _median_family(lane_function):
-    lanes = _lanes(lane_function)
-
+def _median_function(drop_nan):
+    """np.median and np.nanmedian; NumPy's nanmedian along an axis of an N-d array (N > 1)
+    shorter than 600 items takes the masked median (`_median_stat`'s `small`)."""
     def ov(a, axis=None):
-        if not _real_array(a):
+        form = _form(a, axis)
+        if form is None:
             return None
-        if _whole(axis):
-            return lambda a, axis=None: lane_function(in_c_order(a).copy(), 0.0)
-        along = lanes(a)
-        return lambda a, axis=None: along(a, axis, 0.0)
+        R = _result_dtype(a, "mean")
+        statistic = _by_lanes(a, axis, _median_stat(R), R, drop_nan)
+        normalize = axis_normalizer(a.ndim)
+        masked = drop_nan and form == "along"
+
+        def median(a, axis=None):
+            small = 0.0
+            if axis is not None:
+                if masked:
+                    small = 1.0 if a.shape[normalize(axis)] < 600 else 0.0
+            return statistic(a, np.full(1, small), axis)[0]
+        return median
     return ov
 
 
-overload(np.median)(_median_family(_median_of_lane))
-overload(np.nanmedian)(_median_family(_nanmedian_of_lane))
+overload(np.median)(_median_function(False))
+overload(np.nanmedian)(_median_function(True))
 
 
-# ---- averages ------------------------------------------------------------------------------
+# ---- average ------------------------------------------------------------------------------
 
-@register_jitable
-def _weighted_lane(lane, weights):
-    total = np.sum(weights * 1.0)
-    if total == 0.0:
-        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-    return np.sum(lane * weights * 1.0) / total
+def _total_as(dt, R):
+    """A compiled sum of a 1-d array of `dt` as NumPy's `sum(dtype=R)`: converted piece by
+    piece when the dtypes differ."""
+    if dt == R:
+        def total(w):
+            return np.sum(w)
+    else:
+        zero = R(0)
+
+        def total(w):
+            return cast_total(w, zero)
+    return register_jitable(total)
 
 
 @overload(np.average)
-def _average(a, axis=None, weights=None):
-    if not isinstance(a, t.Array):
+def _average(a, axis=None, weights=None, returned=False):
+    """np.average with no weights (the mean), weights of a's shape, or 1-d weights along
+    the axis: sum(a * w) / sum(w) in NumPy's result dtype."""
+    if returned is not False:
+        raise TypingError("np.average: kiln does not take returned= (its value decides the "
+                          "result's type)")
+    form = _form(a, axis)
+    if form is None:
         return None
-    unweighted = weights is None or isinstance(weights, t.NoneType)
-    if unweighted:
-        if _whole(axis):
-            return lambda a, axis=None, weights=None: np.mean(a)
-        return lambda a, axis=None, weights=None: np.mean(a, axis)
-    if not isinstance(weights, t.Array):
-        return None
-    if _whole(axis):
-        def average(a, axis=None, weights=None):
-            if a.shape != weights.shape:
-                raise TypeError("Axis must be specified when shapes of a and weights differ.")
-            return _weighted_lane(a, weights)
-        return average
-    if a.ndim == 1:
-        normalize = axis_normalizer(1)
+    if weights is None or isinstance(weights, t.NoneType):
+        if form == "whole":
+            return lambda a, axis=None, weights=None, returned=False: np.mean(a, axis)
 
-        def of_vector(a, axis=None, weights=None):
+        def mean_along(a, axis=None, weights=None, returned=False):
+            mean = np.mean(a, axis)
+            if mean.size == 0:  # NumPy divides a.size by it (for returned=) in any case
+                raise ZeroDivisionError("division by zero")
+            return mean
+        return mean_along
+    if not isinstance(weights, t.Array) or isinstance(weights.dtype, t.Complex):
+        return None
+    extra = ("f8",) if isinstance(a.dtype, (t.Integer, t.Boolean)) else ()
+    R = t.from_dtype(np.result_type(a.dtype.np_dtype, weights.dtype.np_dtype, *extra))
+    normalize = axis_normalizer(a.ndim)
+    total = _total_as(weights.dtype, R)
+    unequal = "Axis must be specified when shapes of a and weights differ."
+    inconsistent = "Shape of weights must be consistent with shape of a along specified axis."
+    no_weight = "Weights sum to zero, can't be normalized"
+
+    # NumPy sums a's and the weights' products in memory order when both are Fortran's
+    flat = as_flat if a.layout == weights.layout == "F" else in_c_order
+
+    def average(a, axis=None, weights=None, returned=False):
+        if axis is not None:
             normalize(axis)
-            if a.shape != weights.shape:
-                raise ValueError("Length of weights not compatible with specified axis.")
-            return _weighted_lane(a, weights)
-        return of_vector
+        if a.shape != weights.shape:
+            raise TypeError(unequal)
+        scale = total(as_flat(weights))
+        if scale == 0.0:
+            raise ZeroDivisionError(no_weight)
+        return np.sum(flat(a).astype(R) * flat(weights).astype(R)) / scale
+
+    def refused(a, axis=None, weights=None, returned=False):
+        if axis is not None:
+            normalize(axis)
+            raise ValueError(inconsistent)
+        raise TypeError(unequal)
+
+    def same_shape(a, axis=None, weights=None, returned=False):
+        k = normalize(axis)
+        if a.shape != weights.shape:
+            raise ValueError(inconsistent)
+        scale = np.sum(weights.astype(R), k)
+        if np.any(scale == 0.0):
+            raise ZeroDivisionError(no_weight)
+        return np.sum(a.astype(R) * weights.astype(R), k) / scale
+
+    def on_the_axis(a, axis=None, weights=None, returned=False):
+        k = normalize(axis)
+        if weights.shape[0] != a.shape[k]:
+            raise ValueError(inconsistent)
+        scale = total(weights)
+        if scale == 0.0:
+            raise ZeroDivisionError(no_weight)
+        products = empty_array(a.shape, R)
+        around_axis(products, k)[0][...] = around_axis(c_contiguous(a), k)[0] * \
+            weights.astype(R)[None, :, None]
+        return np.sum(products, k) / scale
     if weights.ndim == a.ndim:
-        def same_shape(a, axis=None, weights=None):
-            if a.shape != weights.shape:
-                raise ValueError("Shape of weights must be consistent with shape of a along "
-                                 "specified axis.")
-            totals = np.sum(weights * 1.0, axis)
-            if np.any(totals == 0.0):
-                raise ZeroDivisionError("Weights sum to zero, can't be normalized")
-            return np.sum(a * weights * 1.0, axis) / totals
-        return same_shape
-    if weights.ndim != 1:
-        raise TypingError("np.average(): weights must have the shape of a, or be 1-d with "
-                          "the length of the axis")
-    along = _lanes(_weighted_lane)(a)
-
-    def one_dimensional(a, axis=None, weights=None):
-        return along(a, axis, weights)
-    return one_dimensional
+        return average if form == "whole" else same_shape
+    if form == "along" and weights.ndim == 1:
+        return on_the_axis
+    return refused  # NumPy raises when it compares the shapes
 
 
-# ---- the NaN-ignoring family ---------------------------------------------------------------
+# ---- NaN-ignoring reductions --------------------------------------------------------------
 
-def _nan_replaced(value):
-    """`f(a, axis)` of `a` with NaN replaced by `value` first (integers have no NaN)."""
-    def rewrite(plain):
-        def ov(a, axis=None):
-            if not _real_array(a):
-                return None
-            if not isinstance(a.dtype, t.Float):
-                if _whole(axis):
-                    return lambda a, axis=None: plain(a)
-                return lambda a, axis=None: plain(a, axis)
-            fill = a.dtype(value)
-            if _whole(axis):
-                return lambda a, axis=None: plain(np.where(a != a, fill, a))
-            return lambda a, axis=None: plain(np.where(a != a, fill, a), axis)
-        return ov
-    return rewrite
+def _replacing_nan(func, reduce, fill, flat):
+    """np.<func>(a, axis=None) as NumPy computes it: `reduce(a, axis)` of `a` with its NaNs
+    replaced by `fill` (integers have none); of the whole array, reduce(flat(a))."""
+    def ov(a, axis=None):
+        form = _form(a, axis)
+        if form is None:
+            return None
+        if not _floats(a):
+            return lambda a, axis=None: reduce(a, axis)
+        value = a.dtype(fill)
+        normalize = axis_normalizer(a.ndim)
+
+        def whole(a, axis=None):
+            if axis is not None:
+                normalize(axis)
+            x = flat(a)
+            return reduce(np.where(x != x, value, x))
+
+        def along(a, axis=None):
+            return reduce(np.where(a != a, value, a), axis)
+        return whole if form == "whole" else along
+    overload(func)(ov)
 
 
-overload(np.nansum)(_nan_replaced(0)(np.sum))
-overload(np.nanprod)(_nan_replaced(1)(np.prod))
+# sums and products in NumPy's order (memory order for a Fortran array), accumulations in C's
+_replacing_nan(np.nansum, np.sum, 0, as_flat)
+_replacing_nan(np.nanprod, np.prod, 1, as_flat)
+_replacing_nan(np.nancumsum, np.cumsum, 0, in_c_order)
+_replacing_nan(np.nancumprod, np.cumprod, 1, in_c_order)
 
 
 @overload(np.nanmean)
 def _nanmean(a, axis=None):
-    if not _real_array(a):
+    """The sum of the numbers over their count (NaN where there are none)."""
+    form = _form(a, axis)
+    if form is None:
         return None
-    if not isinstance(a.dtype, t.Float):
-        if _whole(axis):
-            return lambda a, axis=None: np.mean(a)
+    if not _floats(a):
         return lambda a, axis=None: np.mean(a, axis)
-    zero = a.dtype(0)
-    if _whole(axis):
-        def nanmean(a, axis=None):
-            count = np.count_nonzero(a == a)
-            return np.sum(np.where(a != a, zero, a)) / count if count else np.nan
-        return nanmean
-
     dt = a.dtype
+    zero = dt(0)
+    normalize = axis_normalizer(a.ndim)
 
-    def nanmean_along(a, axis=None):   # the float64 quotient, stored in a's dtype as NumPy
-        counts = np.sum(a == a, axis)
-        return (np.sum(np.where(a != a, zero, a), axis) / counts).astype(dt)
+    def nanmean(a, axis=None):
+        if axis is not None:
+            normalize(axis)
+        x = as_flat(a)
+        return np_true_divide(np.sum(np.where(x != x, zero, x)), dt(np.count_nonzero(x == x)))
 
-    def nanmean_of_vector(a, axis=None):
-        counts = np.sum(a == a, axis)
-        return dt(np.sum(np.where(a != a, zero, a), axis) / counts)
-    return nanmean_along if a.ndim > 1 else nanmean_of_vector
-
-
-@register_jitable
-def _nanvar_of_lane(lane, ddof):
-    """NumPy's nanvar: the mean of the numbers, then their squared deviations summed; NaN
-    where ddof leaves no degree of freedom."""
-    valid = lane == lane
-    count = np.count_nonzero(valid)
-    clean = np.where(valid, lane, 0.0)
-    mean = np.sum(clean) / count if count else np.nan
-    deviations = np.where(valid, clean - mean, 0.0)
-    freedom = count - ddof
-    return np.sum(deviations * deviations) / freedom if freedom > 0 else np.nan
+    def nanmean_along(a, axis=None):
+        return np.sum(np.where(a != a, zero, a), axis) / np.sum(a == a, axis).astype(dt)
+    return nanmean if form == "whole" else nanmean_along
 
 
-@register_jitable
-def _nanstd_of_lane(lane, ddof):
-    return np.sqrt(_nanvar_of_lane(lane, ddof))
-
-
-def _nan_spread(lane_function):
+def _nan_spread(func, plain, take_root):
+    """np.nanvar/np.nanstd with ddof, as NumPy: the squared deviations of the numbers from
+    their mean, summed as np.sum sums, over count - ddof (NaN where that is not positive)."""
     def ov(a, axis=None, ddof=0):
-        if not _real_array(a):
+        form = _form(a, axis)
+        if form is None:
             return None
-        if _whole(axis):
-            return lambda a, axis=None, ddof=0: lane_function(in_c_order(a), ddof)
-        along = _lanes(lane_function)(a)
-        return lambda a, axis=None, ddof=0: along(a, axis, ddof)
-    return ov
+        if not _floats(a):
+            return lambda a, axis=None, ddof=0: plain(a, axis, ddof=ddof)
+        dt = a.dtype
+        zero, nan = dt(0), dt(np.nan)
+        normalize = axis_normalizer(a.ndim)
+
+        def nan_spread(a, axis=None, ddof=0):
+            if axis is not None:
+                normalize(axis)
+            x = as_flat(a)
+            numbers = x == x
+            count = np.count_nonzero(numbers)
+            mean = np_true_divide(np.sum(np.where(numbers, x, zero)), dt(count))
+            d = np.where(numbers, x - mean, zero)
+            variance = np_true_divide(np.sum(d * d), dt(count - ddof))
+            if count - ddof <= 0:
+                return nan
+            return np.sqrt(variance) if take_root else variance
+
+        def nan_spread_along(a, axis=None, ddof=0):
+            k = normalize(axis)
+            x, shape = around_axis(c_contiguous(a), k)
+            outer, n, inner = x.shape
+            numbers = x == x
+            means = np.nanmean(a, k).reshape((outer, 1, inner))
+            d = np.where(numbers, x - means, zero)
+            squares = d * d
+            dof = np.sum(numbers, 1).reshape(shape) - ddof
+            variance = np.sum(squares.reshape(a.shape), k) / dof.astype(dt)
+            return np.where(dof > 0, np.sqrt(variance) if take_root else variance, nan)
+        return nan_spread if form == "whole" else nan_spread_along
+    overload(func)(ov)
 
 
-overload(np.nanvar)(_nan_spread(_nanvar_of_lane))
-overload(np.nanstd)(_nan_spread(_nanstd_of_lane))
+_nan_spread(np.nanvar, np.var, False)
+_nan_spread(np.nanstd, np.std, True)
 
 
-@register_jitable
-def _nan_extreme_of_lane(lane, pick_max):
-    if lane.shape[0] == 0 and pick_max:
-        raise ValueError("zero-size array to reduction operation fmax which has no identity")
-    if lane.shape[0] == 0:
-        raise ValueError("zero-size array to reduction operation fmin which has no identity")
-    best = np.nan
-    for v in lane:
-        if v == v and (best != best or (v > best if pick_max else v < best)):
-            best = v
-    return best
+def _nan_extreme(func, step, ufunc):
+    """np.nanmin/np.nanmax as NumPy's fmin/fmax reduction: NaN loses to any number, an
+    all-NaN lane gives NaN, an empty one raises."""
+    message = f"zero-size array to reduction operation {ufunc} which has no identity"
 
-
-@register_jitable
-def _nan_arg_extreme_of_lane(lane, pick_max):
-    where = -1
-    for i in range(lane.shape[0]):
-        v = lane[i]
-        if v == v and (where < 0 or (v > lane[where] if pick_max else v < lane[where])):
-            where = i
-    if where < 0:
-        raise ValueError("All-NaN slice encountered")
-    return where
-
-
-def _nan_pick(lane_function, pick_max, plain, result_dtype):
-    """nanmin/nanmax (`result_dtype` None: a's) and nanargmin/nanargmax (int64): integers
-    have no NaN, so `plain` serves them."""
     def ov(a, axis=None):
-        if not _real_array(a):
+        form = _form(a, axis)
+        if form is None:
             return None
-        if not isinstance(a.dtype, t.Float):
-            if _whole(axis):
-                return lambda a, axis=None: plain(a)
+        if form == "along":
+            return _along(a, a.dtype, step, empty_message=message)
+        rows = register_jitable(_along(a.copy(ndim=2, layout="C"), a.dtype, step,
+                                       empty_message=message))
+        normalize = axis_normalizer(a.ndim)
+
+        def extreme(a, axis=None):
+            if axis is not None:
+                normalize(axis)
+            x = as_flat(a)
+            return rows(x.reshape((1, x.shape[0])), 1)[0]
+        return extreme
+    overload(func)(ov)
+
+
+_nan_extreme(np.nanmin, np_fmin, "fmin")
+_nan_extreme(np.nanmax, np_fmax, "fmax")
+
+
+def _nan_arg_extreme(func, plain, fill):
+    """np.nanargmin/np.nanargmax as NumPy: the plain arg-reduction with NaNs replaced by
+    +inf/-inf, after refusing a lane of NaNs only."""
+    message = "All-NaN slice encountered"
+
+    def ov(a, axis=None):
+        form = _form(a, axis)
+        if form is None:
+            return None
+        if not _floats(a):
             return lambda a, axis=None: plain(a, axis)
-        if _whole(axis):
-            return lambda a, axis=None: lane_function(in_c_order(a), pick_max)
-        along = _lanes(lane_function, result_dtype or a.dtype)(a)
-        return lambda a, axis=None: along(a, axis, pick_max)
-    return ov
+        value = a.dtype(fill)
+
+        def arg_extreme(a, axis=None):
+            nan = a != a
+            if a.size and np.all(nan):
+                raise ValueError(message)
+            return plain(np.where(nan, value, a), axis)
+
+        def arg_extreme_along(a, axis=None):
+            nan = a != a
+            if a.size and np.any(np.all(nan, axis)):
+                raise ValueError(message)
+            return plain(np.where(nan, value, a), axis)
+        return arg_extreme if form == "whole" else arg_extreme_along
+    overload(func)(ov)
 
 
-overload(np.nanmin)(_nan_pick(_nan_extreme_of_lane, False, np.min, None))
-overload(np.nanmax)(_nan_pick(_nan_extreme_of_lane, True, np.max, None))
-overload(np.nanargmin)(_nan_pick(_nan_arg_extreme_of_lane, False, np.argmin, t.int64))
-overload(np.nanargmax)(_nan_pick(_nan_arg_extreme_of_lane, True, np.argmax, t.int64))
+_nan_arg_extreme(np.nanargmin, np.argmin, np.inf)
+_nan_arg_extreme(np.nanargmax, np.argmax, -np.inf)
