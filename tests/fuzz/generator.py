@@ -71,6 +71,10 @@ class Generator:
         self.seed = seed
         # array programs take longer to compile (a loop per operation): 40% of programs
         self.arrays = arrays and self.chance(0.4)
+        # a third of array programs are parallel=True with prange loops; decided by an rng
+        # of its own so that the other programs stay those of earlier versions
+        self.prange_rng = random.Random(f"prange {seed}")
+        self.parallel = self.arrays and self.prange_rng.random() < 0.3
         self.counter = 0
         self.lines: list[str] = []
         self.helpers: list[tuple[str, str]] = []   # (name, return kind)
@@ -567,6 +571,8 @@ class Generator:
             self.block(scope, indent + 1, depth, loop, returns)
 
     def loop(self, scope, indent, depth, returns):
+        if self.parallel and self.prange_rng.random() < 0.5:
+            return self.prange_loop(scope, indent)
         k = self.rng.randrange(4)
         inner = list(scope)
         if k == 0:
@@ -602,6 +608,52 @@ class Generator:
             self.emit(indent, "else:")
             self.block(scope, indent + 1, depth, False, returns)
         self.maybe_unbound(scope, inner)
+
+    def prange_loop(self, scope, indent):
+        """A prange loop that means the same run serially or in chunks: each iteration
+        writes only its own element of a new array, and reduces into an int with an
+        associative operation (float sums would depend on the grouping). Helpers are left
+        out of its body (they write the array arguments, which would race)."""
+        out, s, i = self.fresh("fa"), self.fresh("c"), self.fresh("i")
+        full = self.chance(0.5)   # as long as arr, like every other float array local
+        if full:
+            n = "len(arr)"
+        else:
+            n = self.fresh("c")
+            self.emit(indent, f"{n} = {self.small(self.int_expr(scope, 1))[0]} % 24")
+        self.emit(indent, f"{out} = np.zeros({n})")
+        self.emit(indent, f"{s} = {self.small(self.int_expr(scope, 1))[0]}")
+        self.emit(indent, "for {} in prange({}):".format(i, self.pick(
+            [n, f"0, {n}", f"{n} - 1, -1, -1", f"{n} % 2, {n}, 2"])))
+        helpers, self.helpers = self.helpers, []
+        inner = scope + [Var(i, "int", 32)]
+        for _ in range(self.rng.randrange(3)):
+            v = self.fresh("v")
+            self.emit(indent + 1, f"{v} = {self.float_expr(inner, 2)}")
+            inner.append(Var(v, "float"))
+            if self.chance(0.3):
+                self.emit(indent + 1, f"if {self.bool_expr(inner, 1)}:")
+                self.emit(indent + 2, f"{v} = {self.float_expr(inner, 1)}")
+        if self.chance(0.15):
+            self.emit(indent + 1, f"if {self.bool_expr(inner, 2)}:")
+            self.emit(indent + 2, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\")")
+        self.emit(indent + 1, f"{out}[{i}] = {self.float_expr(inner, 2)}")
+        term = self.small(self.int_expr(inner, 1))[0]
+        op = self.pick(["+=", "-=", "|=", "^=", "&=", "min", "max"])
+        if op in ("min", "max"):
+            self.emit(indent + 1, f"{s} = {op}({s}, {term})")
+        else:
+            self.emit(indent + 1, f"{s} {op} {term}")
+        self.helpers = helpers
+        self.emit(indent, f"{s} = min(max({s}, -{LOCAL_BOUND}), {LOCAL_BOUND})")
+        self.maybe_unbound(scope, inner)
+        scope.append(Var(s, "int", LOCAL_BOUND))
+        if full:
+            scope.append(Var(out, "fvec"))
+        else:
+            total = self.fresh("v")
+            self.emit(indent, f"{total} = float({out}.sum())")
+            scope.append(Var(total, "float"))
 
     def returned(self, scope, returns):
         kind, optional = returns
@@ -639,10 +691,12 @@ class Generator:
         returns = (self.pick(kinds), self.chance(0.3))
         scope = [Var("a", "int"), Var("b", "int"), Var("x", "float"), Var("y", "float"),
                  Var("arr", "fvec"), Var("iarr", "ivec")]
-        self.emit(0, "@jit")
+        self.emit(0, "@jit(parallel=True)" if self.parallel else "@jit")
         self.emit(0, "def f(a, b, x, y, arr, iarr):")
         for _ in range(self.rng.randrange(2, 7)):
             self.statement(scope, 1, 2, False, returns)
+        if self.parallel:
+            self.prange_loop(scope, 1)
         self.emit(1, f"return {self.returned(scope, (returns[0], False))}")
         return Program(self.seed, "\n".join(self.lines) + "\n", self.inputs())
 

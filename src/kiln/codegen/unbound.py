@@ -95,7 +95,8 @@ class _Flow:
         return self.assigned(node.target, state)
 
     def stmt_AugAssign(self, node, state):
-        if isinstance(node.target, ast.Name) and node.target.id not in state:
+        if isinstance(node.target, ast.Name) and node.target.id in self.local_names \
+                and node.target.id not in state:
             self.found.reads.add(node)
         self.reads(node.value, state)
         return self.assigned(node.target, state)
