@@ -93,6 +93,28 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
     return compiled.address(loop_symbol), typed, state.keepalive
 
 
+def compile_cfunc(py_func, sig, options, owner):
+    """Compile `py_func` for the signature `sig` as a C function (ccallback.py): frontend,
+    typing, codegen of the function and of its C wrapper (which reports an exception
+    in the name of `owner`), JIT. Returns the compiled module, the wrapper's symbol and
+    what the code needs kept alive."""
+    from .ccallback import build_c_wrapper
+    from .cpu.engine import get_engine
+
+    tctx = typing_context("cpu")
+    typed = tctx.type_function(py_func, tuple(sig.args), sig.return_type, options)  # typing
+    state = ModuleState(typed.symbol, tctx, "cpu")
+    context = CodegenContext(state, options)
+    native = context.lower_function(typed)                                            # codegen
+    symbol = f"{typed.symbol}.cfunc"
+    build_c_wrapper(context, sig, native, symbol, owner)
+    llvm_ir = str(state.module)
+    dump("llvm", llvm_ir)
+    _bind_runtime(llvm_ir)
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs)           # cpu
+    return compiled, symbol, state.keepalive
+
+
 def _bind_runtime(llvm_ir):
     """Load and bind the parts of the runtime that the module's code calls."""
     from .library import linalg, random

@@ -220,6 +220,10 @@ class CodegenContext:
                                                  for it, v in zip(ty.types, value)])
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
+        if isinstance(ty, t.FunctionType):  # a C function frozen into the code: its address
+            self.state.keepalive.append(value)
+            self.state.cacheable = False
+            return ir.Constant(dm.i64, ty.address_of(value)).inttoptr(dm.ptr)
         return dm.null_value(ty)
 
     def constant_array(self, builder, ty, arr: np.ndarray):
@@ -283,8 +287,29 @@ class CodegenContext:
             items = [self.cast(builder, builder.extract_value(value, i), a, b)
                      for i, (a, b) in enumerate(zip(src.types, dst.types))]
             return self.make_tuple(builder, dst, items)
+        if isinstance(dst, t.RawPointer):
+            return self._cast_pointer(builder, value, src, dst)
         if isinstance(dst, (t.Opaque, t.NoneType)):
             return dm.null_value(dst)
+        raise TypeError(f"kiln cannot convert {src} to {dst}")
+
+    def _cast_pointer(self, builder, value, src, dst):
+        """To a C pointer (library/foreign.py decides what may be passed): an array's data,
+        an integer address, another pointer, or a compiled function wrapped for C."""
+        if isinstance(src, t.Array):
+            return builder.extract_value(value, dm.ARRAY_DATA)
+        if isinstance(src, t.Integer):
+            return builder.inttoptr(value, dm.ptr)
+        if isinstance(src, t.RawPointer):
+            return value
+        if isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType):
+            from ..ccallback import build_c_wrapper
+            sig, disp = dst.signature, src.dispatcher
+            typed = self.state.tctx.type_function(disp.py_func, tuple(sig.args),
+                                                  sig.return_type, disp.options)
+            symbol = f"{typed.symbol}.cfunc"
+            return self.module.globals.get(symbol) or build_c_wrapper(
+                self, sig, self.lower_function(typed), symbol, disp)
         raise TypeError(f"kiln cannot convert {src} to {dst}")
 
     def _cast_optional(self, builder, value, src, dst):

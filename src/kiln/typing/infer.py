@@ -546,6 +546,8 @@ class Typer:
         elif isinstance(fn, t.NumberClass):
             res = self.resolve("number_class", (fn,) + args, node, kws,
                                what=f"{fn.instance_type}()")
+        elif isinstance(fn, t.FunctionType):  # a C function pointer (library/foreign.py)
+            res = self.resolve("call", (fn,) + args, node, kws, what=f"the C function {fn}")
         elif isinstance(fn, t.ExceptionClass):
             raise self.error("exceptions can only be raised in compiled code", node,
                              UnsupportedError)

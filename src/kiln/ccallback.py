@@ -1,0 +1,138 @@
+"""`@cfunc(signature)`: a compiled function with the C calling convention, for C code to
+call back (qsort comparators, `scipy.LowLevelCallable`), and the C wrappers that let a
+compiled function be passed where a `FunctionType` is expected.
+
+An exception cannot cross into C. When the function raises, its C wrapper reports the
+exception through Python's unraisable hook (printed to stderr as "Exception ignored in:
+<kiln.cfunc name>" with the exception) and returns zero of the return type (0, 0.0,
+False, a null pointer; nothing for void), as Numba does.
+"""
+from __future__ import annotations
+
+import weakref
+
+from llvmlite import ir
+
+from . import types as t
+from .codegen import datamodel as dm
+from .errors import TypingError
+from .options import CompileOptions
+from .runtime.pyapi import PyAPI
+from .types.foreign import ctypes_prototype
+from .types.functions import c_signature_problem
+
+
+def c_value_type(ty):
+    """How C passes a value of `ty` (a C `_Bool` is a byte; `none` is void)."""
+    if ty == t.none:
+        return ir.VoidType()
+    return dm.i8 if isinstance(ty, t.Boolean) else dm.value_type(ty)
+
+
+def to_c(builder, ty, value):
+    return builder.zext(value, dm.i8) if isinstance(ty, t.Boolean) else value
+
+
+def from_c(builder, ty, value):
+    return builder.icmp_unsigned("!=", value, ir.Constant(dm.i8, 0)) \
+        if isinstance(ty, t.Boolean) else value
+
+
+def build_c_wrapper(context, sig, native, symbol, owner):
+    """Add `symbol`, a C function of `sig` that calls `native` (the internal convention);
+    an exception it raises is reported in the name of `owner` (see the module docstring)."""
+    ret = sig.return_type
+    fnty = ir.FunctionType(c_value_type(ret), [c_value_type(a) for a in sig.args])
+    fn = ir.Function(context.module, fnty, name=symbol)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    retslot = builder.alloca(dm.value_type(ret))
+    excslot = builder.alloca(dm.ptr)
+    args = [from_c(builder, ty, a) for ty, a in zip(sig.args, fn.args)]
+    status = builder.call(native, [retslot, excslot] + args)
+    with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)),
+                         likely=False):
+        api = PyAPI(context, builder)
+        gil = api.call("PyGILState_Ensure", dm.i32, [])
+        api.set_error(builder.load(excslot, typ=dm.ptr))
+        api.call("PyErr_WriteUnraisable", ir.VoidType(), [api.constant_object(owner)])
+        api.call("PyGILState_Release", ir.VoidType(), [gil])
+        _return(builder, ret, ir.Constant(fnty.return_type, None))
+    _return(builder, ret, to_c(builder, ret, builder.load(retslot, typ=dm.value_type(ret))))
+    return fn
+
+
+def _return(builder, ret, value):
+    if ret == t.none:
+        builder.ret_void()
+    else:
+        builder.ret(value)
+
+
+def checked_signature(sig, name):
+    """`sig` parsed, with a TypingError naming `name` if C cannot have it."""
+    try:
+        sig = t.parse_signature(sig)
+    except TypeError as e:
+        raise TypingError(f"cfunc {name!r}: {e}") from None
+    problem = c_signature_problem(sig)
+    if problem:
+        raise TypingError(f"cfunc {name!r} cannot have the C signature {sig}: {problem}")
+    return sig
+
+
+class CFunc:
+    """A compiled C function (Numba's CFunc): `address`, `ctypes`, `native_name`,
+    `inspect_llvm()`; calling it from Python goes through `ctypes`, into the machine code."""
+
+    def __init__(self, py_func, sig, options, owner=None):
+        from .compiler import compile_cfunc
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        self.signature = checked_signature(sig, self.__qualname__)
+        self._compiled, self.native_name, self._keepalive = compile_cfunc(
+            py_func, self.signature, options, self if owner is None else owner)
+        self.address = self._compiled.address(self.native_name)
+        self.ctypes = ctypes_prototype(self.signature)(self.address)
+
+    def _kiln_typeof_(self):
+        return t.FunctionType(self.signature)
+
+    def _kiln_address_(self):
+        return self.address
+
+    def __call__(self, *args):
+        return self.ctypes(*args)
+
+    def inspect_llvm(self):
+        """The optimized LLVM IR of the function and its C wrapper."""
+        return self._compiled.optimized_ir
+
+    def inspect_asm(self):
+        return self._compiled.assembly
+
+    def __repr__(self):
+        return f"<kiln.cfunc {self.__qualname__}>"
+
+
+def cfunc(sig, **options):
+    """Compile the decorated function now, for `sig`, as a C function (see CFunc)."""
+    compile_options = CompileOptions.from_kwargs(**options)
+
+    def decorate(fn):
+        return CFunc(fn, sig, compile_options)
+    return decorate
+
+
+_wrappers = weakref.WeakKeyDictionary()   # dispatcher -> {signature: CFunc}
+
+
+def c_wrapper_of(dispatcher, sig):
+    """A C function of `sig` calling the compiled function `dispatcher` (made once): what a
+    compiled function is when passed as a `FunctionType` value."""
+    per_signature = _wrappers.setdefault(dispatcher, {})
+    if sig not in per_signature:
+        per_signature[sig] = CFunc(dispatcher.py_func, sig, dispatcher.options, dispatcher)
+    return per_signature[sig]

@@ -1,0 +1,146 @@
+"""C from compiled code: calling a `FunctionType` value (a ctypes foreign function, a
+`WrapperAddressProtocol` object such as a Cython function's address, a `@cfunc`, a
+compiled function passed as a callback), C pointers (`p[i]`, `p[i] = v`) and
+`arr.ctypes` / `arr.ctypes.data`.
+
+What may be passed to a C parameter is decided here, at compile time: numbers that
+convert without loss of kind (as ctypes allows), for a `CPointer(T)` an array or pointer
+of exactly T (or a `voidptr`, or an integer address), for a `voidptr` any array, pointer
+or integer address, for a `FunctionType` the same type or a compiled function (wrapped
+for C where it is passed). An array of another dtype is a TypingError naming both.
+"""
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir
+
+from .. import types as t
+from ..ccallback import c_value_type, from_c, to_c
+from ..codegen import datamodel as dm
+from ..errors import TypingError
+from ..runtime.pyapi import capsule_pointer
+from ..typing.unify import can_convert
+from .registry import template
+
+
+class ArrayCTypes(t.CPointer):
+    """`arr.ctypes`: the array's data pointer (borrowed: the array must outlive its use);
+    `.data` is its address as an integer, as in NumPy."""
+
+    def __init__(self, dtype):
+        super().__init__(dtype)
+        self.name = f"ArrayCTypes({dtype})"
+
+
+def _refusal(given, param):
+    """Why a value of type `given` cannot be passed to a C parameter of type `param`."""
+    if isinstance(param, t.FunctionType):
+        if given == param or isinstance(given, t.Dispatcher):
+            return None
+        return f"{given} is not a C function of signature {param.signature}"
+    if isinstance(param, t.RawPointer):
+        if isinstance(given, t.Integer):  # an address, such as arr.ctypes.data
+            return None
+        if isinstance(param, t.VoidPointer):
+            ok = isinstance(given, (t.Array, t.RawPointer))
+            return None if ok else f"{given} is not an array, a pointer or an address"
+        if isinstance(given, t.VoidPointer):
+            return None
+        if isinstance(given, (t.Array, t.CPointer)):
+            if given.dtype == param.dtype:
+                return None
+            what = "array" if isinstance(given, t.Array) else "pointer"
+            return f"a {given.dtype} {what} cannot be passed as {param}"
+        return f"{given} is not an array or a pointer of {param.dtype}"
+    if isinstance(given, t.Number) and can_convert(given, param):
+        return None
+    return f"{given} does not convert to {param}"
+
+
+@template("call")
+def call_c_function(tctx, fn, *args):
+    """`f(x, ...)` where `f` is a FunctionType value: a C call through its address."""
+    if not isinstance(fn, t.FunctionType):
+        return None
+    sig = fn.signature
+    if len(args) != len(sig.args):
+        raise TypingError(f"the C function {fn} takes {len(sig.args)} arguments, "
+                          f"{len(args)} given")
+    for i, (given, param) in enumerate(zip(args, sig.args)):
+        refusal = _refusal(given, param)
+        if refusal:
+            raise TypingError(f"argument {i + 1} of the C function {fn}: {refusal}")
+    fnty = ir.FunctionType(c_value_type(sig.return_type), [c_value_type(a) for a in sig.args])
+
+    def codegen(context, builder, s, llargs):
+        address = builder.ptrtoint(llargs[0], dm.i64)
+        callee = builder.inttoptr(address, ir.PointerType(fnty))
+        result = builder.call(callee, [to_c(builder, ty, v) for ty, v in zip(sig.args, llargs[1:])])
+        if sig.return_type == t.none:
+            return dm.null_value(t.none)
+        return from_c(builder, sig.return_type, result)
+    return sig.return_type(fn, *sig.args), codegen
+
+
+@template(operator.getitem)
+def _pointer_getitem(tctx, pointer, index):
+    if not (isinstance(pointer, t.CPointer) and isinstance(index, t.Integer)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return dm.load_item(builder, pointer.dtype, _element(context, builder, pointer, *args))
+    return pointer.dtype(pointer, t.intp), codegen
+
+
+@template(operator.setitem)
+def _pointer_setitem(tctx, pointer, index, value):
+    if not (isinstance(pointer, t.CPointer) and isinstance(index, t.Integer)):
+        return None
+    if not can_convert(value, pointer.dtype):
+        raise TypingError(f"cannot store {value} through {pointer}")
+
+    def codegen(context, builder, sig, args):
+        dm.store_item(builder, pointer.dtype, args[2],
+                      _element(context, builder, pointer, args[0], args[1]))
+        return dm.null_value(t.none)
+    return t.none(pointer, t.intp, pointer.dtype), codegen
+
+
+def _element(context, builder, pointer, base, index):
+    """The address of `base[index]` (C's pointer arithmetic: no bounds, no wraparound)."""
+    return builder.gep(base, [index], source_etype=dm.memory_type(pointer.dtype))
+
+
+@template(("attr", "ctypes"))
+def _array_ctypes(tctx, array):
+    if not isinstance(array, t.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.extract_value(args[0], dm.ARRAY_DATA)
+    return ArrayCTypes(array.dtype)(array), codegen
+
+
+@template(("attr", "data"))
+def _array_ctypes_data(tctx, pointer):
+    if not isinstance(pointer, ArrayCTypes):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.ptrtoint(args[0], dm.i64)
+    return t.uintp(pointer), codegen
+
+
+def get_cython_function_address(module_name, name) -> int:
+    """The address of the C function `name` that the Cython module `module_name` exports
+    (its `__pyx_capi__`), e.g. ("scipy.special.cython_special", "ndtri"); wrap it in a
+    `WrapperAddressProtocol` or a ctypes prototype to call it from compiled code."""
+    import importlib
+    module = importlib.import_module(module_name)
+    table = getattr(module, "__pyx_capi__", None)
+    if table is None:
+        raise ValueError(f"{module_name!r} exports no C functions (it has no __pyx_capi__)")
+    if name not in table:
+        raise ValueError(f"{module_name!r} exports no C function {name!r}")
+    return capsule_pointer(table[name])
