@@ -56,16 +56,19 @@ def build_c_wrapper(context, sig, native, symbol, owner):
         api.set_error(builder.load(excslot, typ=dm.ptr))
         api.call("PyErr_WriteUnraisable", ir.VoidType(), [api.constant_object(owner)])
         api.call("PyGILState_Release", ir.VoidType(), [gil])
-        _return(builder, ret, ir.Constant(fnty.return_type, None))
-    _return(builder, ret, to_c(builder, ret, builder.load(retslot, typ=dm.value_type(ret))))
+        _return(builder, ret)
+    _return(builder, ret, retslot)
     return fn
 
 
-def _return(builder, ret, value):
+def _return(builder, ret, slot=None):
+    """Return the value in `slot`, or zero of `ret` without one."""
     if ret == t.none:
         builder.ret_void()
+    elif slot is None:
+        builder.ret(ir.Constant(c_value_type(ret), None))
     else:
-        builder.ret(value)
+        builder.ret(to_c(builder, ret, builder.load(slot, typ=dm.value_type(ret))))
 
 
 def checked_signature(sig, name):

@@ -65,7 +65,7 @@ def call_c_function(tctx, fn, *args):
         return None
     sig = fn.signature
     if len(args) != len(sig.args):
-        raise TypingError(f"the C function {fn} takes {len(sig.args)} arguments, "
+        raise TypingError(f"the C function {fn} takes {len(sig.args)} argument(s), "
                           f"{len(args)} given")
     for i, (given, param) in enumerate(zip(args, sig.args)):
         refusal = _refusal(given, param)

@@ -463,7 +463,10 @@ class Typer:
         return self.frozen(callee, node, name)
 
     def frozen(self, value, node, name):
-        ty = self.tctx.global_type(value)
+        try:
+            ty = self.tctx.global_type(value)
+        except TypeError as e:  # a value that says why it cannot be typed (types/foreign.py)
+            raise self.error(f"{name!r}: {e}", node) from None
         if ty is None:
             raise self.error(f"{name!r} is a {type(value).__name__}, which kiln cannot use in "
                              "compiled code", node, UnsupportedError)
