@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from kiln import cfunc, njit, types
+from kiln import carray, cfunc, njit, types
 from kiln.errors import TypingError
 
 from helpers import same
@@ -145,7 +145,8 @@ def test_quad_with_a_low_level_callable(a, b):
 def test_quad_with_extra_arguments_as_a_pointer():
     @cfunc(types.float64(types.intc, types.CPointer(types.float64)))
     def shifted(n, xx):
-        return math.cos(xx[0] + xx[1]) * xx[2]
+        args = carray(xx, n)
+        return math.cos(args[0] + args[1]) * args[2]
 
     def shifted_py(x, c, scale):
         return math.cos(x + c) * scale

@@ -302,3 +302,65 @@ def test_missing_symbol_is_python_s_attribute_error():
 def test_calling_a_non_function_value():
     with pytest.raises(TypingError, match="not callable"):
         apply_and_sum(3.0, 1.0)
+
+
+# -- arrays over C pointers ----------------------------------------------------------------
+
+def test_carray_and_farray_view_pointer_memory():
+    from kiln import carray, farray
+
+    @njit
+    def views(a, rows):
+        c = carray(a.ctypes, (rows, a.size // rows))
+        f = farray(a.ctypes, (rows, a.size // rows))
+        flat = carray(a.ctypes.data, a.size, np.float64)
+        c[0, 0] = -1.0       # writes reach the array
+        return c.copy(), f.copy(), flat.sum()
+
+    for n, rows in [(6, 2), (12, 3), (0, 1)]:
+        a = np.arange(float(n))
+        expected_c = a.reshape(rows, n // rows).copy()
+        expected_f = a.reshape((rows, n // rows), order="F").copy()
+        got_c, got_f, total = views(a, rows)
+        if n:
+            expected_c[0, 0] = -1.0
+            expected_f[0, 0] = -1.0
+        assert same(expected_c, got_c) and same(expected_f, got_f)
+        assert total == (a.sum() if n else 0.0) and (n == 0 or a[0] == -1.0)
+
+
+def test_carray_in_python_matches_compiled_code():
+    from kiln import carray, farray
+    a = np.arange(6.0)
+    p = a.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    assert same(a.reshape(2, 3), carray(p, (2, 3)))
+    assert same(a.reshape((2, 3), order="F"), farray(p, (2, 3)))
+    assert same(a, carray(a.ctypes.data, 6, np.float64))
+    with pytest.raises(TypeError, match="does not match"):
+        carray(p, 6, np.float32)
+    with pytest.raises(TypeError, match="needs a dtype"):
+        carray(a.ctypes.data, 6)
+
+
+def test_carray_bad_input():
+    from kiln import carray
+
+    @njit
+    def negative(a, n):
+        return carray(a.ctypes, n).sum()
+
+    @njit
+    def wrong_dtype(a):
+        return carray(a.ctypes, 3, np.float32).sum()
+
+    @njit
+    def no_dtype(a):
+        return carray(a.ctypes.data, 3).sum()
+
+    a = np.zeros(3)
+    with pytest.raises(ValueError, match="negative dimensions"):
+        negative(a, -1)
+    with pytest.raises(TypingError, match="dtype float32 does not match the pointer's float64"):
+        wrong_dtype(a)
+    with pytest.raises(TypingError, match="needs a dtype"):
+        no_dtype(a)

@@ -1,7 +1,7 @@
 """C from compiled code: calling a `FunctionType` value (a ctypes foreign function, a
 `WrapperAddressProtocol` object such as a Cython function's address, a `@cfunc`, a
-compiled function passed as a callback), C pointers (`p[i]`, `p[i] = v`) and
-`arr.ctypes` / `arr.ctypes.data`.
+compiled function passed as a callback), C pointers (`p[i]`, `p[i] = v`, `carray`,
+`farray`) and `arr.ctypes` / `arr.ctypes.data`.
 
 What may be passed to a C parameter is decided here, at compile time: numbers that
 convert without loss of kind (as ctypes allows), for a `CPointer(T)` an array or pointer
@@ -11,8 +11,11 @@ for C where it is passed). An array of another dtype is a TypingError naming bot
 """
 from __future__ import annotations
 
+import ctypes
+import math
 import operator
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
@@ -21,6 +24,9 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime.pyapi import capsule_pointer
 from ..typing.unify import can_convert
+from .allocation import _dims, shape_items
+from .arrays import make_array
+from .creation import dtype_of
 from .registry import template
 
 
@@ -144,3 +150,75 @@ def get_cython_function_address(module_name, name) -> int:
     if name not in table:
         raise ValueError(f"{module_name!r} exports no C function {name!r}")
     return capsule_pointer(table[name])
+
+
+def carray(ptr, shape, dtype=None):
+    """A C-ordered array over the memory `ptr` points to (Numba's carray): a ctypes pointer
+    (or, with `dtype`, a `c_void_p` or an address) in Python, a CPointer (or a voidptr with
+    `dtype`) in compiled code. The memory is borrowed: it must outlive the array."""
+    return _pointer_array(ptr, shape, dtype, "C")
+
+
+def farray(ptr, shape, dtype=None):
+    """`carray`, Fortran-ordered."""
+    return _pointer_array(ptr, shape, dtype, "F")
+
+
+def _pointer_array(ptr, shape, dtype, order):
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("negative dimensions are not allowed")
+    if isinstance(ptr, ctypes._Pointer):
+        own = np.dtype(ptr._type_)
+        if dtype is not None and np.dtype(dtype) != own:
+            raise TypeError(f"dtype {np.dtype(dtype)} does not match the pointer's {own}")
+        dtype = own
+    elif dtype is None:
+        raise TypeError("carray/farray of a void pointer or an address needs a dtype")
+    dtype = np.dtype(dtype)
+    address = ptr if isinstance(ptr, int) else ctypes.cast(ptr, ctypes.c_void_p).value
+    count = math.prod(shape)
+    if count == 0:
+        return np.empty(shape, dtype, order=order)
+    memory = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+    return np.frombuffer(memory, dtype).reshape(shape, order=order)
+
+
+def _typed_pointer_array(order):
+    def typer(tctx, ptr, shape, dtype=None):
+        if isinstance(ptr, t.Integer):   # an address, such as arr.ctypes.data
+            ptr = t.voidptr
+        if not isinstance(ptr, t.RawPointer) or isinstance(ptr, t.FunctionType):
+            return None
+        if shape_items(shape) is None:
+            raise TypingError(f"the shape of a {order}-ordered pointer array must be an int "
+                              f"or a tuple of ints, not {shape}")
+        own = ptr.dtype if isinstance(ptr, t.CPointer) else None
+        given = dtype_of(dtype)
+        if own is None and given is None:
+            raise TypingError(f"an array over a {ptr} needs a dtype")
+        if own is not None and given is not None and own != given:
+            raise TypingError(f"dtype {given} does not match the pointer's {own}")
+        item = own or given
+        if not isinstance(item, t.Number):
+            raise TypingError(f"kiln cannot view {ptr} as an array")
+        result = t.Array(item, len(shape_items(shape)), order)
+        args = (ptr, shape) if dtype is None else (ptr, shape, dtype)
+
+        def codegen(context, builder, sig, llargs):
+            dims = _dims(context, builder, llargs[1], shape)
+            for d in dims:
+                context.guard(builder, builder.icmp_signed("<", d, ir.Constant(dm.i64, 0)),
+                              ValueError, "negative dimensions are not allowed")
+            step, strides = ir.Constant(dm.i64, item.np_dtype.itemsize), []
+            for d in (dims if order == "F" else dims[::-1]):
+                strides.append(step)
+                step = builder.mul(step, d)
+            strides = strides if order == "F" else strides[::-1]
+            return make_array(context, builder, result, llargs[0], dims, strides)
+        return result(*args), codegen
+    return typer
+
+
+template(carray)(_typed_pointer_array("C"))
+template(farray)(_typed_pointer_array("F"))
