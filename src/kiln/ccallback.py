@@ -9,6 +9,7 @@ False, a null pointer; nothing for void), as Numba does.
 """
 from __future__ import annotations
 
+import threading
 import weakref
 
 from llvmlite import ir
@@ -18,7 +19,7 @@ from .codegen import datamodel as dm
 from .errors import TypingError
 from .options import CompileOptions
 from .runtime.pyapi import PyAPI
-from .types.foreign import ctypes_prototype
+from .types.foreign import ctypes_prototype, foreign_address
 from .types.functions import c_signature_problem
 
 
@@ -130,12 +131,39 @@ def cfunc(sig, **options):
 
 
 _wrappers = weakref.WeakKeyDictionary()   # dispatcher -> {signature: CFunc}
+_wrappers_lock = threading.RLock()
 
 
 def c_wrapper_of(dispatcher, sig):
     """A C function of `sig` calling the compiled function `dispatcher` (made once): what a
     compiled function is when passed as a `FunctionType` value."""
-    per_signature = _wrappers.setdefault(dispatcher, {})
-    if sig not in per_signature:
-        per_signature[sig] = CFunc(dispatcher.py_func, sig, dispatcher.options, dispatcher)
-    return per_signature[sig]
+    with _wrappers_lock:
+        per_signature = _wrappers.setdefault(dispatcher, {})
+        if sig not in per_signature:
+            per_signature[sig] = CFunc(dispatcher.py_func, sig, dispatcher.options, dispatcher)
+        return per_signature[sig]
+
+
+def function_address(value, fty) -> int:
+    """The address of the C function `value`, known to be of type `fty` (a compiled function
+    is wrapped for its signature)."""
+    from .cpu.dispatcher import Dispatcher
+    if isinstance(value, Dispatcher):
+        return c_wrapper_of(value, fty.signature).address
+    hook = getattr(type(value), "_kiln_address_", None)
+    return hook(value) if hook is not None else foreign_address(value)
+
+
+def entry_address(value, type_name):
+    """How an entry point unboxes a FunctionType argument: the C address of `value` if it is
+    a C function of the type named `type_name` (or a compiled function, wrapped for it),
+    else None: the specialization does not apply."""
+    from .cpu.dispatcher import Dispatcher
+    fty = t.FunctionType.named(type_name)
+    if not isinstance(value, Dispatcher):
+        try:
+            if t.typeof(value) != fty:
+                return None
+        except TypeError:
+            return None
+    return function_address(value, fty)

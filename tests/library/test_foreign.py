@@ -364,3 +364,48 @@ def test_carray_bad_input():
         wrong_dtype(a)
     with pytest.raises(TypingError, match="needs a dtype"):
         no_dtype(a)
+
+
+CACHED_SCRIPT = """
+import ctypes, ctypes.util
+from kiln import cfunc, njit
+
+libm = ctypes.CDLL(ctypes.util.find_library("m"))
+cos = libm.cos
+cos.argtypes, cos.restype = [ctypes.c_double], ctypes.c_double
+
+@cfunc("float64(float64)")
+def square(x):
+    return x * x
+
+@njit(cache=True)
+def apply(f, x):
+    return f(x) + 1.0
+
+@njit(cache=True)
+def frozen_cos(x):
+    return cos(x)
+
+assert apply(square, 3.0) == 10.0 and apply(cos, 0.0) == 2.0 and frozen_cos(0.0) == 1.0
+hits = [next(iter(f._specializations.values())).result.compiled.from_cache
+        for f in (apply, frozen_cos)]
+print(*["HIT" if h else "MISS" for h in hits])
+"""
+
+
+def test_cache_keeps_function_arguments_and_not_frozen_addresses(tmp_path):
+    import os
+    import subprocess
+    script = tmp_path / "cached_c_calls.py"
+    script.write_text(CACHED_SCRIPT)
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run():
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert run() == ["MISS", "MISS"]
+    # a function value is an argument: cached; a frozen C address differs per process
+    assert run() == ["HIT", "MISS"]

@@ -221,9 +221,10 @@ class CodegenContext:
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
         if isinstance(ty, t.FunctionType):  # a C function frozen into the code: its address
+            from ..ccallback import function_address
             self.state.keepalive.append(value)
             self.state.cacheable = False
-            return ir.Constant(dm.i64, ty.address_of(value)).inttoptr(dm.ptr)
+            return ir.Constant(dm.i64, function_address(value, ty)).inttoptr(dm.ptr)
         return dm.null_value(ty)
 
     def constant_array(self, builder, ty, arr: np.ndarray):

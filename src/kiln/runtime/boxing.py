@@ -14,7 +14,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..types.functions import entry_address
+from ..ccallback import entry_address
 from . import nrt
 from . import pyapi as P
 from .pyapi import PyAPI
@@ -148,7 +148,7 @@ class _Unboxer:
         raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
 
     def unbox_function(self, ty, obj):
-        """A C function's address, from `entry_address` (types/functions.py): None, or a
+        """A C function's address, from `entry_address` (ccallback.py): None, or a
         failure, means the argument does not match."""
         b, api = self.b, self.api
         name = api.call("PyUnicode_FromString", dm.ptr,

@@ -48,40 +48,14 @@ class FunctionType(RawPointer):
     def key(self):
         return (self.signature.return_type, self.signature.args)
 
-    def address_of(self, value) -> int:
-        """The address of the C function `value` stands for, once it is known to have this
-        type (compiled functions get a C wrapper for the signature, made on first use)."""
-        from ..cpu.dispatcher import Dispatcher
-        if isinstance(value, Dispatcher):
-            from ..ccallback import c_wrapper_of
-            return c_wrapper_of(value, self.signature).address
-        if isinstance(value, WrapperAddressProtocol):
-            return int(value.__wrapper_address__())
-        hook = getattr(type(value), "_kiln_address_", None)
-        if hook is not None:
-            return hook(value)
-        from .foreign import foreign_address
-        return foreign_address(value)
+    @staticmethod
+    def named(name):
+        """The FunctionType whose `name` this is (entry points name the type they unbox)."""
+        return _by_name[name]
 
 
 voidptr = VoidPointer()
-_by_name = {}   # FunctionType.name -> the type, for entry_address
-
-
-def entry_address(value, type_name):
-    """How an entry point unboxes a FunctionType argument: the C address of `value` if it is
-    a C function of the type named `type_name` (a compiled function is wrapped for it),
-    else None (the specialization does not apply)."""
-    from ..cpu.dispatcher import Dispatcher
-    from .typeof import typeof
-    fty = _by_name[type_name]
-    if not isinstance(value, Dispatcher):
-        try:
-            if typeof(value) != fty:
-                return None
-        except TypeError:
-            return None
-    return fty.address_of(value)
+_by_name = {}
 
 
 def c_signature_problem(sig: Signature) -> str | None:
@@ -114,3 +88,6 @@ class WrapperAddressProtocol:
 
     def _kiln_typeof_(self):
         return FunctionType(self.signature())
+
+    def _kiln_address_(self):
+        return int(self.__wrapper_address__())
