@@ -5,10 +5,13 @@ compiled function be passed where a `FunctionType` is expected.
 An exception cannot cross into C. When the function raises, its C wrapper reports the
 exception through Python's unraisable hook (printed to stderr as "Exception ignored in:
 <kiln.cfunc name>" with the exception) and returns zero of the return type (0, 0.0,
-False, a null pointer; nothing for void), as Numba does.
+False, a null pointer; nothing for void), as Numba does. (Compiled code calling a
+compiled function through a FunctionType value does not go through C: the exception
+propagates, see types/functions.py.)
 """
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 
@@ -24,19 +27,33 @@ from .types.functions import c_signature_problem
 
 
 def c_value_type(ty):
-    """How C passes a value of `ty` (a C `_Bool` is a byte; `none` is void)."""
+    """How C passes a value of `ty` (a C `_Bool` is a byte, a function its C address;
+    `none` is void)."""
     if ty == t.none:
         return ir.VoidType()
+    if isinstance(ty, t.FunctionType):
+        return dm.ptr
     return dm.i8 if isinstance(ty, t.Boolean) else dm.value_type(ty)
 
 
 def to_c(builder, ty, value):
+    if isinstance(ty, t.FunctionType):
+        return builder.extract_value(value, 0)
     return builder.zext(value, dm.i8) if isinstance(ty, t.Boolean) else value
 
 
 def from_c(builder, ty, value):
+    if isinstance(ty, t.FunctionType):   # a function from C has no kiln-convention code
+        return function_value(builder, ty, value)
     return builder.icmp_unsigned("!=", value, ir.Constant(dm.i8, 0)) \
         if isinstance(ty, t.Boolean) else value
+
+
+def function_value(builder, ty, c_address, kiln_address=None):
+    """The value of a FunctionType (see its docstring) from its two addresses."""
+    value = ir.Constant(dm.value_type(ty), ir.Undefined)
+    value = builder.insert_value(value, c_address, 0)
+    return builder.insert_value(value, kiln_address or ir.Constant(dm.ptr, None), 1)
 
 
 def build_c_wrapper(context, sig, native, symbol, owner):
@@ -84,9 +101,13 @@ def checked_signature(sig, name):
     return sig
 
 
+_symbols = itertools.count()   # each C function its own symbol, though two share a body
+
+
 class CFunc:
     """A compiled C function (Numba's CFunc): `address`, `ctypes`, `native_name`,
-    `inspect_llvm()`; calling it from Python goes through `ctypes`, into the machine code."""
+    `inspect_llvm()`; calling it from Python goes through `ctypes`, into the machine code.
+    `kiln_address` is the same function in kiln's own convention (for compiled callers)."""
 
     def __init__(self, py_func, sig, options, owner=None):
         from .compiler import compile_cfunc
@@ -96,9 +117,12 @@ class CFunc:
         self.__doc__ = py_func.__doc__
         self.__wrapped__ = py_func
         self.signature = checked_signature(sig, self.__qualname__)
-        self._compiled, self.native_name, self._keepalive = compile_cfunc(
-            py_func, self.signature, options, self if owner is None else owner)
+        self.native_name = f"cfunc.{self.__qualname__}.{next(_symbols)}"
+        self._compiled, self._keepalive = compile_cfunc(
+            py_func, self.signature, options, self if owner is None else owner,
+            self.native_name)
         self.address = self._compiled.address(self.native_name)
+        self.kiln_address = self._compiled.address(f"{self.native_name}.kiln")
         self.ctypes = ctypes_prototype(self.signature)(self.address)
 
     def _kiln_typeof_(self):
@@ -144,20 +168,21 @@ def c_wrapper_of(dispatcher, sig):
         return per_signature[sig]
 
 
-def function_address(value, fty) -> int:
-    """The address of the C function `value`, known to be of type `fty` (a compiled function
-    is wrapped for its signature)."""
+def function_addresses(value, fty):
+    """The (C, kiln-convention) addresses of `value`, known to be of type `fty`: a compiled
+    function is compiled for the signature and wrapped for C; others have no kiln code (0)."""
     from .cpu.dispatcher import Dispatcher
     if isinstance(value, Dispatcher):
-        return c_wrapper_of(value, fty.signature).address
+        wrapper = c_wrapper_of(value, fty.signature)
+        return wrapper.address, wrapper.kiln_address
     hook = getattr(type(value), "_kiln_address_", None)
-    return hook(value) if hook is not None else foreign_address(value)
+    return (hook(value) if hook is not None else foreign_address(value)), 0
 
 
 def entry_address(value, type_name):
-    """How an entry point unboxes a FunctionType argument: the C address of `value` if it is
-    a C function of the type named `type_name` (or a compiled function, wrapped for it),
-    else None: the specialization does not apply."""
+    """How an entry point unboxes a FunctionType argument: the addresses of `value` (see
+    `function_addresses`) if it is a C function of the type named `type_name` or a compiled
+    function, else None: the specialization does not apply."""
     from .cpu.dispatcher import Dispatcher
     fty = t.FunctionType.named(type_name)
     if not isinstance(value, Dispatcher):
@@ -166,4 +191,4 @@ def entry_address(value, type_name):
                 return None
         except TypeError:
             return None
-    return function_address(value, fty)
+    return function_addresses(value, fty)

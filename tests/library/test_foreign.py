@@ -213,7 +213,7 @@ def test_tuple_of_functions():
         assert same(expected, total((c_square, c_cos, NDTRI), x))
 
 
-def test_exception_in_a_compiled_function_called_through_c(monkeypatch):
+def test_exception_in_a_compiled_function_value_propagates():
     @njit
     def checked(x):
         if x < 0:
@@ -224,11 +224,40 @@ def test_exception_in_a_compiled_function_called_through_c(monkeypatch):
     def apply(fn, x):
         return fn(x) + 1.0
 
+    @njit
+    def through_compiled_code(x):
+        return apply(checked, x)
+
+    assert apply(checked, 2.0) == 3.0 and through_compiled_code(2.0) == 3.0
+    with pytest.raises(ValueError, match="negative"):
+        apply(checked, -2.0)
+    with pytest.raises(ValueError, match="negative"):
+        through_compiled_code(-2.0)
+
+
+def test_exception_in_a_compiled_function_called_by_c_is_reported(monkeypatch):
+    compare_type = FunctionType(types.intc(types.CPointer(types.float64),
+                                           types.CPointer(types.float64)))
+    qsort = _c(LIBC, "qsort", None, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t,
+               types.foreign.ctype_of(compare_type))
+
+    @njit
+    def refuse_nan(a, b):
+        if a[0] != a[0] or b[0] != b[0]:
+            raise ValueError("cannot order NaN")
+        return -1 if a[0] < b[0] else (1 if a[0] > b[0] else 0)
+
+    @njit(types.void(compare_type, types.float64[::1]))
+    def sort_with(compare, a):
+        qsort(a, a.size, a.itemsize, compare)
+
     reports = []
     monkeypatch.setattr(sys, "unraisablehook", reports.append)
-    assert apply(checked, 2.0) == 3.0 and apply(checked, -2.0) == 1.0
-    assert [r.exc_type for r in reports] == [ValueError]
-    assert reports[0].object is checked
+    a = np.array([3.0, -1.0, 2.0])
+    sort_with(refuse_nan, a)
+    assert list(a) == [-1.0, 2.0, 3.0] and reports == []
+    sort_with(refuse_nan, np.array([1.0, np.nan]))   # C cannot take the exception: reported
+    assert [r.exc_type for r in reports] == [ValueError] and reports[0].object is refuse_nan
 
 
 # -- bad input ------------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def _refusal(given, param):
         if isinstance(given, t.Integer):  # an address, such as arr.ctypes.data
             return None
         if isinstance(param, t.VoidPointer):
-            ok = isinstance(given, (t.Array, t.RawPointer))
+            ok = isinstance(given, (t.Array, t.RawPointer, t.FunctionType))
             return None if ok else f"{given} is not an array, a pointer or an address"
         if isinstance(given, t.VoidPointer):
             return None
@@ -77,16 +77,32 @@ def call_c_function(tctx, fn, *args):
         refusal = _refusal(given, param)
         if refusal:
             raise TypingError(f"argument {i + 1} of the C function {fn}: {refusal}")
-    fnty = ir.FunctionType(c_value_type(sig.return_type), [c_value_type(a) for a in sig.args])
+    ret = sig.return_type
+    c_fnty = ir.FunctionType(c_value_type(ret), [c_value_type(a) for a in sig.args])
+    kiln_fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(a) for a in sig.args])
 
     def codegen(context, builder, s, llargs):
-        address = builder.ptrtoint(llargs[0], dm.i64)
-        callee = builder.inttoptr(address, ir.PointerType(fnty))
-        result = builder.call(callee, [to_c(builder, ty, v) for ty, v in zip(sig.args, llargs[1:])])
-        if sig.return_type == t.none:
-            return dm.null_value(t.none)
-        return from_c(builder, sig.return_type, result)
-    return sig.return_type(fn, *sig.args), codegen
+        value, args = llargs[0], llargs[1:]
+        kiln_address = builder.extract_value(value, 1)
+        result = context.alloca(builder, dm.value_type(ret))
+        compiled = builder.icmp_unsigned("!=", kiln_address, ir.Constant(dm.ptr, None))
+        with builder.if_else(compiled) as (kiln_code, c_code):
+            with kiln_code:   # a compiled function: its exception propagates from here
+                builder.store(context.call_internal(
+                    builder, _callee(builder, kiln_address, kiln_fnty), ret, args), result)
+            with c_code:
+                out = builder.call(_callee(builder, builder.extract_value(value, 0), c_fnty),
+                                   [to_c(builder, ty, v) for ty, v in zip(sig.args, args)])
+                if ret != t.none:
+                    builder.store(from_c(builder, ret, out), result)
+        return builder.load(result, typ=dm.value_type(ret))
+    return ret(fn, *sig.args), codegen
+
+
+def _callee(builder, address, fnty):
+    """`address` as something to call with the function type `fnty` (llvmlite wants a
+    typed pointer for an indirect call)."""
+    return builder.inttoptr(builder.ptrtoint(address, dm.i64), ir.PointerType(fnty))
 
 
 @template(operator.getitem)

@@ -14,7 +14,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..ccallback import entry_address
+from ..ccallback import entry_address, function_value
 from . import nrt
 from . import pyapi as P
 from .pyapi import PyAPI
@@ -148,7 +148,7 @@ class _Unboxer:
         raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
 
     def unbox_function(self, ty, obj):
-        """A C function's address, from `entry_address` (ccallback.py): None, or a
+        """A function's two addresses, from `entry_address` (ccallback.py): None, or a
         failure, means the argument does not match."""
         b, api = self.b, self.api
         name = api.call("PyUnicode_FromString", dm.ptr,
@@ -162,9 +162,11 @@ class _Unboxer:
                        likely=False):
             api.decref(found)
             b.branch(self.mismatch)
-        address = api.call("PyLong_AsVoidPtr", dm.ptr, [found])
+        addresses = [api.call("PyLong_AsVoidPtr", dm.ptr,
+                              [api.read(found, P.TUPLE_ITEMS + 8 * i, dm.ptr)])
+                     for i in range(2)]
         api.decref(found)
-        return address
+        return function_value(b, ty, *addresses)
 
     def unbox_integer(self, ty, obj):
         b, api = self.b, self.api

@@ -1,6 +1,6 @@
 """C-level values in compiled code: raw pointers and C function pointers.
 
-A `FunctionType(sig)` value is the address of a function with the C calling convention
+A `FunctionType(sig)` value is a function of that signature with the C calling convention
 (a `@cfunc`, a ctypes foreign function, a Cython function's address, or a compiled
 function wrapped for C). It is a run-time value, so a kernel that takes its callback as a
 parameter is compiled once for every callee of that signature. Only types that C passes
@@ -32,8 +32,11 @@ class CPointer(RawPointer):
         return (self.dtype,)
 
 
-class FunctionType(RawPointer):
-    """The address of a C function of signature `sig`, called from compiled code."""
+class FunctionType(core.Type):
+    """A C function of signature `sig` as a value: its C address and, for a compiled
+    function, the address of its code in kiln's own convention (null for C functions).
+    Compiled code calls the second when there is one, so that the callee's exceptions
+    reach the caller; C code receives the first."""
 
     def __init__(self, sig):
         sig = parse_signature(sig)
@@ -42,6 +45,7 @@ class FunctionType(RawPointer):
             raise TypeError(f"kiln cannot make a C function of signature {sig}: {problem}")
         self.signature = sig
         self.name = f"FunctionType[{sig}]"
+        self.fields = (voidptr, voidptr)   # {C address, kiln-convention address or null}
         _by_name.setdefault(self.name, self)
 
     @property
@@ -68,8 +72,8 @@ def c_signature_problem(sig: Signature) -> str | None:
             continue
         if isinstance(ty, core.Complex):
             return f"{where} is {ty}, a struct passed by value (pass a CPointer to it)"
-        if ty == core.float16 or \
-                not isinstance(ty, (core.Boolean, core.Integer, core.Float, RawPointer)):
+        if ty == core.float16 or not isinstance(
+                ty, (core.Boolean, core.Integer, core.Float, RawPointer, FunctionType)):
             return f"{where} is {ty}, which is not a C scalar or pointer"
     return None
 
