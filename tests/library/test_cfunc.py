@@ -1,6 +1,7 @@
 """@cfunc: compiled functions with the C calling convention, called back by C code (ctypes'
 qsort, SciPy's LowLevelCallable), checked against the same function run by CPython."""
 import ctypes
+import ctypes.util
 import math
 import subprocess
 import sys
@@ -85,6 +86,19 @@ def test_booleans_and_void_cross_as_c_types():
             assert odd_and(n, flag) is (n % 2 == 1 and flag)
     assert store(seen.ctypes.data_as(ctypes.POINTER(ctypes.c_double)), -2.5) is None
     assert seen[0] == -2.5
+
+
+def test_a_cfunc_taking_a_c_function_from_c():
+    @cfunc(types.float64(types.FunctionType("float64(float64)"), types.float64))
+    def twice(f, x):
+        return f(f(x))
+
+    prototype = type(gaussian_c.ctypes)
+    libm_cos = ctypes.cast(ctypes.CDLL(ctypes.util.find_library("m")).cos, prototype)
+    assert twice.ctypes.argtypes == (prototype, ctypes.c_double)
+    for x in (0.5, -0.0, 3.0, math.nan):
+        assert same(gaussian_py(gaussian_py(x)), twice(gaussian_c.ctypes, x))
+        assert same(math.cos(math.cos(x)), twice(libm_cos, x))
 
 
 def test_allocation_inside_a_cfunc_is_freed():
