@@ -220,6 +220,12 @@ class CodegenContext:
                                                  for it, v in zip(ty.types, value)])
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
+        if isinstance(ty, t.FunctionType):  # a function frozen into the code: its addresses
+            from ..ccallback import function_addresses
+            self.state.keepalive.append(value)
+            self.state.cacheable = False
+            return ir.Constant(dm.value_type(ty), [ir.Constant(dm.i64, a).inttoptr(dm.ptr)
+                                                   for a in function_addresses(value, ty)])
         return dm.null_value(ty)
 
     def constant_array(self, builder, ty, arr: np.ndarray):
@@ -283,8 +289,36 @@ class CodegenContext:
             items = [self.cast(builder, builder.extract_value(value, i), a, b)
                      for i, (a, b) in enumerate(zip(src.types, dst.types))]
             return self.make_tuple(builder, dst, items)
+        if isinstance(dst, (t.RawPointer, t.FunctionType)):
+            return self._cast_pointer(builder, value, src, dst)
         if isinstance(dst, (t.Opaque, t.NoneType)):
             return dm.null_value(dst)
+        raise TypeError(f"kiln cannot convert {src} to {dst}")
+
+    def _cast_pointer(self, builder, value, src, dst):
+        """To a C pointer or function (library/foreign.py decides what may be passed): an
+        array's data, an integer address, another pointer, a function's C address, or a
+        compiled function (its code, and a C wrapper of it, in this module)."""
+        if isinstance(src, t.Array):
+            return builder.extract_value(value, dm.ARRAY_DATA)
+        if isinstance(src, t.Integer):
+            return builder.inttoptr(value, dm.ptr)
+        if isinstance(src, t.RawPointer):
+            return value
+        if isinstance(src, t.FunctionType) and isinstance(dst, t.RawPointer):
+            return builder.extract_value(value, 0)
+        if isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType):
+            from ..ccallback import build_c_wrapper, function_value
+            sig, disp = dst.signature, src.dispatcher
+            typed = self.state.tctx.type_function(disp.py_func, tuple(sig.args),
+                                                  sig.return_type, disp.options)
+            native = self.lower_function(typed)
+            symbol = f"{typed.symbol}.cfunc"
+            wrapper = self.module.globals.get(symbol)
+            if wrapper is None:
+                wrapper = build_c_wrapper(self, sig, native, symbol, disp)
+                wrapper.linkage = "internal"
+            return function_value(builder, dst, wrapper, native)
         raise TypeError(f"kiln cannot convert {src} to {dst}")
 
     def _cast_optional(self, builder, value, src, dst):

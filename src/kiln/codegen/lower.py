@@ -518,6 +518,9 @@ class FunctionLowerer:
         elif isinstance(fn_ty, t.NumberClass):
             values.append(dm.null_value(fn_ty))
             types_.append(fn_ty)
+        elif isinstance(fn_ty, t.FunctionType):  # a C function pointer: the callee is a value
+            values.append(self.expr(node.func))
+            types_.append(fn_ty)
         for a in node.args:
             values.append(self.operand(res, len(values), a, node))
             types_.append(self.type_of(a))

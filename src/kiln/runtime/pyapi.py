@@ -92,7 +92,26 @@ class PyAPI:
     def decref(self, obj):
         self.call("Py_DecRef", ir.VoidType(), [obj])
 
+    def set_error(self, descriptor):
+        """Set the Python exception that compiled code's exception `descriptor` (a
+        `{PyObject **class_cell, char *message}`, see ModuleState) stands for."""
+        b = self.builder
+        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
+        cell, message = (b.load(b.gep(descriptor, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, i)],
+                                      source_etype=desc_ty), typ=dm.ptr) for i in range(2))
+        self.call("PyErr_SetString", ir.VoidType(), [b.load(cell, typ=dm.ptr), message])
+
     def new_reference(self, name):
         obj = self.global_object(name)
         self.incref(obj)
         return obj
+
+
+def capsule_pointer(capsule) -> int:
+    """The pointer a PyCapsule holds (such as a Cython module's `__pyx_capi__` entries)."""
+    import ctypes
+    name_of = ctypes.pythonapi.PyCapsule_GetName
+    name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    pointer_of = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer_of.restype, pointer_of.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return pointer_of(capsule, name_of(capsule))

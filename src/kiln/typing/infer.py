@@ -463,7 +463,10 @@ class Typer:
         return self.frozen(callee, node, name)
 
     def frozen(self, value, node, name):
-        ty = self.tctx.global_type(value)
+        try:
+            ty = self.tctx.global_type(value)
+        except TypeError as e:  # a value that says why it cannot be typed (types/foreign.py)
+            raise self.error(f"{name!r}: {e}", node) from None
         if ty is None:
             raise self.error(f"{name!r} is a {type(value).__name__}, which kiln cannot use in "
                              "compiled code", node, UnsupportedError)
@@ -546,6 +549,8 @@ class Typer:
         elif isinstance(fn, t.NumberClass):
             res = self.resolve("number_class", (fn,) + args, node, kws,
                                what=f"{fn.instance_type}()")
+        elif isinstance(fn, t.FunctionType):  # a C function pointer (library/foreign.py)
+            res = self.resolve("call", (fn,) + args, node, kws, what=f"the C function {fn}")
         elif isinstance(fn, t.ExceptionClass):
             raise self.error("exceptions can only be raised in compiled code", node,
                              UnsupportedError)

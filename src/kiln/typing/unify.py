@@ -74,4 +74,5 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
                 and dst.layout in (src.layout, "A") and (dst.readonly or not src.readonly))
     if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
         return all(can_convert(x, y) for x, y in zip(src, dst))
-    return False
+    # a compiled function where a FunctionType is declared (types/functions.py)
+    return isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType)
