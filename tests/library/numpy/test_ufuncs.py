@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from helpers import within_an_ulp
 from kiln import njit
 from kiln.errors import TypingError
 
@@ -286,21 +287,6 @@ def same_bits(got, want):
     if want.dtype.kind == "f":
         np.testing.assert_array_equal(np.signbit(got) | np.isnan(got),
                                       np.signbit(want) | np.isnan(want))
-
-
-def within_an_ulp(got, want):
-    """Equal dtypes, shapes, specials and zeros' signs; finite values at most one unit in
-    the last place apart (README: kiln's math ufuncs call the C library, NumPy's may use
-    its own SIMD code, and which it uses changes between NumPy versions)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
-    differ = (got != want) & ~(np.isnan(got) & np.isnan(want))
-    assert np.isfinite(want[differ]).all() and np.isfinite(got[differ]).all(), (got, want)
-    ulp = np.spacing(np.abs(want[differ]))
-    assert (np.abs(got[differ].astype(np.float64) - want[differ]) <= ulp).all(), \
-        (got[differ], want[differ])
-    zeros = want == 0
-    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
 
 
 def run_bits(pyfunc, *args, transcendental=()):
