@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen.exceptions import emit_set_python_error
 from ..errors import TypingError
 from . import nrt
 from . import pyapi as P
@@ -62,13 +63,7 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     if typed.options.nogil:
         api.call("PyEval_RestoreThread", ir.VoidType(), [thread_state])
     with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
-        desc = builder.load(excslot, typ=dm.ptr)
-        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
-        cell = builder.load(builder.gep(desc, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 0)],
-                                        source_etype=desc_ty), typ=dm.ptr)
-        message = builder.load(builder.gep(desc, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 1)],
-                                           source_etype=desc_ty), typ=dm.ptr)
-        api.call("PyErr_SetString", ir.VoidType(), [builder.load(cell, typ=dm.ptr), message])
+        emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
         builder.ret(ir.Constant(dm.ptr, None))
     result = builder.load(retslot, typ=dm.value_type(typed.return_type))
     builder.ret(box(api, typed.return_type, result))
