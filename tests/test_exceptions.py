@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from kiln import njit, vectorize
+from kiln import njit, prange, vectorize
 from kiln.errors import TypingError, UnsupportedError
 
 from helpers import same
@@ -491,3 +491,60 @@ def test_refused_with_a_clear_error(f, error, message):
     with pytest.raises(error, match=message) as info:
         njit(f)(1)
     assert f"in {f.__name__}" in str(info.value)
+
+
+# -- inside other constructs ------------------------------------------------------------------------
+def try_in_prange(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        try:
+            if a[i] < 0:
+                raise ValueError("negative", i)
+            s += a[i]
+        except ValueError:
+            s += 100.0
+    return s
+
+
+def raises_from_many_chunks(n):
+    s = 0
+    for i in prange(n):
+        if i % 1000 == 999:
+            raise ValueError("at", i)
+        s += i
+    return s
+
+
+def test_try_and_raise_in_prange_loops():
+    a = np.arange(-20.0, 5000.0)
+    agree(try_in_prange, (a,), (a[30:],), parallel=True)
+    agree(raises_from_many_chunks, (100_000,), (999,), parallel=True)
+
+
+def try_in_nested_function(n):
+    def safe_div(a, b):
+        try:
+            return a // b
+        except ZeroDivisionError:
+            return 0
+    return safe_div(n, n - 1) + safe_div(n, 2)
+
+
+def try_over_array_items(a):
+    total = 0.0
+    for v in a:
+        try:
+            if v < 0:
+                raise ValueError("negative")
+            total += 1.0 / float(v)
+        except ZeroDivisionError:
+            total += 1000.0
+        except ValueError:
+            return -total
+    return total
+
+
+def test_try_in_nested_functions_and_array_loops():
+    agree(try_in_nested_function, *INTS)
+    agree(try_over_array_items, (np.array([1.0, 0.0, 2.0]),), (np.array([4.0, -1.0, 0.0]),),
+          (np.zeros(0),))
