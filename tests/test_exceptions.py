@@ -515,10 +515,23 @@ def raises_from_many_chunks(n):
     return s
 
 
+def break_in_handler(n):
+    s = 0
+    for i in prange(n):
+        try:
+            if i == 5:
+                raise ValueError
+            s += i
+        except ValueError:
+            break  # leaves the loop: it must run serially
+    return s
+
+
 def test_try_and_raise_in_prange_loops():
     a = np.arange(-20.0, 5000.0)
     agree(try_in_prange, (a,), (a[30:],), parallel=True)
     agree(raises_from_many_chunks, (100_000,), (999,), parallel=True)
+    agree(break_in_handler, (100_000,), (3,), parallel=True)
 
 
 def try_in_nested_function(n):
