@@ -473,6 +473,16 @@ def catches_non_class(n):
         return 0
 
 
+def bare_raise_in_finally(n):
+    try:
+        return 1 // n
+    except ZeroDivisionError:
+        try:
+            return 2 // (n - 1)
+        finally:
+            raise
+
+
 def raise_from_value(n):
     try:
         return 1 // n
@@ -486,6 +496,7 @@ def raise_from_value(n):
     (raises_array, UnsupportedError, "cannot pass a value of type array"),
     (catches_non_class, TypingError, "catching 3 is not allowed"),
     (raise_from_value, UnsupportedError, "from None"),
+    (bare_raise_in_finally, UnsupportedError, "bare 'raise' in a 'finally'"),
 ])
 def test_refused_with_a_clear_error(f, error, message):
     with pytest.raises(error, match=message) as info:

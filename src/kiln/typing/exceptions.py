@@ -34,6 +34,9 @@ class Reraise:
     handler: ast.ExceptHandler
 
 
+_FINALLY = object()  # on the stack of handlers while typing a `finally` body
+
+
 def type_raise(typer, node):
     if node.cause is not None and not (isinstance(node.cause, ast.Constant)
                                        and node.cause.value is None):
@@ -45,6 +48,9 @@ def type_raise(typer, node):
             (typer.handlers[-1] if typer.handlers else None)
         if handler is None:
             raise typer.error("a bare 'raise' outside an 'except' block is not supported in "
+                              "compiled code", node, UnsupportedError)
+        if handler is _FINALLY:  # CPython re-raises the exception passing through, if any
+            raise typer.error("a bare 'raise' in a 'finally' block is not supported in "
                               "compiled code", node, UnsupportedError)
         typer.constants[node] = Reraise(handler)
         return
@@ -75,7 +81,7 @@ def type_raise(typer, node):
 
 def _handler_named(typer, name):
     for handler in reversed(typer.handlers):
-        if handler.name == name:
+        if handler is not _FINALLY and handler.name == name:
             return handler
     return None
 
@@ -91,7 +97,9 @@ def type_try(typer, node):
         typer.block(handler.body)
         typer.handlers.pop()
     typer.block(node.orelse)
+    typer.handlers.append(_FINALLY)
     typer.block(node.finalbody)
+    typer.handlers.pop()
 
 
 def _classes(typer, node):
