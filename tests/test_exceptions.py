@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from kiln import njit, prange, vectorize
+from kiln import guvectorize, njit, prange, vectorize
 from kiln.errors import TypingError, UnsupportedError
 
 from helpers import same
@@ -415,9 +415,18 @@ def array_returned_through_finally(n):
         a[0:1] = 7.0
 
 
+def finally_reassigns_returned_local(n):
+    a = np.zeros(n)
+    try:
+        return a
+    finally:
+        a = np.ones(n)
+
+
 def test_no_leaks_on_exceptional_paths():
     agree(arrays_in_try, (0,), (3,), (8,), boundscheck=True)
     agree(array_returned_through_finally, (2,), (5,))
+    agree(finally_reassigns_returned_local, (3,))
 
 
 def test_parallel_ufunc_chunks_release_their_exceptions():
@@ -430,6 +439,23 @@ def test_parallel_ufunc_chunks_release_their_exceptions():
     with pytest.raises(ValueError, match="too big"):
         checked(x)
     assert same(checked(x[:8]), x[:8] * 2)
+    with pytest.raises(ValueError) as info:
+        checked(np.array([1.0, 20.0, 30.0]))
+    assert info.value.args == ("too big", 20.0)
+
+
+def test_gufunc_kernel_raises_with_arguments():
+    @guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def first_positive(x, out):
+        for v in x:
+            if v > 0:
+                out[0] = v
+                return
+        raise LookupError("none positive in", x.shape[0])
+    assert same(first_positive(np.array([[-1.0, 2.0], [3.0, 1.0]])), np.array([2.0, 3.0]))
+    with pytest.raises(LookupError) as info:
+        first_positive(np.array([[-1.0, 2.0], [-3.0, 0.0]]))
+    assert info.value.args == ("none positive in", 2)
 
 
 def test_nogil_entry_raises_with_arguments():

@@ -57,4 +57,6 @@ def describe(outcome) -> str:
         return f"raises {outcome[1]}" + (describe(outcome[2]) if len(outcome) > 2 else "")
     if kind in ("int", "bool", "NoneType"):
         return repr(outcome[1])
+    if kind == "other":
+        return outcome[2]
     return repr(outcome)
