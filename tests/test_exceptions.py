@@ -2,6 +2,7 @@
 result, or the exception's class and arguments, must be the same (and nothing leaks: the
 conftest fixture)."""
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -475,62 +476,7 @@ def test_assert_without_message_has_no_arguments():
     assert info.value.args == ()
 
 
-# -- what kiln refuses ---------------------------------------------------------------------------
-def uses_caught_value(n):
-    try:
-        return 1 // n
-    except ZeroDivisionError as e:
-        print(e)
-        return 0
-
-
-def bare_raise_outside_handler(n):
-    raise
-
-
-def raises_array(n):
-    raise ValueError(np.zeros(n))
-
-
-def catches_non_class(n):
-    try:
-        return n
-    except 3:
-        return 0
-
-
-def bare_raise_in_finally(n):
-    try:
-        return 1 // n
-    except ZeroDivisionError:
-        try:
-            return 2 // (n - 1)
-        finally:
-            raise
-
-
-def raise_from_value(n):
-    try:
-        return 1 // n
-    except ZeroDivisionError:
-        raise ValueError("x") from KeyError
-
-
-@pytest.mark.parametrize("f,error,message", [
-    (uses_caught_value, UnsupportedError, "caught exception 'e'.*re-raise"),
-    (bare_raise_outside_handler, UnsupportedError, "bare 'raise' outside an 'except'"),
-    (raises_array, UnsupportedError, "cannot pass a value of type array"),
-    (catches_non_class, TypingError, "catching 3 is not allowed"),
-    (raise_from_value, UnsupportedError, "from None"),
-    (bare_raise_in_finally, UnsupportedError, "bare 'raise' in a 'finally'"),
-])
-def test_refused_with_a_clear_error(f, error, message):
-    with pytest.raises(error, match=message) as info:
-        njit(f)(1)
-    assert f"in {f.__name__}" in str(info.value)
-
-
-# -- inside other constructs ------------------------------------------------------------------------
+# -- inside other constructs -------------------------------------------------------------
 def try_in_prange(a):
     s = 0.0
     for i in prange(a.shape[0]):
@@ -598,3 +544,71 @@ def test_try_in_nested_functions_and_array_loops():
     agree(try_in_nested_function, *INTS)
     agree(try_over_array_items, (np.array([1.0, 0.0, 2.0]),), (np.array([4.0, -1.0, 0.0]),),
           (np.zeros(0),))
+
+
+def handler_names_exception_group(n):
+    try:
+        return 10 // n
+    except (ExceptionGroup, ZeroDivisionError):
+        return -1
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is new in 3.11")
+def test_builtin_class_that_has_no_c_symbol():
+    agree(handler_names_exception_group, (0,), (3,))
+
+
+# -- what kiln refuses ---------------------------------------------------------------------------
+def uses_caught_value(n):
+    try:
+        return 1 // n
+    except ZeroDivisionError as e:
+        print(e)
+        return 0
+
+
+def bare_raise_outside_handler(n):
+    raise
+
+
+def raises_array(n):
+    raise ValueError(np.zeros(n))
+
+
+def catches_non_class(n):
+    try:
+        return n
+    except 3:
+        return 0
+
+
+def bare_raise_in_finally(n):
+    try:
+        return 1 // n
+    except ZeroDivisionError:
+        try:
+            return 2 // (n - 1)
+        finally:
+            raise
+
+
+def raise_from_value(n):
+    try:
+        return 1 // n
+    except ZeroDivisionError:
+        raise ValueError("x") from KeyError
+
+
+@pytest.mark.parametrize("f,error,message", [
+    (uses_caught_value, UnsupportedError, "caught exception 'e'.*re-raise"),
+    (bare_raise_outside_handler, UnsupportedError, "bare 'raise' outside an 'except'"),
+    (raises_array, UnsupportedError, "cannot pass a value of type array"),
+    (catches_non_class, TypingError, "catching 3 is not allowed"),
+    (raise_from_value, UnsupportedError, "from None"),
+    (bare_raise_in_finally, UnsupportedError, "bare 'raise' in a 'finally'"),
+])
+def test_refused_with_a_clear_error(f, error, message):
+    with pytest.raises(error, match=message) as info:
+        njit(f)(1)
+    assert f"in {f.__name__}" in str(info.value)
+

@@ -22,11 +22,14 @@ each return/break/continue that crosses it), as CPython's compiler does.
 from __future__ import annotations
 
 import builtins
+import ctypes
 import hashlib
+from functools import lru_cache
 
 from llvmlite import ir
 
 from ..runtime import nrt
+from ..typing.exceptions import Reraise
 from ..runtime.threads import callee, struct_field
 from . import datamodel as dm
 from .context import STATUS_ERROR
@@ -39,10 +42,20 @@ SET_PYTHON_ERROR = "kiln.exc.set_python_error"
 
 
 # -- descriptors -------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _exported(symbol):
+    try:
+        ctypes.c_char.in_dll(ctypes.pythonapi, symbol)
+        return True
+    except ValueError:
+        return False
+
+
 def class_cell(state, exc_class):
-    """A global holding the address of `exc_class`: CPython's `PyExc_*` for a builtin."""
+    """A global holding the address of `exc_class`: CPython's `PyExc_*` for a builtin that
+    has one (ExceptionGroup has none)."""
     name = exc_class.__name__
-    if getattr(builtins, name, None) is not exc_class:
+    if getattr(builtins, name, None) is not exc_class or not _exported(f"PyExc_{name}"):
         return state.object_cell(exc_class)
     cell = state.module.globals.get(f"PyExc_{name}")
     if cell is None:
@@ -241,7 +254,6 @@ def _goto_error(ctx, builder, target):
 
 def lower_raise(lowerer, node):
     """`raise` as typing resolved it (typing/exceptions.py)."""
-    from ..typing.exceptions import Reraise
     what = lowerer.typed.constants[node]
     b = lowerer.builder
     if isinstance(what, Reraise):
@@ -334,7 +346,6 @@ class TryLowering:
         caught = ctx.alloca(b, dm.ptr, name="caught")
         b.store(desc, caught)
         lw.caught[handler] = caught
-        ctx.unwind_to = self.after_body
         lw.cleanups.append(_Frame(lw, lambda: emit_release(lw.builder, b.load(caught,
                                                                              typ=dm.ptr))))
         raised = self.new_block("except.raised")
