@@ -575,6 +575,10 @@ def raises_array(n):
     raise ValueError(np.zeros(n))
 
 
+def raises_tuple_with_string(n):
+    raise ValueError(("a", n))
+
+
 def catches_non_class(n):
     try:
         return n
@@ -603,6 +607,7 @@ def raise_from_value(n):
     (uses_caught_value, UnsupportedError, "caught exception 'e'.*re-raise"),
     (bare_raise_outside_handler, UnsupportedError, "bare 'raise' outside an 'except'"),
     (raises_array, UnsupportedError, "cannot pass a value of type array"),
+    (raises_tuple_with_string, UnsupportedError, r"cannot pass a value of type Tuple\(str"),
     (catches_non_class, TypingError, "catching 3 is not allowed"),
     (raise_from_value, UnsupportedError, "from None"),
     (bare_raise_in_finally, UnsupportedError, "bare 'raise' in a 'finally'"),

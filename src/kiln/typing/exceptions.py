@@ -13,11 +13,18 @@ import ast
 from dataclasses import dataclass
 
 from .. import types as t
-from ..codegen.ownership import has_refs
 from ..errors import UnsupportedError
 
-_ARGUMENT_TYPES = (t.Boolean, t.Integer, t.Float, t.Complex, t.NoneType, t.Optional,
-                   t.BaseTuple)
+_SCALARS = (t.Boolean, t.Integer, t.Float, t.Complex, t.NoneType)
+
+
+def _passable(ty):
+    """Whether a value of `ty` can be an exception's argument (kept in its descriptor)."""
+    if isinstance(ty, t.Optional):
+        return _passable(ty.type)
+    if isinstance(ty, t.BaseTuple):
+        return all(map(_passable, ty.types))
+    return isinstance(ty, _SCALARS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,7 +78,7 @@ def type_raise(typer, node):
         if isinstance(value, str):
             texts.append(value)
             continue
-        if not isinstance(ty, _ARGUMENT_TYPES) or has_refs(ty):
+        if not _passable(ty):
             raise typer.error(f"kiln cannot pass a value of type {ty} to an exception raised "
                               "in compiled code (numbers, booleans, None, tuples of them and "
                               "constant strings only)", arg, UnsupportedError)
