@@ -19,6 +19,7 @@ from llvmlite import ir
 
 from . import types as t
 from .codegen import datamodel as dm
+from .codegen.exceptions import emit_set_python_error
 from .errors import TypingError
 from .options import CompileOptions
 from .runtime.pyapi import PyAPI
@@ -71,7 +72,7 @@ def build_c_wrapper(context, sig, native, symbol, owner):
                          likely=False):
         api = PyAPI(context, builder)
         gil = api.call("PyGILState_Ensure", dm.i32, [])
-        api.set_error(builder.load(excslot, typ=dm.ptr))
+        emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
         api.call("PyErr_WriteUnraisable", ir.VoidType(), [api.constant_object(owner)])
         api.call("PyGILState_Release", ir.VoidType(), [gil])
         _return(builder, ret)

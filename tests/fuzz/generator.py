@@ -39,6 +39,8 @@ VEC_BINARY = ["np.maximum", "np.minimum", "np.hypot", "np.arctan2", "np.copysign
               "np.add", "np.subtract", "np.multiply", "np.true_divide"]
 REDUCTIONS = ["sum", "mean", "prod", "min", "max", "argmin", "argmax", "any", "all"]
 EXCEPTIONS = ["ValueError", "RuntimeError", "IndexError", "ZeroDivisionError"]
+HANDLERS = ["ZeroDivisionError", "ArithmeticError", "(ValueError, IndexError)", "Exception",
+            "", "LookupError", "RuntimeError"]   # "": a bare except
 
 
 @dataclass(frozen=True)
@@ -445,7 +447,7 @@ class Generator:
         assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]
         assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr")
                       and not v.wrap and v.kind != "optional"]
-        k = self.rng.randrange(20)
+        k = self.rng.randrange(21)
         if k <= 3 or not assignable:
             kind = self.pick(kinds)
             name = self.fresh({"int": "c", "float": "v", "bool": "p", "tuple": "t",
@@ -522,7 +524,9 @@ class Generator:
             self.emit(indent + 1, self.pick(["break", "continue"]))
         elif k == 16 and (loop or self.chance(0.3)):
             self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
-            self.emit(indent + 1, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\")")
+            args = f", {self.assign_int(scope, 1)}, {self.float_expr(scope, 1)}" \
+                if self.chance(0.4) else ""
+            self.emit(indent + 1, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\"{args})")
         elif k == 17 and returns:
             self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
             self.emit(indent + 1, f"return {self.returned(scope, returns)}")
@@ -536,6 +540,8 @@ class Generator:
                     self.emit(indent, f"{v.name}.fill({value})")
                 else:
                     self.emit(indent, f"{v.name}[{self.index(source, scope)}] = {value}")
+        elif k == 20 and depth > 0:
+            self.try_statement(scope, indent, depth, loop, returns)
         elif k == 19 and any(h[1] == "optional" for h in self.helpers):
             name = self.fresh("o")
             helper = self.pick([h[0] for h in self.helpers if h[1] == "optional"])
@@ -568,6 +574,27 @@ class Generator:
             self.block(scope, indent + 1, depth, loop, returns)
         if self.chance(0.5):
             self.emit(indent, "else:")
+            self.block(scope, indent + 1, depth, loop, returns)
+
+    def try_statement(self, scope, indent, depth, loop, returns):
+        """try with handlers (by class, tuple, base class, bare; maybe re-raising), else
+        and finally, or try/finally alone; the blocks raise, break and return as any do."""
+        self.emit(indent, "try:")
+        self.block(scope, indent + 1, depth, loop, returns)
+        clauses = [self.pick(HANDLERS) for _ in range(self.rng.randrange(3))]
+        if "" in clauses:  # a bare except must be last
+            clauses = [c for c in clauses if c] + [""]
+        for clause in clauses:
+            self.emit(indent, f"except {clause}:" if clause else "except:")
+            if self.chance(0.2):
+                self.emit(indent + 1, f"if {self.bool_expr(scope, 2)}:")
+                self.emit(indent + 2, "raise")
+            self.block(scope, indent + 1, depth, loop, returns)
+        if clauses and self.chance(0.3):
+            self.emit(indent, "else:")
+            self.block(scope, indent + 1, depth, loop, returns)
+        if not clauses or self.chance(0.4):
+            self.emit(indent, "finally:")
             self.block(scope, indent + 1, depth, loop, returns)
 
     def loop(self, scope, indent, depth, returns):

@@ -255,6 +255,8 @@ def _top_level_breaks(stmts):
         elif isinstance(stmt, (ast.If, ast.With, ast.Try)):
             for name in ("body", "orelse", "finalbody"):
                 yield from _top_level_breaks(getattr(stmt, name, []))
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _top_level_breaks(handler.body)
         elif isinstance(stmt, (ast.For, ast.While)):
             yield from _top_level_breaks(stmt.orelse)
 

@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen.exceptions import emit_set_python_error
 from ..errors import TypingError
 from ..ccallback import entry_address, function_value
 from . import nrt
@@ -63,7 +64,7 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     if typed.options.nogil:
         api.call("PyEval_RestoreThread", ir.VoidType(), [thread_state])
     with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
-        api.set_error(builder.load(excslot, typ=dm.ptr))
+        emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
         builder.ret(ir.Constant(dm.ptr, None))
     result = builder.load(retslot, typ=dm.value_type(typed.return_type))
     builder.ret(box(api, typed.return_type, result))

@@ -92,15 +92,6 @@ class PyAPI:
     def decref(self, obj):
         self.call("Py_DecRef", ir.VoidType(), [obj])
 
-    def set_error(self, descriptor):
-        """Set the Python exception that compiled code's exception `descriptor` (a
-        `{PyObject **class_cell, char *message}`, see ModuleState) stands for."""
-        b = self.builder
-        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
-        cell, message = (b.load(b.gep(descriptor, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, i)],
-                                      source_etype=desc_ty), typ=dm.ptr) for i in range(2))
-        self.call("PyErr_SetString", ir.VoidType(), [b.load(cell, typ=dm.ptr), message])
-
     def new_reference(self, name):
         obj = self.global_object(name)
         self.incref(obj)
