@@ -88,6 +88,59 @@ def test_reduction_widens_as_python_does():
     assert njit(parallel=True)(widening)(np.arange(0.0)) == njit(widening)(np.arange(0.0))
 
 
+def column_sums_by_rows(A):
+    out = np.zeros(A.shape[1])
+    for i in prange(A.shape[0]):
+        out += A[i]
+    return out
+
+
+def into_an_argument(A, acc, flags):
+    for i in prange(A.shape[0]):
+        acc += A[i] * 2.0
+        flags |= A[i] > 1.0
+    return acc.sum()
+
+
+def rebinding_an_argument(A, acc):
+    for i in prange(A.shape[0]):
+        acc = acc + A[i]
+    return acc
+
+
+def integer_array_reductions(A):
+    total = np.zeros(A.shape[1], np.int64)
+    product = np.ones(A.shape[1], np.int64)
+    for i in prange(A.shape[0]):
+        total -= A[i]
+        product *= 1 + (A[i] % 2)
+    return total, product
+
+
+@pytest.mark.parametrize("rows", [0, 1, 3, 1000])
+def test_array_reductions_get_a_private_array_per_chunk(rows):
+    A = np.random.default_rng(rows).standard_normal((rows, 7))
+    (report,) = loop_reports(check(column_sums_by_rows, A, rtol=1e-12))
+    assert report.parallel and report.reductions == {"out": "+"}
+    # `acc += ...` writes into the caller's array, as the serial loop does; `acc = acc + ...`
+    # leaves it alone (check compares the arguments after the call too)
+    check(into_an_argument, A, np.ones(7), np.zeros(7, np.bool_), rtol=1e-12)
+    check(rebinding_an_argument, A, np.ones(7), rtol=1e-12)
+    check(integer_array_reductions, np.random.default_rng(1).integers(-5, 5, (rows, 5)))
+
+
+def mixed_forms(A, acc):
+    for i in prange(A.shape[0]):
+        acc += A[i]
+        acc = acc + A[i]
+    return acc
+
+
+def test_in_place_and_rebinding_updates_of_one_name_stay_serial():
+    (report,) = loop_reports(check(mixed_forms, np.ones((5, 3)), np.zeros(3)))
+    assert not report.parallel and "`acc`" in report.reason
+
+
 def strided(a, start, stop, step):
     out = np.zeros(a.shape[0])
     s = 0.0

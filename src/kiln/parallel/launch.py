@@ -10,6 +10,7 @@ caller; the results of the chunks that finished are released), or the results ar
 """
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
@@ -28,14 +29,28 @@ _ENV = ir.LiteralStructType([dm.i64, dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.i64])
 _COUNT, _CAPTURED, _RESULTS, _STATUSES, _EXCEPTIONS, _CHUNKS = range(6)
 
 
+def _filled_like(x, value):
+    return np.full_like(x, value)
+
+
 def _identity(value):
-    """A reduction's starting value per chunk, in the variable's own type."""
+    """A reduction's starting value in each chunk, of the variable's own type: a number, or
+    a new array of the variable's shape (each chunk its own)."""
     def typer(typingctx, x):
+        if isinstance(x, t.Array) and isinstance(x.dtype, t.Number):
+            fill = typingctx.type_function(_filled_like, (x, t.int64))
+
+            def fill_codegen(context, builder, sig, args):
+                return context.call_function(
+                    builder, fill, [args[0], ir.Constant(dm.i64, value)])
+            fill_codegen.new_reference = True
+            return fill.return_type(x), fill_codegen
         if not isinstance(x, t.Number):
             raise TypingError(f"a prange loop reduces into a value of type {x}; kiln's "
-                              "parallel reductions combine numbers (+, -, *, |, &, ^, min, "
-                              "max): accumulate into a scalar, or write each iteration's "
-                              "result to its own element")
+                              "parallel reductions combine numbers and arrays of numbers "
+                              "(+, -, *, |, &, ^; min and max of numbers): accumulate into "
+                              "one of those, or write each iteration's result to its own "
+                              "element")
 
         def codegen(context, builder, sig, args):
             python_type = {t.Boolean: bool, t.Integer: int, t.Float: float,
@@ -69,6 +84,7 @@ def parallel_run(typingctx, body, combine, count, captured):
                     None if result == t.none else
                     tctx.typed_inner(combine, (result, result), context.options),
                     args[2], args[3], captured_struct)
+    codegen.new_reference = True   # the chunks' combined results (arrays too) are owned
     return result(body, combine, count, captured), codegen
 
 

@@ -7,6 +7,7 @@ ordinary code plus one call (`launch.parallel_run`):
     for i in prange(start, stop, step):      __pr_start, __pr_stop, __pr_step = start, stop, step
         s += a[i] * b[i]                     __pr_count = len(range(__pr_start, __pr_stop, __pr_step))
         out[i] = a[i] - t                    def __pr_body(__pr_lo, __pr_hi, __pr_start, __pr_step, a, b, out, t, s):
+                                                 s = identity(s)
                                                  for i in range(__pr_start + __pr_lo * __pr_step, ...):
                                                      s += a[i] * b[i]
                                                      out[i] = a[i] - t
@@ -14,14 +15,15 @@ ordinary code plus one call (`launch.parallel_run`):
                                              def __pr_combine(__pr_a, __pr_b):
                                                  return (__pr_a[0] + __pr_b[0],)
                                              __pr_result = parallel_run(__pr_body, __pr_combine, __pr_count,
-                                                                        (__pr_start, __pr_step, a, b, out, t, identity(s)))
-                                             s = s + __pr_result[0]
+                                                                        (__pr_start, __pr_step, a, b, out, t, s))
+                                             s += __pr_result[0]
 
 The outer locals the body reads are passed in (arrays are shared, scalars copied); the
 names it assigns are private to each chunk; a reduction variable (`s += e`, `s = s * e`,
 `s = min(s, e)`, ...) starts each chunk at its operation's identity (min and max at the
 value before the loop) and the chunks' results are combined in chunk order, then into the
-variable. A loop whose meaning would change is left serial, and the reason is reported:
+variable, in place for `s += e` (an array reduced into gets one private array per chunk,
+then the sum is added into the array itself, as the serial loop would have). A loop whose meaning would change is left serial, and the reason is reported:
 a `break` or `return` in it, a value carried from one iteration to the next, a private
 name read after the loop. An update of an array element that every iteration may touch
 (`out[j] += ...` where j does not depend on the loop variable) is a race: refused with an
@@ -318,7 +320,10 @@ def _reductions(body, stored, outer_names):
             reads = sum(1 for n in _walk_body(body) if isinstance(n, ast.Name)
                         and n.id == name and isinstance(n.ctx, ast.Load))
             own_reads = sum(isinstance(s, ast.Assign) for s in statements)
-            if statements and len(operators) == 1 and reads == own_reads:
+            # all in place (`s += e`) or all rebinding (`s = s + e`): for an array the two
+            # differ (the first writes into the array the name held before the loop)
+            one_form = len({type(s) for s in statements}) == 1
+            if statements and len(operators) == 1 and reads == own_reads and one_form:
                 found[name] = (operators.pop(), statements)
     return found
 
@@ -352,22 +357,30 @@ def _rewrite(loop, number, reductions, shared):
     params = ["__pr_lo", "__pr_hi", start, step, *shared, *names]
     returned = [ast.Return(ast.Tuple(elts=[_name(n) for n in names], ctx=ast.Load()))] \
         if names else []
-    out.append(_def(body_fn, params, [chunk_loop] + returned))
+    # each chunk starts at the operation's identity (its own new array for an array);
+    # min and max start at the value before the loop
+    starts = [ast.Assign(targets=[_name(n, ast.Store)],
+                         value=_call(_IDENTITY_NAME[reductions[n][0]], _name(n)))
+              for n in names if reductions[n][0] not in ("min", "max")]
+    out.append(_def(body_fn, params, starts + [chunk_loop] + returned))
     combined = [_combined(reductions[n][0], _item("__pr_a", i), _item("__pr_b", i))
                 for i, n in enumerate(names)]
     out.append(_def(combine_fn, ["__pr_a", "__pr_b"],
                     [ast.Return(ast.Tuple(elts=combined, ctx=ast.Load()) if names
                                 else _name("__pr_a"))]))
-    initial = [_name(n) if reductions[n][0] in ("min", "max")
-               else _call(_IDENTITY_NAME[reductions[n][0]], _name(n)) for n in names]
-    captured = ast.Tuple(elts=[_name(n) for n in (start, step, *shared)] + initial,
+    captured = ast.Tuple(elts=[_name(n) for n in (start, step, *shared, *names)],
                          ctx=ast.Load())
     out.append(ast.Assign(targets=[_name(result, ast.Store)],
                           value=_call("__kiln_parallel_run", _name(body_fn), _name(combine_fn),
                                       _name(f"__pr_count{k}"), captured)))
     for i, n in enumerate(names):
-        out.append(ast.Assign(targets=[_name(n, ast.Store)],
-                              value=_combined(reductions[n][0], _name(n), _item(result, i))))
+        op, statements = reductions[n]
+        if isinstance(statements[0], ast.AugAssign) and op not in ("min", "max"):
+            out.append(ast.AugAssign(target=_name(n, ast.Store), op=_COMBINE[op](),
+                                     value=_item(result, i)))
+        else:
+            out.append(ast.Assign(targets=[_name(n, ast.Store)],
+                                  value=_combined(op, _name(n), _item(result, i))))
     for node in out:
         ast.copy_location(node, loop)
         for child in ast.walk(node):
