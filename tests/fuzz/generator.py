@@ -650,6 +650,7 @@ class Generator:
             self.emit(indent, f"{n} = {self.small(self.int_expr(scope, 1))[0]} % 24")
         self.emit(indent, f"{out} = np.zeros({n})")
         self.emit(indent, f"{s} = {self.small(self.int_expr(scope, 1))[0]}")
+        loop_line = len(self.lines)
         self.emit(indent, "for {} in prange({}):".format(i, self.pick(
             [n, f"0, {n}", f"{n} - 1, -1, -1", f"{n} % 2, {n}, 2"])))
         helpers, self.helpers = self.helpers, []
@@ -665,6 +666,13 @@ class Generator:
             self.emit(indent + 1, f"if {self.bool_expr(inner, 2)}:")
             self.emit(indent + 2, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\")")
         self.emit(indent + 1, f"{out}[{i}] = {self.float_expr(inner, 2)}")
+        ints = None
+        if self.chance(0.3):   # an int array reduced into (int64 wraps alike in any order)
+            ints = self.fresh("ia")
+            self.lines.insert(loop_line,
+                              "    " * indent + f"{ints} = np.zeros(len(iarr), np.int64)")
+            self.emit(indent + 1, f"{ints} {self.pick(['+=', '-=', '|=', '^='])} "
+                                  f"{self.vector('ivec', inner, 1)}")
         term = self.small(self.int_expr(inner, 1))[0]
         op = self.pick(["+=", "-=", "|=", "^=", "&=", "min", "max"])
         if op in ("min", "max"):
@@ -675,6 +683,8 @@ class Generator:
         self.emit(indent, f"{s} = min(max({s}, -{LOCAL_BOUND}), {LOCAL_BOUND})")
         self.maybe_unbound(scope, inner)
         scope.append(Var(s, "int", LOCAL_BOUND))
+        if ints:
+            scope.append(Var(ints, "ivec"))
         if full:
             scope.append(Var(out, "fvec"))
         else:
