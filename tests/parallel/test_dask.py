@@ -80,3 +80,66 @@ def test_exception_reaches_the_client_with_type_and_message(client):
     assert client.submit(checked, 4.0).result() == 2.0
     with pytest.raises(ValueError, match="x must not be negative"):
         client.submit(checked, -1.0).result()
+
+
+CACHED_MODULE = '''
+import numpy as np
+from kiln import njit
+
+
+@njit(cache=True)
+def cached_norm(n):
+    x = np.arange(n) * 0.5
+    return np.sqrt((x * x).sum())
+
+
+def from_cache():
+    spec = next(iter(cached_norm._specializations.values()))
+    return spec.result.compiled.from_cache
+'''
+
+
+def test_cache_true_compiled_on_two_workers_at_once(client, tmp_path):
+    import importlib
+    import os
+    import sys
+    (tmp_path / "kiln_cached_job.py").write_text(CACHED_MODULE)
+    cache = str(tmp_path / "cache")
+
+    def setup(path, cache_dir):
+        sys.path.insert(0, path)
+        os.environ["KILN_CACHE_DIR"] = cache_dir
+
+    def call_and_report(n):
+        module = importlib.import_module("kiln_cached_job")
+        return module.cached_norm(n), module.from_cache()
+
+    client.run(setup, str(tmp_path), cache)
+    try:
+        workers = sorted(client.scheduler_info()["workers"])
+        futures = [client.submit(call_and_report, 1000, workers=[w], pure=False)
+                   for w in workers]                      # both compile and write at once
+        results = client.gather(futures)
+        expected = math.sqrt(sum((i * 0.5) ** 2 for i in range(1000)))
+        assert all(math.isclose(value, expected, rel_tol=1e-14) for value, _ in results)
+        entries = [f for _, _, files in os.walk(cache) for f in files]
+        assert entries and not any(f.startswith(".tmp-") for f in entries)
+        # a process that loads the module afresh takes the machine code from the cache
+        sys.path.insert(0, str(tmp_path))
+        os.environ["KILN_CACHE_DIR"] = cache
+        try:
+            assert call_and_report(1000)[1] is True
+        finally:
+            sys.path.remove(str(tmp_path))
+            del os.environ["KILN_CACHE_DIR"]
+            sys.modules.pop("kiln_cached_job", None)
+    finally:
+        client.run(teardown, str(tmp_path))
+
+
+def teardown(path):
+    import os
+    import sys
+    sys.path.remove(path)
+    os.environ.pop("KILN_CACHE_DIR", None)
+    sys.modules.pop("kiln_cached_job", None)
