@@ -283,6 +283,8 @@ class CodegenContext:
             items = [self.cast(builder, builder.extract_value(value, i), a, b)
                      for i, (a, b) in enumerate(zip(src.types, dst.types))]
             return self.make_tuple(builder, dst, items)
+        if isinstance(src, t.ListType) and isinstance(dst, t.ListType) and src.is_undefined:
+            return value  # an empty `[]` whose item type a later use fixed
         if isinstance(dst, (t.Opaque, t.NoneType)):
             return dm.null_value(dst)
         raise TypeError(f"kiln cannot convert {src} to {dst}")

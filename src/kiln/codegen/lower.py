@@ -663,6 +663,16 @@ class FunctionLowerer:
         ty = self.type_of(node)
         return self.owned(self.ctx.make_tuple(self.builder, ty, items), ty)
 
+    def expr_List(self, node):
+        from ..library.lists import build_list
+        items = [self.expr(e) for e in node.elts]
+        ty = self.type_of(node)
+        value = self.owned(build_list(self.ctx, self.builder, ty, items,
+                                      [self.type_of(e) for e in node.elts]), ty)
+        for item in items:
+            self.release(item)
+        return value
+
     def expr_Slice(self, node):
         """A slice is `{start, stop, step}`; absent bounds are marked for the indexer to fill."""
         from ..library.slicing import build_slice
