@@ -899,3 +899,12 @@ def _empty_list(item_type, allocated=None):
     def impl(item_type, allocated=0):
         return make(allocated)
     return impl
+
+
+@overload(bool)
+def _bool(lst):
+    if isinstance(lst, t.ListType):
+        def impl(lst):
+            return _list_len(lst) != 0
+        return impl
+    return None
