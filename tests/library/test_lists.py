@@ -679,3 +679,15 @@ def raises_while_holding_lists(n):
 def test_exceptions_release_every_list():
     with pytest.raises(IndexError):
         njit(raises_while_holding_lists)(3)
+
+
+GLOBAL_LIST = List([1.0])
+
+
+def reads_a_global_list():
+    return GLOBAL_LIST[0]
+
+
+def test_a_global_typed_list_is_refused():
+    with pytest.raises(kiln.errors.UnsupportedError, match="GLOBAL_LIST"):
+        njit(reads_a_global_list)()

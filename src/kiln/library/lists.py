@@ -72,10 +72,9 @@ def _itemsize(item_ty):
     return max(1, dm.memory_type(item_ty).get_abi_size(_target_data()))
 
 
-@lru_cache(maxsize=1)
 def _target_data():
-    import llvmlite.binding as llvm
-    return llvm.create_target_data("e-m:e-i64:64-f80:128-n8:16:32:64-S128")
+    from ..cpu.engine import get_engine
+    return get_engine().target_machine.target_data
 
 
 def _module_function(module, name, fnty, body):
@@ -173,7 +172,7 @@ def new_list(context, b, list_ty, capacity):
     lst = nrt.emit_allocate(b, ir.Constant(dm.i64, HEADER.get_abi_size(_target_data())))
     context.guard(b, b.icmp_unsigned("==", lst, ir.Constant(dm.ptr, None)), MemoryError,
                   "cannot allocate a list")
-    b.store(ir.Constant(HEADER, None), b.bitcast(nrt.meminfo_data(b, lst), dm.ptr))
+    b.store(ir.Constant(HEADER, None), nrt.meminfo_data(b, lst))
     if not list_ty.is_undefined:
         nrt.set_destructor(b, lst, _destructor(context.module, list_ty.item_type))
         slot = context.hold_until_done(b, lst, list_ty)  # released if reserving raises
@@ -265,7 +264,7 @@ def _list_take(tctx, lst, i):
         b, item, _item_address(b, args[0], item, args[1])))
 
 
-def _storing(replace):
+def _storing(replace, name):
     def typer(tctx, lst, i, value):
         if not _defined(lst) or not can_convert(value, lst.item_type):
             return None
@@ -282,12 +281,12 @@ def _storing(replace):
                 dm.store_item(b, item, args[2], address)
             return dm.null_value(t.none)
         return t.none(lst, t.int64, item), codegen
+    typer.__name__ = typer.__qualname__ = name
     return typer
 
 
-_list_init = intrinsic(_storing(False))        # into a slot that holds no item
-_list_init.__name__ = "_list_init"
-_list_replace = intrinsic(_storing(True))      # over the item there
+_list_init = intrinsic(_storing(False, "_list_init"))          # into a slot with no item
+_list_replace = intrinsic(_storing(True, "_list_replace"))     # over the item there
 
 
 @intrinsic

@@ -40,6 +40,7 @@ class List:
     iterable's first item; `List.empty_list(item_type)` is empty and typed."""
 
     __slots__ = ("_meminfo", "_type")
+    _kiln_frozen_ = False   # never frozen into compiled code as a global: it changes
 
     def __init__(self, iterable=()):
         self._meminfo, self._type = 0, None

@@ -100,6 +100,8 @@ def typeof_global(value):
             return None
     if isinstance(value, str):
         return core.StringLiteral(value)
+    if getattr(type(value), "_kiln_frozen_", True) is False:  # mutable: pass it as an argument
+        return None
     return _typeof(value)
 
 
