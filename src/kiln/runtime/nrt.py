@@ -22,7 +22,10 @@ from llvmlite import ir
 
 from ..codegen import datamodel as dm
 
-HEADER_BYTES = 32
+# The meminfo's four words and one spare: a write just before the data (index -1 of an
+# empty array, undefined but done by code such as Dask's probing of a kernel with empty
+# blocks) lands in the spare word, never in the destructor.
+HEADER_BYTES = 40
 ALIGNMENT = 64
 MEMINFO_REFCOUNT, MEMINFO_SIZE, MEMINFO_DATA, MEMINFO_DESTRUCTOR = range(4)
 MEMINFO = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr, dm.ptr])
