@@ -691,3 +691,19 @@ def reads_a_global_list():
 def test_a_global_typed_list_is_refused():
     with pytest.raises(kiln.errors.UnsupportedError, match="GLOBAL_LIST"):
         njit(reads_a_global_list)()
+
+
+def rows(a):
+    return [a[i] for i in range(a.shape[0])], [(a, 1)]
+
+
+def test_a_list_keeps_the_arrays_it_was_given_alive():
+    import gc
+    got, pairs = njit(rows)(np.arange(6.0).reshape(3, 2))   # the argument dies here
+    gc.collect()
+    junk = [np.full((3, 2), -1.0) for _ in range(50)]       # reuse its memory if freed
+    assert [list(r) for r in got] == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    assert pairs[0][0].shape == (3, 2) and pairs[0][0][2, 1] == 5.0
+    del junk
+    got[0][0] = 9.0       # still views of the argument's memory
+    assert got[0][0] == 9.0

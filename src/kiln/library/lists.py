@@ -181,14 +181,50 @@ def new_list(context, b, list_ty, capacity):
     return lst
 
 
+def _kept_alive(context, b, ty, value):
+    """`value` with each array in it that NumPy owns (no meminfo: an argument or a view of
+    one) given a meminfo that holds its NumPy array, so a list can keep it past the call."""
+    if isinstance(ty, t.BaseTuple):
+        for i, item_ty in enumerate(ty.types):
+            if _holds_arrays(item_ty):
+                value = b.insert_value(value, _kept_alive(context, b, item_ty,
+                                                          b.extract_value(value, i)), i)
+        return value
+    if not isinstance(ty, t.Array):
+        return value
+    null = ir.Constant(dm.ptr, None)
+    slot = context.alloca(b, dm.value_type(ty))
+    b.store(value, slot)
+    borrowed = b.and_(b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_MEMINFO), null),
+                      b.icmp_unsigned("!=", b.extract_value(value, dm.ARRAY_PARENT), null))
+    with b.if_then(borrowed, likely=False):
+        owner = nrt.emit_python_owner(b, b.extract_value(value, dm.ARRAY_PARENT))
+        context.guard(b, b.icmp_unsigned("==", owner, null), MemoryError,
+                      "cannot allocate a list item")
+        b.store(b.insert_value(value, owner, dm.ARRAY_MEMINFO), slot)
+    return b.load(slot, typ=dm.value_type(ty))
+
+
+def _holds_arrays(ty):
+    return isinstance(ty, t.Array) or (isinstance(ty, t.BaseTuple) and
+                                       any(map(_holds_arrays, ty.types)))
+
+
+def _store_new(context, b, item_ty, value, address):
+    """Store `value` in an empty slot with a reference of the list's own."""
+    if _holds_arrays(item_ty):
+        value = _kept_alive(context, b, item_ty, value)
+    incref(b, item_ty, value)
+    dm.store_item(b, item_ty, value, address)
+
+
 def build_list(context, b, list_ty, values, types_):
     """The list display `[a, b, ...]`: a new list holding its own references to `values`."""
     lst = new_list(context, b, list_ty, ir.Constant(dm.i64, len(values)))
     for i, (value, ty) in enumerate(zip(values, types_)):
         item = context.cast(b, value, ty, list_ty.item_type)
-        incref(b, list_ty.item_type, item)
-        dm.store_item(b, list_ty.item_type, item,
-                      _item_address(b, lst, list_ty.item_type, ir.Constant(dm.i64, i)))
+        _store_new(context, b, list_ty.item_type, item,
+                   _item_address(b, lst, list_ty.item_type, ir.Constant(dm.i64, i)))
     b.store(ir.Constant(dm.i64, len(values)), _field(b, lst, SIZE))
     return lst
 
@@ -272,13 +308,10 @@ def _storing(replace, name):
 
         def codegen(context, b, sig, args):
             address = _item_address(b, args[0], item, args[1])
-            incref(b, item, args[2])
-            if replace and has_refs(item):
-                old = dm.load_item(b, item, address)
-                dm.store_item(b, item, args[2], address)
+            old = dm.load_item(b, item, address) if replace and has_refs(item) else None
+            _store_new(context, b, item, args[2], address)
+            if old is not None:
                 decref(b, item, old)
-            else:
-                dm.store_item(b, item, args[2], address)
             return dm.null_value(t.none)
         return t.none(lst, t.int64, item), codegen
     typer.__name__ = typer.__qualname__ = name

@@ -315,6 +315,9 @@ def _box_array(api, ty, value, fail):
             b.store(_box_owned_array(api, ty, value, fail), result)
         with view:
             b.store(_box_view(api, ty, value, fail), result)
+            # the view keeps its NumPy array alive; a meminfo that held it (a list's item,
+            # library/lists.py) is released
+            nrt.emit_decref(b, b.extract_value(value, dm.ARRAY_MEMINFO))
     return b.load(result, typ=dm.ptr)
 
 

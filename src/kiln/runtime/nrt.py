@@ -33,8 +33,9 @@ MAX_ALLOCATION = 1 << 62  # beyond this no malloc can succeed; refuse before siz
 STATS = ir.ArrayType(dm.i64, 3)  # allocations, frees, bytes live
 PAGE, HUGE_PAGES_FROM, MADV_HUGEPAGE = 4096, 4 << 20, 14  # Linux's madvise advice
 
-FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF = "kiln_nrt_free", \
-    "kiln_nrt_capsule_destructor", "kiln_nrt_allocate", "kiln_nrt_decref"
+FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF, RELEASE_PYTHON = "kiln_nrt_free", \
+    "kiln_nrt_capsule_destructor", "kiln_nrt_allocate", "kiln_nrt_decref", \
+    "kiln_nrt_release_python_object"
 DESTRUCTOR = ir.FunctionType(ir.VoidType(), [dm.ptr])  # void destructor(ptr meminfo)
 # NumPy's C API, reached through its function table (the indices are NumPy's stable ABI).
 ARRAY_NEW, ARRAY_SET_BASE = "kiln_PyArray_New", "kiln_PyArray_SetBaseObject"
@@ -106,6 +107,14 @@ def _runtime_ir() -> str:
     emit_decref(b, decref.args[0])
     b.ret_void()
 
+    # The destructor of a meminfo that holds a Python object (emit_python_owner).
+    release_python = ir.Function(module, DESTRUCTOR, name=RELEASE_PYTHON)
+    b = ir.IRBuilder(release_python.append_basic_block("entry"))
+    obj = b.load(meminfo_data(b, release_python.args[0]), typ=dm.ptr)
+    _with_gil(b, lambda: b.call(ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
+                                            name="Py_DecRef"), [obj]))
+    b.ret_void()
+
     destructor = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
                              name=CAPSULE_DESTRUCTOR)
     b = ir.IRBuilder(destructor.append_basic_block("entry"))
@@ -163,6 +172,36 @@ def emit_allocate(builder, nbytes):
     return builder.call(fn, [nbytes])
 
 
+def _with_gil(builder, body):
+    """Run `body` holding the GIL, from any thread (PyGILState_Ensure nests)."""
+    module = builder.module
+    ensure = module.globals.get("PyGILState_Ensure") or \
+        ir.Function(module, ir.FunctionType(dm.i32, []), name="PyGILState_Ensure")
+    release = module.globals.get("PyGILState_Release") or \
+        ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.i32]), name="PyGILState_Release")
+    state = builder.call(ensure, [])
+    body()
+    builder.call(release, [state])
+
+
+def emit_python_owner(builder, obj):
+    """A meminfo holding a reference to the Python object `obj` (released, with the GIL, when
+    the meminfo is freed): how a container keeps alive an array that NumPy owns. Its count is
+    0, for the caller's first incref; NULL when memory is exhausted."""
+    module = builder.module
+    meminfo = emit_allocate(builder, ir.Constant(dm.i64, 8))
+    with builder.if_then(builder.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None))):
+        builder.store(obj, meminfo_data(builder, meminfo))
+        incref = module.globals.get("Py_IncRef") or \
+            ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name="Py_IncRef")
+        _with_gil(builder, lambda: builder.call(incref, [obj]))
+        destroy = module.globals.get(RELEASE_PYTHON) or \
+            ir.Function(module, DESTRUCTOR, name=RELEASE_PYTHON)
+        set_destructor(builder, meminfo, destroy)
+        builder.store(ir.Constant(dm.i64, 0), _field(builder, meminfo, MEMINFO_REFCOUNT))
+    return meminfo
+
+
 def set_destructor(builder, meminfo, destructor):
     """Make freeing `meminfo` call `destructor` (a `DESTRUCTOR` function) first."""
     builder.store(destructor, _field(builder, meminfo, MEMINFO_DESTRUCTOR))
@@ -184,7 +223,8 @@ class _Runtime:
         self.stats = (ctypes.c_int64 * 3).from_address(
             compiled.engine.engine.get_global_value_address("kiln_nrt_stats"))
         self.addresses = {name: compiled.address(name)
-                          for name in (FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF)}
+                          for name in (FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF,
+                                       RELEASE_PYTHON)}
         self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.addresses[DECREF])
 
 
