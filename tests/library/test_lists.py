@@ -707,3 +707,17 @@ def test_a_list_keeps_the_arrays_it_was_given_alive():
     del junk
     got[0][0] = 9.0       # still views of the argument's memory
     assert got[0][0] == 9.0
+
+
+def test_typed_list_pickles_and_copies_by_value():
+    import copy
+    import pickle
+    l = List.empty_list(kiln.int32)
+    l.extend([3, 1, 2])
+    for other in (pickle.loads(pickle.dumps(l)), copy.copy(l), copy.deepcopy(l)):
+        assert other == [3, 1, 2] and kiln.typeof(other) == kiln.typeof(l)
+        other.append(4)
+        assert len(l) == 3
+    nested = njit(nested_comprehension)(3)
+    assert plain(pickle.loads(pickle.dumps(nested))) == nested_comprehension(3)
+    assert pickle.loads(pickle.dumps(List())) == []

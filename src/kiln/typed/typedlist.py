@@ -114,6 +114,10 @@ class List:
     def __repr__(self):
         return f"List({list(self)!r})"
 
+    def __reduce__(self):
+        """Pickled (and copied) as its type and items: its address means nothing elsewhere."""
+        return _rebuild, (self._type, list(self))
+
     def append(self, value):
         if self._type is None:
             self._adopt(t.ListType(t.typeof(value)))
@@ -166,6 +170,12 @@ class List:
 
     def copy(self):
         return _copy(self) if self._type is not None else List()
+
+
+def _rebuild(list_type, items):
+    result = List() if list_type is None else List.empty_list(list_type.item_type)
+    result.extend(items)
+    return result
 
 
 def _probe_offset():
