@@ -700,24 +700,17 @@ def _clear(lst):
 
 
 @register_jitable
-def _before(x, y, reverse):
-    if reverse:
-        return y < x
-    return x < y
-
-
-@register_jitable
-def _merge_sort(a, tmp, n, reverse):
-    """Stable sort of a[:n] (an array or a list; `tmp` as long): insertion-sorted runs,
-    then merges that copy only the left run out. Stable as Python's sort is, and with
-    `reverse` equal items keep their order too."""
+def _merge_sort(a, tmp, n):
+    """Stable ascending sort of a[:n] (an array or a list; `tmp` as long): insertion-sorted
+    runs, then merges that copy only the left run out and choose each item without a
+    branch (the comparison of random data is unpredictable)."""
     run = 32
     for lo in range(0, n, run):
         hi = min(lo + run, n)
         for i in range(lo + 1, hi):
             v = a[i]
             j = i - 1
-            while j >= lo and _before(v, a[j], reverse):
+            while j >= lo and v < a[j]:
                 a[j + 1] = a[j]
                 j -= 1
             a[j + 1] = v
@@ -726,23 +719,40 @@ def _merge_sort(a, tmp, n, reverse):
         for lo in range(0, n, 2 * width):
             mid = min(lo + width, n)
             hi = min(lo + 2 * width, n)
-            if mid < hi and _before(a[mid], a[mid - 1], reverse):
+            if mid < hi and a[mid] < a[mid - 1]:
                 for k in range(lo, mid):
                     tmp[k] = a[k]
                 i, j, k = lo, mid, lo
                 while i < mid and j < hi:
-                    if _before(a[j], tmp[i], reverse):
-                        a[k] = a[j]
-                        j += 1
-                    else:
-                        a[k] = tmp[i]
-                        i += 1
+                    x = tmp[i]
+                    y = a[j]
+                    right = y < x
+                    a[k] = y if right else x
+                    j += right
+                    i += not right
                     k += 1
                 while i < mid:
                     a[k] = tmp[i]
                     i += 1
                     k += 1
         width *= 2
+
+
+@register_jitable
+def _reverse_items(a, n):
+    for k in range(n // 2):
+        a[k], a[n - 1 - k] = a[n - 1 - k], a[k]
+
+
+@register_jitable
+def _sort_items(a, tmp, n, reverse):
+    """Python's sort: stable, and with `reverse` equal items keep their order too (reversed,
+    sorted, reversed back, as CPython does)."""
+    if reverse:
+        _reverse_items(a, n)
+    _merge_sort(a, tmp, n)
+    if reverse:
+        _reverse_items(a, n)
 
 
 @overload_method(t.ListType, "sort")
@@ -756,11 +766,11 @@ def _sort(lst, key=None, reverse=None):
     if isinstance(lst.item_type, t.Number):
         def impl_numbers(lst, key=None, reverse=False):  # in place in the item buffer
             items = _list_items(lst)
-            _merge_sort(items, np.empty_like(items), len(items), reverse)
+            _sort_items(items, np.empty_like(items), len(items), reverse)
         return impl_numbers
 
     def impl(lst, key=None, reverse=False):
-        _merge_sort(lst, lst.copy(), len(lst), reverse)
+        _sort_items(lst, lst.copy(), len(lst), reverse)
     return impl
 
 
