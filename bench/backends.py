@@ -41,7 +41,7 @@ class Backend:
         """Decorate the kernel with this backend; raises whatever the compiler raises."""
         mod = self.module
         if bench.kind == "njit":
-            return mod.njit(**bench.options)(self.bind(bench.pyfunc))
+            return mod.njit(**bench.options)(self.bind(bench.pyfunc, bench.rebound))
         if bench.kind == "vectorize":
             return mod.vectorize(list(bench.signatures), **bench.options)(bench.pyfunc)
         return self.resolve("cuda").jit(self.bind(bench.pyfunc))
@@ -52,14 +52,16 @@ class Backend:
             return importlib.import_module(f"{self.name}.cuda")
         return getattr(self.module, name)
 
-    def bind(self, func):
-        """The same function with its `prange`/`cuda` globals bound to this backend's."""
-        names = [n for n in REBOUND if n in func.__code__.co_names]
+    def bind(self, func, rebound=None):
+        """The same function with its `prange`/`cuda` globals (and those in `rebound`, a
+        Benchmark's name -> factory of the backend's object) bound to this backend's."""
+        rebound = rebound or {}
+        names = [n for n in REBOUND + tuple(rebound) if n in func.__code__.co_names]
         if not names:
             return func
         scope = dict(func.__globals__)
         for n in names:
-            scope[n] = self.resolve(n)
+            scope[n] = rebound[n](self.module) if n in rebound else self.resolve(n)
         clone = types.FunctionType(func.__code__, scope, func.__name__,
                                    func.__defaults__, func.__closure__)
         clone.__qualname__, clone.__doc__ = func.__qualname__, func.__doc__

@@ -58,6 +58,9 @@ class Benchmark:
     numpy_tol: tuple | None = None               # (rtol, atol) against NumPy's, if different
     check: Callable[[Any, Any, tuple], None] | None = None  # custom check(out, ref, args)
     gpu_launch: Callable | None = None           # cuda kind: (cuda, kernel, args) -> (run, fetch)
+    # Globals of the kernel that each compiler gets its own object for (name -> a function
+    # of the compiler's module); plain Python keeps the module's own.
+    rebound: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.kind not in KINDS:

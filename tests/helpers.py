@@ -86,3 +86,18 @@ def chk(pyfunc, *args, **kwargs):
 def wrap64(x):
     """Python's int reduced to int64 the way kiln's (and Numba's) 64-bit integers wrap."""
     return (x + 2 ** 63) % 2 ** 64 - 2 ** 63
+
+
+def within_an_ulp(got, want):
+    """Equal dtypes, shapes, specials and zeros' signs; finite values at most one unit in
+    the last place apart (README: kiln's math ufuncs call the C library, NumPy's may use
+    its own SIMD code, and which it uses changes between NumPy versions)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+    differ = (got != want) & ~(np.isnan(got) & np.isnan(want))
+    assert np.isfinite(want[differ]).all() and np.isfinite(got[differ]).all(), (got, want)
+    ulp = np.spacing(np.abs(want[differ]))
+    assert (np.abs(got[differ].astype(np.float64) - want[differ]) <= ulp).all(), \
+        (got[differ], want[differ])
+    zeros = want == 0
+    np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))

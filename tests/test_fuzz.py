@@ -28,8 +28,8 @@ def test_both_program_kinds_are_generated():
     assert any("np." in s for s in sources) and any("np." not in s for s in sources)
     for construct in ["while ", "for ", "break", "continue", "else:", "raise ", "return None",
                       "math.", "divmod(", "@jit\ndef g0", "arr[", "iarr[", " if ", " and ",
-                      " or ", "not ", ".sum()", "np.linspace(", "+=", ".append(", ".pop(",
-                      ".remove(", ".index(", " for e"]:
+                      " or ", "not ", ".sum()", "np.linspace(", "+=", "prange(",
+                      "@jit(parallel=True)", ".append(", ".pop(", ".remove(", ".index(", " for e"]:
         assert any(construct in s for s in sources), construct
 
 

@@ -68,6 +68,18 @@ for _name, _func, _opts in [("row_dot", row_dot, {}),
         rtol=1e-10, bytes_touched=nbytes(0, 1, 2)))
 
 
+def array_sum(x):
+    return np.sum(x)
+
+
+for _name, _opts in [("np_sum", {}), ("np_sum_parallel", {"parallel": True})]:
+    # NumPy's pairwise sum; in parallel, split along its recursion (the same bits)
+    register(Benchmark(
+        name=_name, topic="reduction", pyfunc=array_sum, make_inputs=_vector,
+        sizes=_SUMSQ_SIZES, label="{n} float64", options=_opts, numpy_ref=np.sum,
+        rtol=1e-12, bytes_touched=nbytes(0)))
+
+
 def empty_region(x):
     """Opens and closes one parallel region with one iteration per thread: the cost of
     the region itself."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from llvmlite import ir
+
 from .codegen.context import CodegenContext, ModuleState
 from .errors import KilnError
 from .options import dump
@@ -91,6 +93,31 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
                                     cache=cache if state.cacheable else None)
     state.keepalive.append(compiled)
     return compiled.address(loop_symbol), typed, state.keepalive
+
+
+def compile_cfunc(py_func, sig, options, owner, symbol):
+    """Compile `py_func` for the signature `sig` as a C function named `symbol`
+    (ccallback.py): frontend, typing, codegen of the function, of its C wrapper (which
+    reports an exception in the name of `owner`) and of `symbol.kiln`, the function in
+    kiln's own convention, JIT. Returns the compiled module and what the code needs kept
+    alive."""
+    from .ccallback import build_c_wrapper
+    from .cpu.engine import get_engine
+
+    tctx = typing_context("cpu")
+    typed = tctx.type_function(py_func, tuple(sig.args), sig.return_type, options)  # typing
+    state = ModuleState(typed.symbol, tctx, "cpu")
+    context = CodegenContext(state, options)
+    native = context.lower_function(typed)                                            # codegen
+    build_c_wrapper(context, sig, native, symbol, owner)
+    kiln_entry = ir.Function(state.module, native.function_type, name=f"{symbol}.kiln")
+    builder = ir.IRBuilder(kiln_entry.append_basic_block())
+    builder.ret(builder.call(native, kiln_entry.args))
+    llvm_ir = str(state.module)
+    dump("llvm", llvm_ir)
+    _bind_runtime(llvm_ir)
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs)           # cpu
+    return compiled, state.keepalive
 
 
 def _bind_runtime(llvm_ir):

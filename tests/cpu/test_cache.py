@@ -19,15 +19,18 @@ SCRIPT = textwrap.dedent("""
         s = 0.0
         for v in x:
             if v < 0:
-                raise Negative("negative value")
-            s += v
+                raise Negative("negative value", v)
+            try:
+                s += 1.0 / v
+            except ZeroDivisionError:
+                s += 100.0
         return s
 
-    assert total(np.arange(4.0)) == 6.0
+    assert total(np.arange(4.0)) == 100.0 + 1.0 + 0.5 + 1.0 / 3
     try:
-        total(np.array([-1.0]))
-    except Negative:
-        pass
+        total(np.array([-1.5]))
+    except Negative as e:
+        assert e.args == ("negative value", -1.5), e.args
     else:
         raise SystemExit("no exception")
     spec = next(iter(total._specializations.values()))

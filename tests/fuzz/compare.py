@@ -35,7 +35,11 @@ def encode(value):
 
 
 def raised(exc: BaseException):
-    """The outcome of a call that raised `exc`: only its class counts."""
+    """The outcome of a call that raised `exc`: its class, and the arguments of one that the
+    program raised itself (its first argument is "fuzz"; the messages of the errors Python
+    raises on its own are not compared)."""
+    if exc.args and exc.args[0] == "fuzz":
+        return ("raise", type(exc).__name__, encode(exc.args))
     return ("raise", type(exc).__name__)
 
 
@@ -50,7 +54,9 @@ def describe(outcome) -> str:
         data = np.frombuffer(bytes.fromhex(outcome[3]), dtype=outcome[1]).reshape(outcome[2])
         return f"array({data.tolist()!r}, dtype={data.dtype})"
     if kind == "raise":
-        return f"raises {outcome[1]}"
+        return f"raises {outcome[1]}" + (describe(outcome[2]) if len(outcome) > 2 else "")
     if kind in ("int", "bool", "NoneType"):
         return repr(outcome[1])
+    if kind == "other":
+        return outcome[2]
     return repr(outcome)

@@ -39,6 +39,8 @@ VEC_BINARY = ["np.maximum", "np.minimum", "np.hypot", "np.arctan2", "np.copysign
               "np.add", "np.subtract", "np.multiply", "np.true_divide"]
 REDUCTIONS = ["sum", "mean", "prod", "min", "max", "argmin", "argmax", "any", "all"]
 EXCEPTIONS = ["ValueError", "RuntimeError", "IndexError", "ZeroDivisionError"]
+HANDLERS = ["ZeroDivisionError", "ArithmeticError", "(ValueError, IndexError)", "Exception",
+            "", "LookupError", "RuntimeError"]   # "": a bare except
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,10 @@ class Generator:
         # a quarter of programs also build lists of floats (decided by a stream of its own,
         # so the programs without lists are the ones these seeds always gave)
         self.lists = random.Random(seed * 7919 + 17).random() < 0.25
+        # a third of array programs are parallel=True with prange loops; decided by an rng
+        # of its own so that the other programs stay those of earlier versions
+        self.prange_rng = random.Random(f"prange {seed}")
+        self.parallel = self.arrays and self.prange_rng.random() < 0.3
         self.counter = 0
         self.lines: list[str] = []
         self.helpers: list[tuple[str, str]] = []   # (name, return kind)
@@ -531,7 +537,7 @@ class Generator:
         assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]
         assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr")
                       and not v.wrap and v.kind != "optional"]
-        k = self.rng.randrange(20)
+        k = self.rng.randrange(21)
         if k <= 3 or not assignable:
             kind = self.pick(kinds)
             name = self.fresh({"int": "c", "float": "v", "bool": "p", "tuple": "t",
@@ -608,7 +614,9 @@ class Generator:
             self.emit(indent + 1, self.pick(["break", "continue"]))
         elif k == 16 and (loop or self.chance(0.3)):
             self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
-            self.emit(indent + 1, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\")")
+            args = f", {self.assign_int(scope, 1)}, {self.float_expr(scope, 1)}" \
+                if self.chance(0.4) else ""
+            self.emit(indent + 1, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\"{args})")
         elif k == 17 and returns:
             self.emit(indent, f"if {self.bool_expr(scope, 2)}:")
             self.emit(indent + 1, f"return {self.returned(scope, returns)}")
@@ -622,6 +630,8 @@ class Generator:
                     self.emit(indent, f"{v.name}.fill({value})")
                 else:
                     self.emit(indent, f"{v.name}[{self.index(source, scope)}] = {value}")
+        elif k == 20 and depth > 0:
+            self.try_statement(scope, indent, depth, loop, returns)
         elif k == 19 and any(h[1] == "optional" for h in self.helpers):
             name = self.fresh("o")
             helper = self.pick([h[0] for h in self.helpers if h[1] == "optional"])
@@ -656,7 +666,30 @@ class Generator:
             self.emit(indent, "else:")
             self.block(scope, indent + 1, depth, loop, returns)
 
+    def try_statement(self, scope, indent, depth, loop, returns):
+        """try with handlers (by class, tuple, base class, bare; maybe re-raising), else
+        and finally, or try/finally alone; the blocks raise, break and return as any do."""
+        self.emit(indent, "try:")
+        self.block(scope, indent + 1, depth, loop, returns)
+        clauses = [self.pick(HANDLERS) for _ in range(self.rng.randrange(3))]
+        if "" in clauses:  # a bare except must be last
+            clauses = [c for c in clauses if c] + [""]
+        for clause in clauses:
+            self.emit(indent, f"except {clause}:" if clause else "except:")
+            if self.chance(0.2):
+                self.emit(indent + 1, f"if {self.bool_expr(scope, 2)}:")
+                self.emit(indent + 2, "raise")
+            self.block(scope, indent + 1, depth, loop, returns)
+        if clauses and self.chance(0.3):
+            self.emit(indent, "else:")
+            self.block(scope, indent + 1, depth, loop, returns)
+        if not clauses or self.chance(0.4):
+            self.emit(indent, "finally:")
+            self.block(scope, indent + 1, depth, loop, returns)
+
     def loop(self, scope, indent, depth, returns):
+        if self.parallel and self.prange_rng.random() < 0.5:
+            return self.prange_loop(scope, indent)
         k = self.rng.randrange(4)
         inner = list(scope)
         if k == 0:
@@ -692,6 +725,52 @@ class Generator:
             self.emit(indent, "else:")
             self.block(scope, indent + 1, depth, False, returns)
         self.maybe_unbound(scope, inner)
+
+    def prange_loop(self, scope, indent):
+        """A prange loop that means the same run serially or in chunks: each iteration
+        writes only its own element of a new array, and reduces into an int with an
+        associative operation (float sums would depend on the grouping). Helpers are left
+        out of its body (they write the array arguments, which would race)."""
+        out, s, i = self.fresh("fa"), self.fresh("c"), self.fresh("i")
+        full = self.chance(0.5)   # as long as arr, like every other float array local
+        if full:
+            n = "len(arr)"
+        else:
+            n = self.fresh("c")
+            self.emit(indent, f"{n} = {self.small(self.int_expr(scope, 1))[0]} % 24")
+        self.emit(indent, f"{out} = np.zeros({n})")
+        self.emit(indent, f"{s} = {self.small(self.int_expr(scope, 1))[0]}")
+        self.emit(indent, "for {} in prange({}):".format(i, self.pick(
+            [n, f"0, {n}", f"{n} - 1, -1, -1", f"{n} % 2, {n}, 2"])))
+        helpers, self.helpers = self.helpers, []
+        inner = scope + [Var(i, "int", 32)]
+        for _ in range(self.rng.randrange(3)):
+            v = self.fresh("v")
+            self.emit(indent + 1, f"{v} = {self.float_expr(inner, 2)}")
+            inner.append(Var(v, "float"))
+            if self.chance(0.3):
+                self.emit(indent + 1, f"if {self.bool_expr(inner, 1)}:")
+                self.emit(indent + 2, f"{v} = {self.float_expr(inner, 1)}")
+        if self.chance(0.15):
+            self.emit(indent + 1, f"if {self.bool_expr(inner, 2)}:")
+            self.emit(indent + 2, f"raise {self.pick(EXCEPTIONS)}(\"fuzz\")")
+        self.emit(indent + 1, f"{out}[{i}] = {self.float_expr(inner, 2)}")
+        term = self.small(self.int_expr(inner, 1))[0]
+        op = self.pick(["+=", "-=", "|=", "^=", "&=", "min", "max"])
+        if op in ("min", "max"):
+            self.emit(indent + 1, f"{s} = {op}({s}, {term})")
+        else:
+            self.emit(indent + 1, f"{s} {op} {term}")
+        self.helpers = helpers
+        self.emit(indent, f"{s} = min(max({s}, -{LOCAL_BOUND}), {LOCAL_BOUND})")
+        self.maybe_unbound(scope, inner)
+        scope.append(Var(s, "int", LOCAL_BOUND))
+        if full:
+            scope.append(Var(out, "fvec"))
+        else:
+            total = self.fresh("v")
+            self.emit(indent, f"{total} = float({out}.sum())")
+            scope.append(Var(total, "float"))
 
     def returned(self, scope, returns):
         kind, optional = returns
@@ -729,10 +808,12 @@ class Generator:
         returns = (self.pick(kinds), self.chance(0.3))
         scope = [Var("a", "int"), Var("b", "int"), Var("x", "float"), Var("y", "float"),
                  Var("arr", "fvec"), Var("iarr", "ivec")]
-        self.emit(0, "@jit")
+        self.emit(0, "@jit(parallel=True)" if self.parallel else "@jit")
         self.emit(0, "def f(a, b, x, y, arr, iarr):")
         for _ in range(self.rng.randrange(2, 7)):
             self.statement(scope, 1, 2, False, returns)
+        if self.parallel:
+            self.prange_loop(scope, 1)
         self.emit(1, f"return {self.returned(scope, (returns[0], False))}")
         return Program(self.seed, "\n".join(self.lines) + "\n", self.inputs())
 

@@ -464,9 +464,7 @@ def to_array(x):
 @pytest.mark.parametrize("x", [np.array([1.5, NAN, -0.0]), np.arange(4), np.zeros(0),
                                np.array([True, False])])
 def test_np_array_of_a_list(x):
-    expected = to_array.__wrapped__(x) if hasattr(to_array, "__wrapped__") else \
-        (np.array(list(x)), np.asarray([v * 2 for v in x]))
-    got = njit(to_array)(x)
+    expected, got = to_array(x), jit(to_array)(x)
     for e, g in zip(expected, got):
         assert same(e, g) and e.dtype == g.dtype
 

@@ -248,9 +248,22 @@ def last_value(a):
     return x
 
 
+def maybe_unassigned(a):
+    # fuzz seed 986: `k` is unassigned when a[0] <= 0, and the loop reads it only when it
+    # runs; handing the chunks `k` when the loop starts would raise UnboundLocalError
+    if a[0] > 0:
+        k = 2
+    out = np.zeros(a.shape[0] - 9)
+    for i in prange(a.shape[0] - 9):
+        out[i] = a[k]
+    return out
+
+
 @pytest.mark.parametrize("fn, why", [(early_exit, "`break`"), (carried, "`prev` may be read"),
                                      (last_value, "`x` is assigned in the loop and read "
-                                                  "after it")])
+                                                  "after it"),
+                                     (maybe_unassigned, "`k` may be unassigned when the loop "
+                                                        "starts")])
 def test_loops_that_cannot_be_split_run_serially_and_say_why(fn, why, capsys):
     compiled = check(fn, np.linspace(0, 4, 9))
     (report,) = loop_reports(compiled)
@@ -403,3 +416,23 @@ def test_an_exception_in_a_split_array_expression_is_raised_once():
     x[40_000] = -1.0
     with pytest.raises(ValueError, match="negative element"):
         f(x)
+
+
+def test_a_prange_loop_followed_by_break_in_an_enclosing_loop():
+    # fuzz seed 1259: the statements after the loop, read to find private names used
+    # there, include the enclosing loop's `break`; and `total += ...` there (total is not
+    # assigned in the loop) once kept the loop serial
+    def fn(a, n):
+        out = np.zeros(a.shape[0])
+        total = 0.0
+        while True:
+            for i in prange(a.shape[0]):
+                out[i] = a[i] * 2
+            total += out.sum()
+            n -= 1
+            if n <= 0:
+                break
+            continue
+        return total
+    (report,) = loop_reports(check(fn, np.linspace(-3, 4, 50), 3))
+    assert report.parallel

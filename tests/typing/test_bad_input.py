@@ -48,21 +48,29 @@ def readonly():
 # (id, source defining f, arguments, error class, words the message contains)
 CASES = [
     # -- statements kiln does not compile -------------------------------------------------
-    ("try_except", """
+    ("caught_exception_used", """
         def f(x):
-            try:  # bad
+            try:
                 return 1 / x
-            except ZeroDivisionError:
-                return 0.0
-     """, (1.0,), UnsupportedError, ["try"]),
-    ("try_finally", """
+            except ZeroDivisionError as e:
+                return e  # bad
+     """, (1.0,), UnsupportedError, ["caught exception 'e'"]),
+    ("bare_raise_outside_except", """
         def f(x):
-            try:  # bad
+            try:
                 y = x
             finally:
+                raise  # bad
+            return y
+     """, (1,), UnsupportedError, ["bare 'raise'"]),
+    ("except_not_a_class", """
+        def f(x):
+            try:
+                y = x
+            except 3:  # bad
                 y = 2
             return y
-     """, (1,), UnsupportedError, ["try"]),
+     """, (1,), TypingError, ["catching 3"]),
     ("with_statement", """
         def f(x):
             with open("x") as h:  # bad

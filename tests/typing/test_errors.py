@@ -164,13 +164,6 @@ def test_no_internal_traceback_in_message():
     assert "kiln/" not in str(info.value)
 
 
-def uses_try(x):
-    try:
-        return x
-    except Exception:
-        return 0
-
-
 def uses_class(x):
     class Inner:
         pass
@@ -197,7 +190,6 @@ def uses_generator(x):
 
 
 @pytest.mark.parametrize("func,arg,message", [
-    (uses_try, 1, "kiln does not support try/except"),
     (uses_class, 1, "class definitions"),
     (uses_with, 1, "'with' blocks"),
     (uses_del, 1, "'del'"),

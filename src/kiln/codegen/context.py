@@ -3,7 +3,6 @@ raising exceptions, calls between compiled functions. Library code receives a
 `CodegenContext` as `context` in its codegen callbacks."""
 from __future__ import annotations
 
-import builtins
 import importlib
 
 import numpy as np
@@ -27,7 +26,7 @@ class ModuleState:
         self.object_refs = {}   # `kiln.obj.*` symbol -> the Python object it names
         self.cacheable = True   # False once the code embeds a process-specific address
         self.fusion = []        # a line per array expression computed in one loop
-        self._exc_descriptors = {}
+        self.exc_descriptors = {}  # see exceptions.constant_descriptor
         self._strings = {}
 
     def object_cell(self, obj):
@@ -61,28 +60,6 @@ class ModuleState:
             self._strings[text] = gv
         return self._strings[text]
 
-    def exception_descriptor(self, exc_class, message: str):
-        """A constant `{PyObject **class_cell, char *message}` the wrapper turns into a raise."""
-        key = (exc_class, message)
-        if key in self._exc_descriptors:
-            return self._exc_descriptors[key]
-        n = len(self._exc_descriptors)
-        name = exc_class.__name__
-        if getattr(builtins, name, None) is exc_class:
-            cell = self.module.globals.get(f"PyExc_{name}")
-            if cell is None:
-                cell = ir.GlobalVariable(self.module, dm.ptr, name=f"PyExc_{name}")
-                cell.linkage = "external"
-        else:  # a user's exception class
-            cell = self.object_cell(exc_class)
-        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
-        desc = ir.GlobalVariable(self.module, desc_ty, name=f".exc.{n}")
-        desc.global_constant = True
-        desc.linkage = "private"
-        desc.initializer = ir.Constant(desc_ty, [cell, self.global_string(message)])
-        self._exc_descriptors[key] = desc
-        return desc
-
 
 class CodegenContext:
     """The context of one function being generated (its options decide fast-math and
@@ -96,6 +73,9 @@ class CodegenContext:
         # them) instead of a plain `ret`, and how to hold a new reference meanwhile.
         self.function_exit = None
         self.hold_slot = None
+        # Where an exception goes: the dispatch block of the enclosing `try`, if any
+        # (codegen/exceptions.py); None leaves the function with the error status.
+        self.unwind_to = None
 
     @property
     def module(self):
@@ -131,7 +111,7 @@ class CodegenContext:
         retslot = self.alloca(builder, dm.value_type(return_type))
         status = builder.call(fn, [retslot, builder.function.args[1]] + list(args))
         with builder.if_then(builder.icmp_signed("!=", status, STATUS_OK), likely=False):
-            self.leave(builder, status)
+            self.propagate(builder, status)
         return builder.load(retslot, typ=dm.value_type(return_type))
 
     def call_python(self, builder, pyfunc, sig, args):
@@ -141,11 +121,21 @@ class CodegenContext:
         result = self.call_function(builder, typed, args)
         return self.cast(builder, result, typed.return_type, sig.return_type)
 
-    def raise_error(self, builder, exc_class, message: str):
-        """Raise `exc_class(message)` from the current function (the block ends here)."""
-        desc = self.state.exception_descriptor(exc_class, message)
-        builder.store(desc, builder.function.args[1])
-        self.leave(builder, STATUS_ERROR)
+    def raise_error(self, builder, exc_class, message):
+        """Raise `exc_class(message)` (`exc_class()` when `message` is None) from the
+        current function (the block ends here)."""
+        from .exceptions import constant_descriptor
+        builder.store(constant_descriptor(self.state, exc_class, message),
+                      builder.function.args[1])
+        self.propagate(builder, STATUS_ERROR)
+
+    def propagate(self, builder, status):
+        """Hand on the exception stored through `excinfo`: to the enclosing `try`, else
+        out of the function with `status` (the block ends here)."""
+        if self.unwind_to is not None:
+            builder.branch(self.unwind_to)
+        else:
+            self.leave(builder, status)
 
     def leave(self, builder, status):
         """Return `status` from the current function (the block ends here)."""
@@ -220,6 +210,12 @@ class CodegenContext:
                                                  for it, v in zip(ty.types, value)])
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
+        if isinstance(ty, t.FunctionType):  # a function frozen into the code: its addresses
+            from ..ccallback import function_addresses
+            self.state.keepalive.append(value)
+            self.state.cacheable = False
+            return ir.Constant(dm.value_type(ty), [ir.Constant(dm.i64, a).inttoptr(dm.ptr)
+                                                   for a in function_addresses(value, ty)])
         return dm.null_value(ty)
 
     def constant_array(self, builder, ty, arr: np.ndarray):
@@ -285,8 +281,36 @@ class CodegenContext:
             return self.make_tuple(builder, dst, items)
         if isinstance(src, t.ListType) and isinstance(dst, t.ListType) and src.is_undefined:
             return value  # an empty `[]` whose item type a later use fixed
+        if isinstance(dst, (t.RawPointer, t.FunctionType)):
+            return self._cast_pointer(builder, value, src, dst)
         if isinstance(dst, (t.Opaque, t.NoneType)):
             return dm.null_value(dst)
+        raise TypeError(f"kiln cannot convert {src} to {dst}")
+
+    def _cast_pointer(self, builder, value, src, dst):
+        """To a C pointer or function (library/foreign.py decides what may be passed): an
+        array's data, an integer address, another pointer, a function's C address, or a
+        compiled function (its code, and a C wrapper of it, in this module)."""
+        if isinstance(src, t.Array):
+            return builder.extract_value(value, dm.ARRAY_DATA)
+        if isinstance(src, t.Integer):
+            return builder.inttoptr(value, dm.ptr)
+        if isinstance(src, t.RawPointer):
+            return value
+        if isinstance(src, t.FunctionType) and isinstance(dst, t.RawPointer):
+            return builder.extract_value(value, 0)
+        if isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType):
+            from ..ccallback import build_c_wrapper, function_value
+            sig, disp = dst.signature, src.dispatcher
+            typed = self.state.tctx.type_function(disp.py_func, tuple(sig.args),
+                                                  sig.return_type, disp.options)
+            native = self.lower_function(typed)
+            symbol = f"{typed.symbol}.cfunc"
+            wrapper = self.module.globals.get(symbol)
+            if wrapper is None:
+                wrapper = build_c_wrapper(self, sig, native, symbol, disp)
+                wrapper.linkage = "internal"
+            return function_value(builder, dst, wrapper, native)
         raise TypeError(f"kiln cannot convert {src} to {dst}")
 
     def _cast_optional(self, builder, value, src, dst):

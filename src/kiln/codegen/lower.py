@@ -27,6 +27,7 @@ from .. import types as t
 from ..errors import KilnError, LoweringError
 from ..typing.infer import CMPOPS
 from . import datamodel as dm
+from . import exceptions
 from .context import STATUS_OK
 from ..library.fusion import Tree
 from ..options import dump
@@ -40,7 +41,9 @@ class FunctionLowerer:
         self.ctx = ctx
         self.typed = typed
         self.fn = fn
-        self.loops = []  # (continue_block, break_block)
+        self.loops = []  # (continue_block, break_block, cleanups in force outside the loop)
+        self.cleanups = []  # what a jump out of a try or except block runs (exceptions.py)
+        self.caught = {}    # except block -> the slot of the exception it handles
         self.held = {}   # id(LLVM value) -> (its temporary slot, its type)
         self.borrowed = {}  # id(LLVM value) -> type, for values read from a local
         self.fused = {}     # consumer node -> (operations, array operands) fused into it
@@ -425,17 +428,23 @@ class FunctionLowerer:
 
     def loop_body(self, block, stmts, continue_to, break_to):
         self.builder.position_at_end(block)
-        self.loops.append((continue_to, break_to))
+        self.loops.append((continue_to, break_to, len(self.cleanups)))
         self.block(stmts)
         self.loops.pop()
         if not self.builder.block.is_terminated:
             self.builder.branch(continue_to)
 
     def stmt_Break(self, node):
-        self.builder.branch(self.loops[-1][1])
+        self.jump(self.loops[-1][1])
 
     def stmt_Continue(self, node):
-        self.builder.branch(self.loops[-1][0])
+        self.jump(self.loops[-1][0])
+
+    def jump(self, target):
+        """A break or continue: through the `finally` bodies it leaves."""
+        exceptions.unwind(self, self.loops[-1][2])
+        if not self.builder.block.is_terminated:
+            self.builder.branch(target)
 
     def stmt_For(self, node):
         from ..library.iteration import iteration_for
@@ -473,13 +482,21 @@ class FunctionLowerer:
 
     def stmt_Return(self, node):
         if node.value is None:
-            self.return_value(dm.null_value(t.none), t.none)
+            value, ty = dm.null_value(t.none), t.none
         else:
-            self.return_value(self.expr(node.value), self.type_of(node.value))
+            value, ty = self.expr(node.value), self.type_of(node.value)
+        if self.cleanups:  # the value is computed before the `finally` bodies run
+            value = self.hold(value)
+            exceptions.unwind(self, 0)
+            if self.builder.block.is_terminated:  # a `finally` returned or raised
+                return
+        self.return_value(value, ty)
 
     def stmt_Raise(self, node):
-        exc_class, message = self.typed.constants[node]
-        self.ctx.raise_error(self.builder, exc_class, message)
+        exceptions.lower_raise(self, node)
+
+    def stmt_Try(self, node):
+        exceptions.TryLowering(self, node).lower()
 
     def stmt_Assert(self, node):
         exc_class, message = self.typed.constants[node]
@@ -517,6 +534,9 @@ class FunctionLowerer:
             types_.append(fn_ty.receiver)
         elif isinstance(fn_ty, t.NumberClass):
             values.append(dm.null_value(fn_ty))
+            types_.append(fn_ty)
+        elif isinstance(fn_ty, t.FunctionType):  # a C function pointer: the callee is a value
+            values.append(self.expr(node.func))
             types_.append(fn_ty)
         for a in node.args:
             values.append(self.operand(res, len(values), a, node))

@@ -95,7 +95,8 @@ class _Flow:
         return self.assigned(node.target, state)
 
     def stmt_AugAssign(self, node, state):
-        if isinstance(node.target, ast.Name) and node.target.id not in state:
+        if isinstance(node.target, ast.Name) and node.target.id in self.local_names \
+                and node.target.id not in state:
             self.found.reads.add(node)
         self.reads(node.value, state)
         return self.assigned(node.target, state)
@@ -136,6 +137,19 @@ class _Flow:
         self.reads(node.iter, state)
         exits = self.loop(node.body, self.assigned(node.target, state))
         return _meet(exits + [self.block(node.orelse, state)])
+
+    def stmt_Try(self, node, state):
+        """An except block may start after any statement of the body, so it sees the state
+        on entry (states only grow); so does a `finally` body, which also runs on the way
+        out of an exception or a jump."""
+        body = self.block(node.body, state)
+        ends = [self.block(node.orelse, body)] + [self.block(h.body, state)
+                                                   for h in node.handlers]
+        after = _meet(ends)
+        if not node.finalbody:
+            return after
+        self.block(node.finalbody, state)
+        return None if after is None else self.block(node.finalbody, after)
 
     def loop(self, body, state):
         """Walk a loop's body; returns the states at its `break`s."""

@@ -9,7 +9,6 @@ multiply with plain loops. Without SciPy, compiling such a call says what to ins
 """
 from __future__ import annotations
 
-import ctypes
 import operator
 import re
 
@@ -19,6 +18,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
+from ..runtime.pyapi import capsule_pointer
 from .arrays import ArrayValue
 from .registry import intrinsic, overload, register_jitable
 
@@ -40,13 +40,8 @@ def bind_symbols(llvm_ir: str):
     """Point each `kiln_linalg_<routine>` the module calls at SciPy's routine."""
     import llvmlite.binding as llvm
     tables = _scipy_tables()
-    name_of = ctypes.pythonapi.PyCapsule_GetName
-    name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.py_object]
-    pointer_of = ctypes.pythonapi.PyCapsule_GetPointer
-    pointer_of.restype, pointer_of.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
     for routine in set(re.findall(SYMBOL_PREFIX + r"(\w+)", llvm_ir)):
-        capsule = tables[routine]
-        llvm.add_symbol(SYMBOL_PREFIX + routine, pointer_of(capsule, name_of(capsule)))
+        llvm.add_symbol(SYMBOL_PREFIX + routine, capsule_pointer(tables[routine]))
 
 
 class _Call:

@@ -22,11 +22,9 @@ from .axes import around_axis, axis_normalizer, normalized_axis
 from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dtype_of,
                      elements_at, evaluate, flat_condition, leaf_arrays, leaf_elements,
                      leaf_strides, leaf_values, nest)
+from .pairwise import BLOCK, pairwise_sum, pairwise_total
 from .registry import overload, overload_method, register_jitable, template
 from .ufuncs import np_maximum, np_minimum, np_true_divide
-
-_BLOCK = 128  # NumPy's pairwise summation block
-
 
 def as_flat(a):
     """The elements of `a` in the order NumPy reduces them, as a 1-d array (compiled code
@@ -67,77 +65,6 @@ def _in_c_order(a):
     return lambda a: flat_view(c_contiguous(a))
 
 
-@register_jitable
-def _block_sum(x, start, n, zero):
-    if n < 8:
-        total = zero
-        for i in range(start, start + n):
-            total += item_in_range(x, i)
-        return total
-    r0, r1 = item_in_range(x, start), item_in_range(x, start + 1)
-    r2, r3 = item_in_range(x, start + 2), item_in_range(x, start + 3)
-    r4, r5 = item_in_range(x, start + 4), item_in_range(x, start + 5)
-    r6, r7 = item_in_range(x, start + 6), item_in_range(x, start + 7)
-    i = start + 8
-    stop = start + n - n % 8
-    while i < stop:
-        r0 += item_in_range(x, i)
-        r1 += item_in_range(x, i + 1)
-        r2 += item_in_range(x, i + 2)
-        r3 += item_in_range(x, i + 3)
-        r4 += item_in_range(x, i + 4)
-        r5 += item_in_range(x, i + 5)
-        r6 += item_in_range(x, i + 6)
-        r7 += item_in_range(x, i + 7)
-        i += 8
-    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < start + n:
-        total += item_in_range(x, i)
-        i += 1
-    return total
-
-
-@register_jitable
-def _half(n):
-    half = n // 2
-    return half - half % 8
-
-
-@register_jitable
-def pairwise_sum(x, first, n, zero):
-    """NumPy's pairwise summation of x[first:first + n] (a 1-d array; no view is made, so
-    summing many short rows costs no more than their elements): blocks of 128 summed eight
-    ways, joined as a binary tree (its recursion walked with an explicit stack, left before
-    right)."""
-    if n <= _BLOCK:
-        return _block_sum(x, first, n, zero)
-    starts = np.empty(64, np.int64)
-    sizes = np.empty(64, np.int64)
-    stages = np.empty(64, np.int64)   # 1: summing the left half; 2: the right half
-    lefts = np.full(64, zero)
-    top = 0
-    starts[0], sizes[0] = first, n
-    while True:
-        start, size = starts[top], sizes[top]
-        if size > _BLOCK:
-            stages[top] = 1
-            starts[top + 1], sizes[top + 1] = start, _half(size)
-            top += 1
-            continue
-        result = _block_sum(x, start, size, zero)
-        top -= 1
-        while top >= 0 and stages[top] == 2:
-            result = lefts[top] + result
-            top -= 1
-        if top < 0:
-            return result
-        lefts[top] = result
-        stages[top] = 2
-        half = _half(sizes[top])
-        starts[top + 1], sizes[top + 1] = starts[top] + half, sizes[top] - half
-        top += 1
-
-
 def _emit_pairwise_sum(context, tree):
     """An LLVM function summing the tree's elements [start, start + n) of same-shape
     C-contiguous leaves as `pairwise_sum` does (the same blocks, the same order), computing
@@ -166,7 +93,7 @@ def _emit_pairwise_sum(context, tree):
         b.ret(ir.Constant(dm.i32, 0))
 
     split, block = fn.append_basic_block("split"), fn.append_basic_block("block")
-    b.cbranch(b.icmp_signed(">", n, i64(_BLOCK)), split, block)
+    b.cbranch(b.icmp_signed(">", n, i64(BLOCK)), split, block)
     b.position_at_end(split)
     half = b.lshr(n, i64(1))
     half = b.sub(half, b.and_(half, i64(7)))
@@ -191,8 +118,8 @@ def _emit_pairwise_sum(context, tree):
     counted_loop(b, stop, lambda i: [accumulate(lane, b.add(i, i64(j)))
                                      for j, lane in enumerate(lanes)], start=i64(8), step=8)
     r = [b.load(lane) for lane in lanes]
-    b.store(b.fadd(b.fadd(b.fadd(r[0], r[1]), b.fadd(r[2], r[3])),
-                   b.fadd(b.fadd(r[4], r[5]), b.fadd(r[6], r[7]))), total)
+    b.store(b.fadd(zero, b.fadd(b.fadd(b.fadd(r[0], r[1]), b.fadd(r[2], r[3])),
+                                b.fadd(b.fadd(r[4], r[5]), b.fadd(r[6], r[7])))), total)
     counted_loop(b, n, lambda i: accumulate(total, i), start=stop)
     finish(b.load(total))
     return fn
@@ -375,7 +302,7 @@ def _sum(a):
     if isinstance(dt, (t.Float, t.Complex)) and dt == a.dtype:
         def float_sum(a):
             x = as_flat(a)
-            return pairwise_sum(x, 0, x.shape[0], dt(0))
+            return pairwise_total(x, dt(0))
         return float_sum
     if isinstance(dt, (t.Float, t.Complex)):
         return None  # float16 sums in float32 pieces: not yet
@@ -411,7 +338,7 @@ def _mean(a):
     if isinstance(a.dtype, (t.Float, t.Complex)) and dt == a.dtype:
         def float_mean(a):
             x = as_flat(a)
-            return np_true_divide(pairwise_sum(x, 0, x.shape[0], dt(0)), dt(x.shape[0]))
+            return np_true_divide(pairwise_total(x, dt(0)), dt(x.shape[0]))
         return float_mean
     if isinstance(a.dtype, (t.Integer, t.Boolean)):
         def int_mean(a):

@@ -291,37 +291,81 @@ def _digitize(x, bins, right=False):
     return digitize if isinstance(x, t.Array) else digitize_one
 
 
+@register_jitable
+def _equal_bin_counts(x, bins, low, high):
+    """Counts in `bins` equal bins over [low, high] (the last bin closed), and the edges,
+    as NumPy computes them: the bin from the scaled value, corrected against the edges."""
+    if low == high:
+        low, high = low - 0.5, high + 0.5
+    edges = np.linspace(low, high, bins + 1)
+    counts = np.zeros(bins, np.int64)
+    scale = bins / (high - low)
+    for v in x:
+        if not (v >= low and v <= high):   # outside, or NaN
+            continue
+        k = int((v - low) * scale)
+        if k == bins:
+            k -= 1
+        if v < edges[k]:
+            k -= 1
+        elif k + 1 < bins and v >= edges[k + 1]:
+            k += 1
+        counts[k] += 1
+    return counts, edges
+
+
 @overload(np.histogram)
-def _histogram(a, bins=10):
-    """Counts in `bins` equal bins over [a.min(), a.max()] (the last bin closed) and the
-    bin edges, as NumPy computes them."""
-    if not isinstance(a, t.Array) or not isinstance(bins, (int, t.Integer)):
+def _histogram(a, bins=10, range=None):
+    """np.histogram with `bins` a count (over the data's range or `range`) or an array of
+    increasing edges (then `range` is ignored, as in NumPy)."""
+    no_range = range is None or isinstance(range, t.NoneType)
+    if not isinstance(a, t.Array):
+        return None
+    if isinstance(bins, t.Array) and bins.ndim == 1:
+        def histogram_edges(a, bins=10, range=None):
+            n = max(bins.shape[0] - 1, 0)
+            counts = np.zeros(n, np.int64)
+            if n == 0:
+                return counts, bins
+            k = 0
+            while k < n:
+                if bins[k] > bins[k + 1]:
+                    raise ValueError("`bins` must increase monotonically, when an array")
+                k += 1
+            first, last = bins[0], bins[n]
+            for v in in_c_order(a):
+                if not (v >= first and v <= last):
+                    continue
+                k = search_sorted(bins, v, True) - 1
+                counts[min(k, n - 1)] += 1
+            return counts, bins
+        return histogram_edges
+    if not isinstance(bins, (int, t.Integer)):
+        return None
+    if no_range:
+        def histogram(a, bins=10, range=None):
+            if bins < 1:
+                raise ValueError("`bins` must be positive, when an integer")
+            x = in_c_order(a)
+            low, high = (np.min(x) * 1.0, np.max(x) * 1.0) if x.shape[0] else (0.0, 1.0)
+            if not (np.isfinite(low) and np.isfinite(high)):
+                raise ValueError("autodetected range of the data is not finite")
+            return _equal_bin_counts(x, bins, low, high)
+        return histogram
+    if not (isinstance(range, t.BaseTuple) and len(range.types) == 2
+            and all(isinstance(e, t.Number) for e in range.types)):
         return None
 
-    def histogram(a, bins=10):
+    def histogram_range(a, bins=10, range=None):
         if bins < 1:
             raise ValueError("`bins` must be positive, when an integer")
-        x = in_c_order(a)
-        low, high = (np.min(x) * 1.0, np.max(x) * 1.0) if x.shape[0] else (0.0, 1.0)
-        if low == high:
-            low, high = low - 0.5, high + 0.5
-        edges = np.linspace(low, high, bins + 1)
-        counts = np.zeros(bins, np.int64)
-        scale = bins / (high - low)
-        for v in x:
-            if v < low or v > high:
-                continue
-            k = int((v - low) * scale)
-            if k == bins:
-                k -= 1
-            # NumPy corrects the computed bin against the edges themselves
-            if v < edges[k]:
-                k -= 1
-            elif k + 1 < bins and v >= edges[k + 1]:
-                k += 1
-            counts[k] += 1
-        return counts, edges
-    return histogram
+        low, high = range[0] * 1.0, range[1] * 1.0
+        if low > high:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(low) and np.isfinite(high)):
+            raise ValueError("supplied range is not finite")
+        return _equal_bin_counts(in_c_order(a), bins, low, high)
+    return histogram_range
 
 
 @overload(np.convolve)

@@ -15,6 +15,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen.context import STATUS_ERROR, STATUS_OK
+from ..codegen.exceptions import emit_release
 from ..codegen.ownership import decref
 from ..errors import TypingError
 from ..library.registry import intrinsic, template
@@ -169,8 +170,13 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
                                    STATUS_OK)
                 with b.if_then(ok):
                     decref(b, result, b.load(slot(results, result_type, k), typ=result_type))
+        with for_range(b, b.add(k_failed, ir.Constant(dm.i64, 1)), chunks) as k:
+            others = b.icmp_signed("!=", b.load(slot(statuses, dm.i32, k), typ=dm.i32),
+                                   STATUS_OK)
+            with b.if_then(others):  # raised once: the later chunks' exceptions are dropped
+                emit_release(b, b.load(slot(exceptions, dm.ptr, k), typ=dm.ptr))
         b.store(b.load(slot(exceptions, dm.ptr, k_failed), typ=dm.ptr), b.function.args[1])
-        context.leave(b, STATUS_ERROR)
+        context.propagate(b, STATUS_ERROR)
     if combine is None:
         return dm.null_value(t.none)
     total = context.alloca(b, result_type)

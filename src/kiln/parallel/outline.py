@@ -112,6 +112,10 @@ class _Outliner:
     def __init__(self, ir):
         self.ir = ir
         self.reports = []
+        # reads that may find their local unassigned: a chunk is given the shared locals
+        # when the loop starts, so a loop reading one of them stays serial
+        self.maybe_unbound = unbound_reads(ir.node, ir.arg_names, ir.local_names,
+                                           lambda test: None).reads
 
     def is_prange(self, node):
         if not (isinstance(node, ast.Call) and not node.keywords and 1 <= len(node.args) <= 3):
@@ -191,6 +195,10 @@ class _Outliner:
                           f"{node.lineno}); a parallel loop has no last iteration to take it "
                           "from")
         shared = tuple(sorted((_loaded(loop.body) & outer_names) - stored))
+        for node in _walk_body(loop.body):
+            if node in self.maybe_unbound and getattr(node, "id", None) in shared:
+                raise _Serial(f"line {node.lineno}: `{node.id}` may be unassigned when the "
+                              "loop starts")
         return reductions, private, shared
 
     def check_races(self, loop, stored):
@@ -247,6 +255,8 @@ def _top_level_breaks(stmts):
         elif isinstance(stmt, (ast.If, ast.With, ast.Try)):
             for name in ("body", "orelse", "finalbody"):
                 yield from _top_level_breaks(getattr(stmt, name, []))
+            for handler in getattr(stmt, "handlers", ()):
+                yield from _top_level_breaks(handler.body)
         elif isinstance(stmt, (ast.For, ast.While)):
             yield from _top_level_breaks(stmt.orelse)
 
@@ -259,7 +269,8 @@ def _continuation(where):
         after += stmts[index + 1:]
         if isinstance(owner, (ast.For, ast.While)):
             after += owner.body
-    return after
+    # inside a loop of their own, the `break`s and `continue`s of enclosing loops are legal
+    return [ast.While(test=ast.Constant(True), body=after, orelse=[])] if after else []
 
 
 def _reduction_form(stmt, name):

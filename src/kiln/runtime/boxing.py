@@ -13,7 +13,9 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen.exceptions import emit_set_python_error
 from ..errors import TypingError
+from ..ccallback import entry_address, function_value
 from . import nrt
 from . import pyapi as P
 from .pyapi import PyAPI
@@ -62,13 +64,7 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     if typed.options.nogil:
         api.call("PyEval_RestoreThread", ir.VoidType(), [thread_state])
     with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
-        desc = builder.load(excslot, typ=dm.ptr)
-        desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
-        cell = builder.load(builder.gep(desc, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 0)],
-                                        source_etype=desc_ty), typ=dm.ptr)
-        message = builder.load(builder.gep(desc, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 1)],
-                                           source_etype=desc_ty), typ=dm.ptr)
-        api.call("PyErr_SetString", ir.VoidType(), [builder.load(cell, typ=dm.ptr), message])
+        emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
         builder.ret(ir.Constant(dm.ptr, None))
     result = builder.load(retslot, typ=dm.value_type(typed.return_type))
     builder.ret(box(api, typed.return_type, result))
@@ -147,10 +143,33 @@ class _Unboxer:
             return self.unbox_array(ty, obj)
         if isinstance(ty, t.ListType):
             return self.unbox_list(ty, obj)
+        if isinstance(ty, t.FunctionType):
+            return self.unbox_function(ty, obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
             self.require(b.icmp_unsigned("==", obj, api.constant_object(ty.dispatcher)))
             return dm.null_value(ty)
         raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
+
+    def unbox_function(self, ty, obj):
+        """A function's two addresses, from `entry_address` (ccallback.py): None, or a
+        failure, means the argument does not match."""
+        b, api = self.b, self.api
+        name = api.call("PyUnicode_FromString", dm.ptr,
+                        [api.context.state.global_string(ty.name)])
+        found = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                         [api.constant_object(entry_address), obj, name,
+                          ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+        api.decref(name)
+        self.mismatch_if(b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None)))
+        with b.if_then(b.icmp_unsigned("==", found, api.global_object("_Py_NoneStruct")),
+                       likely=False):
+            api.decref(found)
+            b.branch(self.mismatch)
+        addresses = [api.call("PyLong_AsVoidPtr", dm.ptr,
+                              [api.read(found, P.TUPLE_ITEMS + 8 * i, dm.ptr)])
+                     for i in range(2)]
+        api.decref(found)
+        return function_value(b, ty, *addresses)
 
     def unbox_integer(self, ty, obj):
         b, api = self.b, self.api

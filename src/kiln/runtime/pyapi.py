@@ -96,3 +96,13 @@ class PyAPI:
         obj = self.global_object(name)
         self.incref(obj)
         return obj
+
+
+def capsule_pointer(capsule) -> int:
+    """The pointer a PyCapsule holds (such as a Cython module's `__pyx_capi__` entries)."""
+    import ctypes
+    name_of = ctypes.pythonapi.PyCapsule_GetName
+    name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    pointer_of = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer_of.restype, pointer_of.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return pointer_of(capsule, name_of(capsule))

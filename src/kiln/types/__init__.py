@@ -9,6 +9,8 @@ from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType, Undefined,
     undefined)
 from .signature import Signature, parse_signature  # noqa: F401
+from .functions import (  # noqa: F401
+    RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)
 from .typeof import typeof  # noqa: F401
 
 # Numba's short and alternative names.
@@ -18,6 +20,7 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f2, f4, f8 = float16, float32, float64
 c8, c16 = complex64, complex128
 byte = uint8
+intc, uintc = int32, uint32
 void = none
 
 __all__ = [name for name in dir() if not name.startswith("_")]

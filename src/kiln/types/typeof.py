@@ -1,6 +1,7 @@
 """typeof(value): the kiln type of a Python value passed to, or frozen into, compiled code."""
 from __future__ import annotations
 
+import ctypes
 import types as pytypes
 
 import numpy as np
@@ -77,6 +78,9 @@ def _typeof(value):
         if any(t is None for t in items):
             return None
         return tuple_of(items)
+    if isinstance(value, ctypes._CFuncPtr):  # a ctypes foreign function
+        from .foreign import ctypes_function_type
+        return ctypes_function_type(value)
     return None
 
 

@@ -20,6 +20,7 @@ from .. import types as t
 from ..errors import KilnError, TypingError, UnsupportedError
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
+from . import exceptions
 from .unify import can_convert, unify
 
 BINOPS = {
@@ -53,7 +54,7 @@ OP_SYMBOLS = {
 }
 
 UNSUPPORTED_STATEMENTS = {
-    "Try": "try/except", "TryStar": "try/except*", "With": "'with' blocks",
+    "TryStar": "try/except*", "With": "'with' blocks",
     "AsyncWith": "'async with' blocks",
     "AsyncFunctionDef": "nested async functions",
     "ClassDef": "class definitions", "Delete": "'del'", "Import": "'import'",
@@ -164,6 +165,7 @@ class Typer:
         self.declared_return = declared_return
         self.options = options
         self.locals = dict(zip(ir.arg_names, argtypes))
+        self.handlers = []  # the enclosing except blocks, innermost last (bare `raise`)
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> TypedFunction:
@@ -353,7 +355,10 @@ class Typer:
         self.returns.append((ty, node))
 
     def stmt_Raise(self, node):
-        self.constants[node] = self.exception_of(node.exc, node)
+        exceptions.type_raise(self, node)
+
+    def stmt_Try(self, node):
+        exceptions.type_try(self, node)
 
     def stmt_Assert(self, node):
         self.condition(node.test)
@@ -361,27 +366,7 @@ class Typer:
             msg = self.constant_value(node.msg)
             self.constants[node] = (AssertionError, str(msg))
         else:
-            self.constants[node] = (AssertionError, "")
-
-    def exception_of(self, exc, node):
-        """(exception class, message) of a `raise`: both must be known at compile time."""
-        if exc is None:
-            raise self.error("a bare 'raise' is not supported in compiled code", node,
-                             UnsupportedError)
-        call_args = []
-        if isinstance(exc, ast.Call):
-            call_args, exc_cls_node = exc.args, exc.func
-        else:
-            exc_cls_node = exc
-        cls_ty = self.expr(exc_cls_node)
-        if not isinstance(cls_ty, t.ExceptionClass):
-            raise self.error("kiln can raise only exception classes and instances", exc,
-                             UnsupportedError)
-        if len(call_args) > 1:
-            raise self.error("a compiled raise takes at most one (constant) message", exc,
-                             UnsupportedError)
-        msg = "" if not call_args else self.constant_value(call_args[0])
-        return (cls_ty.exc_class, str(msg))
+            self.constants[node] = (AssertionError, None)
 
     def constant_value(self, node):
         self.expr(node)
@@ -463,7 +448,10 @@ class Typer:
         return self.frozen(callee, node, name)
 
     def frozen(self, value, node, name):
-        ty = self.tctx.global_type(value)
+        try:
+            ty = self.tctx.global_type(value)
+        except TypeError as e:  # a value that says why it cannot be typed (types/foreign.py)
+            raise self.error(f"{name!r}: {e}", node) from None
         if ty is None:
             raise self.error(f"{name!r} is a {type(value).__name__}, which kiln cannot use in "
                              "compiled code", node, UnsupportedError)
@@ -547,6 +535,8 @@ class Typer:
         elif isinstance(fn, t.NumberClass):
             res = self.resolve("number_class", (fn,) + args, node, kws,
                                what=f"{fn.instance_type}()")
+        elif isinstance(fn, t.FunctionType):  # a C function pointer (library/foreign.py)
+            res = self.resolve("call", (fn,) + args, node, kws, what=f"the C function {fn}")
         elif isinstance(fn, t.ExceptionClass):
             raise self.error("exceptions can only be raised in compiled code", node,
                              UnsupportedError)
@@ -721,6 +711,8 @@ def _always_returns(stmt) -> bool:
     if isinstance(stmt, ast.If):
         return (bool(stmt.body) and _always_returns(stmt.body[-1]) and bool(stmt.orelse)
                 and _always_returns(stmt.orelse[-1]))
+    if isinstance(stmt, ast.Try):
+        return exceptions.always_returns(stmt, _always_returns)
     if isinstance(stmt, ast.While):
         test = stmt.test
         infinite = isinstance(test, ast.Constant) and bool(test.value)

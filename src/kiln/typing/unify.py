@@ -78,4 +78,5 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
         return all(can_convert(x, y) for x, y in zip(src, dst))
     if isinstance(src, t.ListType) and isinstance(dst, t.ListType):
         return src.is_undefined
-    return False
+    # a compiled function where a FunctionType is declared (types/functions.py)
+    return isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType)

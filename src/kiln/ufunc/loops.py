@@ -19,6 +19,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..codegen import datamodel as dm
+from ..codegen.exceptions import emit_release, emit_set_python_error
 from ..runtime import threads
 from ..runtime.threads import for_range, struct_field
 
@@ -70,7 +71,9 @@ def _chunk(context, name, stretch):
     first = struct_field(b, env, _ENV, _RAISED)
 
     def keep_first(b, desc):  # a worker thread has no Python thread state to raise in
-        b.cmpxchg(first, ir.Constant(dm.ptr, None), desc, "monotonic", "monotonic")
+        kept = b.cmpxchg(first, ir.Constant(dm.ptr, None), desc, "monotonic", "monotonic")
+        with b.if_then(b.not_(b.extract_value(kept, 1))):  # another chunk raised first
+            emit_release(b, desc)
     stretch(b, args, dims, steps, lo, hi, keep_first)
     b.ret_void()
     return fn
@@ -121,13 +124,10 @@ def _elements(context, b, native, operands, bases, strides, lo, hi, on_error):
 
 def _set_python_error(context, b, descriptor):
     """Raise the kernel's exception in Python (NumPy checks for one after the loop)."""
-    desc_ty = ir.LiteralStructType([dm.ptr, dm.ptr])
-    cell, message = (b.load(struct_field(b, descriptor, desc_ty, i), typ=dm.ptr) for i in (0, 1))
     ensure = context.declare_external("PyGILState_Ensure", dm.i32, [])
     release = context.declare_external("PyGILState_Release", ir.VoidType(), [dm.i32])
-    set_error = context.declare_external("PyErr_SetString", ir.VoidType(), [dm.ptr, dm.ptr])
     state = b.call(ensure, [])
-    b.call(set_error, [b.load(cell, typ=dm.ptr), message])
+    emit_set_python_error(context, b, descriptor)
     b.call(release, [state])
 
 

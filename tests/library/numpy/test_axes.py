@@ -101,6 +101,14 @@ def test_nan_and_signed_zero_along_an_axis():
         check(any_along, a, k)
         check(var_along, a, k)
     check(sum_axis_none, a)
+    zeros = np.full((3, 20), -0.0)   # rows of 8 or more: NumPy's pairwise sum plus +0.0
+    for k in (0, 1):
+        check(sum_along, zeros, k)
+    check(fused_row_sums, zeros)
+
+
+def fused_row_sums(a):
+    return (a * 2.0).sum(-1), np.sum(a * 2.0)
 
 
 def new_axes(a):

@@ -12,6 +12,9 @@ from helpers import check
 from kiln import njit
 
 RNG = np.random.default_rng(7)
+# NumPy's SIMD np.exp may differ from the C library's exp (which kiln calls) in the last
+# bit (NumPy 2.4 does, in about one value in twenty; README, differences on purpose)
+EXP_RTOL = 1e-14
 SPECIALS = np.array([1.5, -2.0, np.nan, np.inf, -0.0, 0.0, 5e-324, -np.inf, 3.0, 1e308])
 
 
@@ -87,8 +90,8 @@ def test_elementwise_trees(a, b):
 
 
 def test_where_chooses_with_numpys_result_dtype():
-    check(stable_logistic, RNG.normal(size=200) * 30)
-    check(stable_logistic, SPECIALS)
+    check(stable_logistic, RNG.normal(size=200) * 30, rtol=EXP_RTOL)
+    check(stable_logistic, SPECIALS, rtol=EXP_RTOL)
     c = RNG.random(10) > 0.5
     check(choices, c, RNG.random(10), np.arange(10, dtype=np.int32))
     check(choices, c[:, None], SPECIALS[:10].astype(np.float32), np.float32(2))
@@ -103,8 +106,8 @@ def test_each_operation_keeps_its_dtype():
 
 
 def test_logistic_and_specials():
-    check(logistic, SPECIALS)
-    check(logistic, RNG.normal(size=(20, 30)) * 50)
+    check(logistic, SPECIALS, rtol=EXP_RTOL)
+    check(logistic, RNG.normal(size=(20, 30)) * 50, rtol=EXP_RTOL)
 
 
 def test_broadcasting_trees():

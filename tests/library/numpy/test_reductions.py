@@ -17,6 +17,8 @@ rng = np.random.default_rng(7)
 @pytest.mark.parametrize("a", [
     rng.random(1000), rng.random(100_001) - 0.5, np.arange(12.0).reshape(3, 4)[:, ::2],
     np.array([1.0, np.nan, 3.0, np.inf]), np.array([-0.0, -0.0]), rng.integers(-9, 9, 20_001),
+    # NumPy adds the pairwise sum to the identity, +0.0 (fuzz seed 3424)
+    np.full(8, -0.0), np.full(300, -0.0, np.float32), np.full((4, 300), -0.0)[:, ::2],
     (rng.random(300) * 100).astype(np.float32), np.array([True, False, True]),
     np.arange(24, dtype=np.int8).reshape(2, 3, 4), np.asfortranarray(rng.random((5, 7)))],
     ids=lambda a: f"{a.dtype}{a.shape}")

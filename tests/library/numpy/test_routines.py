@@ -77,6 +77,14 @@ def histogram(a):
     return np.histogram(a), np.histogram(a, 7)
 
 
+def histogram_in_range(a, low, high):
+    return np.histogram(a, 5, (low, high)), np.histogram(a, bins=3, range=(low, high))
+
+
+def histogram_edges(a, edges):
+    return np.histogram(a, edges), np.histogram(a, bins=edges, range=(0, 1))
+
+
 def convolved(a, v):
     return np.convolve(a, v)
 
@@ -101,6 +109,17 @@ CASES = [
     (digitized, np.array([0.0, 0.2, 1.0, 1.5]), np.array([0.0, 0.2, 1.0])),
     (histogram, X), (histogram, RNG.normal(size=1000)), (histogram, np.ones(5)),
     (histogram, np.arange(10)), (convolved, np.arange(5), np.arange(3)),
+    (histogram, np.array([1.0, np.nan])), (histogram, np.array([1.0, np.inf])),  # ValueError
+    (histogram_in_range, RNG.normal(size=500), -1, 1.5),
+    (histogram_in_range, np.array([0.0, 1.0, 2.0, np.nan, -np.inf]), 0.0, 2.0),
+    (histogram_in_range, X, 0.5, 0.5), (histogram_in_range, X, 0.0, np.inf),  # ValueError
+    (histogram_in_range, X, 1.0, 0.0), (histogram_in_range, np.zeros(0), 0, 1),  # ValueError
+    (histogram_edges, RNG.normal(size=500), np.array([-2.0, -0.5, 0.0, 0.0, 1.0, 3.0])),
+    (histogram_edges, np.array([0, 1, 2, 3, 3, 7]), np.array([0, 1, 3])),
+    (histogram_edges, np.array([0.5, np.nan, 3.0]), np.array([0.0, 3.0])),
+    (histogram_edges, X2, np.linspace(0, 1, 4)),
+    (histogram_edges, X, np.array([1.0, 0.0])), (histogram_edges, X, np.array([1.0])),
+    (histogram_edges, X, np.zeros(0)),
 ]
 
 

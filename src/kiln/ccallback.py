@@ -1,0 +1,195 @@
+"""`@cfunc(signature)`: a compiled function with the C calling convention, for C code to
+call back (qsort comparators, `scipy.LowLevelCallable`), and the C wrappers that let a
+compiled function be passed where a `FunctionType` is expected.
+
+An exception cannot cross into C. When the function raises, its C wrapper reports the
+exception through Python's unraisable hook (printed to stderr as "Exception ignored in:
+<kiln.cfunc name>" with the exception) and returns zero of the return type (0, 0.0,
+False, a null pointer; nothing for void), as Numba does. (Compiled code calling a
+compiled function through a FunctionType value does not go through C: the exception
+propagates, see types/functions.py.)
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+
+from llvmlite import ir
+
+from . import types as t
+from .codegen import datamodel as dm
+from .codegen.exceptions import emit_set_python_error
+from .errors import TypingError
+from .options import CompileOptions
+from .runtime.pyapi import PyAPI
+from .types.foreign import ctypes_prototype, foreign_address
+from .types.functions import c_signature_problem
+
+
+def c_value_type(ty):
+    """How C passes a value of `ty` (a C `_Bool` is a byte, a function its C address;
+    `none` is void)."""
+    if ty == t.none:
+        return ir.VoidType()
+    if isinstance(ty, t.FunctionType):
+        return dm.ptr
+    return dm.i8 if isinstance(ty, t.Boolean) else dm.value_type(ty)
+
+
+def to_c(builder, ty, value):
+    if isinstance(ty, t.FunctionType):
+        return builder.extract_value(value, 0)
+    return builder.zext(value, dm.i8) if isinstance(ty, t.Boolean) else value
+
+
+def from_c(builder, ty, value):
+    if isinstance(ty, t.FunctionType):   # a function from C has no kiln-convention code
+        return function_value(builder, ty, value)
+    return builder.icmp_unsigned("!=", value, ir.Constant(dm.i8, 0)) \
+        if isinstance(ty, t.Boolean) else value
+
+
+def function_value(builder, ty, c_address, kiln_address=None):
+    """The value of a FunctionType (see its docstring) from its two addresses."""
+    value = ir.Constant(dm.value_type(ty), ir.Undefined)
+    value = builder.insert_value(value, c_address, 0)
+    return builder.insert_value(value, kiln_address or ir.Constant(dm.ptr, None), 1)
+
+
+def build_c_wrapper(context, sig, native, symbol, owner):
+    """Add `symbol`, a C function of `sig` that calls `native` (the internal convention);
+    an exception it raises is reported in the name of `owner` (see the module docstring)."""
+    ret = sig.return_type
+    fnty = ir.FunctionType(c_value_type(ret), [c_value_type(a) for a in sig.args])
+    fn = ir.Function(context.module, fnty, name=symbol)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    retslot = builder.alloca(dm.value_type(ret))
+    excslot = builder.alloca(dm.ptr)
+    args = [from_c(builder, ty, a) for ty, a in zip(sig.args, fn.args)]
+    status = builder.call(native, [retslot, excslot] + args)
+    with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)),
+                         likely=False):
+        api = PyAPI(context, builder)
+        gil = api.call("PyGILState_Ensure", dm.i32, [])
+        emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
+        api.call("PyErr_WriteUnraisable", ir.VoidType(), [api.constant_object(owner)])
+        api.call("PyGILState_Release", ir.VoidType(), [gil])
+        _return(builder, ret)
+    _return(builder, ret, retslot)
+    return fn
+
+
+def _return(builder, ret, slot=None):
+    """Return the value in `slot`, or zero of `ret` without one."""
+    if ret == t.none:
+        builder.ret_void()
+    elif slot is None:
+        builder.ret(ir.Constant(c_value_type(ret), None))
+    else:
+        builder.ret(to_c(builder, ret, builder.load(slot, typ=dm.value_type(ret))))
+
+
+def checked_signature(sig, name):
+    """`sig` parsed, with a TypingError naming `name` if C cannot have it."""
+    try:
+        sig = t.parse_signature(sig)
+    except TypeError as e:
+        raise TypingError(f"cfunc {name!r}: {e}") from None
+    problem = c_signature_problem(sig)
+    if problem:
+        raise TypingError(f"cfunc {name!r} cannot have the C signature {sig}: {problem}")
+    return sig
+
+
+_symbols = itertools.count()   # each C function its own symbol, though two share a body
+
+
+class CFunc:
+    """A compiled C function (Numba's CFunc): `address`, `ctypes`, `native_name`,
+    `inspect_llvm()`; calling it from Python goes through `ctypes`, into the machine code.
+    `kiln_address` is the same function in kiln's own convention (for compiled callers)."""
+
+    def __init__(self, py_func, sig, options, owner=None):
+        from .compiler import compile_cfunc
+        self.py_func = py_func
+        self.__name__ = py_func.__name__
+        self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
+        self.__doc__ = py_func.__doc__
+        self.__wrapped__ = py_func
+        self.signature = checked_signature(sig, self.__qualname__)
+        self.native_name = f"cfunc.{self.__qualname__}.{next(_symbols)}"
+        self._compiled, self._keepalive = compile_cfunc(
+            py_func, self.signature, options, self if owner is None else owner,
+            self.native_name)
+        self.address = self._compiled.address(self.native_name)
+        self.kiln_address = self._compiled.address(f"{self.native_name}.kiln")
+        self.ctypes = ctypes_prototype(self.signature)(self.address)
+
+    def _kiln_typeof_(self):
+        return t.FunctionType(self.signature)
+
+    def _kiln_address_(self):
+        return self.address
+
+    def __call__(self, *args):
+        return self.ctypes(*args)
+
+    def inspect_llvm(self):
+        """The optimized LLVM IR of the function and its C wrapper."""
+        return self._compiled.optimized_ir
+
+    def inspect_asm(self):
+        return self._compiled.assembly
+
+    def __repr__(self):
+        return f"<kiln.cfunc {self.__qualname__}>"
+
+
+def cfunc(sig, **options):
+    """Compile the decorated function now, for `sig`, as a C function (see CFunc)."""
+    compile_options = CompileOptions.from_kwargs(**options)
+
+    def decorate(fn):
+        return CFunc(fn, sig, compile_options)
+    return decorate
+
+
+_wrappers = weakref.WeakKeyDictionary()   # dispatcher -> {signature: CFunc}
+_wrappers_lock = threading.RLock()
+
+
+def c_wrapper_of(dispatcher, sig):
+    """A C function of `sig` calling the compiled function `dispatcher` (made once): what a
+    compiled function is when passed as a `FunctionType` value."""
+    with _wrappers_lock:
+        per_signature = _wrappers.setdefault(dispatcher, {})
+        if sig not in per_signature:
+            per_signature[sig] = CFunc(dispatcher.py_func, sig, dispatcher.options, dispatcher)
+        return per_signature[sig]
+
+
+def function_addresses(value, fty):
+    """The (C, kiln-convention) addresses of `value`, known to be of type `fty`: a compiled
+    function is compiled for the signature and wrapped for C; others have no kiln code (0)."""
+    from .cpu.dispatcher import Dispatcher
+    if isinstance(value, Dispatcher):
+        wrapper = c_wrapper_of(value, fty.signature)
+        return wrapper.address, wrapper.kiln_address
+    hook = getattr(type(value), "_kiln_address_", None)
+    return (hook(value) if hook is not None else foreign_address(value)), 0
+
+
+def entry_address(value, type_name):
+    """How an entry point unboxes a FunctionType argument: the addresses of `value` (see
+    `function_addresses`) if it is a C function of the type named `type_name` or a compiled
+    function, else None: the specialization does not apply."""
+    from .cpu.dispatcher import Dispatcher
+    fty = t.FunctionType.named(type_name)
+    if not isinstance(value, Dispatcher):
+        try:
+            if t.typeof(value) != fty:
+                return None
+        except TypeError:
+            return None
+    return function_addresses(value, fty)

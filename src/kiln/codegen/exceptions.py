@@ -1,0 +1,388 @@
+"""Exceptions in compiled code: what a `raise` hands to its caller, how `try` catches it,
+and how it becomes a Python exception at the boundary.
+
+An exception in flight is a pointer to a descriptor `{class_cell, message, make_args,
+meminfo}`, stored through the function's `excinfo` out-parameter while it returns status 1.
+A raise whose arguments are known at compile time points to a constant descriptor. One
+with values computed at run time allocates its descriptor from NRT with the values after
+the header (`meminfo` is its own allocation), so the leak checks see one that is never
+released. `make_args`, generated per list of argument kinds, builds the Python tuple of
+the arguments; without it the class is called with `message`, or with nothing when that is
+NULL too. Whoever holds a descriptor releases it: the entry point after setting the Python
+error, an `except` block that handled it; a bare `raise` takes a reference of its own.
+
+`try` needs no landing pads: every raise and every failed call in a try body branches to
+the try's dispatch block (`CodegenContext.unwind_to`) instead of leaving the function. The
+dispatch releases the temporaries the body held, tests the raised class against each
+handler's classes with `PyType_IsSubtype` (so `except ArithmeticError` catches
+ZeroDivisionError, and user classes work alike) and runs the first handler that matches.
+A `finally` body is lowered once per way out of the try (falling through, an exception,
+each return/break/continue that crosses it), as CPython's compiler does.
+"""
+from __future__ import annotations
+
+import builtins
+import ctypes
+import hashlib
+from functools import lru_cache
+
+from llvmlite import ir
+
+from ..runtime import nrt
+from ..typing.exceptions import Reraise
+from ..runtime.threads import callee, struct_field
+from . import datamodel as dm
+from .context import STATUS_ERROR
+from .ownership import decref
+
+DESCRIPTOR = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr])
+CLASS_CELL, MESSAGE, MAKE_ARGS, MEMINFO = range(4)
+MAKE_ARGS_TYPE = ir.FunctionType(dm.ptr, [dm.ptr])   # PyObject *make_args(descriptor*)
+SET_PYTHON_ERROR = "kiln.exc.set_python_error"
+
+
+# -- descriptors -------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _exported(symbol):
+    try:
+        ctypes.c_char.in_dll(ctypes.pythonapi, symbol)
+        return True
+    except ValueError:
+        return False
+
+
+def class_cell(state, exc_class):
+    """A global holding the address of `exc_class`: CPython's `PyExc_*` for a builtin that
+    has one (ExceptionGroup has none)."""
+    name = exc_class.__name__
+    if getattr(builtins, name, None) is not exc_class or not _exported(f"PyExc_{name}"):
+        return state.object_cell(exc_class)
+    cell = state.module.globals.get(f"PyExc_{name}")
+    if cell is None:
+        cell = ir.GlobalVariable(state.module, dm.ptr, name=f"PyExc_{name}")
+        cell.linkage = "external"
+    return cell
+
+
+def constant_descriptor(state, exc_class, message, make_args=None):
+    """The constant descriptor of `exc_class(message)` (`message` None: no arguments), or
+    of `exc_class(*make_args())`."""
+    key = (exc_class, message, make_args and make_args.name)
+    desc = state.exc_descriptors.get(key)
+    if desc is None:
+        null = ir.Constant(dm.ptr, None)
+        text = null if message is None else state.global_string(message)
+        desc = ir.GlobalVariable(state.module, DESCRIPTOR,
+                                 name=f".exc.{len(state.exc_descriptors)}")
+        desc.global_constant = True
+        desc.linkage = "private"
+        desc.initializer = ir.Constant(DESCRIPTOR, [class_cell(state, exc_class), text,
+                                                    make_args or null, null])
+        state.exc_descriptors[key] = desc
+    return desc
+
+
+def _field(builder, desc, index):
+    return struct_field(builder, desc, DESCRIPTOR, index)
+
+
+def raise_with_args(ctx, builder, exc_class, args):
+    """Raise `exc_class(*args)`; each argument is `(kiln type, LLVM value)` or `(None,
+    text)` for a constant string. The block ends here."""
+    if not args:
+        return ctx.raise_error(builder, exc_class, None)
+    if len(args) == 1 and args[0][0] is None:
+        return ctx.raise_error(builder, exc_class, args[0][1])
+    values = [(ty, value) for ty, value in args if ty is not None]
+    make_args = _args_maker(ctx, [ty if ty is not None else text for ty, text in args])
+    if not values:
+        return _raise(ctx, builder, constant_descriptor(ctx.state, exc_class, None, make_args))
+    layout = ir.LiteralStructType([DESCRIPTOR, ir.LiteralStructType(
+        [dm.value_type(ty) for ty, _ in values])])
+    size = builder.ptrtoint(builder.gep(ir.Constant(dm.ptr, None), [ir.Constant(dm.i32, 1)],
+                                        source_etype=layout), dm.i64)
+    meminfo = nrt.emit_allocate(builder, size)
+    ctx.guard(builder, builder.icmp_unsigned("==", meminfo, ir.Constant(dm.ptr, None)),
+              MemoryError, None)
+    desc = nrt.meminfo_data(builder, meminfo)
+    for index, value in ((CLASS_CELL, class_cell(ctx.state, exc_class)),
+                         (MESSAGE, ir.Constant(dm.ptr, None)), (MAKE_ARGS, make_args),
+                         (MEMINFO, meminfo)):
+        builder.store(value, _field(builder, desc, index))
+    payload = struct_field(builder, desc, layout, 1)
+    for i, (ty, value) in enumerate(values):
+        builder.store(value, struct_field(builder, payload, layout.elements[1], i))
+    _raise(ctx, builder, desc)
+
+
+def _raise(ctx, builder, desc):
+    builder.store(desc, builder.function.args[1])
+    ctx.propagate(builder, STATUS_ERROR)
+
+
+def _args_maker(ctx, kinds):
+    """`make_args` for arguments of `kinds` (a kiln type: a value read from the payload; a
+    str: that constant), one per module and list of kinds."""
+    from ..runtime.boxing import box
+    from ..runtime.pyapi import PyAPI
+    module = ctx.module
+    name = "kiln.exc.args." + hashlib.sha1(repr(kinds).encode()).hexdigest()[:16]
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ir.Function(module, MAKE_ARGS_TYPE, name=name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    api = PyAPI(ctx, b)
+    null = ir.Constant(dm.ptr, None)
+    values = [k for k in kinds if not isinstance(k, str)]
+    layout = ir.LiteralStructType([DESCRIPTOR, ir.LiteralStructType(
+        [dm.value_type(ty) for ty in values])])
+    payload = struct_field(b, fn.args[0], layout, 1)
+    result = api.call("PyTuple_New", dm.ptr, [ir.Constant(dm.i64, len(kinds))])
+    with b.if_then(b.icmp_unsigned("==", result, null), likely=False):
+        b.ret(null)
+
+    def fail(b):
+        api.decref(result)
+        b.ret(null)
+    position = 0
+    for i, kind in enumerate(kinds):
+        if isinstance(kind, str):
+            item = api.call("PyUnicode_FromString", dm.ptr,
+                            [ctx.state.global_string(kind)], argtypes=[dm.ptr])
+        else:
+            address = struct_field(b, payload, layout.elements[1], position)
+            item = box(api, kind, b.load(address, typ=dm.value_type(kind)), fail)
+            position += 1
+        with b.if_then(b.icmp_unsigned("==", item, null), likely=False):
+            fail(b)
+        api.call("PyTuple_SetItem", dm.i32, [result, ir.Constant(dm.i64, i), item])
+    b.ret(result)
+    return fn
+
+
+def emit_release(builder, desc):
+    """Drop the holder's reference to a descriptor (constant ones own nothing)."""
+    nrt.emit_decref(builder, builder.load(_field(builder, desc, MEMINFO), typ=dm.ptr))
+
+
+def emit_retain(builder, desc):
+    nrt.emit_incref(builder, builder.load(_field(builder, desc, MEMINFO), typ=dm.ptr))
+
+
+def emit_set_python_error(context, builder, desc):
+    """Set the Python error a descriptor stands for and release it (the GIL held)."""
+    module = context.module
+    fn = module.globals.get(SET_PYTHON_ERROR)
+    if fn is None:
+        from ..runtime.pyapi import PyAPI
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
+                         name=SET_PYTHON_ERROR)
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        api = PyAPI(context, b)
+        d = fn.args[0]
+        null = ir.Constant(dm.ptr, None)
+        cls = b.load(b.load(_field(b, d, CLASS_CELL), typ=dm.ptr), typ=dm.ptr)
+        make_args = b.load(_field(b, d, MAKE_ARGS), typ=dm.ptr)
+        message = b.load(_field(b, d, MESSAGE), typ=dm.ptr)
+        with b.if_else(b.icmp_unsigned("!=", make_args, null)) as (with_args, plain):
+            with with_args:
+                args = b.call(callee(b, make_args, MAKE_ARGS_TYPE), [d])
+                with b.if_then(b.icmp_unsigned("!=", args, null)):  # else its error is set
+                    api.call("PyErr_SetObject", ir.VoidType(), [cls, args])
+                    api.decref(args)
+            with plain:
+                with b.if_else(b.icmp_unsigned("!=", message, null)) as (text, bare):
+                    with text:
+                        api.call("PyErr_SetString", ir.VoidType(), [cls, message])
+                    with bare:
+                        api.call("PyErr_SetNone", ir.VoidType(), [cls])
+        emit_release(b, d)
+        b.ret_void()
+    builder.call(fn, [desc])
+
+
+def emit_matches(ctx, builder, desc, classes):
+    """Whether the raised exception is an instance of one of `classes` (an i1)."""
+    if any(cls is BaseException for cls in classes):
+        return ir.Constant(dm.i1, 1)
+    raised = builder.load(builder.load(_field(builder, desc, CLASS_CELL), typ=dm.ptr),
+                          typ=dm.ptr)
+    subtype = ctx.declare_external("PyType_IsSubtype", dm.i32, [dm.ptr, dm.ptr])
+    found = ir.Constant(dm.i1, 0)
+    for cls in classes:
+        handled = builder.load(class_cell(ctx.state, cls), typ=dm.ptr)
+        found = builder.or_(found, builder.icmp_signed(
+            "!=", builder.call(subtype, [raised, handled]), ir.Constant(dm.i32, 0)))
+    return found
+
+
+# -- raise and try in a function's lowering ---------------------------------------------------
+class _Frame:
+    """Code that a return/break/continue leaving a try (or an except block) runs first,
+    with the error target, enclosing frames and loops in force outside it."""
+
+    def __init__(self, lowerer, emit):
+        self.emit = emit
+        self.unwind_to = lowerer.ctx.unwind_to
+        self.depth = len(lowerer.cleanups)
+        self.loops = len(lowerer.loops)
+
+
+def unwind(lowerer, depth):
+    """Run the frames above `depth`, innermost first, before a jump out of them; stops
+    where one ends the block itself (a return in a `finally`)."""
+    ctx, cleanups, loops, target = lowerer.ctx, lowerer.cleanups, lowerer.loops, \
+        lowerer.ctx.unwind_to
+    for frame in reversed(cleanups[depth:]):
+        if lowerer.builder.block.is_terminated:
+            break
+        lowerer.cleanups, lowerer.loops = cleanups[:frame.depth], loops[:frame.loops]
+        ctx.unwind_to = frame.unwind_to
+        frame.emit()
+    lowerer.cleanups, lowerer.loops, ctx.unwind_to = cleanups, loops, target
+
+
+def _goto_error(ctx, builder, target):
+    """Hand the exception in flight to `target` (None: out of the function)."""
+    saved, ctx.unwind_to = ctx.unwind_to, target
+    ctx.propagate(builder, STATUS_ERROR)
+    ctx.unwind_to = saved
+
+
+def lower_raise(lowerer, node):
+    """`raise` as typing resolved it (typing/exceptions.py)."""
+    what = lowerer.typed.constants[node]
+    b = lowerer.builder
+    if isinstance(what, Reraise):
+        desc = b.load(lowerer.caught[what.handler], typ=dm.ptr)
+        emit_retain(b, desc)
+        return _raise(lowerer.ctx, b, desc)
+    args = []
+    for arg, text in zip(what.arg_nodes, what.texts):
+        if text is not None:
+            args.append((None, text))
+        else:
+            value = lowerer.expr(arg)
+            args.append((lowerer.type_of(arg), value))
+            lowerer.release(value)
+    raise_with_args(lowerer.ctx, b, what.exc_class, args)
+
+
+class TryLowering:
+    """One `try` statement; see the module docstring."""
+
+    def __init__(self, lowerer, node):
+        self.lw = lowerer
+        self.node = node
+        self.ctx = lowerer.ctx
+        self.outer = lowerer.ctx.unwind_to
+
+    def new_block(self, name):
+        return self.lw.new_block(name)
+
+    def lower(self):
+        lw, node, ctx = self.lw, self.node, self.ctx
+        end = self.new_block("try.end")
+        self.finally_block = self.new_block("try.finally") if node.finalbody else end
+        self.escape = self.new_block("try.finally.raised") if node.finalbody else None
+        self.after_body = self.escape or self.outer  # where the handlers' exceptions go
+        if node.finalbody:
+            lw.cleanups.append(_Frame(lw, self.inline_finally))
+        dispatch = self.new_block("try.except") if node.handlers else None
+        self.first_slot = len(lw.owning_slots)
+        ctx.unwind_to = dispatch or self.after_body
+        lw.block(node.body)
+        body_slots = len(lw.owning_slots)
+        ctx.unwind_to = self.after_body
+        if not lw.builder.block.is_terminated:
+            lw.block(node.orelse)
+        self.fall_to(self.finally_block)
+        if dispatch is not None:
+            lw.builder.position_at_end(dispatch)
+            self.release_temporaries(self.first_slot, body_slots)
+            self.dispatch()
+        if node.finalbody:
+            lw.cleanups.pop()
+            ctx.unwind_to = self.outer
+            lw.builder.position_at_end(self.finally_block)
+            lw.block(node.finalbody)
+            self.fall_to(end)
+            self.lower_escape()
+        ctx.unwind_to = self.outer
+        lw.builder.position_at_end(end)
+
+    def fall_to(self, block):
+        if not self.lw.builder.block.is_terminated:
+            self.lw.builder.branch(block)
+
+    def release_temporaries(self, first, last):
+        """Drop what the temporaries made since slot `first` still hold: an exception left
+        their expressions half done (each slot holds a reference or NULL)."""
+        b = self.lw.builder
+        for slot, ty in self.lw.owning_slots[first:last]:
+            lltype = dm.value_type(ty)
+            decref(b, ty, b.load(slot, typ=lltype))
+            b.store(ir.Constant(lltype, None), slot)
+
+    def dispatch(self):
+        lw, b = self.lw, self.lw.builder
+        desc = b.load(lw.fn.args[1], typ=dm.ptr)
+        for handler in self.node.handlers:
+            classes = lw.typed.constants[(handler, "classes")]
+            run, nxt = self.new_block("except.run"), self.new_block("except.next")
+            b.cbranch(emit_matches(self.ctx, b, desc, classes), run, nxt)
+            b.position_at_end(run)
+            self.handle(handler, desc)
+            b.position_at_end(nxt)
+        _goto_error(self.ctx, b, self.after_body)  # no handler matched: it goes on
+
+    def handle(self, handler, desc):
+        """Run an except block holding the caught descriptor, released on every way out."""
+        lw, ctx = self.lw, self.ctx
+        b = lw.builder
+        caught = ctx.alloca(b, dm.ptr, name="caught")
+        b.store(desc, caught)
+        lw.caught[handler] = caught
+        lw.cleanups.append(_Frame(lw, lambda: emit_release(lw.builder, b.load(caught,
+                                                                             typ=dm.ptr))))
+        raised = self.new_block("except.raised")
+        ctx.unwind_to = raised
+        lw.block(handler.body)
+        lw.cleanups.pop()
+        ctx.unwind_to = self.after_body
+        if not b.block.is_terminated:
+            emit_release(b, b.load(caught, typ=dm.ptr))
+            b.branch(self.finally_block)
+        b.position_at_end(raised)  # a new exception (or this one re-raised) leaves the block
+        emit_release(b, b.load(caught, typ=dm.ptr))
+        _goto_error(ctx, b, self.after_body)
+
+    def inline_finally(self):
+        """The `finally` body on the way out of a return/break/continue."""
+        self.lw.block(self.node.finalbody)
+
+    def lower_escape(self):
+        """The `finally` body on the way out of an exception, which then goes on unless the
+        body returns or breaks (which drops it, as in CPython)."""
+        lw, ctx = self.lw, self.ctx
+        b = lw.builder
+        b.position_at_end(self.escape)
+        self.release_temporaries(self.first_slot, len(lw.owning_slots))
+        pending = ctx.alloca(b, dm.ptr, name="pending")
+        b.store(b.load(lw.fn.args[1], typ=dm.ptr), pending)
+        raised = self.new_block("finally.raised")
+        lw.cleanups.append(_Frame(lw, lambda: emit_release(lw.builder, b.load(pending,
+                                                                              typ=dm.ptr))))
+        ctx.unwind_to = raised
+        lw.block(self.node.finalbody)
+        lw.cleanups.pop()
+        ctx.unwind_to = self.outer
+        if not b.block.is_terminated:
+            b.store(b.load(pending, typ=dm.ptr), lw.fn.args[1])
+            _goto_error(ctx, b, self.outer)
+        b.position_at_end(raised)
+        emit_release(b, b.load(pending, typ=dm.ptr))
+        _goto_error(ctx, b, self.outer)

@@ -1,0 +1,159 @@
+"""NumPy's pairwise summation, the order in which `np.sum` adds the items of a contiguous
+float array, and that sum split across threads in `parallel=True` functions without
+changing a bit: the split follows the pairwise recursion itself.
+
+NumPy sums n > 128 items as the sum of the first `half(n)` and the rest, recursively;
+blocks of at most 128 are added eight ways. Cutting the recursion tree at a fixed depth
+gives LEAVES subtrees whose sums, computed on any threads and joined in the tree's order,
+are NumPy's sum exactly, whatever the thread count.
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from .arrays import item_in_range
+from .registry import intrinsic, register_jitable
+
+BLOCK = 128                    # NumPy's pairwise summation block
+DEPTH = 6                      # levels of the recursion cut for threads: 64 leaves
+LEAVES = 1 << DEPTH
+SPLIT_ITEMS = 1 << 16          # sums shorter than this stay on one thread
+
+
+@register_jitable
+def _block_sum(x, start, n, zero):
+    if n < 8:
+        total = zero
+        for i in range(start, start + n):
+            total += item_in_range(x, i)
+        return total
+    r0, r1 = item_in_range(x, start), item_in_range(x, start + 1)
+    r2, r3 = item_in_range(x, start + 2), item_in_range(x, start + 3)
+    r4, r5 = item_in_range(x, start + 4), item_in_range(x, start + 5)
+    r6, r7 = item_in_range(x, start + 6), item_in_range(x, start + 7)
+    i = start + 8
+    stop = start + n - n % 8
+    while i < stop:
+        r0 += item_in_range(x, i)
+        r1 += item_in_range(x, i + 1)
+        r2 += item_in_range(x, i + 2)
+        r3 += item_in_range(x, i + 3)
+        r4 += item_in_range(x, i + 4)
+        r5 += item_in_range(x, i + 5)
+        r6 += item_in_range(x, i + 6)
+        r7 += item_in_range(x, i + 7)
+        i += 8
+    # from zero, as NumPy's reduction starts from the identity: the sum of -0.0s is 0.0
+    total = zero + (((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)))
+    while i < start + n:
+        total += item_in_range(x, i)
+        i += 1
+    return total
+
+
+@register_jitable
+def _half(n):
+    half = n // 2
+    return half - half % 8
+
+
+@register_jitable
+def pairwise_sum(x, first, n, zero):
+    """NumPy's pairwise summation of x[first:first + n] (a 1-d array; no view is made, so
+    summing many short rows costs no more than their elements): blocks of 128 summed eight
+    ways, joined as a binary tree (its recursion walked with an explicit stack, left before
+    right)."""
+    if n <= BLOCK:
+        return _block_sum(x, first, n, zero)
+    starts = np.empty(64, np.int64)
+    sizes = np.empty(64, np.int64)
+    stages = np.empty(64, np.int64)   # 1: summing the left half; 2: the right half
+    lefts = np.full(64, zero)
+    top = 0
+    starts[0], sizes[0] = first, n
+    while True:
+        start, size = starts[top], sizes[top]
+        if size > BLOCK:
+            stages[top] = 1
+            starts[top + 1], sizes[top + 1] = start, _half(size)
+            top += 1
+            continue
+        result = _block_sum(x, start, size, zero)
+        top -= 1
+        while top >= 0 and stages[top] == 2:
+            result = lefts[top] + result
+            top -= 1
+        if top < 0:
+            return result
+        lefts[top] = result
+        stages[top] = 2
+        half = _half(sizes[top])
+        starts[top + 1], sizes[top + 1] = starts[top] + half, sizes[top] - half
+        top += 1
+
+
+@register_jitable
+def _leaf_sum(x, leaf, zero):
+    """The sum of the subtree `leaf` (its path from the root, most significant bit first)
+    of the recursion for all of x."""
+    start, size = 0, x.shape[0]
+    for level in range(DEPTH - 1, -1, -1):
+        half = _half(size)
+        if (leaf >> level) & 1:
+            start += half
+            size -= half
+        else:
+            size = half
+    return pairwise_sum(x, start, size, zero)
+
+
+@intrinsic
+def pairwise_total(typingctx, x, zero):
+    """NumPy's sum of the 1-d float array x (contiguous), from `zero`; across the threads
+    in a parallel=True function when x is long."""
+    if not (isinstance(x, t.Array) and x.ndim == 1 and x.dtype == zero):
+        return None
+    sig = zero(x, zero)
+
+    def codegen(context, builder, sig, args):
+        def serial():
+            return context.call_python(builder, _whole_sum, sig, args)
+        if not (context.options.parallel and isinstance(zero, t.Float)):
+            return serial()
+        from ..parallel.launch import split_loop
+        from ..runtime.threads import struct_field
+        from .fusion import counted_loop
+        item = dm.value_type(zero)
+        slots = ir.ArrayType(item, LEAVES)
+        partials = context.alloca(builder, slots)
+        total = context.alloca(builder, item)
+        n = builder.extract_value(args[0], [dm.ARRAY_SHAPE, 0])
+        with builder.if_else(builder.icmp_signed(">=", n, ir.Constant(dm.i64, SPLIT_ITEMS))) \
+                as (split, short):
+            with split:
+                def emit(ctx, b, lo, hi, passed):
+                    array, start, out = passed
+                    leaf_sig = zero(x, t.int64, zero)
+                    counted_loop(b, hi, lambda k: b.store(
+                        ctx.call_python(b, _leaf_sum, leaf_sig, [array, k, start]),
+                        struct_field(b, out, slots, k)), start=lo)
+                split_loop(context, builder, ir.Constant(dm.i64, LEAVES),
+                           [args[0], args[1], partials], emit)
+                level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
+                         for k in range(LEAVES)]
+                while len(level) > 1:  # left + right, as the recursion returns them
+                    level = [builder.fadd(level[k], level[k + 1])
+                             for k in range(0, len(level), 2)]
+                builder.store(level[0], total)
+            with short:
+                builder.store(serial(), total)
+        return builder.load(total, typ=item)
+    return sig, codegen
+
+
+@register_jitable
+def _whole_sum(x, zero):
+    return pairwise_sum(x, 0, x.shape[0], zero)

@@ -1,0 +1,67 @@
+"""Float sums and means in parallel=True functions are split across the threads along
+NumPy's own pairwise recursion, so they equal NumPy's results bit for bit."""
+import numpy as np
+import pytest
+
+import kiln
+from kiln import njit
+from kiln.library.pairwise import SPLIT_ITEMS
+
+
+@njit(parallel=True)
+def total(a):
+    return a.sum()
+
+
+@njit(parallel=True)
+def average(a):
+    return np.mean(a)
+
+
+@njit(parallel=True)
+def total_of_view(a):
+    return np.sum(a[::3])
+
+
+LENGTHS = [0, 1, 7, 129, SPLIT_ITEMS - 1, SPLIT_ITEMS, SPLIT_ITEMS + 1, 100_003, 1 << 20,
+           3_000_001]
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_equal_to_numpy_bit_for_bit(n, dtype):
+    a = (np.random.default_rng(n).standard_normal(n) * 1e3).astype(dtype)
+    assert total(a) == np.sum(a)
+    assert np.array_equal(np.asarray(average(a)), np.asarray(np.mean(a)), equal_nan=True)
+    assert total_of_view(a) == np.sum(a[::3])
+
+
+def test_split_only_in_parallel_functions():
+    serial = njit(lambda a: a.sum())
+    a = np.ones(10)
+    assert total(a) == serial(a) == 10.0
+    assert any(".split." in text for text in total.inspect_llvm().values())
+    assert not any(".split." in text for text in serial.inspect_llvm().values())
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_same_for_every_thread_count(threads):
+    a = np.random.default_rng(5).standard_normal(500_000)
+    before = kiln.get_num_threads()
+    kiln.set_num_threads(min(threads, before))
+    try:
+        assert total(a) == np.sum(a)
+    finally:
+        kiln.set_num_threads(before)
+
+
+def test_special_values_and_shapes():
+    a = np.random.default_rng(1).standard_normal((700, 300))
+    a[17, 3] = np.inf
+    assert total(a) == np.sum(a) == np.inf
+    a[400, 2] = -np.inf
+    assert np.isnan(total(a)) and np.isnan(np.sum(a))
+    b = np.random.default_rng(2).standard_normal((300, 700))
+    assert total(b.T) == np.sum(b.T) and total(b[:, 1:]) == np.sum(b[:, 1:])
+    c = np.arange(SPLIT_ITEMS * 2, dtype=np.complex128) * (1 + 2j)
+    assert total(c) == np.sum(c)   # complex sums stay on one thread, still NumPy's
