@@ -719,3 +719,25 @@ def test_typed_list_pickles_and_copies_by_value():
     nested = njit(nested_comprehension)(3)
     assert plain(pickle.loads(pickle.dumps(nested))) == nested_comprehension(3)
     assert pickle.loads(pickle.dumps(List())) == []
+
+
+def caught_while_holding_lists(n):
+    arrays = [np.zeros(2) + k for k in range(n)]
+    try:
+        found = arrays[n]
+        total = found.sum()
+    except IndexError:
+        arrays.append(np.ones(2))
+        total = -1.0
+    rows = [[k] * 2 for k in range(n)]
+    try:
+        rows.pop(n)
+    except IndexError:
+        total -= len(rows)
+    return total, len(arrays)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_caught_exceptions_release_lists(n):
+    expected, got = caught_while_holding_lists(n), jit(caught_while_holding_lists)(n)
+    assert same(expected, got)
