@@ -31,11 +31,11 @@ _LAZY = {"cfunc": "kiln.ccallback", "carray": "kiln.library.foreign",
 
 
 def __getattr__(name):
-    # kiln.cuda, the ufunc builder and the thread layer load only when first used, so
-    # `import kiln` stays cheap.
+    # kiln.cuda, kiln.typed, the ufunc builder and the thread layer load only when first
+    # used, so `import kiln` stays cheap.
     import importlib
-    if name == "cuda":
-        return importlib.import_module("kiln.cuda")
+    if name in ("cuda", "typed"):
+        return importlib.import_module(f"kiln.{name}")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")

@@ -73,6 +73,9 @@ class Generator:
         self.seed = seed
         # array programs take longer to compile (a loop per operation): 40% of programs
         self.arrays = arrays and self.chance(0.4)
+        # a quarter of programs also build lists of floats (decided by a stream of its own,
+        # so the programs without lists are the ones these seeds always gave)
+        self.lists = random.Random(seed * 7919 + 17).random() < 0.25
         # a third of array programs are parallel=True with prange loops; decided by an rng
         # of its own so that the other programs stay those of earlier versions
         self.prange_rng = random.Random(f"prange {seed}")
@@ -132,6 +135,8 @@ class Generator:
         if depth <= 0 or self.chance(0.3):
             return self.int_leaf(scope)
         d = depth - 1
+        if self.lists and self.chance(0.08) and self.list_names(scope):
+            return self.int_from_list(scope, d)
         k = self.rng.randrange(16)
         if k == 0:
             (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
@@ -234,6 +239,8 @@ class Generator:
         if depth <= 0 or self.chance(0.25):
             return self.float_leaf(scope)
         d = depth - 1
+        if self.lists and self.chance(0.08) and self.list_names(scope):
+            return self.float_from_list(scope, d)
         k = self.rng.randrange(16)
         if k <= 2:
             op = self.pick(["+", "-", "*", "/", "//", "%"])
@@ -301,6 +308,10 @@ class Generator:
     # -- booleans ---------------------------------------------------------------------------
     def bool_expr(self, scope, depth):
         d = max(depth - 1, 0)
+        if self.lists and self.chance(0.08) and self.list_names(scope):
+            l = self.pick(self.list_names(scope))
+            return self.pick([f"({self.not_nan(scope, d)} in {l})",
+                              f"({self.not_nan(scope, d)} not in {l})", f"bool({l})"])
         k = self.rng.randrange(9)
         if k <= 2:
             kinds = self.pick(["ii", "ff", "if", "fi"])
@@ -439,10 +450,89 @@ class Generator:
             return self.bool_expr(scope, depth)
         if kind == "tuple":
             return f"({self.assign_int(scope, depth - 1)}, {self.float_expr(scope, depth - 1)})"
+        if kind == "flist":
+            return self.list_value(scope, min(depth, 2))
         return self.vector(kind, scope, min(depth, 1))
+
+    # -- lists of floats ---------------------------------------------------------------------
+    def list_names(self, scope):
+        return [v.name for v in scope if v.kind == "flist"]
+
+    def not_nan(self, scope, depth):
+        """A float that is not NaN: CPython finds the very same NaN object in a list by
+        identity (`nan in [nan]`), compiled code by value only (documented)."""
+        e = self.float_expr(scope, depth)
+        return f"({e} if {e} == {e} else 0.5)"
+
+    def list_value(self, scope, depth):
+        """A new list of floats (never an empty display, whose item type nothing fixes)."""
+        lists = self.list_names(scope)
+        k = self.rng.randrange(7 if lists else 3)
+        if k == 0:
+            items = [self.float_expr(scope, depth) for _ in range(self.rng.randrange(1, 4))]
+            return f"[{', '.join(items)}]"
+        # a comprehension reads only the arguments and its own variable (a local of the
+        # caller that may be unassigned is NameError in 3.11's comprehensions and
+        # UnboundLocalError in 3.12's)
+        arguments = [v for v in scope if v.name in ("a", "b", "x", "y", "arr", "iarr")]
+        if k == 1:
+            e = self.fresh("e")
+            inner = arguments + [Var(e, "float", wrap=True)]
+            cond = self.pick(["", f" if {e} == {e}", f" if {e} > {self.float_leaf(inner)}"])
+            return f"[{self.float_expr(inner, 1)} for {e} in arr{cond}]"
+        if k == 2:
+            w = self.fresh("e")
+            inner = arguments + [Var(w, "int", 8)]
+            return f"[{self.float_expr(inner, 1)} for {w} in range({self.rng.randrange(0, 6)})]"
+        l = self.pick(lists)
+        if k == 3:
+            bounds = [self.small(self.int_expr(scope, 1))[0] + " % 9 - 4" for _ in range(2)]
+            return self.pick([f"{l}[{bounds[0]}:{bounds[1]}]", f"{l}[::-1]", f"{l}[:]",
+                              f"{l}[{bounds[0]}::2]"])
+        if k == 4:
+            return f"{l} + {self.pick(lists)}"
+        if k == 5:
+            return f"{l} * ({self.small(self.int_expr(scope, 1))[0]} % 3)"
+        return f"{l}.copy()"
+
+    def float_from_list(self, scope, depth):
+        l = self.pick(self.list_names(scope))
+        k = self.rng.randrange(3)
+        if k == 0:
+            return f"{l}[{self.int_expr(scope, depth)[0]}]"
+        return f"{self.pick(['min', 'max'])}({l})"
+
+    def int_from_list(self, scope, depth):
+        l = self.pick(self.list_names(scope))
+        k = self.rng.randrange(3)
+        if k == 0:
+            return f"len({l})", SMALL
+        if k == 1:
+            return f"{l}.count({self.not_nan(scope, depth)})", SMALL
+        return f"{l}.index({self.not_nan(scope, depth)})", SMALL
+
+    def list_statement(self, scope, indent):
+        lists = [n for n in self.list_names(scope) if not n.startswith("e")]
+        if not lists or self.chance(0.3):
+            name = self.fresh("fl")
+            self.emit(indent, f"{name} = {self.list_value(scope, 2)}")
+            scope.append(Var(name, "flist"))
+            return
+        l = self.pick(lists)
+        k = self.rng.randrange(10)
+        value = self.float_expr(scope, 2)
+        index = self.int_expr(scope, 1)[0]
+        self.emit(indent, [
+            f"{l}.append({value})", f"{l}.insert({index}, {value})", f"{l}.pop({index})",
+            f"{l}.extend({self.list_value(scope, 1)})", f"{l}.reverse()",
+            f"{l}[{index}] = {value}", f"{l}[{index}] += {value}", f"{l}.clear()",
+            f"{l}.remove({self.not_nan(scope, 1)})", f"{l} += {self.list_value(scope, 1)}"][k])
 
     def statement(self, scope, indent, depth, loop, returns):
         """Emit one statement (maybe compound); `scope` gains the names it defines."""
+        if self.lists and self.chance(0.25):
+            self.list_statement(scope, indent)
+            return
         kinds = ["int", "float", "float", "bool", "tuple"] + (["fvec", "ivec"] if self.arrays else [])
         assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]
         assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr")

@@ -234,3 +234,21 @@ def bad_index(t): return t[5]
 def test_constant_index_out_of_range_is_typing_error():
     with pytest.raises((TypingError, IndexError)):
         njit(bad_index)((1, 2))
+
+
+def tuple_lt(a, b): return a < b
+def tuple_le(a, b): return a <= b
+def tuple_gt(a, b): return a > b
+def tuple_ge(a, b): return a >= b
+
+
+def test_ordering_is_lexicographic_as_in_python():
+    # two distinct NaN objects: CPython's identity shortcut does not apply
+    pairs = [((1, 2), (1, 3)), ((1, 2), (1, 2)), ((2, 0), (1, 9)), ((1, 2.5), (1, 2)),
+             ((1,), (1, 0)), ((), ()), ((), (0,)), ((0.0, 1), (-0.0, 0)),
+             ((float("nan"), 1), (float("nan"), 2)), ((1, float("nan")), (1, 2.0)),
+             ((True, 2), (1, 1)), (((1, 2), 3), ((1, 3), 0)), ((-1, 5.5, 2), (-1, 5.5, 2))]
+    for a, b in pairs:
+        for op in (tuple_lt, tuple_le, tuple_gt, tuple_ge):
+            chk(op, a, b)
+            chk(op, b, a)

@@ -143,10 +143,12 @@ CASES = [
             raise ValueError("bad value " + str(x))  # bad
      """, (1,), KilnError, []),
     # -- expressions kiln does not compile ------------------------------------------------
-    ("list_comprehension", """
+    ("list_comprehension_of_mixed_items", """
         def f(x):
-            return [v for v in x]  # bad
-     """, (f64(),), UnsupportedError, ["comprehension"]),
+            l = [v for v in x]
+            l.append((1, 2))  # bad
+            return l
+     """, (f64(),), TypingError, ["append", "list of float64"]),
     ("dict_comprehension", """
         def f(x):
             return {v: v for v in x}  # bad
@@ -159,10 +161,10 @@ CASES = [
         def f(x):
             return sum(v for v in x)  # bad
      """, (f64(),), UnsupportedError, ["generator"]),
-    ("list_display", """
+    ("list_display_of_mixed_items", """
         def f(x):
-            return [x, x]  # bad
-     """, (1,), UnsupportedError, ["list"]),
+            return [x, (x, x)]  # bad
+     """, (1,), TypingError, ["list", "common type"]),
     ("dict_display", """
         def f(x):
             return {1: x}  # bad
@@ -212,7 +214,7 @@ CASES = [
     ("walrus_in_comprehension", """
         def f(x):
             return [y := v for v in x]  # bad
-     """, (f64(),), UnsupportedError, ["comprehension"]),
+     """, (f64(),), UnsupportedError, [":="]),
     ("in_operator_on_array", """
         def f(x):
             return 1.0 in x  # bad

@@ -58,14 +58,21 @@ class FunctionLowerer:
             self.status_slot = self.ctx.alloca(self.builder, dm.i32, name="status")
             self.ctx.function_exit = self.leave
             self.ctx.hold_slot = self.slot_for
-        self.slots = {name: self.slot_for(ty, name) for name, ty in typed.locals.items()}
+        # An argument the body never reassigns stays borrowed from the caller (who keeps it
+        # alive for the call): no count is touched to pass it, as a read of a local.
+        reassigned = _assigned_in_body(typed.ir.node)
+        borrowed = set(typed.ir.arg_names) - reassigned
+        self.slots = {name: self.ctx.alloca(self.builder, dm.value_type(ty), name=name)
+                      if name in borrowed else self.slot_for(ty, name)
+                      for name, ty in typed.locals.items()}
         self.assigned_flags = self.flags_for_unbound_reads()
         if typed.recursive and self.ctx.state.target == "cpu" and stack.supported():
             stack.emit_check(self.ctx, self.builder, typed.ir.qualname)
         for name, ty, arg in zip(typed.ir.arg_names, typed.argtypes, self.fn.args[2:]):
             arg.name = name
             value = self.ctx.cast(self.builder, arg, ty, typed.locals[name])
-            incref(self.builder, typed.locals[name], value)  # borrowed: the local owns one
+            if name not in borrowed:
+                incref(self.builder, typed.locals[name], value)  # the local owns one
             self.builder.store(value, self.slots[name])
         self.block(typed.ir.node.body)
         if not self.builder.block.is_terminated:
@@ -683,6 +690,16 @@ class FunctionLowerer:
         ty = self.type_of(node)
         return self.owned(self.ctx.make_tuple(self.builder, ty, items), ty)
 
+    def expr_List(self, node):
+        from ..library.lists import build_list
+        items = [self.expr(e) for e in node.elts]
+        ty = self.type_of(node)
+        value = self.owned(build_list(self.ctx, self.builder, ty, items,
+                                      [self.type_of(e) for e in node.elts]), ty)
+        for item in items:
+            self.release(item)
+        return value
+
     def expr_Slice(self, node):
         """A slice is `{start, stop, step}`; absent bounds are marked for the indexer to fill."""
         from ..library.slicing import build_slice
@@ -695,3 +712,16 @@ class FunctionLowerer:
                                            t.int64))
         return build_slice(self.builder, *parts)
 
+
+def _assigned_in_body(fn) -> set:
+    """The names that statements of `fn` (nested functions included) assign."""
+    names = set()
+    for stmt in fn.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                names.add(node.name)
+            elif isinstance(node, ast.FunctionDef):
+                names.add(node.name)
+    return names

@@ -174,6 +174,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     """Parse `pyfunc` and resolve its free names (frozen at compile time, as in Numba)."""
     node, filename = _parse(pyfunc)
     node.decorator_list = []
+    _Comprehensions().visit(node)
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args), {})
     _check_signature(node, ir.loc(node))
     for stmt in ast.walk(node):
@@ -185,6 +186,60 @@ def build_function_ir(pyfunc) -> FunctionIR:
     ir.defaults = dict(zip(ir.arg_names[len(ir.arg_names) - len(defaults):], defaults))
     ir.free_values = _free_values(pyfunc, node, ir.local_names)
     return ir
+
+
+class _Comprehensions(ast.NodeTransformer):
+    """The one lowering pass: a list comprehension becomes a call of a nested function
+    (defined first in the function that holds it) that builds the list with `append`:
+
+        def <listcomp>():          # reads the outer locals as any nested function does
+            result = []
+            for x in xs:
+                if x > 0:
+                    result.append(x * x)
+            return result
+
+    Its loop variables stay its own, as in Python 3. Comprehensions in lambdas stay as they
+    are (a lambda has no body to hold the def) and are refused by typing."""
+
+    def __init__(self):
+        self.hoisted = None
+
+    def visit_FunctionDef(self, node):
+        outer, self.hoisted = self.hoisted, []
+        self.generic_visit(node)
+        node.body[:0] = self.hoisted
+        self.hoisted = outer
+        return node
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_ListComp(self, node):
+        if self.hoisted is None:
+            return node
+        name = f"<listcomp:{node.lineno}:{node.col_offset}:{len(self.hoisted)}>"
+        result = "<result>"
+        body = ast.Expr(ast.Call(ast.Attribute(ast.Name(result, ast.Load()), "append",
+                                               ast.Load()), [node.elt], []))
+        for gen in reversed(node.generators):
+            if gen.is_async:
+                return node
+            for test in reversed(gen.ifs):
+                body = ast.If(test, [body], [])
+            body = ast.For(gen.target, gen.iter, [body], [])
+        fn = ast.FunctionDef(
+            name=name, args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                          kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                          defaults=[]),
+            body=[ast.Assign([ast.Name(result, ast.Store())], ast.List([], ast.Load())), body,
+                  ast.Return(ast.Name(result, ast.Load()))],
+            decorator_list=[], returns=None, type_comment=None, type_params=[])
+        for n in ast.walk(fn):  # errors point at the comprehension
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                ast.copy_location(n, node)
+        self.hoisted.append(self.visit_FunctionDef(fn))
+        return ast.copy_location(ast.Call(ast.Name(name, ast.Load()), [], []), node)
 
 
 _MISSING = object()

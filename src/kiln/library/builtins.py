@@ -81,7 +81,7 @@ def _min_max(fold2, name):
     def ov(*args):
         if len(args) == 1:
             (seq,) = args
-            if isinstance(seq, (t.Array, t.UniTuple)):
+            if isinstance(seq, (t.Array, t.UniTuple, t.ListType)):
                 def impl_iter(seq):
                     if len(seq) == 0:
                         raise ValueError(message)
@@ -109,7 +109,7 @@ overload(max)(_min_max(_max2, "max"))
 def _sum(seq, start=0):
     if isinstance(seq, t.BaseTuple) and len(seq) == 0:
         return lambda seq, start=0: start
-    if isinstance(seq, (t.Array, t.UniTuple)):
+    if isinstance(seq, (t.Array, t.UniTuple, t.ListType)):
         def impl(seq, start=0):
             total = start
             for v in seq:

@@ -1,6 +1,6 @@
 """`for` loops. An iteration keeps its own state in stack slots (which LLVM promotes to
-registers): `more` tests, `item` reads the current item, `advance` steps. Ranges, arrays
-and uniform tuples iterate by an index; `enumerate` and `zip` compose other iterations."""
+registers): `more` tests, `item` reads the current item, `advance` steps. Ranges, arrays,
+uniform tuples and lists iterate by an index; `enumerate` and `zip` compose other iterations."""
 from __future__ import annotations
 
 import operator
@@ -116,6 +116,9 @@ def iteration_for(context, builder, value, ty):
         count = ir.Constant(dm.i64, ty.count)
         return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                               lambda b, index: b.icmp_signed("<", index, count), item, ty.dtype)
+    if isinstance(ty, t.ListType):
+        from .lists import list_iteration
+        return list_iteration(context, b, value, ty)
     if isinstance(ty, EnumerateType):
         counter = IndexIteration(context, b, b.extract_value(value, 1), ONE,
                                  lambda b, index: ir.Constant(dm.i1, 1),
@@ -183,6 +186,8 @@ def item_type_of(ty):
         return ty.copy(ndim=ty.ndim - 1, layout="C" if ty.layout == "C" else "A")
     if isinstance(ty, t.UniTuple):
         return ty.dtype
+    if isinstance(ty, t.ListType):
+        return ty.item_type
     if isinstance(ty, EnumerateType):
         return t.Tuple((t.int64, item_type_of(ty.inner)))
     if isinstance(ty, ZipType):

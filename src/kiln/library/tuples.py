@@ -1,5 +1,5 @@
 """Tuples in compiled code: indexing (a constant index for mixed tuples, any integer for
-uniform ones), comparison, membership and concatenation."""
+uniform ones), equality and ordering, membership and concatenation."""
 from __future__ import annotations
 
 import operator
@@ -87,6 +87,35 @@ def _ne(tctx, a, b):
     sig, eq_codegen = found
     return sig, lambda context, builder, sig, args: builder.not_(eq_codegen(context, builder,
                                                                             sig, args))
+
+
+def _ordering(op):
+    """`<`, `<=`, `>`, `>=` of tuples, as Python: the first items that are not equal decide
+    (NaN is not equal to itself, so it decides, and compares false); when one tuple is a
+    prefix of the other, their lengths do."""
+    def typer(tctx, a, b):
+        if not (isinstance(a, t.BaseTuple) and isinstance(b, t.BaseTuple)):
+            return None
+        pairs = list(zip(a.types, b.types))
+        equal = [tctx.resolve(operator.eq, pair) for pair in pairs]
+        ordered = [tctx.resolve(op, pair) for pair in pairs]
+        if any(r is None for r in equal + ordered):
+            return None
+        by_length = op(len(a), len(b))
+
+        def codegen(context, builder, sig, args):
+            result = ir.Constant(dm.i1, int(by_length))
+            items = zip(_call_items(context, builder, equal, args[0], args[1], a, b),
+                        _call_items(context, builder, ordered, args[0], args[1], a, b))
+            for same, decided in reversed(list(items)):
+                result = builder.select(same, result, decided)
+            return result
+        return t.boolean(a, b), codegen
+    return typer
+
+
+for _op in (operator.lt, operator.le, operator.gt, operator.ge):
+    template(_op)(_ordering(_op))
 
 
 @template(operator.contains)

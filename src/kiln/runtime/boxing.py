@@ -141,6 +141,8 @@ class _Unboxer:
             return value
         if isinstance(ty, t.Array):
             return self.unbox_array(ty, obj)
+        if isinstance(ty, t.ListType):
+            return self.unbox_list(ty, obj)
         if isinstance(ty, t.FunctionType):
             return self.unbox_function(ty, obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
@@ -239,6 +241,17 @@ class _Unboxer:
         from ..library.arrays import make_array
         return make_array(api.context, b, ty, data, shape, steps, parent=obj)
 
+    def unbox_list(self, ty, obj):
+        """A kiln.typed.List's list itself (borrowed, not copied), if it has this type."""
+        from ..library.lists import has_tag
+        from ..typed.typedlist import MEMINFO_OFFSET, List
+        b, api = self.b, self.api
+        self.require(api.is_type(obj, api.constant_object(List)))
+        meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, MEMINFO_OFFSET, dm.ptr)])
+        self.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
+        self.require(has_tag(b, meminfo, ty))
+        return meminfo
+
     def layout_ok(self, ty, flags):
         b = self.b
 
@@ -293,6 +306,8 @@ def box(api, ty, value, fail=_return_null):
         return _box_tuple(api, ty, value, fail)
     if isinstance(ty, t.Array):
         return _box_array(api, ty, value, fail)
+    if isinstance(ty, t.ListType):
+        return _box_list(api, ty, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 
@@ -319,6 +334,9 @@ def _box_array(api, ty, value, fail):
             b.store(_box_owned_array(api, ty, value, fail), result)
         with view:
             b.store(_box_view(api, ty, value, fail), result)
+            # the view keeps its NumPy array alive; a meminfo that held it (a list's item,
+            # library/lists.py) is released
+            nrt.emit_decref(b, b.extract_value(value, dm.ARRAY_MEMINFO))
     return b.load(result, typ=dm.ptr)
 
 
@@ -353,6 +371,30 @@ def _box_owned_array(api, ty, value, fail):
     capsule = api.call("PyCapsule_New", dm.ptr, [meminfo, ir.Constant(dm.ptr, None), destructor])
     api.call(nrt.ARRAY_SET_BASE, i32, [array, capsule])
     return array
+
+
+def _box_list(api, ty, value, fail):
+    """A kiln.typed.List that takes over the reference; the list is tagged with its type,
+    so passing it back in is checked without Python."""
+    from ..library.lists import set_tag
+    from ..typed.typedlist import encode_type, from_native
+    if ty.is_undefined:
+        raise TypingError("kiln cannot return a list whose item type is not known (nothing "
+                          "is ever added to it); make it with List.empty_list(item_type)")
+    b = api.builder
+    set_tag(b, value, ty)
+    address = api.call("PyLong_FromVoidPtr", dm.ptr, [value])
+    code = api.call("PyUnicode_FromString", dm.ptr,
+                    [api.context.state.global_string(encode_type(ty))], argtypes=[dm.ptr])
+    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                      [api.constant_object(from_native), address, code,
+                       ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    api.decref(address)
+    api.decref(code)
+    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
+        nrt.emit_decref(b, value)
+        fail(b)
+    return result
 
 
 def _box_view(api, ty, value, fail):

@@ -1,7 +1,9 @@
 """NRT: reference-counted memory for arrays (and later containers) made in compiled code.
 
-A *meminfo* is the header of one allocation, `{i64 refcount, i64 size, ptr data}`,
-with the data 64-byte aligned (the widest vector unit) in the same block. Counts change
+A *meminfo* is the header of one allocation, `{i64 refcount, i64 size, ptr data, ptr
+destructor}`, with the data 64-byte aligned (the widest vector unit) in the same block.
+The destructor (NULL for arrays) is what a container sets so that freeing it first releases
+what it holds: a list's items and its item buffer (a dict can reuse the same hook). Counts change
 with atomic instructions, so parallel code can share arrays. The runtime's own functions
 (allocate, free, the NumPy base-object destructor) are compiled once per process from the
 IR below; generated code increments and decrements counts inline (`incref`/`decref`) and
@@ -20,16 +22,21 @@ from llvmlite import ir
 
 from ..codegen import datamodel as dm
 
-HEADER_BYTES = 32
+# The meminfo's four words and one spare: a write just before the data (index -1 of an
+# empty array, undefined but done by code such as Dask's probing of a kernel with empty
+# blocks) lands in the spare word, never in the destructor.
+HEADER_BYTES = 40
 ALIGNMENT = 64
-MEMINFO_REFCOUNT, MEMINFO_SIZE, MEMINFO_DATA = range(3)
-MEMINFO = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr])
+MEMINFO_REFCOUNT, MEMINFO_SIZE, MEMINFO_DATA, MEMINFO_DESTRUCTOR = range(4)
+MEMINFO = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr, dm.ptr])
 MAX_ALLOCATION = 1 << 62  # beyond this no malloc can succeed; refuse before size arithmetic
 STATS = ir.ArrayType(dm.i64, 3)  # allocations, frees, bytes live
 PAGE, HUGE_PAGES_FROM, MADV_HUGEPAGE = 4096, 4 << 20, 14  # Linux's madvise advice
 
-FREE, CAPSULE_DESTRUCTOR, ALLOCATE = "kiln_nrt_free", "kiln_nrt_capsule_destructor", \
-    "kiln_nrt_allocate"
+FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF, RELEASE_PYTHON = "kiln_nrt_free", \
+    "kiln_nrt_capsule_destructor", "kiln_nrt_allocate", "kiln_nrt_decref", \
+    "kiln_nrt_release_python_object"
+DESTRUCTOR = ir.FunctionType(ir.VoidType(), [dm.ptr])  # void destructor(ptr meminfo)
 # NumPy's C API, reached through its function table (the indices are NumPy's stable ABI).
 ARRAY_NEW, ARRAY_SET_BASE = "kiln_PyArray_New", "kiln_PyArray_SetBaseObject"
 _NUMPY_API_INDEX = {ARRAY_NEW: 93, ARRAY_SET_BASE: 282}
@@ -78,6 +85,7 @@ def _runtime_ir() -> str:
     b.store(one, _field(b, block, MEMINFO_REFCOUNT))
     b.store(size, _field(b, block, MEMINFO_SIZE))
     b.store(data, _field(b, block, MEMINFO_DATA))
+    b.store(ir.Constant(dm.ptr, None), _field(b, block, MEMINFO_DESTRUCTOR))
     _count(b, stats, 0, one)
     _count(b, stats, 2, size)
     b.ret(block)
@@ -85,9 +93,26 @@ def _runtime_ir() -> str:
     release = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=FREE)
     b = ir.IRBuilder(release.append_basic_block("entry"))
     meminfo = release.args[0]
+    destroy = b.load(_field(b, meminfo, MEMINFO_DESTRUCTOR), typ=DESTRUCTOR.as_pointer())
+    with b.if_then(b.icmp_unsigned("!=", destroy, ir.Constant(DESTRUCTOR.as_pointer(), None))):
+        b.call(destroy, [meminfo])
     _count(b, stats, 1, one)
     _count(b, stats, 2, b.neg(b.load(_field(b, meminfo, MEMINFO_SIZE), typ=dm.i64)))
     b.call(free, [meminfo])
+    b.ret_void()
+
+    # Python's side of a container (kiln.typed.List) releases its reference through this.
+    decref = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=DECREF)
+    b = ir.IRBuilder(decref.append_basic_block("entry"))
+    emit_decref(b, decref.args[0])
+    b.ret_void()
+
+    # The destructor of a meminfo that holds a Python object (emit_python_owner).
+    release_python = ir.Function(module, DESTRUCTOR, name=RELEASE_PYTHON)
+    b = ir.IRBuilder(release_python.append_basic_block("entry"))
+    obj = b.load(meminfo_data(b, release_python.args[0]), typ=dm.ptr)
+    _with_gil(b, lambda: b.call(ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
+                                            name="Py_DecRef"), [obj]))
     b.ret_void()
 
     destructor = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
@@ -147,6 +172,46 @@ def emit_allocate(builder, nbytes):
     return builder.call(fn, [nbytes])
 
 
+def _with_gil(builder, body):
+    """Run `body` holding the GIL, from any thread (PyGILState_Ensure nests)."""
+    module = builder.module
+    ensure = module.globals.get("PyGILState_Ensure") or \
+        ir.Function(module, ir.FunctionType(dm.i32, []), name="PyGILState_Ensure")
+    release = module.globals.get("PyGILState_Release") or \
+        ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.i32]), name="PyGILState_Release")
+    state = builder.call(ensure, [])
+    body()
+    builder.call(release, [state])
+
+
+def emit_python_owner(builder, obj):
+    """A meminfo holding a reference to the Python object `obj` (released, with the GIL, when
+    the meminfo is freed): how a container keeps alive an array that NumPy owns. Its count is
+    0, for the caller's first incref; NULL when memory is exhausted."""
+    module = builder.module
+    meminfo = emit_allocate(builder, ir.Constant(dm.i64, 8))
+    with builder.if_then(builder.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None))):
+        builder.store(obj, meminfo_data(builder, meminfo))
+        incref = module.globals.get("Py_IncRef") or \
+            ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name="Py_IncRef")
+        _with_gil(builder, lambda: builder.call(incref, [obj]))
+        destroy = module.globals.get(RELEASE_PYTHON) or \
+            ir.Function(module, DESTRUCTOR, name=RELEASE_PYTHON)
+        set_destructor(builder, meminfo, destroy)
+        builder.store(ir.Constant(dm.i64, 0), _field(builder, meminfo, MEMINFO_REFCOUNT))
+    return meminfo
+
+
+def set_destructor(builder, meminfo, destructor):
+    """Make freeing `meminfo` call `destructor` (a `DESTRUCTOR` function) first."""
+    builder.store(destructor, _field(builder, meminfo, MEMINFO_DESTRUCTOR))
+
+
+def release_from_python(address: int):
+    """Drop one reference to the meminfo at `address` (a Python object that owned it died)."""
+    ensure_runtime().decref(address)
+
+
 def meminfo_data(builder, meminfo):
     return builder.load(_field(builder, meminfo, MEMINFO_DATA), typ=dm.ptr)
 
@@ -158,7 +223,9 @@ class _Runtime:
         self.stats = (ctypes.c_int64 * 3).from_address(
             compiled.engine.engine.get_global_value_address("kiln_nrt_stats"))
         self.addresses = {name: compiled.address(name)
-                          for name in (FREE, CAPSULE_DESTRUCTOR, ALLOCATE)}
+                          for name in (FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF,
+                                       RELEASE_PYTHON)}
+        self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.addresses[DECREF])
 
 
 _runtime = None

@@ -140,3 +140,32 @@ class Optional(Type):
     @property
     def key(self):
         return (self.type,)
+
+
+class Undefined(Type):
+    """The item type of a list whose items are not known yet (`l = []`): the first call
+    that adds items (`l.append(x)`) fixes it, and typing widens the local."""
+
+    name = "undefined"
+
+
+undefined = Undefined()
+
+
+class ListType(Type):
+    """A growable, reference-counted list of one item type (Numba's `types.ListType`): a
+    pointer to its NRT meminfo, so every name bound to a list sees the same items."""
+
+    mutable = True
+
+    def __init__(self, item_type: Type):
+        self.item_type = self.dtype = item_type
+        self.name = f"ListType[{item_type}]"
+
+    @property
+    def key(self):
+        return (self.item_type,)
+
+    @property
+    def is_undefined(self):
+        return isinstance(self.item_type, Undefined)

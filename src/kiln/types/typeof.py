@@ -27,6 +27,10 @@ def typeof(value):
         raise TypeError(f"kiln cannot pass an ndarray subclass ({type(value).__name__!r}) "
                         "to compiled code; pass np.asarray(value) for a plain array")
     t = _typeof(value)
+    if t is None and type(value) is list:
+        raise TypeError("kiln does not take a Python list: pass kiln.typed.List(the_list) "
+                        "(a typed copy that compiled code shares without copying again), or "
+                        "a NumPy array or a tuple")
     if t is None:
         raise TypeError(f"kiln cannot pass a value of type {type(value).__name__!r} "
                         f"({value!r:.60}) to compiled code")
@@ -100,6 +104,8 @@ def typeof_global(value):
             return None
     if isinstance(value, str):
         return core.StringLiteral(value)
+    if getattr(type(value), "_kiln_frozen_", True) is False:  # mutable: pass it as an argument
+        return None
     return _typeof(value)
 
 

@@ -61,7 +61,7 @@ UNSUPPORTED_STATEMENTS = {
     "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
 }
 UNSUPPORTED_EXPRS = {
-    ast.List: "lists", ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
+    ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
     ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
     ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
@@ -529,8 +529,9 @@ class Typer:
                 captured.append(self.locals[name])
             res = self.tctx.resolve_inner(fn, args + tuple(captured), self.options)
         elif isinstance(fn, t.BoundMethod):
-            res = self.resolve(("method", fn.method), (fn.receiver,) + args, node, kws,
-                               what=f"{fn.receiver}.{fn.method}()")
+            receiver = self.fix_list_items(node.func.value, fn, args)
+            res = self.resolve(("method", fn.method), (receiver,) + args, node, kws,
+                               what=f"{receiver}.{fn.method}()")
         elif isinstance(fn, t.NumberClass):
             res = self.resolve("number_class", (fn,) + args, node, kws,
                                what=f"{fn.instance_type}()")
@@ -543,6 +544,21 @@ class Typer:
             raise self.error(f"a value of type {fn} is not callable", node)
         self.calls[node] = res
         return res.signature.return_type
+
+    def fix_list_items(self, receiver_node, fn, args):
+        """`l = []; l.append(x)`: the first call that adds items to a list of items not
+        known yet fixes their type, and the local holding it is widened to that type."""
+        from ..library.lists import implied_list_type
+        fixed = implied_list_type(fn.receiver, fn.method, args)
+        if fixed is None:
+            return fn.receiver
+        if isinstance(receiver_node, ast.Name):
+            self.set_local(receiver_node.id, fixed, receiver_node)
+        return fixed
+
+    def expr_List(self, node):
+        from ..library.lists import display_type
+        return display_type(self.expr(e) for e in node.elts)
 
     def expr_BinOp(self, node):
         op = BINOPS[type(node.op)]

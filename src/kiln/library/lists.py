@@ -1,0 +1,952 @@
+"""Lists in compiled code: the layout of `ListType`, the few primitives that touch it in
+LLVM IR, and every list operation written in Python on top of them.
+
+A list value is a pointer to an NRT meminfo whose data is the header
+`{i64 size, i64 capacity, ptr buffer, ptr items, i64 tag}`: `buffer` is a second meminfo
+holding `capacity` items in their memory layout (`items` is its data, NULL while there is
+no buffer). Growing replaces the buffer, never the header, so every name bound to the list
+sees its items. The list's meminfo has a destructor (one per item type, made in each module
+that creates or grows such lists) that releases the items and frees the buffer; a dict can
+reuse the buffer and destructor pieces. `tag` identifies the item type of a list that has
+been to Python (runtime/boxing.py), so a list coming back in is checked without Python.
+
+The primitives (`_list_*` intrinsics) do no bounds checks: the operations below check
+indices as Python does and raise its exceptions. Items are stored with a reference of
+their own (`_list_init`, `_list_replace`) and read as borrowed values (`_list_get`).
+"""
+from __future__ import annotations
+
+import hashlib
+import operator
+from functools import lru_cache
+
+import numpy as np
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..codegen.ownership import decref, has_refs, incref
+from ..errors import TypingError
+from ..runtime import nrt
+from ..typing.unify import can_convert, unify
+from .registry import intrinsic, overload, overload_method, register_jitable, template
+
+HEADER = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr, dm.ptr, dm.i64])
+SIZE, CAPACITY, BUFFER, ITEMS, TAG = range(5)
+MAX_ITEMS_BYTES = 1 << 62   # larger buffers are a MemoryError before any size arithmetic
+_INTLIKE = (t.Integer, t.Boolean)
+
+
+def tag_of(list_ty) -> int:
+    """A number naming the list's type, the same in every process (it is in cached code)."""
+    digest = hashlib.sha1(str(list_ty).encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+
+# ---- the layout in LLVM IR -------------------------------------------------------------------
+
+def _field(b, lst, index):
+    return b.gep(nrt.meminfo_data(b, lst), [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
+                 source_etype=HEADER)
+
+
+def size_of(b, lst):
+    return b.load(_field(b, lst, SIZE), typ=dm.i64)
+
+
+def set_tag(b, lst, list_ty):
+    b.store(ir.Constant(dm.i64, tag_of(list_ty)), _field(b, lst, TAG))
+
+
+def has_tag(b, lst, list_ty):
+    return b.icmp_signed("==", b.load(_field(b, lst, TAG), typ=dm.i64),
+                         ir.Constant(dm.i64, tag_of(list_ty)))
+
+
+def _item_address(b, lst, item_ty, index):
+    items = b.load(_field(b, lst, ITEMS), typ=dm.ptr)
+    return b.gep(items, [index], source_etype=dm.memory_type(item_ty))
+
+
+def _itemsize(item_ty):
+    return max(1, dm.memory_type(item_ty).get_abi_size(_target_data()))
+
+
+def _target_data():
+    from ..cpu.engine import get_engine
+    return get_engine().target_machine.target_data
+
+
+def _module_function(module, name, fnty, body):
+    """An internal function of `module`, made on first use."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, fnty, name=name)
+        fn.linkage = "internal"
+        body(fn, ir.IRBuilder(fn.append_basic_block("entry")))
+    return fn
+
+
+def _destructor(module, item_ty):
+    """`void destroy(meminfo)`: release every item, then free the buffer."""
+    def body(fn, b):
+        lst = fn.args[0]
+        buffer = b.load(_field(b, lst, BUFFER), typ=dm.ptr)
+        if has_refs(item_ty):
+            _for_each_index(b, ir.Constant(dm.i64, 0), size_of(b, lst), lambda b, i: decref(
+                b, item_ty, dm.load_item(b, item_ty, _item_address(b, lst, item_ty, i))))
+        with b.if_then(b.icmp_unsigned("!=", buffer, ir.Constant(dm.ptr, None))):
+            free = module.globals.get(nrt.FREE) or ir.Function(
+                module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=nrt.FREE)
+            b.call(free, [buffer])
+        b.ret_void()
+    return _module_function(module, f"kiln.list.destroy.{item_ty}", nrt.DESTRUCTOR, body)
+
+
+def _for_each_index(b, start, stop, each):
+    """Call `each(builder, i)` for i in [start, stop)."""
+    entry = b.block
+    loop = b.append_basic_block("list.loop")
+    body = b.append_basic_block("list.body")
+    done = b.append_basic_block("list.done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(dm.i64)
+    i.add_incoming(start, entry)
+    b.cbranch(b.icmp_signed("<", i, stop), body, done)
+    b.position_at_end(body)
+    each(b, i)
+    i.add_incoming(b.add(i, ir.Constant(dm.i64, 1)), b.block)
+    b.branch(loop)
+    b.position_at_end(done)
+
+
+def _grow(module, item_ty):
+    """`i1 grow(list, i64 n)`: a buffer for at least n items (doubling, so appends are
+    amortized O(1)); false when memory is exhausted."""
+    itemsize = _itemsize(item_ty)
+
+    def body(fn, b):
+        lst, n = fn.args
+        capacity = b.load(_field(b, lst, CAPACITY), typ=dm.i64)
+        doubled = b.mul(capacity, ir.Constant(dm.i64, 2))
+        new_capacity = b.select(b.icmp_signed(">", doubled, n), doubled, n)
+        new_capacity = b.select(b.icmp_signed("<", new_capacity, ir.Constant(dm.i64, 4)),
+                                ir.Constant(dm.i64, 4), new_capacity)
+        too_many = b.icmp_unsigned(">", new_capacity,
+                                   ir.Constant(dm.i64, MAX_ITEMS_BYTES // itemsize))
+        with b.if_then(too_many, likely=False):
+            b.ret(ir.Constant(dm.i1, 0))
+        buffer = nrt.emit_allocate(b, b.mul(new_capacity, ir.Constant(dm.i64, itemsize)))
+        with b.if_then(b.icmp_unsigned("==", buffer, ir.Constant(dm.ptr, None)), likely=False):
+            b.ret(ir.Constant(dm.i1, 0))
+        items = nrt.meminfo_data(b, buffer)
+        old_buffer = b.load(_field(b, lst, BUFFER), typ=dm.ptr)
+        with b.if_then(b.icmp_unsigned("!=", old_buffer, ir.Constant(dm.ptr, None))):
+            old_items = b.load(_field(b, lst, ITEMS), typ=dm.ptr)
+            nbytes = b.mul(size_of(b, lst), ir.Constant(dm.i64, itemsize))
+            b.call(module.declare_intrinsic("llvm.memcpy", [dm.ptr, dm.ptr, dm.i64]),
+                   [items, old_items, nbytes, ir.Constant(dm.i1, 0)])
+            b.call(module.globals.get(nrt.FREE) or ir.Function(
+                module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=nrt.FREE), [old_buffer])
+        b.store(buffer, _field(b, lst, BUFFER))
+        b.store(items, _field(b, lst, ITEMS))
+        b.store(new_capacity, _field(b, lst, CAPACITY))
+        # a list made as `[]` learns its item type here, with its first item
+        nrt.set_destructor(b, lst, _destructor(module, item_ty))
+        b.ret(ir.Constant(dm.i1, 1))
+    fnty = ir.FunctionType(dm.i1, [dm.ptr, dm.i64])
+    return _module_function(module, f"kiln.list.grow.{item_ty}", fnty, body)
+
+
+def reserve(context, b, list_ty, lst, n):
+    """Room for n items (MemoryError when there is none)."""
+    capacity = b.load(_field(b, lst, CAPACITY), typ=dm.i64)
+    with b.if_then(b.icmp_signed(">", n, capacity), likely=False):
+        grown = b.call(_grow(context.module, list_ty.item_type), [lst, n])
+        context.guard(b, b.not_(grown), MemoryError, "cannot allocate the list's items")
+
+
+def new_list(context, b, list_ty, capacity):
+    """A new, empty list (one reference) with room for `capacity` items."""
+    lst = nrt.emit_allocate(b, ir.Constant(dm.i64, HEADER.get_abi_size(_target_data())))
+    context.guard(b, b.icmp_unsigned("==", lst, ir.Constant(dm.ptr, None)), MemoryError,
+                  "cannot allocate a list")
+    b.store(ir.Constant(HEADER, None), nrt.meminfo_data(b, lst))
+    if not list_ty.is_undefined:
+        nrt.set_destructor(b, lst, _destructor(context.module, list_ty.item_type))
+        slot = context.hold_until_done(b, lst, list_ty)  # released if reserving raises
+        reserve(context, b, list_ty, lst, capacity)
+        context.done_holding(b, slot)
+    return lst
+
+
+def _kept_alive(context, b, ty, value):
+    """`value` with each array in it that NumPy owns (no meminfo: an argument or a view of
+    one) given a meminfo that holds its NumPy array, so a list can keep it past the call."""
+    if isinstance(ty, t.BaseTuple):
+        for i, item_ty in enumerate(ty.types):
+            if _holds_arrays(item_ty):
+                value = b.insert_value(value, _kept_alive(context, b, item_ty,
+                                                          b.extract_value(value, i)), i)
+        return value
+    if not isinstance(ty, t.Array):
+        return value
+    null = ir.Constant(dm.ptr, None)
+    slot = context.alloca(b, dm.value_type(ty))
+    b.store(value, slot)
+    borrowed = b.and_(b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_MEMINFO), null),
+                      b.icmp_unsigned("!=", b.extract_value(value, dm.ARRAY_PARENT), null))
+    with b.if_then(borrowed, likely=False):
+        owner = nrt.emit_python_owner(b, b.extract_value(value, dm.ARRAY_PARENT))
+        context.guard(b, b.icmp_unsigned("==", owner, null), MemoryError,
+                      "cannot allocate a list item")
+        b.store(b.insert_value(value, owner, dm.ARRAY_MEMINFO), slot)
+    return b.load(slot, typ=dm.value_type(ty))
+
+
+def _holds_arrays(ty):
+    return isinstance(ty, t.Array) or (isinstance(ty, t.BaseTuple) and
+                                       any(map(_holds_arrays, ty.types)))
+
+
+def _store_new(context, b, item_ty, value, address):
+    """Store `value` in an empty slot with a reference of the list's own."""
+    if _holds_arrays(item_ty):
+        value = _kept_alive(context, b, item_ty, value)
+    incref(b, item_ty, value)
+    dm.store_item(b, item_ty, value, address)
+
+
+def build_list(context, b, list_ty, values, types_):
+    """The list display `[a, b, ...]`: a new list holding its own references to `values`."""
+    lst = new_list(context, b, list_ty, ir.Constant(dm.i64, len(values)))
+    for i, (value, ty) in enumerate(zip(values, types_)):
+        item = context.cast(b, value, ty, list_ty.item_type)
+        _store_new(context, b, list_ty.item_type, item,
+                   _item_address(b, lst, list_ty.item_type, ir.Constant(dm.i64, i)))
+    b.store(ir.Constant(dm.i64, len(values)), _field(b, lst, SIZE))
+    return lst
+
+
+def list_iteration(context, b, lst, list_ty):
+    """`for x in l`: by index while it is below the current length, as Python's iterator."""
+    from .iteration import ONE, IndexIteration
+
+    def item(b, index):
+        return dm.load_item(b, list_ty.item_type, _item_address(b, lst, list_ty.item_type, index))
+    return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
+                          lambda b, index: b.icmp_signed("<", index, size_of(b, lst)), item,
+                          list_ty.item_type)
+
+
+# ---- primitives --------------------------------------------------------------------------
+
+def _defined(lst):
+    return isinstance(lst, t.ListType) and not lst.is_undefined
+
+
+def _new_reference(codegen):
+    codegen.new_reference = True
+    return codegen
+
+
+@intrinsic
+def _list_len(tctx, lst):
+    if not isinstance(lst, t.ListType):
+        return None
+    return t.int64(lst), lambda context, b, sig, args: size_of(b, args[0])
+
+
+@intrinsic
+def _list_set_size(tctx, lst, n):
+    if not isinstance(lst, t.ListType):
+        return None
+
+    def codegen(context, b, sig, args):
+        b.store(args[1], _field(b, args[0], SIZE))
+        return dm.null_value(t.none)
+    return t.none(lst, t.int64), codegen
+
+
+@intrinsic
+def _list_reserve(tctx, lst, n):
+    if not _defined(lst):
+        return None
+
+    def codegen(context, b, sig, args):
+        reserve(context, b, lst, args[0], args[1])
+        return dm.null_value(t.none)
+    return t.none(lst, t.int64), codegen
+
+
+@intrinsic
+def _list_get(tctx, lst, i):
+    """The item at i, borrowed from the list."""
+    if not _defined(lst):
+        return None
+    item = lst.item_type
+    return item(lst, t.int64), lambda context, b, sig, args: \
+        dm.load_item(b, item, _item_address(b, args[0], item, args[1]))
+
+
+@intrinsic
+def _list_take(tctx, lst, i):
+    """The item at i with the list's reference to it (the slot is then empty)."""
+    if not _defined(lst):
+        return None
+    item = lst.item_type
+    return item(lst, t.int64), _new_reference(lambda context, b, sig, args: dm.load_item(
+        b, item, _item_address(b, args[0], item, args[1])))
+
+
+def _storing(replace, name):
+    def typer(tctx, lst, i, value):
+        if not _defined(lst) or not can_convert(value, lst.item_type):
+            return None
+        item = lst.item_type
+
+        def codegen(context, b, sig, args):
+            address = _item_address(b, args[0], item, args[1])
+            old = dm.load_item(b, item, address) if replace and has_refs(item) else None
+            _store_new(context, b, item, args[2], address)
+            if old is not None:
+                decref(b, item, old)
+            return dm.null_value(t.none)
+        return t.none(lst, t.int64, item), codegen
+    typer.__name__ = typer.__qualname__ = name
+    return typer
+
+
+_list_init = intrinsic(_storing(False, "_list_init"))          # into a slot with no item
+_list_replace = intrinsic(_storing(True, "_list_replace"))     # over the item there
+
+
+@intrinsic
+def _list_move(tctx, lst, dst, src, count):
+    """Move `count` items from index src to index dst (overlapping is fine)."""
+    if not _defined(lst):
+        return None
+    itemsize = _itemsize(lst.item_type)
+
+    def codegen(context, b, sig, args):
+        l, dst, src, count = args
+        size = ir.Constant(dm.i64, itemsize)
+        with b.if_then(b.icmp_signed(">", count, ir.Constant(dm.i64, 0))):
+            items = b.load(_field(b, l, ITEMS), typ=dm.ptr)
+            to = b.gep(items, [b.mul(dst, size)], source_etype=dm.i8)
+            from_ = b.gep(items, [b.mul(src, size)], source_etype=dm.i8)
+            b.call(context.module.declare_intrinsic("llvm.memmove", [dm.ptr, dm.ptr, dm.i64]),
+                   [to, from_, b.mul(count, size), ir.Constant(dm.i1, 0)])
+        return dm.null_value(t.none)
+    return t.none(lst, t.int64, t.int64, t.int64), codegen
+
+
+@intrinsic
+def _list_release(tctx, lst, start, stop):
+    """Drop the list's references to the items in [start, stop) (their slots are then empty)."""
+    if not _defined(lst):
+        return None
+    item = lst.item_type
+
+    def codegen(context, b, sig, args):
+        if has_refs(item):
+            _for_each_index(b, args[1], args[2], lambda b, i: decref(
+                b, item, dm.load_item(b, item, _item_address(b, args[0], item, i))))
+        return dm.null_value(t.none)
+    return t.none(lst, t.int64, t.int64), codegen
+
+
+@intrinsic
+def _list_new_like(tctx, lst, capacity):
+    if not isinstance(lst, t.ListType):
+        return None
+    return lst(lst, t.int64), _new_reference(
+        lambda context, b, sig, args: new_list(context, b, lst, args[1]))
+
+
+@lru_cache(maxsize=None)
+def list_maker(item_ty):
+    """An intrinsic `make(capacity)` giving a new empty list of `item_ty` items."""
+    list_ty = t.ListType(item_ty)
+
+    def make(tctx, capacity):
+        if not isinstance(capacity, _INTLIKE):
+            return None
+        return list_ty(t.int64), _new_reference(
+            lambda context, b, sig, args: new_list(context, b, list_ty, args[0]))
+    make.__name__ = make.__qualname__ = f"make_list_of_{item_ty}"
+    return intrinsic(make)
+
+
+@intrinsic
+def _list_items(tctx, lst):
+    """The items of a list of numbers as a 1-d array viewing its buffer (valid while the
+    list is neither grown nor freed: for algorithms that work on the items in place)."""
+    if not _defined(lst) or not isinstance(lst.item_type, t.Number):
+        return None
+    rt = t.Array(lst.item_type, 1, "C")
+
+    def codegen(context, b, sig, args):
+        from .arrays import make_array
+        itemsize = ir.Constant(dm.i64, lst.item_type.np_dtype.itemsize)
+        return make_array(context, b, rt, b.load(_field(b, args[0], ITEMS), typ=dm.ptr),
+                          [size_of(b, args[0])], [itemsize])
+    return rt(lst), codegen
+
+
+@intrinsic
+def _slice_indices(tctx, s, length):
+    """(start, step, count) of the slice `s` over `length` items, as Python's slice.indices."""
+    if not isinstance(s, t.SliceType):
+        return None
+    rt = t.UniTuple(t.int64, 3)
+
+    def codegen(context, b, sig, args):
+        from .slicing import slice_indices
+        parts = [b.extract_value(args[0], i) for i in range(3)] + [args[1]]
+        return context.call_python(b, slice_indices, rt(*[t.int64] * 4), parts)
+    return rt(s, t.int64), codegen
+
+
+# ---- typing helpers ----------------------------------------------------------------------
+
+def implied_list_type(receiver, method, args):
+    """The list type that `receiver.method(*args)` fixes for a list whose item type is not
+    known yet (`l = []; l.append(x)`), or None."""
+    if not isinstance(receiver, t.ListType) or not receiver.is_undefined:
+        return None
+    from .iteration import item_type_of
+    item = None
+    if method == "append" and len(args) == 1:
+        item = args[0]
+    elif method == "insert" and len(args) == 2:
+        item = args[1]
+    elif method == "extend" and len(args) == 1:
+        item = item_type_of(args[0])
+    if item is None or isinstance(item, t.Undefined):
+        return None
+    return t.ListType(item)
+
+
+def display_type(item_types):
+    """The type of the display `[a, b, ...]`: its items' common type."""
+    result = t.undefined
+    for ty in item_types:
+        merged = ty if isinstance(result, t.Undefined) else unify(result, ty)
+        if merged is None:
+            raise TypingError(f"the items of this list have types {result} and {ty}, which "
+                              "have no common type (a list holds items of one type)")
+        result = merged
+    return t.ListType(result)
+
+
+def _require_item(lst, value, what):
+    if not can_convert(value, lst.item_type):
+        raise TypingError(f"cannot {what} a {value} to a list of {lst.item_type} items "
+                          f"({lst}); a list holds items of one type")
+
+
+def _require_defined(lst, what):
+    if lst.is_undefined:
+        raise TypingError(f"cannot {what} a list whose item type is not known (nothing is "
+                          "ever added to it)")
+
+
+# ---- operations --------------------------------------------------------------------------
+
+@template(len)
+def _len(tctx, lst):
+    if not isinstance(lst, t.ListType):
+        return None
+    return t.int64(lst), lambda context, b, sig, args: size_of(b, args[0])
+
+
+@overload(operator.truth)
+def _truth(lst):
+    if isinstance(lst, t.ListType):
+        def impl(lst):
+            return _list_len(lst) != 0
+        return impl
+    return None
+
+
+@register_jitable
+def _index(lst, i):
+    n = _list_len(lst)
+    if i < 0:
+        i += n
+    if i < 0 or i >= n:
+        raise IndexError("list index out of range")
+    return i
+
+
+@overload(operator.getitem)
+def _getitem(lst, index):
+    if not isinstance(lst, t.ListType):
+        return None
+    _require_defined(lst, "read an item of")
+    if isinstance(index, _INTLIKE):
+        def impl(lst, index):
+            return _list_get(lst, _index(lst, index))
+        return impl
+    if isinstance(index, t.SliceType):
+        def impl_slice(lst, index):
+            start, step, count = _slice_indices(index, _list_len(lst))
+            result = _list_new_like(lst, count)
+            for k in range(count):
+                _list_init(result, k, _list_get(lst, start + k * step))
+            _list_set_size(result, count)
+            return result
+        return impl_slice
+    return None
+
+
+@overload(operator.setitem)
+def _setitem(lst, index, value):
+    if not isinstance(lst, t.ListType) or not isinstance(index, _INTLIKE):
+        return None
+    _require_defined(lst, "assign an item of")
+    _require_item(lst, value, "assign")
+
+    def impl(lst, index, value):
+        _list_replace(lst, _index(lst, index), value)
+    return impl
+
+
+@overload_method(t.ListType, "append")
+def _append(lst, value):
+    _require_item(lst, value, "append")
+
+    def impl(lst, value):
+        n = _list_len(lst)
+        _list_reserve(lst, n + 1)
+        _list_init(lst, n, value)
+        _list_set_size(lst, n + 1)
+    return impl
+
+
+@overload_method(t.ListType, "insert")
+def _insert(lst, index, value):
+    if not isinstance(index, _INTLIKE):
+        return None
+    _require_item(lst, value, "insert")
+
+    def impl(lst, index, value):
+        n = _list_len(lst)
+        _list_reserve(lst, n + 1)
+        i = index + 0
+        if i < 0:
+            i = max(i + n, 0)
+        i = min(i, n)
+        _list_move(lst, i + 1, i, n - i)
+        _list_init(lst, i, value)
+        _list_set_size(lst, n + 1)
+    return impl
+
+
+@overload_method(t.ListType, "pop")
+def _pop(lst, index=None):
+    if index is not None and not isinstance(index, _INTLIKE):
+        return None
+    _require_defined(lst, "pop from")
+
+    def impl(lst, index=-1):
+        n = _list_len(lst)
+        if n == 0:
+            raise IndexError("pop from empty list")
+        i = index + 0
+        if i < 0:
+            i += n
+        if i < 0 or i >= n:
+            raise IndexError("pop index out of range")
+        value = _list_take(lst, i)
+        _list_move(lst, i, i + 1, n - i - 1)
+        _list_set_size(lst, n - 1)
+        return value
+    return impl
+
+
+@overload_method(t.ListType, "extend")
+def _extend(lst, iterable):
+    from .iteration import item_type_of
+    item = item_type_of(iterable)
+    if item is None:
+        return None
+    if isinstance(iterable, t.ListType):
+        if iterable.is_undefined:
+            return lambda lst, iterable: None
+        _require_item(lst, item, "add")
+
+        def impl_list(lst, iterable):  # reads the length first: l.extend(l) doubles l
+            n, m = _list_len(lst), _list_len(iterable)
+            _list_reserve(lst, n + m)
+            for k in range(m):
+                _list_init(lst, n + k, _list_get(iterable, k))
+            _list_set_size(lst, n + m)
+        return impl_list
+    _require_item(lst, item, "add")
+
+    def impl(lst, iterable):
+        for value in iterable:
+            lst.append(value)
+    return impl
+
+
+@register_jitable
+def _find(lst, value, start, stop):
+    for k in range(start, stop):
+        if _list_get(lst, k) == value:
+            return k
+    return -1
+
+
+@overload_method(t.ListType, "index")
+def _list_index(lst, value, start=None, stop=None):
+    if lst.is_undefined:
+        def impl_empty(lst, value, start=0, stop=0):
+            raise ValueError("value is not in list")
+        return impl_empty
+
+    def impl(lst, value, start=0, stop=2**62):
+        n = _list_len(lst)
+        lo, hi = start + 0, stop + 0
+        if lo < 0:
+            lo = max(lo + n, 0)
+        if hi < 0:
+            hi = max(hi + n, 0)
+        k = _find(lst, value, lo, min(hi, n))
+        if k < 0:
+            raise ValueError("value is not in list")
+        return k
+    return impl
+
+
+@overload_method(t.ListType, "count")
+def _count(lst, value):
+    if lst.is_undefined:
+        return lambda lst, value: 0
+
+    def impl(lst, value):
+        c = 0
+        for k in range(_list_len(lst)):
+            if _list_get(lst, k) == value:
+                c += 1
+        return c
+    return impl
+
+
+@overload_method(t.ListType, "remove")
+def _remove(lst, value):
+    if lst.is_undefined:
+        def impl_empty(lst, value):
+            raise ValueError("list.remove(x): x not in list")
+        return impl_empty
+
+    def impl(lst, value):
+        k = _find(lst, value, 0, _list_len(lst))
+        if k < 0:
+            raise ValueError("list.remove(x): x not in list")
+        lst.pop(k)
+    return impl
+
+
+@overload(operator.contains)
+def _contains(lst, value):
+    if not isinstance(lst, t.ListType):
+        return None
+    if lst.is_undefined:
+        return lambda lst, value: False
+
+    def impl(lst, value):
+        return _find(lst, value, 0, _list_len(lst)) >= 0
+    return impl
+
+
+@overload_method(t.ListType, "reverse")
+def _reverse(lst):
+    if lst.is_undefined:
+        return lambda lst: None
+
+    def impl(lst):
+        n = _list_len(lst)
+        for k in range(n // 2):
+            a = _list_take(lst, k)
+            _list_init(lst, k, _list_take(lst, n - 1 - k))
+            _list_init(lst, n - 1 - k, a)
+    return impl
+
+
+@overload_method(t.ListType, "copy")
+def _copy(lst):
+    if lst.is_undefined:
+        return lambda lst: _list_new_like(lst, 0)
+
+    def impl(lst):
+        return lst[:]
+    return impl
+
+
+@overload_method(t.ListType, "clear")
+def _clear(lst):
+    if lst.is_undefined:
+        return lambda lst: None
+
+    def impl(lst):
+        n = _list_len(lst)
+        _list_set_size(lst, 0)
+        _list_release(lst, 0, n)
+    return impl
+
+
+@register_jitable
+def _merge_sort(a, tmp, n):
+    """Stable ascending sort of a[:n] (an array or a list; `tmp` as long): insertion-sorted
+    runs, then merges that copy only the left run out and choose each item without a
+    branch (the comparison of random data is unpredictable)."""
+    run = 32
+    for lo in range(0, n, run):
+        hi = min(lo + run, n)
+        for i in range(lo + 1, hi):
+            v = a[i]
+            j = i - 1
+            while j >= lo and v < a[j]:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = v
+    width = run
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            if mid < hi and a[mid] < a[mid - 1]:
+                for k in range(lo, mid):
+                    tmp[k] = a[k]
+                i, j, k = lo, mid, lo
+                while i < mid and j < hi:
+                    x = tmp[i]
+                    y = a[j]
+                    right = y < x
+                    a[k] = y if right else x
+                    j += right
+                    i += not right
+                    k += 1
+                while i < mid:
+                    a[k] = tmp[i]
+                    i += 1
+                    k += 1
+        width *= 2
+
+
+@register_jitable
+def _reverse_items(a, n):
+    for k in range(n // 2):
+        a[k], a[n - 1 - k] = a[n - 1 - k], a[k]
+
+
+@register_jitable
+def _sort_items(a, tmp, n, reverse):
+    """Python's sort: stable, and with `reverse` equal items keep their order too (reversed,
+    sorted, reversed back, as CPython does)."""
+    if reverse:
+        _reverse_items(a, n)
+    _merge_sort(a, tmp, n)
+    if reverse:
+        _reverse_items(a, n)
+
+
+@overload_method(t.ListType, "sort")
+def _sort(lst, key=None, reverse=None):
+    if key is not None:
+        raise TypingError("kiln does not support sort(key=...) in compiled code")
+    if reverse is not None and not isinstance(reverse, _INTLIKE):
+        return None
+    if lst.is_undefined:
+        return lambda lst, key=None, reverse=False: None
+    if isinstance(lst.item_type, t.Number):
+        def impl_numbers(lst, key=None, reverse=False):  # in place in the item buffer
+            items = _list_items(lst)
+            _sort_items(items, np.empty_like(items), len(items), reverse)
+        return impl_numbers
+
+    def impl(lst, key=None, reverse=False):
+        _sort_items(lst, lst.copy(), len(lst), reverse)
+    return impl
+
+
+@overload(sorted)
+def _sorted(iterable, key=None, reverse=None):
+    if key is not None:
+        raise TypingError("kiln does not support sorted(key=...) in compiled code")
+    from .iteration import item_type_of
+    if item_type_of(iterable) is None:
+        return None
+
+    def impl(iterable, key=None, reverse=False):
+        result = list(iterable)
+        result.sort(reverse=reverse)
+        return result
+    return impl
+
+
+@overload(list)
+def _list(iterable=None):
+    from .iteration import item_type_of
+    if iterable is None:
+        make_empty = list_maker(t.undefined)
+        return lambda: make_empty(0)
+    item = item_type_of(iterable)
+    if item is None:
+        return None
+    make = list_maker(item)
+    if isinstance(iterable, (t.ListType, t.Array, t.RangeType, t.UniTuple)):
+        def impl_sized(iterable):
+            result = make(len(iterable))
+            result.extend(iterable)
+            return result
+        return impl_sized
+
+    def impl(iterable):
+        result = make(0)
+        result.extend(iterable)
+        return result
+    return impl
+
+
+def _concatenated_item(a, b):
+    if a.is_undefined or b.is_undefined:
+        return b.item_type if a.is_undefined else a.item_type
+    item = unify(a.item_type, b.item_type)
+    if item is None:
+        raise TypingError(f"cannot concatenate a list of {a.item_type} items and a list of "
+                          f"{b.item_type} items (a list holds items of one type)")
+    return item
+
+
+@overload(operator.add)
+def _add(a, b):
+    if not (isinstance(a, t.ListType) and isinstance(b, t.ListType)):
+        return None
+    make = list_maker(_concatenated_item(a, b))
+
+    def impl(a, b):
+        result = make(len(a) + len(b))
+        result.extend(a)
+        result.extend(b)
+        return result
+    return impl
+
+
+@overload(operator.iadd)
+def _iadd(a, b):
+    from .iteration import item_type_of
+    if not isinstance(a, t.ListType) or a.is_undefined or item_type_of(b) is None:
+        return None
+
+    def impl(a, b):
+        a.extend(b)
+        return a
+    return impl
+
+
+@register_jitable
+def _repeat(lst, times):
+    m = _list_len(lst)
+    count = max(times, 0)
+    if count > 0 and m > (2**62) // count:
+        raise MemoryError("cannot allocate the list's items")
+    result = _list_new_like(lst, m * count)
+    if m:
+        for c in range(count):
+            for k in range(m):
+                _list_init(result, c * m + k, _list_get(lst, k))
+        _list_set_size(result, m * count)
+    return result
+
+
+@overload(operator.mul)
+def _mul(a, b):
+    if isinstance(a, t.ListType) and isinstance(b, _INTLIKE):
+        return lambda a, b: _repeat(a, b + 0)
+    if isinstance(b, t.ListType) and isinstance(a, _INTLIKE):
+        return lambda a, b: _repeat(b, a + 0)
+    return None
+
+
+def _equality(negate):
+    def ov(a, b):
+        if not (isinstance(a, t.ListType) and isinstance(b, t.ListType)):
+            return None
+        if a.is_undefined or b.is_undefined:  # such a list is always empty
+            return lambda a, b: (_list_len(a) == _list_len(b)) != negate
+
+        def impl(a, b):
+            n = _list_len(a)
+            if n != _list_len(b):
+                return negate
+            for k in range(n):
+                if not (_list_get(a, k) == _list_get(b, k)):
+                    return negate
+            return not negate
+        return impl
+    return ov
+
+
+overload(operator.eq)(_equality(False))
+overload(operator.ne)(_equality(True))
+
+
+def _array_of_list(obj, dtype=None):
+    if not isinstance(obj, t.ListType) or obj.is_undefined or \
+            not isinstance(obj.item_type, t.Number):
+        return None
+    from .creation import dtype_of
+    dt = dtype_of(dtype, obj.item_type)
+
+    def impl(obj, dtype=None):  # a copy: the items' buffer moves when the list grows
+        return _list_items(obj).astype(dt)
+    return impl
+
+
+overload(np.array)(_array_of_list)
+overload(np.asarray)(_array_of_list)
+
+
+# ---- kiln.typed.List in compiled code ------------------------------------------------------
+
+from ..typed.typedlist import List as _TypedList  # noqa: E402 (the class is the registry key)
+
+overload(_TypedList)(_list)   # List() and List(iterable) are list() and list(iterable)
+
+
+@template(("attr", "empty_list"))
+def _empty_list_attribute(tctx, cls):
+    if not (isinstance(cls, t.Function) and cls.pyfunc is _TypedList):
+        return None
+    rt = t.Function(_TypedList.empty_list)
+    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
+
+
+@overload(_TypedList.empty_list)
+def _empty_list(item_type, allocated=None):
+    if isinstance(item_type, t.NumberClass):
+        item = item_type.instance_type
+    elif isinstance(item_type, t.Function) and isinstance(item_type.pyfunc, t.Type):
+        item = item_type.pyfunc
+    else:
+        raise TypingError(f"List.empty_list() takes an item type such as kiln.float64, not "
+                          f"{item_type}")
+    make = list_maker(item)
+
+    def impl(item_type, allocated=0):
+        return make(allocated)
+    return impl
+
+
+@overload(bool)
+def _bool(lst):
+    if isinstance(lst, t.ListType):
+        def impl(lst):
+            return _list_len(lst) != 0
+        return impl
+    return None

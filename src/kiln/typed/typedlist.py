@@ -1,0 +1,291 @@
+"""`kiln.typed.List`: the Python face of a list made in (or for) compiled code.
+
+The object holds the address of the list's NRT meminfo (one reference) and its kiln type.
+Compiled code takes it as an argument by reading that address (runtime/boxing.py; the list's
+type is checked against the tag the list carries), so a list goes in and out without a copy
+and both sides see the same items. Operations from Python call small compiled functions;
+`len` reads the list's header directly.
+"""
+from __future__ import annotations
+
+import base64
+import ctypes
+import pickle
+from functools import lru_cache
+
+import numpy as np
+
+from .. import types as t
+from ..decorators import njit
+from ..runtime import nrt
+
+
+def _as_item_type(item_type):
+    """A kiln type from a kiln type, a NumPy dtype or scalar class, or float/int/bool/complex."""
+    if isinstance(item_type, t.Type):
+        return item_type
+    python = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
+    if item_type in python:
+        return python[item_type]
+    try:
+        return t.from_dtype(np.dtype(item_type))
+    except TypeError:
+        raise TypeError(f"{item_type!r} is not an item type kiln knows") from None
+
+
+class List:
+    """A list of one item type that compiled code can take and return without copying.
+
+    `List()` takes its item type from the first item appended; `List(iterable)` from the
+    iterable's first item; `List.empty_list(item_type)` is empty and typed."""
+
+    __slots__ = ("_meminfo", "_type")
+    _kiln_frozen_ = False   # never frozen into compiled code as a global: it changes
+
+    def __init__(self, iterable=()):
+        self._meminfo, self._type = 0, None
+        self.extend(iterable)
+
+    @classmethod
+    def empty_list(cls, item_type, allocated=0):
+        result = cls()
+        result._adopt(t.ListType(_as_item_type(item_type)), allocated)
+        return result
+
+    def _adopt(self, list_type, allocated=0):
+        made = _compiled_empty(list_type)(allocated)
+        self._meminfo, self._type, made._meminfo = made._meminfo, made._type, 0
+
+    def _kiln_typeof_(self):
+        if self._type is None:
+            raise TypeError("this kiln.typed.List has no item type yet: append an item first "
+                            "or make it with List.empty_list(item_type)")
+        return self._type
+
+    def __del__(self):
+        if self._meminfo:
+            address, self._meminfo = self._meminfo, 0
+            nrt.release_from_python(address)
+
+    @property
+    def _dtype(self):
+        return None if self._type is None else self._type.item_type
+
+    def __len__(self):
+        if not self._meminfo:
+            return 0
+        data = ctypes.c_void_p.from_address(self._meminfo + _DATA_OFFSET).value
+        return ctypes.c_int64.from_address(data).value   # the header's size field
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            result = List.empty_list(self._dtype) if self._type else List()
+            result.extend([self[k] for k in range(*index.indices(len(self)))])
+            return result
+        if self._type is None:
+            raise IndexError("list index out of range")
+        return _getitem(self, index)
+
+    def __setitem__(self, index, value):
+        if self._type is None:
+            raise IndexError("list assignment index out of range")
+        _setitem(self, index, value)
+
+    def __iter__(self):
+        k = 0
+        while k < len(self):   # as Python's list iterator: the length as it is now
+            yield _getitem(self, k)
+            k += 1
+
+    def __contains__(self, value):
+        return self._type is not None and _contains(self, value)
+
+    def __eq__(self, other):
+        if not isinstance(other, (List, list)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"List({list(self)!r})"
+
+    def __reduce__(self):
+        """Pickled (and copied) as its type and items: its address means nothing elsewhere."""
+        return _rebuild, (self._type, list(self))
+
+    def append(self, value):
+        if self._type is None:
+            self._adopt(t.ListType(t.typeof(value)))
+        _append(self, value)
+
+    def extend(self, iterable):
+        if isinstance(iterable, List) and iterable._type is not None and \
+                (self._type is None or self._type == iterable._type):
+            if self._type is None:
+                self._adopt(iterable._type)
+            _extend(self, iterable)
+            return
+        for value in list(iterable):
+            self.append(value)
+
+    def insert(self, index, value):
+        if self._type is None:
+            self._adopt(t.ListType(t.typeof(value)))
+        _insert(self, index, value)
+
+    def pop(self, index=-1):
+        if not len(self):
+            raise IndexError("pop from empty list")
+        return _pop(self, index)
+
+    def remove(self, value):
+        if self._type is None:
+            raise ValueError("list.remove(x): x not in list")
+        _remove(self, value)
+
+    def index(self, value):
+        if self._type is None:
+            raise ValueError(f"{value!r} is not in list")
+        return _index(self, value)
+
+    def count(self, value):
+        return 0 if self._type is None else _count(self, value)
+
+    def reverse(self):
+        if self._type is not None:
+            _reverse(self)
+
+    def sort(self, reverse=False):
+        if self._type is not None:
+            _sort(self, bool(reverse))
+
+    def clear(self):
+        if self._type is not None:
+            _clear(self)
+
+    def copy(self):
+        return _copy(self) if self._type is not None else List()
+
+
+def _rebuild(list_type, items):
+    result = List() if list_type is None else List.empty_list(list_type.item_type)
+    result.extend(items)
+    return result
+
+
+def _probe_offset():
+    """Where CPython keeps the `_meminfo` slot in a List object (read by boxing's IR)."""
+    probe, marker = List.__new__(List), object()
+    probe._meminfo = marker
+    for offset in range(8, List.__basicsize__, 8):
+        if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
+            probe._meminfo = 0
+            return offset
+    raise RuntimeError("cannot find the List object's meminfo slot")
+
+
+MEMINFO_OFFSET = _probe_offset()
+_DATA_OFFSET = 16  # a meminfo is {refcount, size, data, destructor}
+
+
+def encode_type(list_type) -> str:
+    """The list type as text (its pickle, base64): a constant of the code that boxes it."""
+    return base64.b64encode(pickle.dumps(list_type)).decode()
+
+
+@lru_cache(maxsize=None)
+def _decode_type(code: str):
+    return pickle.loads(base64.b64decode(code))
+
+
+def from_native(address: int, code: str) -> List:
+    """A List taking over the reference to the list at `address` (called by boxing)."""
+    result = List.__new__(List)
+    result._meminfo, result._type = address, _decode_type(code)
+    return result
+
+
+@lru_cache(maxsize=None)
+def _compiled_empty(list_type):
+    from ..library.lists import list_maker
+    make = list_maker(list_type.item_type)
+
+    def empty(allocated):
+        return make(allocated)
+    return njit(empty)
+
+
+# The compiled functions behind List's methods (njit compiles each per item type on use).
+@njit
+def _getitem(lst, i):
+    return lst[i]
+
+
+@njit
+def _setitem(lst, i, value):
+    lst[i] = value
+
+
+@njit
+def _contains(lst, value):
+    return value in lst
+
+
+@njit
+def _append(lst, value):
+    lst.append(value)
+
+
+@njit
+def _extend(lst, other):
+    lst.extend(other)
+
+
+@njit
+def _insert(lst, i, value):
+    lst.insert(i, value)
+
+
+@njit
+def _pop(lst, i):
+    return lst.pop(i)
+
+
+@njit
+def _remove(lst, value):
+    lst.remove(value)
+
+
+@njit
+def _index(lst, value):
+    return lst.index(value)
+
+
+@njit
+def _count(lst, value):
+    return lst.count(value)
+
+
+@njit
+def _reverse(lst):
+    lst.reverse()
+
+
+@njit
+def _sort(lst, reverse):
+    lst.sort(reverse=reverse)
+
+
+@njit
+def _clear(lst):
+    lst.clear()
+
+
+@njit
+def _copy(lst):
+    return lst.copy()
