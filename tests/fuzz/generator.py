@@ -38,6 +38,7 @@ VEC_UNARY = ["np.sqrt", "np.abs", "np.negative", "np.fabs"]
 VEC_BINARY = ["np.maximum", "np.minimum", "np.hypot", "np.arctan2", "np.copysign", "np.fmod",
               "np.add", "np.subtract", "np.multiply", "np.true_divide"]
 REDUCTIONS = ["sum", "mean", "prod", "min", "max", "argmin", "argmax", "any", "all"]
+GROWTH = 8              # items a list may gain from one statement that copies lists
 EXCEPTIONS = ["ValueError", "RuntimeError", "IndexError", "ZeroDivisionError"]
 HANDLERS = ["ZeroDivisionError", "ArithmeticError", "(ValueError, IndexError)", "Exception",
             "", "LookupError", "RuntimeError"]   # "": a bare except
@@ -489,11 +490,13 @@ class Generator:
             bounds = [self.small(self.int_expr(scope, 1))[0] + " % 9 - 4" for _ in range(2)]
             return self.pick([f"{l}[{bounds[0]}:{bounds[1]}]", f"{l}[::-1]", f"{l}[:]",
                               f"{l}[{bounds[0]}::2]"])
+        # lists that grow from themselves are cut short: in a loop they would double on
+        # every pass (seed 7001492: `fl.extend(fl.copy())`, nothing ever finished)
         if k == 4:
-            return f"{l} + {self.pick(lists)}"
+            return f"({l} + {self.pick(lists)})[:{GROWTH}]"
         if k == 5:
-            return f"{l} * ({self.small(self.int_expr(scope, 1))[0]} % 3)"
-        return f"{l}.copy()"
+            return f"({l} * ({self.small(self.int_expr(scope, 1))[0]} % 3))[:{GROWTH}]"
+        return f"{l}.copy()[:{GROWTH}]"
 
     def float_from_list(self, scope, depth):
         l = self.pick(self.list_names(scope))
