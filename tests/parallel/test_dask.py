@@ -124,15 +124,14 @@ def test_cache_true_compiled_on_two_workers_at_once(client, tmp_path):
         assert all(math.isclose(value, expected, rel_tol=1e-14) for value, _ in results)
         entries = [f for _, _, files in os.walk(cache) for f in files]
         assert entries and not any(f.startswith(".tmp-") for f in entries)
-        # a process that loads the module afresh takes the machine code from the cache
-        sys.path.insert(0, str(tmp_path))
-        os.environ["KILN_CACHE_DIR"] = cache
-        try:
-            assert call_and_report(1000)[1] is True
-        finally:
-            sys.path.remove(str(tmp_path))
-            del os.environ["KILN_CACHE_DIR"]
-            sys.modules.pop("kiln_cached_job", None)
+        # a new process takes the machine code from the cache the workers wrote
+        import subprocess
+        env = dict(os.environ, KILN_CACHE_DIR=cache,
+                   PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+        out = subprocess.run([sys.executable, "-c", "import kiln_cached_job as m; "
+                              "m.cached_norm(1000); print(m.from_cache())"],
+                             env=env, capture_output=True, text=True)
+        assert out.returncode == 0 and out.stdout.strip() == "True", out.stderr
     finally:
         client.run(teardown, str(tmp_path))
 
