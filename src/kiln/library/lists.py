@@ -29,6 +29,7 @@ from ..codegen.ownership import decref, has_refs, incref
 from ..errors import TypingError
 from ..runtime import nrt
 from ..typing.unify import can_convert, unify
+from .fusion import counted_loop
 from .registry import intrinsic, overload, overload_method, register_jitable, template
 
 HEADER = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr, dm.ptr, dm.i64])
@@ -93,7 +94,7 @@ def _destructor(module, item_ty):
         lst = fn.args[0]
         buffer = b.load(_field(b, lst, BUFFER), typ=dm.ptr)
         if has_refs(item_ty):
-            _for_each_index(b, ir.Constant(dm.i64, 0), size_of(b, lst), lambda b, i: decref(
+            counted_loop(b, size_of(b, lst), lambda i: decref(
                 b, item_ty, dm.load_item(b, item_ty, _item_address(b, lst, item_ty, i))))
         with b.if_then(b.icmp_unsigned("!=", buffer, ir.Constant(dm.ptr, None))):
             free = module.globals.get(nrt.FREE) or ir.Function(
@@ -101,24 +102,6 @@ def _destructor(module, item_ty):
             b.call(free, [buffer])
         b.ret_void()
     return _module_function(module, f"kiln.list.destroy.{item_ty}", nrt.DESTRUCTOR, body)
-
-
-def _for_each_index(b, start, stop, each):
-    """Call `each(builder, i)` for i in [start, stop)."""
-    entry = b.block
-    loop = b.append_basic_block("list.loop")
-    body = b.append_basic_block("list.body")
-    done = b.append_basic_block("list.done")
-    b.branch(loop)
-    b.position_at_end(loop)
-    i = b.phi(dm.i64)
-    i.add_incoming(start, entry)
-    b.cbranch(b.icmp_signed("<", i, stop), body, done)
-    b.position_at_end(body)
-    each(b, i)
-    i.add_incoming(b.add(i, ir.Constant(dm.i64, 1)), b.block)
-    b.branch(loop)
-    b.position_at_end(done)
 
 
 def _grow(module, item_ty):
@@ -351,8 +334,8 @@ def _list_release(tctx, lst, start, stop):
 
     def codegen(context, b, sig, args):
         if has_refs(item):
-            _for_each_index(b, args[1], args[2], lambda b, i: decref(
-                b, item, dm.load_item(b, item, _item_address(b, args[0], item, i))))
+            counted_loop(b, args[2], lambda i: decref(
+                b, item, dm.load_item(b, item, _item_address(b, args[0], item, i))), start=args[1])
         return dm.null_value(t.none)
     return t.none(lst, t.int64, t.int64), codegen
 
