@@ -79,3 +79,40 @@ def test_unwritable_cache_location_still_compiles(tmp_path):
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the cache directory would go")
     assert run(tmp_path, blocker) == "MISS"
+
+
+LIBRARY_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from kiln import njit
+
+    if sys.argv[1] == "after-others":   # library overloads compiled before, for other types
+        @njit
+        def other(n):
+            return np.sqrt((np.arange(n) * 1.5).sum()) + np.arange(3.0).sum()
+        other(5), other(np.int32(4)), other(np.uint8(3))
+
+    @njit(cache=True)
+    def norm(n):
+        x = np.arange(n) * 0.5
+        return np.sqrt((x * x).sum())
+
+    assert abs(norm(1000) - np.sqrt(((np.arange(1000) * 0.5) ** 2).sum())) < 1e-9
+    spec = next(iter(norm._specializations.values()))
+    print("HIT" if spec.result.compiled.from_cache else "MISS")
+""")
+
+
+def test_hit_whatever_the_process_compiled_before(tmp_path):
+    script = tmp_path / "cached_library_calls.py"
+    script.write_text(LIBRARY_SCRIPT)
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run_after(what):
+        out = subprocess.run([sys.executable, str(script), what], env=env,
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.strip()
+
+    assert run_after("nothing") == "MISS"
+    assert run_after("after-others") == "HIT"

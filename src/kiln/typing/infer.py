@@ -12,6 +12,7 @@ import ast
 import hashlib
 import inspect
 import operator
+import types as pytypes
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -112,14 +113,60 @@ _symbols = {}  # symbol -> what it names, so symbols stay unique within the proc
 
 def _symbol_for(ir, argtypes, options) -> str:
     """A deterministic LLVM name (the same in every process, so the IR text can key the
-    on-disk cache), made unique if two functions share a qualified name."""
+    on-disk cache), made unique if two different functions share a qualified name. Two
+    closures of one inner function that capture equal values compile alike, so they share
+    a name: library overloads make such closures anew on every call, and a counter of them
+    would make the name depend on what the process compiled before."""
     what = (ir.pyfunc.__module__, ir.qualname, argtypes, options)
     digest = hashlib.sha1(repr(what).encode()).hexdigest()[:12]
+    named = (_contents(ir.pyfunc, set()), argtypes, options)
     symbol, n = f"kiln.{ir.qualname}.{digest}", 1
-    while _symbols.setdefault(symbol, (ir.pyfunc, argtypes, options)) != \
-            (ir.pyfunc, argtypes, options):
+    while _symbols.setdefault(symbol, named) != named:
         symbol, n = f"kiln.{ir.qualname}.{digest}.{n}", n + 1
     return symbol
+
+
+def _contents(value, seen):
+    """What a function's code depends on, comparable by value: its code, globals, defaults
+    and captured values (functions among them compared the same way); other values by
+    type, value and repr (so 0.0 and -0.0 differ), or by identity if unhashable."""
+    if isinstance(value, pytypes.FunctionType):
+        if id(value) in seen:          # a recursive inner function captures itself
+            return ("recursive", value.__code__)
+        seen.add(id(value))
+        cells = tuple(_contents(_cell_value(c), seen) for c in value.__closure__ or ())
+        return (value.__code__, id(value.__globals__),
+                _contents(value.__defaults__, seen), cells)
+    if isinstance(value, tuple):
+        return tuple(_contents(v, seen) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        return _Identity(value)
+    return (type(value), value, repr(value))
+
+
+class _Identity:
+    """An unhashable value, equal only to itself (and kept alive, so its id stays its own)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return isinstance(other, _Identity) and other.value is self.value
+
+    def __hash__(self):
+        return id(self.value)
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:   # a cell not filled yet
+        return _EMPTY_CELL
+
+
+_EMPTY_CELL = object()
 
 
 def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFunction:
@@ -463,8 +510,8 @@ class Typer:
         attr = node.attr
         if isinstance(base, t.Module):
             if not hasattr(base.module, attr):
-                raise self.error(f"module {base.module.__name__!r} has no attribute {attr!r}", node)
-            return self.frozen(getattr(base.module, attr), node, f"{base.module.__name__}.{attr}")
+                raise self.error(f"{base.kind} {base.label!r} has no attribute {attr!r}", node)
+            return self.frozen(getattr(base.module, attr), node, f"{base.label}.{attr}")
         if isinstance(base, t.NumberClass) and attr in ("dtype",):
             self.constants[node] = base.instance_type.np_dtype
             return t.DType(base.instance_type)
