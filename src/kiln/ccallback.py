@@ -23,6 +23,7 @@ from .codegen.exceptions import emit_set_python_error
 from .errors import TypingError
 from .options import CompileOptions
 from .runtime.pyapi import PyAPI
+from .types.cffi_types import cffi_pointer
 from .types.foreign import ctypes_prototype, foreign_address
 from .types.functions import c_signature_problem
 
@@ -106,7 +107,7 @@ _symbols = itertools.count()   # each C function its own symbol, though two shar
 
 
 class CFunc:
-    """A compiled C function (Numba's CFunc): `address`, `ctypes`, `native_name`,
+    """A compiled C function (Numba's CFunc): `address`, `ctypes`, `cffi`, `native_name`,
     `inspect_llvm()`; calling it from Python goes through `ctypes`, into the machine code.
     `kiln_address` is the same function in kiln's own convention (for compiled callers)."""
 
@@ -125,6 +126,11 @@ class CFunc:
         self.address = self._compiled.address(self.native_name)
         self.kiln_address = self._compiled.address(f"{self.native_name}.kiln")
         self.ctypes = ctypes_prototype(self.signature)(self.address)
+
+    @property
+    def cffi(self):
+        """The function as a cffi function pointer (needs cffi installed)."""
+        return cffi_pointer(self.signature, self.address)
 
     def _kiln_typeof_(self):
         return t.FunctionType(self.signature)

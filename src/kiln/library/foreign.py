@@ -1,7 +1,7 @@
-"""C from compiled code: calling a `FunctionType` value (a ctypes foreign function, a
+"""C from compiled code: calling a `FunctionType` value (a ctypes or cffi foreign function, a
 `WrapperAddressProtocol` object such as a Cython function's address, a `@cfunc`, a
 compiled function passed as a callback), C pointers (`p[i]`, `p[i] = v`, `carray`,
-`farray`) and `arr.ctypes` / `arr.ctypes.data`.
+`farray`) and `arr.ctypes` / `arr.ctypes.data` / `ffi.from_buffer(arr)`.
 
 What may be passed to a C parameter is decided here, at compile time: numbers that
 convert without loss of kind (as ctypes allows), for a `CPointer(T)` an array or pointer
@@ -23,6 +23,7 @@ from ..ccallback import c_value_type, from_c, to_c
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime.pyapi import capsule_pointer
+from ..types.cffi_types import CffiFFI, kiln_type_of_cffi
 from ..typing.unify import can_convert
 from .allocation import _dims, shape_items
 from .arrays import make_array
@@ -142,6 +143,48 @@ def _array_ctypes(tctx, array):
     def codegen(context, builder, sig, args):
         return builder.extract_value(args[0], dm.ARRAY_DATA)
     return ArrayCTypes(array.dtype)(array), codegen
+
+
+@template(("method", "from_buffer"))
+def _cffi_from_buffer(tctx, ffi, *args):
+    """`ffi.from_buffer(array)` or `ffi.from_buffer("double[]", array)`: the array's data
+    pointer (borrowed, as `arr.ctypes`), for a cffi function's pointer parameter."""
+    if not isinstance(ffi, CffiFFI):
+        return None
+    *cdecl, array = args
+    if len(cdecl) > 1 or (cdecl and not isinstance(cdecl[0], t.StringLiteral)):
+        raise TypingError("ffi.from_buffer takes an array, or a C type given as a string "
+                          "constant and an array")
+    if not isinstance(array, t.Array):
+        raise TypingError(f"ffi.from_buffer needs an array, not {array}")
+    if array.layout != "C":
+        raise TypingError(f"ffi.from_buffer needs a C-contiguous array; {array} may not be "
+                          "(pass np.ascontiguousarray(...) of it)")
+    result = t.CPointer(array.dtype)
+    if cdecl:
+        declared = cdecl[0].value
+        item = _declared_item(ffi.ffi, declared)
+        if item.kind in ("struct", "union"):
+            result = t.voidptr   # kiln has no struct types: an opaque pointer
+        elif kiln_type_of_cffi(item, f"the type {declared!r}") != array.dtype:
+            raise TypingError(f"ffi.from_buffer({declared!r}, ...) of a {array.dtype} "
+                              "array: the item types differ")
+
+    def codegen(context, builder, sig, llargs):
+        return builder.extract_value(llargs[-1], dm.ARRAY_DATA)
+    return result(ffi, *args), codegen
+
+
+def _declared_item(ffi, declared):
+    """The item CType of the array or pointer type `declared` (C source text)."""
+    import cffi
+    try:
+        ctype = ffi.typeof(declared)
+    except (getattr(ffi, "error", cffi.CDefError), cffi.CDefError, TypeError, ValueError) as e:
+        raise TypingError(f"ffi.from_buffer({declared!r}, ...): {e}") from None
+    if ctype.kind not in ("array", "pointer"):
+        raise TypingError(f"ffi.from_buffer({declared!r}, ...) needs an array or pointer type")
+    return ctype.item
 
 
 @template(("attr", "data"))

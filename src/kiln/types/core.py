@@ -92,8 +92,12 @@ class Opaque(Type):
 
 
 class Module(Opaque):
+    """A namespace whose attributes compiled code reads as frozen globals."""
+    kind = "module"
+
     def __init__(self, module):
         self.module = module
+        self.label = module.__name__
         self.name = f"Module({module.__name__})"
 
     @property

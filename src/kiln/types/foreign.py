@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 
 from . import core
+from .cffi_types import cffi_address, cffi_function
 from .functions import CPointer, FunctionType, RawPointer, VoidPointer, voidptr
 from .signature import Signature
 
@@ -28,6 +29,8 @@ def kiln_type_of_ctype(ctype, what="a C type"):
         if code == "P":
             return voidptr
     if isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer):
+        if issubclass(ctype._type_, (ctypes.Structure, ctypes.Union)):
+            return voidptr   # kiln has no struct types: a pointer to one is opaque
         return CPointer(kiln_type_of_ctype(ctype._type_, what))
     if isinstance(ctype, type) and issubclass(ctype, ctypes._CFuncPtr):
         return FunctionType(ctypes_signature(ctype._restype_, ctype._argtypes_, what))
@@ -56,6 +59,9 @@ def ctypes_function_type(fn) -> FunctionType:
 def foreign_address(value) -> int:
     if isinstance(value, ctypes._CFuncPtr):
         return ctypes.cast(value, ctypes.c_void_p).value
+    function = cffi_function(value)
+    if function is not None:
+        return cffi_address(function)
     raise TypeError(f"kiln cannot take the C address of {value!r:.60}")
 
 

@@ -81,7 +81,9 @@ def _typeof(value):
     if isinstance(value, ctypes._CFuncPtr):  # a ctypes foreign function
         from .foreign import ctypes_function_type
         return ctypes_function_type(value)
-    return None
+    from .cffi_types import cffi_function, cffi_function_type
+    function = cffi_function(value)
+    return None if function is None else cffi_function_type(function)
 
 
 def typeof_global(value):
@@ -106,6 +108,7 @@ def typeof_global(value):
         return core.StringLiteral(value)
     if getattr(type(value), "_kiln_frozen_", True) is False:  # mutable: pass it as an argument
         return None
-    return _typeof(value)
+    from .cffi_types import global_cffi_type
+    return global_cffi_type(value) or _typeof(value)
 
 
