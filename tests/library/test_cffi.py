@@ -116,6 +116,13 @@ def test_out_of_line_module_functions(ool):
             check(calls, x, k)
 
 
+def test_register_module_as_numba_spells_it(ool):
+    from kiln.core.typing import cffi_utils
+    cffi_utils.register_module(ool)   # not needed by kiln: a check that it is a cffi module
+    with pytest.raises(TypeError, match="not an out-of-line cffi module"):
+        cffi_utils.register_module(math)
+
+
 def test_from_buffer_pointer_parameters(ool):
     lib, offi = ool.lib, ool.ffi
 

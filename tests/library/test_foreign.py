@@ -312,6 +312,24 @@ def test_struct_by_value_is_a_typing_error():
         FunctionType("float64(complex128)")
 
 
+def test_pointer_to_struct_is_an_opaque_pointer():
+    class Pair(ctypes.Structure):
+        _fields_ = [("a", ctypes.c_double), ("b", ctypes.c_double)]
+
+    copy_pairs = _c(LIBC, "memcpy", ctypes.c_void_p, ctypes.POINTER(Pair),
+                    ctypes.POINTER(Pair), ctypes.c_size_t)
+    assert types.typeof(copy_pairs).signature.args[:2] == (types.voidptr, types.voidptr)
+
+    @njit
+    def f(src):
+        dst = np.zeros_like(src)
+        copy_pairs(dst, src, src.nbytes)
+        return dst
+
+    src = np.array([[1.5, -0.0], [math.nan, math.inf]])
+    assert same(src, f(src))
+
+
 def test_unmapped_c_type_is_a_typing_error():
     strlen = _c(LIBC, "strlen", ctypes.c_size_t, ctypes.c_char_p)
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import KilnError, TypingError, UnsupportedError
+from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
 from . import exceptions
@@ -128,15 +129,16 @@ def _symbol_for(ir, argtypes, options) -> str:
 
 def _contents(value, seen):
     """What a function's code depends on, comparable by value: its code, globals, defaults
-    and captured values (functions among them compared the same way); other values by
-    type, value and repr (so 0.0 and -0.0 differ), or by identity if unhashable."""
-    if isinstance(value, pytypes.FunctionType):
+    and captured values (functions among them compared the same way, except those that
+    the library gives a meaning by their identity); other values by type, value and repr
+    (so 0.0 and -0.0 differ), or by identity if unhashable."""
+    if isinstance(value, pytypes.FunctionType) and not registry.has(value):
         if id(value) in seen:          # a recursive inner function captures itself
             return ("recursive", value.__code__)
         seen.add(id(value))
         cells = tuple(_contents(_cell_value(c), seen) for c in value.__closure__ or ())
-        return (value.__code__, id(value.__globals__),
-                _contents(value.__defaults__, seen), cells)
+        return (value.__code__, id(value.__globals__), _contents(value.__defaults__, seen),
+                _Identity(value.__kwdefaults__), cells)
     if isinstance(value, tuple):
         return tuple(_contents(v, seen) for v in value)
     try:

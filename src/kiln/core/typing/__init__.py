@@ -1,0 +1,1 @@
+"""Numba's `numba.core.typing` spellings (`cffi_utils`)."""
