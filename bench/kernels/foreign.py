@@ -1,10 +1,16 @@
-"""C called from compiled code: SciPy's `ndtri` through its Cython address (the pattern of
-Numba-based statistics packages), 10 million calls in a loop."""
+"""C called from compiled code, 10 million calls in a loop: SciPy's `ndtri` through its
+Cython address (the pattern of Numba-based statistics packages), and the C library's `cos`
+through cffi (`ffi.dlopen`)."""
 import importlib
 
 import numpy as np
 
 from bench.registry import Benchmark, Sizes, register, rng
+
+try:
+    import cffi
+except ImportError:   # the test extra installs it
+    cffi = None
 
 try:
     from scipy.special import ndtri   # plain Python calls SciPy's ufunc
@@ -38,3 +44,21 @@ if ndtri is not None:
         sizes=Sizes(full=10_000_000, quick=1_000_000, python=100_000),
         label="{n} calls", numpy_ref=lambda p: ndtri(p).sum(), rtol=1e-9,
         rebound={"ndtri": cython_ndtri}))
+
+
+if cffi is not None:
+    ffi = cffi.FFI()
+    ffi.cdef("double cos(double);")
+    c_cos = ffi.dlopen(None).cos   # a name for the function: Numba cannot read a library's
+
+    def cffi_cos_sum(x):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += c_cos(x[i])
+        return s
+
+    register(Benchmark(
+        name="cffi_cos", topic="C interop", pyfunc=cffi_cos_sum,
+        make_inputs=lambda n: (rng().uniform(-10.0, 10.0, n),),
+        sizes=Sizes(full=10_000_000, quick=1_000_000, python=100_000),
+        label="{n} calls", numpy_ref=lambda x: np.cos(x).sum(), rtol=1e-9))
