@@ -11,7 +11,7 @@ propagates, see types/functions.py.)
 """
 from __future__ import annotations
 
-import itertools
+import hashlib
 import threading
 import weakref
 
@@ -20,6 +20,7 @@ from llvmlite import ir
 from . import types as t
 from .codegen import datamodel as dm
 from .codegen.exceptions import emit_set_python_error
+from .cpu.cache import function_cache
 from .errors import TypingError
 from .options import CompileOptions
 from .runtime.pyapi import PyAPI
@@ -74,7 +75,8 @@ def build_c_wrapper(context, sig, native, symbol, owner):
         api = PyAPI(context, builder)
         gil = api.call("PyGILState_Ensure", dm.i32, [])
         emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
-        api.call("PyErr_WriteUnraisable", ir.VoidType(), [api.constant_object(owner)])
+        api.call("PyErr_WriteUnraisable", ir.VoidType(),
+                 [api.constant_object(owner, name=symbol)])   # bound at load: cacheable
         api.call("PyGILState_Release", ir.VoidType(), [gil])
         _return(builder, ret)
     _return(builder, ret, retslot)
@@ -103,7 +105,18 @@ def checked_signature(sig, name):
     return sig
 
 
-_symbols = itertools.count()   # each C function its own symbol, though two share a body
+_made = {}   # symbol stem -> how many C functions have it in this process
+_made_lock = threading.Lock()
+
+
+def _symbol_for(py_func, sig, qualname):
+    """The C function's symbol: the same in every process for the first C function made of
+    `py_func` and `sig` (so cache=True finds its code), and unique in this one."""
+    what = repr((py_func.__module__, qualname, sig))
+    stem = f"cfunc.{qualname}.{hashlib.sha1(what.encode()).hexdigest()[:12]}"
+    with _made_lock:
+        n = _made[stem] = _made.get(stem, -1) + 1
+    return stem if n == 0 else f"{stem}.{n}"
 
 
 class CFunc:
@@ -111,7 +124,7 @@ class CFunc:
     `inspect_llvm()`; calling it from Python goes through `ctypes`, into the machine code.
     `kiln_address` is the same function in kiln's own convention (for compiled callers)."""
 
-    def __init__(self, py_func, sig, options, owner=None):
+    def __init__(self, py_func, sig, options, owner=None, cache=False):
         from .compiler import compile_cfunc
         self.py_func = py_func
         self.__name__ = py_func.__name__
@@ -119,10 +132,10 @@ class CFunc:
         self.__doc__ = py_func.__doc__
         self.__wrapped__ = py_func
         self.signature = checked_signature(sig, self.__qualname__)
-        self.native_name = f"cfunc.{self.__qualname__}.{next(_symbols)}"
+        self.native_name = _symbol_for(py_func, self.signature, self.__qualname__)
         self._compiled, self._keepalive = compile_cfunc(
             py_func, self.signature, options, self if owner is None else owner,
-            self.native_name)
+            self.native_name, function_cache(py_func) if cache else None)
         self.address = self._compiled.address(self.native_name)
         self.kiln_address = self._compiled.address(f"{self.native_name}.kiln")
         self.ctypes = ctypes_prototype(self.signature)(self.address)
@@ -152,12 +165,13 @@ class CFunc:
         return f"<kiln.cfunc {self.__qualname__}>"
 
 
-def cfunc(sig, **options):
-    """Compile the decorated function now, for `sig`, as a C function (see CFunc)."""
+def cfunc(sig, cache=False, **options):
+    """Compile the decorated function now, for `sig`, as a C function (see CFunc); with
+    `cache=True` its machine code is kept on disk as `@njit(cache=True)` keeps it."""
     compile_options = CompileOptions.from_kwargs(**options)
 
     def decorate(fn):
-        return CFunc(fn, sig, compile_options)
+        return CFunc(fn, sig, compile_options, cache=cache)
     return decorate
 
 

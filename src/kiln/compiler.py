@@ -95,12 +95,12 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
     return compiled.address(loop_symbol), typed, state.keepalive
 
 
-def compile_cfunc(py_func, sig, options, owner, symbol):
+def compile_cfunc(py_func, sig, options, owner, symbol, cache=None):
     """Compile `py_func` for the signature `sig` as a C function named `symbol`
     (ccallback.py): frontend, typing, codegen of the function, of its C wrapper (which
     reports an exception in the name of `owner`) and of `symbol.kiln`, the function in
-    kiln's own convention, JIT. Returns the compiled module and what the code needs kept
-    alive."""
+    kiln's own convention, JIT (or the on-disk `cache`). Returns the compiled module and
+    what the code needs kept alive."""
     from .ccallback import build_c_wrapper
     from .cpu.engine import get_engine
 
@@ -116,7 +116,8 @@ def compile_cfunc(py_func, sig, options, owner, symbol):
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
     _bind_runtime(llvm_ir)
-    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs)           # cpu
+    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,           # cpu
+                                    cache=cache if state.cacheable else None)
     return compiled, state.keepalive
 
 

@@ -3,6 +3,7 @@ qsort, SciPy's LowLevelCallable), checked against the same function run by CPyth
 import ctypes
 import ctypes.util
 import math
+import os
 import subprocess
 import sys
 import textwrap
@@ -245,3 +246,37 @@ def test_body_that_does_not_type_names_the_line():
 
     with pytest.raises(TypingError, match="nosuch"):
         cfunc("float64(float64)")(bad)
+
+
+CACHED_CFUNC = textwrap.dedent("""
+    import ctypes, sys
+    import numpy as np
+    from kiln import cfunc
+
+    @cfunc("float64(float64, int32)", cache=True)
+    def scaled(x, n):
+        if n < 0:
+            raise ValueError("negative n")
+        return np.sqrt(x) * n
+
+    assert scaled(16.0, 3) == 12.0 and np.isnan(scaled(-1.0, 2))
+    assert scaled(4.0, -1) == 0.0            # reported to stderr, as without the cache
+    print("HIT" if scaled._compiled.from_cache else "MISS")
+""")
+
+
+def test_cache_true_keeps_the_machine_code(tmp_path):
+    script = tmp_path / "cached_cfunc.py"
+    script.write_text(CACHED_CFUNC)
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run():
+        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert "Exception ignored in: <kiln.cfunc scaled>" in done.stderr
+        assert "ValueError: negative n" in done.stderr
+        return done.stdout.strip()
+
+    assert run() == "MISS"
+    assert run() == "HIT"

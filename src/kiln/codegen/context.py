@@ -29,11 +29,12 @@ class ModuleState:
         self.exc_descriptors = {}  # see exceptions.constant_descriptor
         self._strings = {}
 
-    def object_cell(self, obj):
-        """A global cell holding the address of `obj`. An importable object (a class or
-        function reachable as module.qualname) is named by a symbol bound at load time, so
-        the code can be cached; anything else is embedded as an address."""
-        name = importable_name(obj)
+    def object_cell(self, obj, name=None):
+        """A global cell holding the address of `obj`. An object with a `name` that means it
+        in every process (given, or module.qualname for an importable class or function) is
+        named by a symbol bound at load time, so the code can be cached; anything else is
+        embedded as an address."""
+        name = name or importable_name(obj)
         if name is None:
             self.keepalive.append(obj)
             self.cacheable = False

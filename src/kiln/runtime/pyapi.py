@@ -72,9 +72,9 @@ class PyAPI:
             gv.linkage = "external"
         return gv
 
-    def constant_object(self, obj):
+    def constant_object(self, obj, name=None):
         """The address of a Python object such as a NumPy type (see ModuleState.object_cell)."""
-        return self.builder.load(self.context.state.object_cell(obj), typ=dm.ptr)
+        return self.builder.load(self.context.state.object_cell(obj, name), typ=dm.ptr)
 
     def read(self, obj, offset, lltype):
         address = self.builder.gep(obj, [ir.Constant(dm.i64, offset)], source_etype=dm.i8)
