@@ -291,81 +291,185 @@ def _digitize(x, bins, right=False):
     return digitize if isinstance(x, t.Array) else digitize_one
 
 
+BLOCK = 65536   # NumPy's histogram works through the data in blocks of this many items
+
+
 @register_jitable
-def _equal_bin_counts(x, bins, low, high):
-    """Counts in `bins` equal bins over [low, high] (the last bin closed), and the edges,
-    as NumPy computes them: the bin from the scaled value, corrected against the edges."""
+def _equal_bin(v, low, high, scale, edges):
+    """The bin of `v` among equal bins over [low, high] (the last bin closed), or -1 outside
+    (or NaN), as NumPy computes it: from the scaled value, corrected against the edges."""
+    if not (v >= low and v <= high):
+        return -1
+    bins = edges.shape[0] - 1
+    k = int((v - low) * scale)
+    if k == bins:
+        k -= 1
+    if v < edges[k]:
+        k -= 1
+    elif k + 1 < bins and v >= edges[k + 1]:
+        k += 1
+    return k
+
+
+@register_jitable
+def _equal_edges(bins, low, high):
     if low == high:
         low, high = low - 0.5, high + 0.5
-    edges = np.linspace(low, high, bins + 1)
+    return low, high, np.linspace(low, high, bins + 1), bins / (high - low)
+
+
+@register_jitable
+def _equal_bin_counts(x, bins, low, high):
+    """Counts in `bins` equal bins over [low, high], and the edges."""
+    low, high, edges, scale = _equal_edges(bins, low, high)
     counts = np.zeros(bins, np.int64)
-    scale = bins / (high - low)
     for v in x:
-        if not (v >= low and v <= high):   # outside, or NaN
-            continue
-        k = int((v - low) * scale)
-        if k == bins:
-            k -= 1
-        if v < edges[k]:
-            k -= 1
-        elif k + 1 < bins and v >= edges[k + 1]:
-            k += 1
-        counts[k] += 1
+        k = _equal_bin(v, low, high, scale, edges)
+        if k >= 0:
+            counts[k] += 1
     return counts, edges
 
 
+@register_jitable
+def _equal_bin_weights(x, w, bins, low, high, totals):
+    """`totals` (zeros of the weights' dtype) filled with the weights in each of `bins`
+    equal bins, summed as NumPy sums them: in float64 per block of data, in data order,
+    each block's sums then cast and added. Returns them and the edges."""
+    low, high, edges, scale = _equal_edges(bins, low, high)
+    block = np.zeros(bins, np.float64)
+    for start in range(0, x.shape[0], BLOCK):
+        block[:] = 0.0
+        for i in range(start, min(start + BLOCK, x.shape[0])):
+            k = _equal_bin(x[i], low, high, scale, edges)
+            if k >= 0:
+                block[k] += w[i]
+        totals += block.astype(totals.dtype)
+    return totals, edges
+
+
+@register_jitable
+def _check_increasing(edges):
+    for k in range(edges.shape[0] - 1):
+        if edges[k] > edges[k + 1]:
+            raise ValueError("`bins` must increase monotonically, when an array")
+
+
+@register_jitable
+def _edge_bin_counts(x, edges):
+    n = max(edges.shape[0] - 1, 0)
+    counts = np.zeros(n, np.int64)
+    if n == 0:
+        return counts
+    first, last = edges[0], edges[n]
+    for v in x:
+        if v >= first and v <= last:
+            counts[min(search_sorted(edges, v, True) - 1, n - 1)] += 1
+    return counts
+
+
+@register_jitable
+def _edge_bin_weights(x, w, edges, cumulative, prefix):
+    """The weights between given edges as NumPy finds them: per block of data, the
+    prefix sums (in `prefix`'s dtype, as `cumsum` sums) of the weights in sorted order,
+    taken at each edge, added into `cumulative` (zeros of the weights' dtype, one per
+    edge); the histogram is its difference."""
+    last = edges.shape[0] - 1
+    for start in range(0, x.shape[0], BLOCK):
+        stop = min(start + BLOCK, x.shape[0])
+        order = np.argsort(x[start:stop])
+        values = x[start:stop][order]
+        prefix[0] = 0
+        for j in range(order.shape[0]):
+            prefix[j + 1] = prefix[j] + w[start + order[j]]
+        for e in range(last + 1):
+            cumulative[e] += prefix[search_sorted(values, edges[e], e == last)]
+    return np.diff(cumulative)
+
+
+@register_jitable
+def _positive_bins(bins):
+    if bins < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+
+
+@register_jitable
+def _given_range(x, bins, range):
+    _positive_bins(bins)
+    low, high = range[0] * 1.0, range[1] * 1.0
+    if low > high:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError("supplied range is not finite")
+    return low, high
+
+
+@register_jitable
+def _data_range(x, bins, range):
+    _positive_bins(bins)
+    low, high = (np.min(x) * 1.0, np.max(x) * 1.0) if x.shape[0] else (0.0, 1.0)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError("autodetected range of the data is not finite")
+    return low, high
+
+
 @overload(np.histogram)
-def _histogram(a, bins=10, range=None):
+def _histogram(a, bins=10, range=None, density=None, weights=None):
     """np.histogram with `bins` a count (over the data's range or `range`) or an array of
-    increasing edges (then `range` is ignored, as in NumPy)."""
-    no_range = range is None or isinstance(range, t.NoneType)
-    if not isinstance(a, t.Array):
+    increasing edges (then `range` is ignored, as in NumPy), and `weights` of a real dtype
+    (the histogram then has the weights' dtype, as in NumPy)."""
+    if not isinstance(a, t.Array) or not _omitted(density):
         return None
-    if isinstance(bins, t.Array) and bins.ndim == 1:
-        def histogram_edges(a, bins=10, range=None):
-            n = max(bins.shape[0] - 1, 0)
-            counts = np.zeros(n, np.int64)
-            if n == 0:
-                return counts, bins
-            k = 0
-            while k < n:
-                if bins[k] > bins[k + 1]:
-                    raise ValueError("`bins` must increase monotonically, when an array")
-                k += 1
-            first, last = bins[0], bins[n]
-            for v in in_c_order(a):
-                if not (v >= first and v <= last):
-                    continue
-                k = search_sorted(bins, v, True) - 1
-                counts[min(k, n - 1)] += 1
-            return counts, bins
-        return histogram_edges
-    if not isinstance(bins, (int, t.Integer)):
+    weighted = not _omitted(weights)
+    if weighted and not (isinstance(weights, t.Array)
+                         and isinstance(weights.dtype, (t.Integer, t.Float))):
         return None
-    if no_range:
-        def histogram(a, bins=10, range=None):
-            if bins < 1:
-                raise ValueError("`bins` must be positive, when an integer")
-            x = in_c_order(a)
-            low, high = (np.min(x) * 1.0, np.max(x) * 1.0) if x.shape[0] else (0.0, 1.0)
-            if not (np.isfinite(low) and np.isfinite(high)):
-                raise ValueError("autodetected range of the data is not finite")
-            return _equal_bin_counts(x, bins, low, high)
-        return histogram
-    if not (isinstance(range, t.BaseTuple) and len(range.types) == 2
+    wt = weights.dtype if weighted else None
+    # cumsum's accumulator: NumPy's default integer for integers narrower than 64 bits
+    acc = (t.int64 if getattr(wt, "signed", False) else t.uint64) \
+        if isinstance(wt, t.Integer) else wt
+    edges_given = isinstance(bins, t.Array) and bins.ndim == 1
+    if not edges_given and not isinstance(bins, (int, t.Integer)):
+        return None
+    no_range = _omitted(range)
+    if not (no_range or edges_given or isinstance(range, t.BaseTuple) and len(range.types) == 2
             and all(isinstance(e, t.Number) for e in range.types)):
         return None
 
-    def histogram_range(a, bins=10, range=None):
-        if bins < 1:
-            raise ValueError("`bins` must be positive, when an integer")
-        low, high = range[0] * 1.0, range[1] * 1.0
-        if low > high:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (np.isfinite(low) and np.isfinite(high)):
-            raise ValueError("supplied range is not finite")
-        return _equal_bin_counts(in_c_order(a), bins, low, high)
-    return histogram_range
+    bin_range = _data_range if no_range else _given_range
+
+    def by_count(a, bins=10, range=None, density=None, weights=None):
+        x = in_c_order(a)
+        low, high = bin_range(x, bins, range)
+        return _equal_bin_counts(x, bins, low, high)
+
+    def by_count_weighted(a, bins=10, range=None, density=None, weights=None):
+        x, w = in_c_order(a), _flat_weights(a, weights)
+        low, high = bin_range(x, bins, range)
+        return _equal_bin_weights(x, w, bins, low, high, np.zeros(bins, wt))
+
+    def by_edges(a, bins=10, range=None, density=None, weights=None):
+        _check_increasing(bins)
+        return _edge_bin_counts(in_c_order(a), bins), bins
+
+    def by_edges_weighted(a, bins=10, range=None, density=None, weights=None):
+        x, w = in_c_order(a), _flat_weights(a, weights)
+        _check_increasing(bins)
+        return _edge_bin_weights(x, w, bins, np.zeros(bins.shape[0], wt),
+                                 np.empty(min(x.shape[0], BLOCK) + 1, acc)), bins
+    if edges_given:
+        return by_edges_weighted if weighted else by_edges
+    return by_count_weighted if weighted else by_count
+
+
+@register_jitable
+def _flat_weights(a, weights):
+    if weights.shape != a.shape:
+        raise ValueError("weights should have the same shape as a.")
+    return in_c_order(weights)
+
+
+def _omitted(value):
+    return value is None or isinstance(value, t.NoneType)
 
 
 @overload(np.convolve)

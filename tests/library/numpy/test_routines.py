@@ -85,6 +85,15 @@ def histogram_edges(a, edges):
     return np.histogram(a, edges), np.histogram(a, bins=edges, range=(0, 1))
 
 
+def histogram_weighted(a, w, edges):
+    return (np.histogram(a, 6, weights=w), np.histogram(a, bins=4, range=(-1, 1), weights=w),
+            np.histogram(a, edges, weights=w))
+
+
+WEIGHTED_DATA = RNG.normal(size=150_000)   # more than NumPy's block of 65,536 items
+EDGES = np.array([-3.0, -0.5, 0.0, 0.25, 2.0])
+
+
 def convolved(a, v):
     return np.convolve(a, v)
 
@@ -120,6 +129,17 @@ CASES = [
     (histogram_edges, X2, np.linspace(0, 1, 4)),
     (histogram_edges, X, np.array([1.0, 0.0])), (histogram_edges, X, np.array([1.0])),
     (histogram_edges, X, np.zeros(0)),
+    (histogram_weighted, WEIGHTED_DATA, RNG.uniform(-1, 2, WEIGHTED_DATA.size), EDGES),
+    (histogram_weighted, WEIGHTED_DATA, RNG.uniform(0, 1, WEIGHTED_DATA.size)
+     .astype(np.float32), EDGES),
+    (histogram_weighted, WEIGHTED_DATA, RNG.integers(-9, 9, WEIGHTED_DATA.size), EDGES),
+    (histogram_weighted, np.array([0, 1, 1, 2, 3, 3, 3], np.int32),
+     np.array([1, 2, 3, 4, 5, 6, 7], np.int8), np.array([0, 1, 3])),
+    (histogram_weighted, np.array([0.5, np.nan, 0.25, -0.75]), np.array([1.0, 2.0, np.nan, 4.0]),
+     EDGES),
+    (histogram_weighted, X2, X2[::-1, ::-1], EDGES),
+    (histogram_weighted, np.zeros(0), np.zeros(0, np.uint16), EDGES),
+    (histogram_weighted, X, X[:-1], EDGES),  # ValueError
 ]
 
 
