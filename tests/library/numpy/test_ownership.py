@@ -99,6 +99,17 @@ def test_returned_arrays_are_freed_when_python_drops_them():
     assert live() == before
 
 
+def test_allocation_stats_is_public_as_documented():
+    import kiln
+    from kiln.runtime import allocation_stats as public
+    before = kiln.runtime.allocation_stats()
+    result = njit(returned_tuple)(3)
+    assert public().allocations == before.allocations + 2
+    assert public().bytes_live == before.bytes_live + result[0].nbytes + result[2][0].nbytes
+    del result
+    assert public().live == before.live
+
+
 def grow(a):
     out = np.empty(a.shape[0] * 2)
     out[:a.shape[0]] = a
