@@ -214,6 +214,32 @@ def test_calls_and_allocation_in_the_body_do_not_leak():
     check(calls_and_allocates, np.linspace(-1, 1, 1001), rtol=1e-14)
 
 
+def lists_in_the_body(n):
+    out = np.zeros(n)
+    count = 0
+    for i in prange(n):
+        items = [j * 0.5 for j in range(i % 7)]   # a list made, grown and freed per iteration
+        items.append(float(i))
+        items.insert(0, -1.0)
+        total = 0.0
+        for v in items:
+            total += v
+        out[i] = total + len(items)
+        count += len(list(range(i % 5)))
+    return out, count
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [0, 1, 1001])
+def test_lists_in_the_body(threads, n):
+    previous = kiln.get_num_threads()
+    kiln.set_num_threads(min(threads, previous))
+    try:
+        check(lists_in_the_body, n)
+    finally:
+        kiln.set_num_threads(previous)
+
+
 def nested_prange(A):
     s = 0.0
     for i in prange(A.shape[0]):
