@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from tests.fuzz.cfuncs import IMPORT as C_IMPORT
 from tests.fuzz.compare import encode, raised
 
 REFERENCE_HEADER = """import math
@@ -22,11 +23,11 @@ from tests.fuzz.reference import math
 prange = range
 def jit(f=None, **options):
     return f if f is not None else (lambda g: g)
-"""
+""" + C_IMPORT
 KILN_HEADER = """import math
 import numpy as np
 from kiln import njit as jit, prange
-"""
+""" + C_IMPORT
 
 
 def read_frame(stream):

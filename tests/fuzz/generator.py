@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from tests.fuzz.cfuncs import ARITY as C_ARITY
+
 I64 = 2 ** 63           # the bound of an arbitrary int64
 LOCAL_BOUND = 2 ** 40   # int locals are clamped to this on assignment
 SMALL = 2 ** 20
@@ -242,6 +244,10 @@ class Generator:
         d = depth - 1
         if self.lists and self.chance(0.08) and self.list_names(scope):
             return self.float_from_list(scope, d)
+        if self.chance(0.03):   # a C function, through ctypes or cffi (cfuncs.py)
+            name = self.pick(sorted(C_ARITY))
+            args = ", ".join(self.float_expr(scope, d) for _ in range(C_ARITY[name]))
+            return f"{name}({args})"
         k = self.rng.randrange(16)
         if k <= 2:
             op = self.pick(["+", "-", "*", "/", "//", "%"])
