@@ -194,6 +194,10 @@ def test_type_mapping():
                         ("double *", CPointer(float64)), ("struct { int a; } *", voidptr),
                         ("double (*)(double)", FunctionType("float64(float64)"))]:
         assert kiln_type_of_cffi(ffi.typeof(cname)) == want, cname
+    enums = cffi.FFI()
+    enums.cdef("enum colour { RED, GREEN }; enum sign { MINUS = -1, PLUS = 1 };")
+    assert kiln_type_of_cffi(enums.typeof("enum colour")) == uint32
+    assert kiln_type_of_cffi(enums.typeof("enum sign")) == int32
     assert c_declaration(FunctionType("void(CPointer(int16), boolean)"), "f") == \
         "void (*f)(int16_t *, _Bool)"
 

@@ -127,7 +127,7 @@ def kiln_type_of_cffi(ctype, what="a C type"):
     if kind == "primitive":
         return _primitive(ctype, what)
     if kind == "enum":
-        return core.integer_of(8 * _ffi().sizeof(ctype), True)
+        return _integer(ctype)
     if kind == "pointer":
         item = ctype.item
         if item.kind in ("void", "struct", "union"):
@@ -149,12 +149,16 @@ def _primitive(ctype, what):
         return _FLOATS[cname]
     if cname == "_Bool":
         return core.boolean
-    size = _ffi().sizeof(ctype)
     if cname in _CHARACTERS:
-        return core.integer_of(8 * size, _CHARACTERS[cname])
+        return core.integer_of(8 * _ffi().sizeof(ctype), _CHARACTERS[cname])
     if "double" in cname or "float" in cname or "complex" in cname:
         raise TypeError(f"{what} is {cname!r}, which kiln cannot map to a number type")
-    return core.integer_of(8 * size, int(_ffi().cast(cname, -1)) < 0)
+    return _integer(ctype)
+
+
+def _integer(ctype):
+    """The kiln integer of a C integer or enum type: its size, and signed if -1 stays < 0."""
+    return core.integer_of(8 * _ffi().sizeof(ctype), int(_ffi().cast(ctype, -1)) < 0)
 
 
 def c_declaration(ty, name=""):
