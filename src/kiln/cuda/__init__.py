@@ -29,6 +29,7 @@ from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, bl
                          syncthreads_count, syncthreads_or, syncwarp, threadfence,
                          threadfence_block, threadfence_system, threadIdx, warpsize)
 from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
+from .ptx import compile_ptx, compile_ptx_for_current_device
 from .reduction import Reduce, reduce
 
 

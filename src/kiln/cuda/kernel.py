@@ -154,6 +154,10 @@ class DeviceFunction(_Compiled):
             self._check()
         return self.py_func(*args, **kwargs)
 
+    def _kiln_typeof_(self):  # how kernels compiled for the GPU call it (cuda/nvvm.py)
+        from .nvvm import device_function_type
+        return device_function_type(self)
+
     def __getitem__(self, key):
         raise TypeError(f"device function '{self.__name__}' cannot be launched; only kernels "
                         "(@cuda.jit without device=True) take a launch configuration")
