@@ -198,7 +198,7 @@ def _shared_array(context, builder, ty, dims):
     count = 1
     for d in dims:
         count *= d
-    name = f"kiln_shared.{len([g for g in module.globals if g.startswith('kiln_shared.')])}"
+    name = f"kiln_shared_{len([g for g in module.globals if g.startswith('kiln_shared_')])}"
     gv = ir.GlobalVariable(module, ir.ArrayType(elem, count), name, addrspace=SHARED)
     gv.linkage = "internal"
     gv.initializer = ir.Constant(gv.value_type, ir.Undefined)

@@ -104,7 +104,7 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False):
     context = CodegenContext(state, options)
     native = context.lower_function(typed)
     if device:
-        native.linkage = "external"
+        _device_entry(state.module, native, py_func.__name__)
     else:
         _kernel_entry(state.module, native, typed, py_func.__name__)
     _without_reference_counts(state.module)
@@ -188,6 +188,14 @@ def _kernel_entry(module, native, typed, name):
                                               for ty in typed.argtypes])
     builder.ret_void()
     module.add_named_metadata("nvvm.annotations", [kernel, "kernel", ir.Constant(dm.i32, 1)])
+
+
+def _device_entry(module, native, name):
+    """An external `.func` named after the Python function, in kiln's convention, for PTX
+    that links with other device code."""
+    entry = ir.Function(module, native.function_type, name=name)
+    builder = ir.IRBuilder(entry.append_basic_block("entry"))
+    builder.ret(builder.call(native, entry.args))
 
 
 def _without_reference_counts(module):
