@@ -119,7 +119,7 @@ def _barrier_predicate(stub, name):
     block."""
     @template(stub, target="cuda")
     def _typer(tctx, predicate):
-        if not isinstance(predicate, (t.Integer, t.Boolean)):
+        if not isinstance(predicate, (t.Integer, t.Boolean, t.Float)):
             return None
 
         def codegen(context, builder, sig, args):

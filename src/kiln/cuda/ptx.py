@@ -95,10 +95,7 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False):
     tctx = typing_context("cuda")
     options = CompileOptions.from_kwargs(fastmath=fastmath)
     typed = tctx.type_function(py_func, tuple(parsed.args), declared, options)
-    check_device_code(typed)
-    if not device and typed.return_type != t.none:
-        raise TypingError(f"kernel '{py_func.__name__}' returns {typed.return_type}; CUDA "
-                          "kernels return nothing: write results into an array argument")
+    check_device_code(typed)   # (checks.py refused a kernel that returns a value)
     from ..codegen.context import CodegenContext, ModuleState
     state = ModuleState(typed.symbol, tctx, "cuda")
     context = CodegenContext(state, options)
