@@ -8,13 +8,14 @@ import itertools
 import linecache
 import math
 import re
+import struct
 
 import numpy as np
 import pytest
 
 from kiln import cuda, types
 from kiln.cuda import toolkit
-from kiln.cuda.ptx import parameter_types
+from kiln.cuda.abi import Layout, parameter_types
 from kiln.errors import TypingError, UnsupportedError
 
 CCS = [(7, 0), (9, 0)]
@@ -402,6 +403,38 @@ def test_kernel_parameters():
     assert len(parameter_types(types.float64[:, :, :])) == 11
 
 
+def complex_sum(z, out):
+    out[0] = z.real + z.imag
+
+
+@needs_ptxas
+def test_complex_parameter_is_one_aggregate():
+    ptx = ptx_for(complex_sum, types.void(types.complex128, types.float64[:]))
+    assert ".param .align 8 .b8 complex_sum_param_0[16]" in ptx
+
+
+@cuda.jit(["void(float32, float32[:], float32[:], float32[:])",
+           "void(float64, float64[:], float64[:], float64[:])"], fastmath=True)
+def saxpy_kernel(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@simulated
+def test_inspect_llvm_and_asm_per_signature():
+    llvm = saxpy_kernel.inspect_llvm()
+    assert set(llvm) == {(types.float32, types.float32[:], types.float32[:], types.float32[:]),
+                         (types.float64, types.float64[:], types.float64[:], types.float64[:])}
+    assert all('!"kernel"' in text and re.search(r'define void @"?saxpy_kernel"?\(', text)
+               for text in llvm.values())
+    asm = saxpy_kernel.inspect_asm()
+    cc = cuda.get_current_device().compute_capability
+    assert all(f".target sm_{cc[0]}{cc[1]}" in ptx for ptx in asm.values())
+    one = saxpy_kernel.inspect_asm("void(float64, float64[:], float64[:], float64[:])", cc=(7, 0))
+    assert "fma.rn.f64" in one and ".target sm_70" in one   # the kernel's fastmath=True
+
+
 def test_ptx_version_follows_compute_capability():
     assert re.search(r"\.version 6\.0\s+\.target sm_70", cuda.compile_ptx(saxpy, "void(float32, "
                      "float32[:], float32[:], float32[:])", cc=(7, 0))[0])
@@ -492,3 +525,49 @@ def test_errors_name_the_function_and_line(kernel, sig, error, message, line):
 def test_lineinfo_is_refused_until_supported():
     with pytest.raises(UnsupportedError, match="line tables"):
         cuda.compile_ptx(vector_add, "void(f4[:], f4[:], f4[:])", lineinfo=True)
+
+
+# -- launch parameters ---------------------------------------------------------------------------
+def many(a, n, flags, z, b):
+    if flags[0] and flags[1]:
+        a[0, 0] = n + z.real + b[0]
+
+
+MANY = types.void(types.float64[:, :], types.int32, types.UniTuple(types.boolean, 2),
+                  types.complex128, types.int16[::1])
+
+
+def ptx_parameter_buffer_size(ptx, name):
+    """The end of the last parameter when each sits at its natural (or declared) alignment."""
+    end = 0
+    for kind, align, count in re.findall(
+            rf"\.param (?:\.align (\d+) \.b8|\.[usfb](\d+))(?: \.ptr)?(?: \.global)?"
+            rf"(?: \.align \d+)? {name}_param_\d+(?:\[(\d+)\])?", ptx):
+        size = int(count) if kind else int(align) // 8
+        alignment = int(kind) if kind else size
+        end = -(-end // alignment) * alignment + size
+    return end
+
+
+@needs_ptxas
+def test_parameter_buffer_matches_the_ptx():
+    ptx = ptx_for(many, MANY)
+    assert Layout(MANY.args).size == ptx_parameter_buffer_size(ptx, "many") == \
+        9 * 8 + 4 + 2 + 2 + 16 + 7 * 8
+
+
+@simulated
+def test_parameters_packed_from_device_arrays_and_scalars():
+    host = np.arange(12.0).reshape(3, 4)
+    whole = cuda.to_device(host)
+    view = whole[:, 1:]
+    small = cuda.to_device(np.array([5, 6], np.int16))
+    layout = Layout(MANY.args)
+    packed = layout.pack([view, 7, (True, False), 1.5 - 2j, small])
+    values = struct.unpack("@QQqqQqqqq i ?? dd QQqqQqq".replace(" ", ""), packed)
+    assert values[:9] == (0, 0, 9, 8, whole.device_ctypes_pointer.value + 8, 3, 3, 32, 8)
+    assert values[9:14] == (7, True, False, 1.5, -2.0)
+    assert values[14:] == (0, 0, 2, 2, small.device_ctypes_pointer.value, 2, 2)
+    empty = cuda.device_array(0, np.int16)
+    assert struct.unpack_from("@Q", layout.pack([view, 0, (0, 0), 0j, empty]),
+                              layout.size - 3 * 8)[0] == 0   # an empty array has no data

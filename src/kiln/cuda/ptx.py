@@ -15,10 +15,7 @@ device meaning, here:
 Any other call out of the module (the Python C API, the CPU runtime) is refused naming the
 kernel and the symbol.
 
-The kernel ABI (docs/cuda.md): one PTX parameter per scalar; an array passes its struct's
-fields as separate parameters in order (meminfo, parent, nitems, itemsize, data as a
-global-space pointer, shape[ndim], strides[ndim]); a tuple passes its items in order; a bool
-is a byte."""
+The kernel's parameters follow abi.py (docs/cuda.md, "The kernel ABI")."""
 from __future__ import annotations
 
 import ast
@@ -30,12 +27,11 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen.ownership import has_refs
-from ..errors import TypingError, UnsupportedError
+from ..errors import UnsupportedError
 from ..options import CompileOptions, dump
-from . import toolkit
+from . import abi, toolkit
 
 TRIPLE = "nvptx64-nvidia-cuda"
-GLOBAL = 1
 
 # The first PTX ISA version (×10) that knows each sm_XY: kiln emits the oldest ISA the
 # device accepts, so the oldest driver that can run it loads it.
@@ -132,48 +128,11 @@ def check_device_code(typed):
 
 
 # -- the kernel entry -----------------------------------------------------------------------
-def parameter_types(ty) -> list:
-    """The LLVM types of the PTX parameters that carry one argument of kiln type `ty`."""
-    if isinstance(ty, t.Array):
-        return [dm.ptr, dm.ptr, dm.i64, dm.i64, ir.PointerType(addrspace=GLOBAL)] + \
-            [dm.i64] * (2 * ty.ndim)
-    if isinstance(ty, t.BaseTuple):
-        return [p for item in ty.types for p in parameter_types(item)]
-    if isinstance(ty, t.Boolean):
-        return [dm.i8]
-    if isinstance(ty, (t.Number, t.NoneType)):
-        return [dm.value_type(ty)]
-    raise TypingError(f"a kernel cannot take an argument of type {ty}")
-
-
-def _argument(builder, ty, params):
-    """Rebuild the value of kiln type `ty` from the parameters (consumed from `params`)."""
-    if isinstance(ty, t.Array):
-        value = dm.null_value(ty)
-        for field in range(dm.ARRAY_SHAPE):
-            part = next(params)
-            if field == dm.ARRAY_DATA:
-                part = builder.addrspacecast(part, dm.ptr)
-            value = builder.insert_value(value, part, field)
-        for field in (dm.ARRAY_SHAPE, dm.ARRAY_STRIDES):
-            for axis in range(ty.ndim):
-                value = builder.insert_value(value, next(params), [field, axis])
-        return value
-    if isinstance(ty, t.BaseTuple):
-        value = dm.null_value(ty)
-        for i, item in enumerate(ty.types):
-            value = builder.insert_value(value, _argument(builder, item, params), i)
-        return value
-    if isinstance(ty, t.Boolean):
-        return builder.icmp_unsigned("!=", next(params), ir.Constant(dm.i8, 0))
-    return next(params)
-
-
 def _kernel_entry(module, native, typed, name):
     """`void name(params...)`, marked a kernel: rebuilds the arguments and calls the
     function; an exception it raised ends the thread."""
     fnty = ir.FunctionType(ir.VoidType(),
-                           [p for ty in typed.argtypes for p in parameter_types(ty)])
+                           [p for ty in typed.argtypes for p in abi.parameter_types(ty)])
     if name in module.globals:
         name = f"{name}.kernel"
     kernel = ir.Function(module, fnty, name=name)
@@ -181,7 +140,7 @@ def _kernel_entry(module, native, typed, name):
     result = builder.alloca(dm.value_type(typed.return_type))
     excinfo = builder.alloca(dm.ptr)
     params = iter(kernel.args)
-    builder.call(native, [result, excinfo] + [_argument(builder, ty, params)
+    builder.call(native, [result, excinfo] + [abi.unpack(builder, ty, params)
                                               for ty in typed.argtypes])
     builder.ret_void()
     module.add_named_metadata("nvvm.annotations", [kernel, "kernel", ir.Constant(dm.i32, 1)])
