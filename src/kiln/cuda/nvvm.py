@@ -236,7 +236,8 @@ def _element_pointer(builder, arrty, array, indices):
 _INT_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
             "exch": "xchg", "max": "max", "min": "min", "inc": "uinc_wrap",
             "dec": "udec_wrap"}
-_FLOAT_OPS = {"add": "fadd", "sub": "fsub", "exch": "xchg", "max": "fmaximum",
+# float sub adds the negation; float max/min let a NaN win, nanmax/nanmin let it lose
+_FLOAT_OPS = {"add": "fadd", "sub": "fadd", "exch": "xchg", "max": "fmaximum",
               "min": "fminimum", "nanmax": "fmax", "nanmin": "fmin"}
 _UNSIGNED = {"max": "umax", "min": "umin"}
 
@@ -277,6 +278,8 @@ def _atomic_typer(name):
 
         def codegen(context, builder, sig, args):
             array, index, value = args
+            if op == "fadd" and name == "sub":   # atom.add exists for floats, atom.sub not
+                value = builder.fneg(value)
             address = _element_pointer(builder, ary, array,
                                        _wrapped(context, builder, ary, array, idx, index))
             return builder.atomic_rmw(op, address, value, "monotonic")
