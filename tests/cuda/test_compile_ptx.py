@@ -278,6 +278,21 @@ def test_static_shared_and_local_arrays():
     assert "st.shared.b64" in ptx and "st.shared.b16" in ptx
 
 
+def aligned(out):
+    wide = cuda.shared.array(8, np.float32, alignment=64)
+    scratch = cuda.local.array((2, 2), types.int8, 8)
+    i = cuda.threadIdx.x
+    scratch[i % 2, 0] = i
+    wide[i % 8] = scratch[i % 2, 0]
+    out[i] = wide[7 - i % 8]
+
+
+@needs_ptxas
+def test_array_alignment():
+    assert re.search(r"\.shared \.align 64 \.b8 kiln_shared_0\[32\]", ptx_for(aligned,
+                                                                           "void(float32[:])"))
+
+
 def dynamic(out):
     buffer = cuda.shared.array(0, np.float32)
     buffer[cuda.threadIdx.x] = cuda.threadIdx.x
@@ -537,6 +552,16 @@ def four_axes(x):
     x[0] = cuda.grid(4)
 
 
+def empty_local(x):
+    s = cuda.local.array(0, types.float32)
+    x[0] = s[0]
+
+
+def odd_alignment(x):
+    s = cuda.shared.array(4, types.float32, alignment=3)
+    x[0] = s[0]
+
+
 def byte_atomic(x):
     cuda.atomic.add(x, 0, 1)
 
@@ -556,6 +581,10 @@ def calls_print(x):
      "x[0] = cuda.grid(n)"),
     (runtime_shape, "void(float32[:], int64)", UnsupportedError, "constant known at compile",
      "cuda.shared.array(n, types.float32)"),
+    (empty_local, "void(float32[:])", TypingError, r"local\.array\(\) takes its shape as a "
+     "constant positive int", "cuda.local.array(0, types.float32)"),
+    (odd_alignment, "void(float32[:])", TypingError, "alignment as a constant power of two, "
+     "not 3", "alignment=3"),
     (four_axes, "void(int64[:])", TypingError, r"constant 1, 2 or 3, not 4", "cuda.grid(4)"),
     (byte_atomic, "void(int8[:])", TypingError, r"atomic\.add\(\) does not support arrays of "
      "int8", "cuda.atomic.add(x, 0, 1)"),

@@ -163,7 +163,8 @@ def _const_array_like(ary):
     return _context("cuda.const.array_like()").const_array_like(ary)
 
 
-_shared_array._kiln_literal_args = _local_array._kiln_literal_args = ("shape", "dtype")
+_shared_array._kiln_literal_args = _local_array._kiln_literal_args = ("shape", "dtype",
+                                                                     "alignment")
 shared = _Namespace("shared", array=_tag(
     _shared_array, "shared.array", "shared.array(shape, dtype): an array shared by the "
     "threads of a block; shape 0 gives the dynamic shared memory set at launch."))

@@ -9,6 +9,7 @@ code never owns memory."""
 from __future__ import annotations
 
 import inspect
+import math
 
 from llvmlite import ir
 
@@ -134,14 +135,20 @@ _barrier_predicate(cu.syncthreads_or, "llvm.nvvm.barrier0.or")
 
 
 # -- shared and local arrays -----------------------------------------------------------------
-def _array_typer(fname, place):
+def _array_typer(fname, place, dynamic):
+    """shared.array/local.array(shape, dtype, alignment=None): constant arguments; shape 0
+    means dynamic shared memory where `dynamic` allows it."""
     @template(getattr(getattr(cu, fname.split(".")[0]), "array"), target="cuda")
     def _typer(tctx, shape, dtype, alignment=None):
         what = f"cuda.{fname}()"
-        dims = _literal(shape, f"{what} takes its shape as a constant int or tuple of ints",
-                        lambda v: (type(v) is int and v >= 0) or (
+        dims = _literal(shape, f"{what} takes its shape as a constant positive int or tuple "
+                        "of them" + (" (0: dynamic shared memory)" if dynamic else ""),
+                        lambda v: (type(v) is int and (v > 0 or dynamic and v == 0)) or (
                             type(v) is tuple and v and all(type(d) is int and d > 0
                                                            for d in v)))
+        align = 16 if alignment is None else _literal(
+            alignment, f"{what} takes its alignment as a constant power of two",
+            lambda v: type(v) is int and v > 0 and v & (v - 1) == 0)
         try:
             dt = t.from_dtype(as_numpy_dtype(_literal(dtype, f"{what} takes a constant dtype",
                                                       lambda v: True)))
@@ -149,10 +156,10 @@ def _array_typer(fname, place):
             raise TypingError(f"{what}: {e}") from None
         dims = (dims,) if type(dims) is int else dims
         restype = t.Array(dt, len(dims), "C")
-        argtypes = (shape.type, dtype.type) + (() if alignment is None else (alignment,))
+        argtypes = (shape.type, dtype.type) + (() if alignment is None else (alignment.type,))
 
         def codegen(context, builder, sig, args):
-            return place(context, builder, restype, dims)
+            return place(context, builder, restype, dims, max(align, dt.bitwidth // 8))
         return t.Signature(restype, argtypes), codegen
 
 
@@ -163,12 +170,9 @@ def _array_value(builder, ty, data, dims):
     for d in reversed(dims):
         strides.insert(0, step)
         step *= d
-    nitems = 1
-    for d in dims:
-        nitems *= d
     const = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
     value = dm.null_value(ty)
-    value = builder.insert_value(value, const(nitems), dm.ARRAY_NITEMS)
+    value = builder.insert_value(value, const(math.prod(dims)), dm.ARRAY_NITEMS)
     value = builder.insert_value(value, const(itemsize), dm.ARRAY_ITEMSIZE)
     value = builder.insert_value(value, data, dm.ARRAY_DATA)
     for i, (d, s) in enumerate(zip(dims, strides)):
@@ -177,7 +181,7 @@ def _array_value(builder, ty, data, dims):
     return value
 
 
-def _shared_array(context, builder, ty, dims):
+def _shared_array(context, builder, ty, dims, align):
     """A block's shared array: a global in address space 3, one per call site. Shape 0 is
     the dynamic shared memory sized at launch, which all such arrays alias."""
     module = builder.module
@@ -188,42 +192,36 @@ def _shared_array(context, builder, ty, dims):
             gv = ir.GlobalVariable(module, ir.ArrayType(elem, 0), "kiln_dynamic_shared",
                                    addrspace=SHARED)
             gv.linkage = "external"
-            gv.align = 16
+            gv.align = 16   # whatever the arrays that alias it ask for, at most 16
         size = builder.zext(_call_intrinsic(builder, "llvm.nvvm.read.ptx.sreg.dynamic_smem_size",
                                             dm.i32, []), dm.i64)
         value = _array_value(builder, ty, builder.addrspacecast(gv, dm.ptr), (0,))
         n = builder.udiv(size, ir.Constant(dm.i64, as_numpy_dtype(ty.dtype).itemsize))
         value = builder.insert_value(value, n, dm.ARRAY_NITEMS)
         return builder.insert_value(value, n, [dm.ARRAY_SHAPE, 0])
-    count = 1
-    for d in dims:
-        count *= d
     name = f"kiln_shared_{len([g for g in module.globals if g.startswith('kiln_shared_')])}"
-    gv = ir.GlobalVariable(module, ir.ArrayType(elem, count), name, addrspace=SHARED)
+    gv = ir.GlobalVariable(module, ir.ArrayType(elem, math.prod(dims)), name,
+                           addrspace=SHARED)
     gv.linkage = "internal"
     gv.initializer = ir.Constant(gv.value_type, ir.Undefined)
-    gv.align = 16
+    gv.align = align
     return _array_value(builder, ty, builder.addrspacecast(gv, dm.ptr), dims)
 
 
-def _local_array(context, builder, ty, dims):
+def _local_array(context, builder, ty, dims, align):
     """A thread's private array: a stack slot (PTX local memory unless LLVM keeps it in
     registers)."""
-    count = 1
-    for d in dims:
-        count *= d
-    if count == 0:
-        raise TypingError("cuda.local.array() needs a shape with at least one element")
-    slot = context.alloca(builder, ir.ArrayType(dm.memory_type(ty.dtype), count))
+    slot = context.alloca(builder, ir.ArrayType(dm.memory_type(ty.dtype), math.prod(dims)))
+    slot.align = align
     return _array_value(builder, ty, slot, dims)
 
 
-_array_typer("shared.array", _shared_array)
-_array_typer("local.array", _local_array)
+_array_typer("shared.array", _shared_array, dynamic=True)
+_array_typer("local.array", _local_array, dynamic=False)
 
 
 # -- atomics ---------------------------------------------------------------------------------
-def _element_pointer(builder, arrty, array, indices):
+def _element_pointer(builder, array, indices):
     """The address of `array[indices]` (indices int64, already wrapped if negative)."""
     offset = ir.Constant(dm.i64, 0)
     for axis, index in enumerate(indices):
@@ -280,13 +278,13 @@ def _atomic_typer(name):
             array, index, value = args
             if op == "fadd" and name == "sub":   # atom.add exists for floats, atom.sub not
                 value = builder.fneg(value)
-            address = _element_pointer(builder, ary, array,
-                                       _wrapped(context, builder, ary, array, idx, index))
+            address = _element_pointer(builder, array,
+                                       _wrapped(context, builder, array, idx, index))
             return builder.atomic_rmw(op, address, value, "monotonic")
         return t.Signature(ary.dtype, (ary, idx, ary.dtype)), codegen
 
 
-def _wrapped(context, builder, arrty, array, idxty, idx):
+def _wrapped(context, builder, array, idxty, idx):
     """int64 indices of `idx` (an integer or a tuple), negative ones counted from the end."""
     items = [(idxty, idx)] if isinstance(idxty, t.Integer) else \
         [(it, builder.extract_value(idx, i)) for i, it in enumerate(idxty.types)]
@@ -309,7 +307,7 @@ for _name in ("add", "sub", "and", "or", "xor", "max", "min", "nanmax", "nanmin"
 def _cas(context, builder, ary, array, index, old, new):
     """Compare-and-swap on an element (floats compared by their bits); returns the old
     value."""
-    address = _element_pointer(builder, ary, array, index)
+    address = _element_pointer(builder, array, index)
     lt = dm.value_type(ary.dtype)
     if isinstance(ary.dtype, t.Float):
         bits = ir.IntType(ary.dtype.bitwidth)
@@ -333,7 +331,7 @@ def _atomic_cas(tctx, ary, idx, old, val):
     def codegen(context, builder, sig, args):
         array, index, old, new = args
         return _cas(context, builder, ary, array,
-                    _wrapped(context, builder, ary, array, idx, index), old, new)
+                    _wrapped(context, builder, array, idx, index), old, new)
     return t.Signature(ary.dtype, (ary, idx, ary.dtype, ary.dtype)), codegen
 
 
