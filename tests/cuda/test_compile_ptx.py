@@ -358,6 +358,60 @@ def test_atomic_on_shared_memory():
     assert "atom.shared.add.u32" in ptx_for(shared_atomic, "void(uint32[:])")
 
 
+@cuda.jit
+def warp_sums(x, out):
+    """Each warp adds its 32 values with shuffles; lane 0 writes the sum."""
+    i = cuda.grid(1)
+    value = x[i] if i < x.size else 0.0
+    offset = 16
+    while offset > 0:
+        value += cuda.shfl_down_sync(0xFFFFFFFF, value, offset)
+        offset //= 2
+    if cuda.threadIdx.x % 32 == 0 and i < x.size:
+        out[i // 32] = value
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_warp_shuffle_reduction_ptx(cc):
+    ptx = ptx_for(warp_sums, "void(float64[:], float64[:])", cc)
+    # the loop unrolled: 5 steps, each moving a float64 as two 32-bit words
+    offsets = re.findall(r"shfl\.sync\.down\.b32\s+%r\d+, %r\d+, (\d+), 31, -1;", ptx)
+    assert offsets == ["16", "16", "8", "8", "4", "4", "2", "2", "1", "1"]
+    assert "bar.sync" not in ptx
+
+
+@simulated
+def test_warp_shuffle_reduction_computes_numpy():
+    x = np.linspace(-3.0, 5.0, 70)
+    out = np.zeros(3)
+    warp_sums[1, 96](x, out)
+    padded = np.concatenate([x, np.zeros(26)]).reshape(3, 32)
+    np.testing.assert_allclose(out, padded.sum(axis=1), rtol=1e-15)
+
+
+def warp_votes(x, f, out):
+    i = cuda.threadIdx.x
+    active = cuda.activemask()
+    out[0] = cuda.ballot_sync(active, x[i] > 0) + cuda.all_sync(active, x[i])
+    out[1] = cuda.any_sync(0xFFFFFFFF, f[i]) + cuda.eq_sync(active, f[i] > 1.0)
+    out[2] = cuda.shfl_sync(active, x[i], 0) + cuda.shfl_up_sync(active, x[i], 1)
+    out[3] = cuda.shfl_xor_sync(active, f[i], 1) + cuda.lanemask_lt()
+    cuda.syncwarp()
+    cuda.syncwarp(active)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_warp_votes_and_shuffles(cc):
+    ptx = ptx_for(warp_votes, "void(int32[:], float32[:], float32[:])", cc)
+    for instruction in ("activemask.b32", "vote.sync.ballot.b32", "vote.sync.all.pred",
+                        "vote.sync.any.pred", "vote.sync.uni.pred", "shfl.sync.idx.b32",
+                        "shfl.sync.up.b32", "shfl.sync.bfly.b32", "%lanemask_lt",
+                        "bar.warp.sync \t-1", "bar.warp.sync \t%r"):
+        assert instruction in ptx, instruction
+
+
 # -- math --------------------------------------------------------------------------------------
 MATH = ["sqrt", "exp", "log", "log10", "log2", "sin", "cos", "tan", "asin", "acos", "atan",
         "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "expm1", "log1p", "erf", "erfc",
@@ -497,7 +551,7 @@ def test_inspect_llvm_and_asm_per_signature():
 
 
 def test_ptx_version_follows_compute_capability():
-    assert re.search(r"\.version 6\.0\s+\.target sm_70", cuda.compile_ptx(saxpy, "void(float32, "
+    assert re.search(r"\.version 6\.3\s+\.target sm_70", cuda.compile_ptx(saxpy, "void(float32, "
                      "float32[:], float32[:], float32[:])", cc=(7, 0))[0])
     ptx, return_type = cuda.compile_ptx(vector_add, "void(int64[:], int64[:], int64[:])")
     assert re.search(r"\.version 7\.8\s+\.target sm_90", ptx) and return_type == types.none

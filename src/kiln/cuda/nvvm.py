@@ -1,6 +1,6 @@
 """The in-kernel API compiled for the GPU: typing templates (target "cuda") for the stubs of
-intrinsics.py, whose codegen emits NVVM intrinsics, address-space-3 globals and atomic
-instructions. The LLVM NVPTX back-end turns them into PTX (`%tid.x`, `bar.sync`,
+intrinsics.py, whose codegen emits NVVM intrinsics, address-space-3 globals, atomic
+instructions and warp votes and shuffles. The LLVM NVPTX back-end turns them into PTX (`%tid.x`, `bar.sync`,
 `atom.global.add.f32`, `.shared`); cuda/ptx.py drives it.
 
 Thread geometry is int32 (`threadIdx.x`), positions and sizes from `grid`/`gridsize` are
@@ -132,6 +132,95 @@ def _barrier_predicate(stub, name):
 _barrier_predicate(cu.syncthreads_count, "llvm.nvvm.barrier0.popc")
 _barrier_predicate(cu.syncthreads_and, "llvm.nvvm.barrier0.and")
 _barrier_predicate(cu.syncthreads_or, "llvm.nvvm.barrier0.or")
+
+
+# -- warps -----------------------------------------------------------------------------------
+def _mask(context, builder, mask, maskty):
+    return context.cast(builder, mask, maskty, t.uint32)
+
+
+def _vote(stub, mode, restype):
+    """all/any/eq/ballot_sync(mask, predicate): `vote.sync` over the lanes in mask."""
+    @template(stub, target="cuda")
+    def _typer(tctx, mask, predicate):
+        if not isinstance(mask, t.Integer) or \
+                not isinstance(predicate, (t.Integer, t.Boolean, t.Float)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            flag = context.is_true(builder, args[1], predicate)
+            out = _call_intrinsic(builder, f"llvm.nvvm.vote.{mode}.sync",
+                                  dm.i32 if mode == "ballot" else dm.i1,
+                                  [_mask(context, builder, args[0], mask), flag])
+            return out if mode == "ballot" else builder.zext(out, dm.i32)
+        return t.Signature(restype, (mask, predicate)), codegen
+
+
+_vote(cu.all_sync, "all", t.int32)
+_vote(cu.any_sync, "any", t.int32)
+_vote(cu.eq_sync, "uni", t.int32)
+_vote(cu.ballot_sync, "ballot", t.uint32)
+
+# shfl.sync's mode and its `c` operand for a whole warp (clamp at the last lane, or at lane 0
+# for `up`): a lane whose source is outside the warp gets its own value back.
+_SHUFFLES = {cu.shfl_sync: ("idx", 0x1F), cu.shfl_up_sync: ("up", 0),
+             cu.shfl_down_sync: ("down", 0x1F), cu.shfl_xor_sync: ("bfly", 0x1F)}
+
+
+def _shuffle(stub, mode, clamp):
+    @template(stub, target="cuda")
+    def _typer(tctx, mask, value, lane):
+        if not isinstance(mask, t.Integer) or not isinstance(lane, t.Integer) or \
+                not isinstance(value, (t.Integer, t.Float)) or value.bitwidth not in (32, 64):
+            return None
+
+        def codegen(context, builder, sig, args):
+            member = _mask(context, builder, args[0], mask)
+            source = context.cast(builder, args[2], lane, t.int32)
+            bits = builder.bitcast(args[1], ir.IntType(value.bitwidth))
+            words = [bits] if value.bitwidth == 32 else \
+                [builder.trunc(bits, dm.i32), builder.trunc(builder.lshr(bits, ir.Constant(
+                    dm.i64, 32)), dm.i32)]
+            moved = [_call_intrinsic(builder, f"llvm.nvvm.shfl.sync.{mode}.i32", dm.i32,
+                                     [member, w, source, ir.Constant(dm.i32, clamp)])
+                     for w in words]
+            if value.bitwidth == 64:
+                high = builder.shl(builder.zext(moved[1], dm.i64), ir.Constant(dm.i64, 32))
+                moved = [builder.or_(builder.zext(moved[0], dm.i64), high)]
+            return builder.bitcast(moved[0], dm.value_type(value))
+        return t.Signature(value, (mask, value, lane)), codegen
+
+
+for _stub, (_mode, _clamp) in _SHUFFLES.items():
+    _shuffle(_stub, _mode, _clamp)
+
+
+@template(cu.syncwarp, target="cuda")
+def _syncwarp(tctx, mask=None):
+    if mask is not None and not isinstance(mask, t.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        member = _mask(context, builder, args[0], mask) if args else \
+            ir.Constant(dm.i32, 0xFFFFFFFF)
+        _call_intrinsic(builder, "llvm.nvvm.bar.warp.sync", ir.VoidType(), [member])
+        return dm.null_value(t.none)
+    return t.Signature(t.none, () if mask is None else (mask,)), codegen
+
+
+@template(cu.activemask, target="cuda")
+def _activemask(tctx):
+    def codegen(context, builder, sig, args):
+        return builder.asm(ir.FunctionType(dm.i32, []), "activemask.b32 $0;", "=r", [],
+                           side_effect=True)
+    return t.Signature(t.uint32, ()), codegen
+
+
+@template(cu.lanemask_lt, target="cuda")
+def _lanemask_lt(tctx):
+    def codegen(context, builder, sig, args):
+        return _call_intrinsic(builder, "llvm.nvvm.read.ptx.sreg.lanemask.lt", dm.i32, [])
+    return t.Signature(t.uint32, ()), codegen
 
 
 # -- shared and local arrays -----------------------------------------------------------------

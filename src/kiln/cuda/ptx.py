@@ -33,10 +33,11 @@ from . import abi, toolkit
 
 TRIPLE = "nvptx64-nvidia-cuda"
 
-# The first PTX ISA version (×10) that knows each sm_XY: kiln emits the oldest ISA the
-# device accepts, so the oldest driver that can run it loads it.
-PTX_ISA = {(5, 0): 60, (5, 2): 60, (5, 3): 60, (6, 0): 60, (6, 1): 60, (6, 2): 60,
-           (7, 0): 60, (7, 2): 61, (7, 5): 63, (8, 0): 70, (8, 6): 71, (8, 7): 74,
+# The PTX ISA version (×10) for each sm_XY: the first that knows it, and at least 6.3
+# (CUDA 10.0, for `activemask`). kiln emits the oldest ISA the device accepts, so the
+# oldest driver that can run the code loads it.
+PTX_ISA = {(5, 0): 63, (5, 2): 63, (5, 3): 63, (6, 0): 63, (6, 1): 63, (6, 2): 63,
+           (7, 0): 63, (7, 2): 63, (7, 5): 63, (8, 0): 70, (8, 6): 71, (8, 7): 74,
            (8, 9): 78, (9, 0): 78, (10, 0): 86, (12, 0): 87}
 
 # LLVM math intrinsics NVPTX cannot select exactly: they become libdevice calls.
