@@ -700,3 +700,17 @@ def test_parameters_packed_from_device_arrays_and_scalars():
     empty = cuda.device_array(0, np.int16)
     assert struct.unpack_from("@Q", layout.pack([view, 0, (0, 0), 0j, empty]),
                               layout.size - 3 * 8)[0] == 0   # an empty array has no data
+
+
+def sines(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = math.sin(x[i])
+
+
+@needs_ptxas
+@needs_libdevice
+def test_unoptimized_ptx_still_assembles():
+    unoptimized = ptx_for(sines, "void(float64[:])", opt=False)
+    assert len(unoptimized) > len(ptx_for(sines, "void(float64[:])"))
+    assert ".extern" not in unoptimized
