@@ -29,11 +29,14 @@ from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, bl
                          syncthreads_count, syncthreads_or, syncwarp, threadfence,
                          threadfence_block, threadfence_system, threadIdx, warpsize)
 from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
-from .ptx import compile_ptx, compile_ptx_for_current_device
 from .reduction import Reduce, reduce
 
 
 def __getattr__(name):
+    # The compiler loads on first use, so that importing kiln.cuda stays cheap.
+    if name in ("compile_ptx", "compile_ptx_for_current_device"):
+        from . import ptx
+        return getattr(ptx, name)
     # `cuda.laneid` differs per thread, so it cannot be a plain module attribute.
     if name == "laneid":
         from .kernelcontext import current

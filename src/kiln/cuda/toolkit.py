@@ -9,8 +9,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import subprocess
-import tempfile
 from pathlib import Path
 
 INSTALL_HINT = "pip install nvidia-cuda-nvcc-cu12 (or kiln[cuda])"
@@ -46,6 +44,8 @@ def ptxas_path() -> Path | None:
 def check_ptx(ptx: str, cc) -> str:
     """Assemble `ptx` with ptxas for `cc` (a (major, minor) pair); return ptxas's verbose
     report (registers, shared memory), or raise RuntimeError with its complaint."""
+    import subprocess
+    import tempfile
     ptxas = ptxas_path()
     if ptxas is None:
         raise RuntimeError(f"ptxas not found: {INSTALL_HINT}")
