@@ -412,6 +412,35 @@ def test_warp_votes_and_shuffles(cc):
         assert instruction in ptx, instruction
 
 
+@cuda.jit
+def warp_matches(keys, any_out, all_out, agree_out):
+    i = cuda.threadIdx.x
+    any_out[i] = cuda.match_any_sync(0xFFFFFFFF, keys[i])
+    lanes, agree = cuda.match_all_sync(0xFFFFFFFF, keys[i])
+    all_out[i] = lanes
+    agree_out[i] = agree
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_warp_matches_ptx(cc):
+    ptx = ptx_for(warp_matches, "void(float64[:], uint32[:], uint32[:], boolean[:])", cc)
+    assert "match.any.sync.b64" in ptx and "match.all.sync.b64" in ptx
+
+
+@simulated
+@pytest.mark.parametrize("keys", [np.arange(32.0) % 3, np.full(32, -0.5)])
+def test_warp_matches_compute_what_python_says(keys):
+    any_out, all_out = np.zeros(32, np.uint32), np.zeros(32, np.uint32)
+    agree_out = np.zeros(32, np.bool_)
+    warp_matches[1, 32](keys, any_out, all_out, agree_out)
+    same = [sum(1 << j for j in range(32) if keys[j] == keys[i]) for i in range(32)]
+    np.testing.assert_array_equal(any_out, same)
+    everyone = bool(np.all(keys == keys[0]))
+    np.testing.assert_array_equal(all_out, np.full(32, 0xFFFFFFFF if everyone else 0))
+    np.testing.assert_array_equal(agree_out, np.full(32, everyone))
+
+
 # -- math --------------------------------------------------------------------------------------
 MATH = ["sqrt", "exp", "log", "log10", "log2", "sin", "cos", "tan", "asin", "acos", "atan",
         "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "expm1", "log1p", "erf", "erfc",

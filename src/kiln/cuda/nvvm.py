@@ -195,6 +195,32 @@ for _stub, (_mode, _clamp) in _SHUFFLES.items():
     _shuffle(_stub, _mode, _clamp)
 
 
+def _match(stub, mode, restype):
+    """match_any/all_sync(mask, value): the lanes holding the same bits (sm_70 on)."""
+    @template(stub, target="cuda")
+    def _typer(tctx, mask, value):
+        if not isinstance(mask, t.Integer) or not isinstance(value, (t.Integer, t.Float)) or \
+                value.bitwidth not in (32, 64):
+            return None
+
+        def codegen(context, builder, sig, args):
+            width = value.bitwidth
+            operands = [_mask(context, builder, args[0], mask),
+                        builder.bitcast(args[1], ir.IntType(width))]
+            if mode == "any":
+                return _call_intrinsic(builder, f"llvm.nvvm.match.any.sync.i{width}", dm.i32,
+                                       operands)
+            pair = _call_intrinsic(builder, f"llvm.nvvm.match.all.sync.i{width}p",
+                                   ir.LiteralStructType([dm.i32, dm.i1]), operands)
+            return context.make_tuple(builder, restype, [builder.extract_value(pair, 0),
+                                                         builder.extract_value(pair, 1)])
+        return t.Signature(restype, (mask, value)), codegen
+
+
+_match(cu.match_any_sync, "any", t.uint32)
+_match(cu.match_all_sync, "all", t.Tuple((t.uint32, t.boolean)))
+
+
 @template(cu.syncwarp, target="cuda")
 def _syncwarp(tctx, mask=None):
     if mask is not None and not isinstance(mask, t.Integer):
