@@ -680,6 +680,21 @@ def test_errors_name_the_function_and_line(kernel, sig, error, message, line):
         assert f"in {kernel.__name__}" in str(info.value) and line in str(info.value)
 
 
+@njit
+def make_zeros(n):
+    return np.zeros(n)
+
+
+def calls_allocating_njit(x):
+    x[0] = make_zeros(3)[0]
+
+
+def test_cpu_runtime_left_in_device_code_is_refused():
+    with pytest.raises(UnsupportedError, match="kernel 'calls_allocating_njit' needs "
+                       "'kiln_nrt_allocate' from the CPU runtime"):
+        cuda.compile_ptx(calls_allocating_njit, "void(float64[:])")
+
+
 def test_lineinfo_is_refused_until_supported():
     with pytest.raises(UnsupportedError, match="line tables"):
         cuda.compile_ptx(vector_add, "void(f4[:], f4[:], f4[:])", lineinfo=True)

@@ -121,7 +121,7 @@ def check_device_code(typed):
             continue
         node = node if isinstance(node, ast.AST) else node[0]
         if isinstance(node, ast.Call) and isinstance(typed.typemap.get(node.func), t.Dispatcher):
-            continue   # a compiled function: checked when it is typed for the device
+            continue   # an @njit callee: what it allocates, _check_symbols refuses
         raise UnsupportedError(
             f"device code cannot allocate memory ({ast.unparse(node)[:60]} makes a new "
             f"{res.signature.return_type}): use cuda.local.array or cuda.shared.array, or "
