@@ -33,7 +33,10 @@ class ModuleState:
         """A global cell holding the address of `obj`. An object with a `name` that means it
         in every process (given, or module.qualname for an importable class or function) is
         named by a symbol bound at load time, so the code can be cached; anything else is
-        embedded as an address."""
+        embedded as an address. Device code has no Python objects."""
+        if self.target == "cuda":
+            from ..errors import UnsupportedError
+            raise UnsupportedError(f"device code cannot use the Python object {obj!r:.60}")
         name = name or importable_name(obj)
         if name is None:
             self.keepalive.append(obj)

@@ -53,7 +53,9 @@ def _exported(symbol):
 
 def class_cell(state, exc_class):
     """A global holding the address of `exc_class`: CPython's `PyExc_*` for a builtin that
-    has one (ExceptionGroup has none)."""
+    has one (ExceptionGroup has none); NULL in device code, which has no Python."""
+    if state.target == "cuda":  # a kernel ends the thread on an exception (docs/cuda.md)
+        return ir.Constant(dm.ptr, None)
     name = exc_class.__name__
     if getattr(builtins, name, None) is not exc_class or not _exported(f"PyExc_{name}"):
         return state.object_cell(exc_class)

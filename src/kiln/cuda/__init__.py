@@ -33,6 +33,10 @@ from .reduction import Reduce, reduce
 
 
 def __getattr__(name):
+    # The compiler loads on first use, so that importing kiln.cuda stays cheap.
+    if name in ("compile_ptx", "compile_ptx_for_current_device"):
+        from . import ptx
+        return getattr(ptx, name)
     # `cuda.laneid` differs per thread, so it cannot be a plain module attribute.
     if name == "laneid":
         from .kernelcontext import current

@@ -54,6 +54,10 @@ class _Dim3Register:
     def __repr__(self):
         return f"cuda.{self._name}"
 
+    def _kiln_typeof_(self):  # compiled code reads .x/.y/.z (cuda/nvvm.py)
+        from .nvvm import Dim3
+        return Dim3(self._name)
+
 
 threadIdx = _Dim3Register("threadIdx")
 blockIdx = _Dim3Register("blockIdx")
@@ -81,6 +85,7 @@ grid = _forward("grid", "grid", "grid(ndim): the thread's absolute position in t
                 "(an int for ndim=1, else a tuple).")
 gridsize = _forward("gridsize", "gridsize", "gridsize(ndim): the number of threads in the "
                     "grid along each of the first ndim axes.")
+grid._kiln_literal_args = gridsize._kiln_literal_args = ("args",)  # the number of axes
 syncthreads = _forward("syncthreads", "syncthreads", "Wait until every thread of the block "
                        "gets here; shared memory written before is then visible to all.")
 syncthreads_count = _forward("syncthreads_count", "syncthreads_count",
@@ -133,10 +138,15 @@ class _Namespace:
 
     def __init__(self, name, **members):
         self._name = name
+        self.__name__ = f"kiln.cuda.{name}"
         self.__dict__.update(members)
 
     def __repr__(self):
         return f"<cuda.{self._name}>"
+
+    def _kiln_typeof_(self):  # compiled code reads its members as frozen globals
+        from .. import types
+        return types.Module(self)
 
 
 def _shared_array(shape, dtype, alignment=None):
@@ -153,6 +163,8 @@ def _const_array_like(ary):
     return _context("cuda.const.array_like()").const_array_like(ary)
 
 
+_shared_array._kiln_literal_args = _local_array._kiln_literal_args = ("shape", "dtype",
+                                                                     "alignment")
 shared = _Namespace("shared", array=_tag(
     _shared_array, "shared.array", "shared.array(shape, dtype): an array shared by the "
     "threads of a block; shape 0 gives the dynamic shared memory set at launch."))

@@ -74,6 +74,29 @@ class _Compiled:
     def __repr__(self):
         return f"<{self.kind} {self.__qualname__}>"
 
+    def inspect_llvm(self, signature=None):
+        """The LLVM IR compiled for the GPU (before libdevice and optimization): for
+        `signature`, else a dict of it per explicit signature's argument types."""
+        from .ptx import compile_llvm
+        return self._per_signature(signature, lambda sig: compile_llvm(
+            self, sig, self.kind != "kernel", self.options.get("fastmath", False))[0])
+
+    def inspect_asm(self, signature=None, cc=None):
+        """The PTX for compute capability `cc` (default: the current device's when there is
+        one, else compile_ptx's): for `signature`, else a dict per explicit signature."""
+        from .ptx import compile_ptx
+        if cc is None and backend.active.is_available():
+            cc = backend.active.context().device.compute_capability
+        options = {"cc": cc} if cc is not None else {}
+        return self._per_signature(signature, lambda sig: compile_ptx(
+            self, sig, self.kind != "kernel", self.options.get("fastmath", False),
+            **options)[0])
+
+    def _per_signature(self, signature, compile_one):
+        if signature is not None:
+            return compile_one(signature)
+        return {tuple(sig.args): compile_one(sig) for sig in self._sigs}
+
 
 class Kernel(_Compiled):
     """A CUDA kernel (Numba's `CUDADispatcher`)."""
@@ -153,6 +176,10 @@ class DeviceFunction(_Compiled):
         if not self._checked:
             self._check()
         return self.py_func(*args, **kwargs)
+
+    def _kiln_typeof_(self):  # how kernels compiled for the GPU call it (cuda/nvvm.py)
+        from .nvvm import device_function_type
+        return device_function_type(self)
 
     def __getitem__(self, key):
         raise TypeError(f"device function '{self.__name__}' cannot be launched; only kernels "

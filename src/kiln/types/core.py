@@ -196,6 +196,20 @@ class StringLiteral(Opaque):
         return (self.value,)
 
 
+class Literal(Opaque):
+    """An argument a function needs as a compile-time value (`cuda.grid(1)`, a shared
+    array's shape and dtype): the value, and the type the argument has at run time."""
+
+    def __init__(self, value, type):
+        self.value = value
+        self.type = type
+        self.name = f"Literal({value!r})"
+
+    @property
+    def key(self):
+        return (self.value, self.type)
+
+
 class ExceptionClass(Opaque):
     def __init__(self, exc_class):
         self.exc_class = exc_class

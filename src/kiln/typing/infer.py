@@ -424,6 +424,25 @@ class Typer:
                              "literal)", node, UnsupportedError)
         return self.constants[node]
 
+    def literal_args(self, pyfunc, node, args, kws):
+        """The parameters `pyfunc._kiln_literal_args` names must be compile-time constants
+        (or tuples of them): their types become `Literal`s carrying the values."""
+        names = getattr(pyfunc, "_kiln_literal_args", ())
+        if not names:
+            return args, kws
+        params = list(inspect.signature(pyfunc).parameters)
+        args = tuple(t.Literal(self.literal(a), ty) if i < len(params) and params[i] in names
+                     else ty
+                     for i, (a, ty) in enumerate(zip(node.args, args)))
+        values = {k.arg: k.value for k in node.keywords}
+        return args, {k: t.Literal(self.literal(values[k]), ty) if k in names else ty
+                      for k, ty in kws.items()}
+
+    def literal(self, node):
+        if isinstance(node, ast.Tuple):
+            return tuple(self.literal(item) for item in node.elts)
+        return self.constant_value(node)
+
     # -- expressions -----------------------------------------------------------------------
     def expr(self, node) -> t.Type:
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -566,6 +585,7 @@ class Typer:
                     f"kiln does not know how to call {name!r}: it is not a kiln function. "
                     "Decorate it with @njit (or @register_jitable to keep it a plain function "
                     "too).", node, UnsupportedError)
+            args, kws = self.literal_args(fn.pyfunc, node, args, kws)
             res = self.resolve(fn.pyfunc, args, node, kws, what=f"{name}()")
         elif isinstance(fn, t.InnerFunction):
             if kws:

@@ -1,0 +1,102 @@
+"""The kernel ABI: how each argument of a compiled kernel travels as PTX parameters, both
+sides of it — the LLVM types of the parameters and the code that rebuilds kiln's values from
+them (used by ptx.py's kernel entry), and the packed parameter buffer a launch hands the
+driver (`Layout`, computed once per signature).
+
+One parameter per scalar, in order: an integer or float is one of its width, a bool one
+byte, a complex one aggregate of its two floats, a tuple its items' parameters, and an
+array of ndim N its struct's fields: meminfo and parent (0 on the device), nitems,
+itemsize, the data pointer (global memory), shape[N] and strides[N] in bytes. In the buffer
+each parameter sits at its natural alignment, as in a C struct (what `cuLaunchKernel`'s
+CU_LAUNCH_PARAM_BUFFER_POINTER expects)."""
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..errors import TypingError
+
+GLOBAL = 1   # NVPTX's global address space
+
+_FORMATS = {"int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i",
+            "uint32": "I", "int64": "q", "uint64": "Q", "float16": "e", "float32": "f",
+            "float64": "d", "complex64": "ff", "complex128": "dd", "bool": "?"}
+
+
+def parameter_types(ty) -> list:
+    """The LLVM types of the PTX parameters that carry one argument of kiln type `ty`."""
+    if isinstance(ty, t.Array):
+        return [dm.ptr, dm.ptr, dm.i64, dm.i64, ir.PointerType(addrspace=GLOBAL)] + \
+            [dm.i64] * (2 * ty.ndim)
+    if isinstance(ty, t.BaseTuple):
+        return [p for item in ty.types for p in parameter_types(item)]
+    if isinstance(ty, t.Boolean):
+        return [dm.i8]
+    if isinstance(ty, t.Number):
+        return [dm.value_type(ty)]
+    raise TypingError(f"a kernel cannot take an argument of type {ty}")
+
+
+def unpack(builder, ty, params):
+    """The value of kiln type `ty`, rebuilt from the parameters (consumed from the iterator
+    `params`)."""
+    if isinstance(ty, t.Array):
+        value = dm.null_value(ty)
+        for field in range(dm.ARRAY_SHAPE):
+            part = next(params)
+            if field == dm.ARRAY_DATA:
+                part = builder.addrspacecast(part, dm.ptr)
+            value = builder.insert_value(value, part, field)
+        for field in (dm.ARRAY_SHAPE, dm.ARRAY_STRIDES):
+            for axis in range(ty.ndim):
+                value = builder.insert_value(value, next(params), [field, axis])
+        return value
+    if isinstance(ty, t.BaseTuple):
+        value = dm.null_value(ty)
+        for i, item in enumerate(ty.types):
+            value = builder.insert_value(value, unpack(builder, item, params), i)
+        return value
+    if isinstance(ty, t.Boolean):
+        return builder.icmp_unsigned("!=", next(params), ir.Constant(dm.i8, 0))
+    return next(params)
+
+
+def _format(ty) -> str:
+    if isinstance(ty, t.Array):
+        return "QQqqQ" + "q" * (2 * ty.ndim)
+    if isinstance(ty, t.BaseTuple):
+        return "".join(_format(item) for item in ty.types)
+    if isinstance(ty, t.Complex):   # one aggregate: aligned as its float
+        return _FORMATS[str(ty)]
+    if isinstance(ty, (t.Number, t.Boolean)):
+        return _FORMATS[str(ty)]
+    raise TypingError(f"a kernel cannot take an argument of type {ty}")
+
+
+def _values(ty, value) -> list:
+    if isinstance(ty, t.Array):
+        return [0, 0, value.size, value.dtype.itemsize, value.device_ctypes_pointer.value or 0,
+                *value.shape, *value.strides]
+    if isinstance(ty, t.BaseTuple):
+        return [v for item, part in zip(ty.types, value) for v in _values(item, part)]
+    if isinstance(ty, t.Complex):
+        return [value.real, value.imag]
+    return [value]
+
+
+class Layout:
+    """The parameter buffer of one kernel signature: `pack(args)` gives its bytes from
+    device arrays (anything with `size`, `dtype`, `shape`, `strides` and
+    `device_ctypes_pointer`), scalars and tuples already matched to the signature."""
+
+    def __init__(self, argtypes):
+        self.argtypes = tuple(argtypes)
+        self._struct = struct.Struct("@" + "".join(map(_format, self.argtypes)))
+        self.size = self._struct.size
+
+    def pack(self, args) -> bytes:
+        return self._struct.pack(*[v for ty, value in zip(self.argtypes, args)
+                                   for v in _values(ty, value)])

@@ -1,0 +1,60 @@
+"""Where the pieces of NVIDIA's toolkit that kiln uses come from: libdevice (the GPU math
+library, LLVM bitcode) and ptxas (the PTX assembler, used by tests and `check_ptx`).
+
+Both are looked up in the `nvidia-cuda-nvcc-cu12` wheel (`pip install kiln[cuda]`), then in
+a toolkit named by CUDA_HOME or CUDA_PATH. kiln compiles to PTX without either; only code
+calling libdevice's math needs it."""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+from pathlib import Path
+
+INSTALL_HINT = "pip install nvidia-cuda-nvcc-cu12 (or kiln[cuda])"
+
+
+def _roots():
+    spec = importlib.util.find_spec("nvidia.cuda_nvcc") if \
+        importlib.util.find_spec("nvidia") is not None else None
+    if spec is not None and spec.submodule_search_locations:
+        yield from map(Path, spec.submodule_search_locations)
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            yield Path(os.environ[var])
+
+
+def _find(relative):
+    for root in _roots():
+        if (root / relative).is_file():
+            return root / relative
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def libdevice_path() -> Path | None:
+    return _find("nvvm/libdevice/libdevice.10.bc")
+
+
+@functools.lru_cache(maxsize=None)
+def ptxas_path() -> Path | None:
+    return _find("bin/ptxas")
+
+
+def check_ptx(ptx: str, cc) -> str:
+    """Assemble `ptx` with ptxas for `cc` (a (major, minor) pair); return ptxas's verbose
+    report (registers, shared memory), or raise RuntimeError with its complaint."""
+    import subprocess
+    import tempfile
+    ptxas = ptxas_path()
+    if ptxas is None:
+        raise RuntimeError(f"ptxas not found: {INSTALL_HINT}")
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "kernel.ptx"
+        source.write_text(ptx)
+        done = subprocess.run([str(ptxas), "-v", f"-arch=sm_{cc[0]}{cc[1]}", str(source),
+                               "-o", str(Path(tmp) / "kernel.cubin")],
+                              capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"ptxas rejected the PTX:\n{done.stderr}")
+    return done.stderr

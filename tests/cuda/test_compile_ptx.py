@@ -1,0 +1,760 @@
+"""The compiled back-end's compiler: kernels to PTX through LLVM NVPTX (cuda/ptx.py).
+
+No GPU is needed: every kernel is compiled for sm_70 and sm_90 and assembled by ptxas (from
+the nvidia-cuda-nvcc-cu12 wheel), and the PTX is checked for the instructions that matter.
+The seeds' kernels also run in the simulator against NumPy, so the Python they are written
+in is known to compute the right thing; whether the PTX computes it waits for a GPU."""
+import itertools
+import linecache
+import math
+import re
+import struct
+
+import numpy as np
+import pytest
+import test_seeds as seeds
+
+from kiln import cuda, njit, types
+from kiln.cuda import toolkit
+from kiln.cuda.abi import Layout, parameter_types
+from kiln.errors import TypingError, UnsupportedError
+
+CCS = [(7, 0), (9, 0)]
+needs_ptxas = pytest.mark.skipif(toolkit.ptxas_path() is None,
+                                 reason=f"ptxas not installed: {toolkit.INSTALL_HINT}")
+needs_libdevice = pytest.mark.skipif(toolkit.libdevice_path() is None,
+                                     reason=f"libdevice not installed: {toolkit.INSTALL_HINT}")
+simulated = pytest.mark.cuda   # runs the kernel in the simulator (tests/cuda/conftest.py)
+
+
+def ptx_for(kernel, sig, cc=(9, 0), **options):
+    """The PTX of `kernel`, assembled by ptxas for `cc` (when ptxas is installed)."""
+    ptx, return_type = cuda.compile_ptx(kernel, sig, cc=cc, **options)
+    if toolkit.ptxas_path() is not None:
+        toolkit.check_ptx(ptx, cc)
+    return ptx
+
+
+_sources = itertools.count()
+
+
+def kernel_from_source(text):
+    """The function `kernel` defined by `text`, whose source kiln can read (linecache)."""
+    filename = f"<compile_ptx test {next(_sources)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"cuda": cuda, "math": math}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace["kernel"]
+
+
+def generic_data_accesses(ptx):
+    """Loads and stores not qualified by a state space (parameters aside)."""
+    return re.findall(r"^\s*(?:ld|st)\.(?!global|shared|local|param|const)\S+", ptx, re.M)
+
+
+# -- the seeds -------------------------------------------------------------------------------
+@cuda.jit
+def vector_add(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_vector_add_ptx(cc):
+    ptx = ptx_for(vector_add, "void(float32[:], float32[:], float32[:])", cc)
+    assert f".target sm_{cc[0]}{cc[1]}" in ptx
+    assert ".visible .entry vector_add(" in ptx
+    for register in ("%tid.x", "%ctaid.x", "%ntid.x"):
+        assert register in ptx
+    assert ptx.count("ld.global.") == 2 and ptx.count("st.global.") == 1
+    assert "add.rn.f32" in ptx
+    assert not generic_data_accesses(ptx)
+    assert ".local" not in ptx   # nothing spilled
+
+
+@simulated
+@pytest.mark.parametrize("n", [1, 33, 1000])
+def test_vector_add_computes_numpy(n):
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    a[0], b[-1] = np.inf, np.nan
+    c = np.zeros(n, np.float32)
+    vector_add[(n + 31) // 32, 32](a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+
+
+@cuda.jit
+def block_sum(a, out):
+    s = cuda.shared.array(128, types.float32)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    s[tid] = a[i] if i < a.size else 0
+    cuda.syncthreads()
+    step = 64
+    while step > 0:
+        if tid < step:
+            s[tid] += s[tid + step]
+        cuda.syncthreads()
+        step //= 2
+    if tid == 0:
+        cuda.atomic.add(out, 0, s[0])
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_shared_memory_reduction_ptx(cc):
+    ptx = ptx_for(block_sum, "void(float32[:], float32[:])", cc)
+    assert re.search(r"\.shared \.align 16 \.b8 kiln_shared_0\[512\]", ptx)
+    assert "bar.sync" in ptx
+    assert "st.shared.b32" in ptx and "ld.shared.b32" in ptx
+    assert "atom.global.add.f32" in ptx
+
+
+@simulated
+@pytest.mark.parametrize("n", [1, 128, 300])
+def test_shared_memory_reduction_computes_numpy(n):
+    a = np.arange(n, dtype=np.float32) - n / 2
+    out = np.zeros(1, np.float32)
+    block_sum[(n + 127) // 128, 128](a, out)
+    assert out[0] == np.sum(a, dtype=np.float64)
+
+
+@cuda.jit
+def stencil(u, v):
+    i, j = cuda.grid(2)
+    if 0 < i < u.shape[0] - 1 and 0 < j < u.shape[1] - 1:
+        v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_stencil_ptx(cc):
+    ptx = ptx_for(stencil, "void(float64[:, :], float64[:, :])", cc)
+    for register in ("%tid.x", "%tid.y", "%ctaid.y", "%ntid.y"):
+        assert register in ptx
+    assert ptx.count("ld.global.b64") >= 4 and "st.global.b64" in ptx
+    assert not generic_data_accesses(ptx)
+
+
+@simulated
+def test_stencil_computes_numpy():
+    u = np.random.default_rng(0).standard_normal((9, 7))
+    v = np.zeros_like(u)
+    stencil[(2, 1), (8, 8)](u, v)
+    expected = np.zeros_like(u)
+    expected[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    np.testing.assert_array_equal(v, expected)
+
+
+@cuda.jit
+def histogram(x, bins):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < x.size:
+        cuda.atomic.add(bins, x[i] % bins.size, 1)
+        i += stride
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_histogram_ptx(cc):
+    ptx = ptx_for(histogram, "void(int64[:], int32[:])", cc)
+    assert "%nctaid.x" in ptx
+    assert re.search(r"atom\.global\.add\.[us]32", ptx)
+
+
+@simulated
+def test_histogram_computes_numpy():
+    x = np.array([-7, -1, 0, 1, 2, 3, 9, 10, 10, 2**40], dtype=np.int64)
+    bins = np.zeros(4, np.int32)
+    histogram[2, 4](x, bins)
+    np.testing.assert_array_equal(bins, np.bincount(x % 4, minlength=4))
+
+
+SEEDS = [(seeds.increment_by_one, "void(float64[:])"), (seeds.double_2d, "void(float32[:, :])"),
+         (seeds.polar_kernel, "void(float64[:], float64[:], float64[:], float64[:])"),
+         (seeds.saxpy, "void(float32, float32[:], float32[:], float32[:])"),
+         (seeds.matmul_tiled, "void(float32[:, :], float32[:, :], float32[:, :])"),
+         (seeds.bubblesort, "void(int64[:])"),
+         (seeds.sum_with_atomics, "void(int64[:], int64[:])"),
+         (seeds.block_sum_then_atomic, "void(int64[:], int64[:])")]
+
+
+@needs_ptxas
+@needs_libdevice
+@pytest.mark.parametrize("cc", CCS)
+@pytest.mark.parametrize("kernel, sig", SEEDS, ids=[k.__name__ for k, _ in SEEDS])
+def test_seed_kernels_assemble(kernel, sig, cc):
+    """Every kernel of test_seeds.py (which runs them in the simulator against NumPy)."""
+    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc)
+    report = toolkit.check_ptx(ptx, cc)
+    assert "0 bytes spill stores" in report
+    assert not generic_data_accesses(ptx)
+
+
+@needs_ptxas
+def test_tiled_matmul_uses_two_shared_tiles():
+    ptx = ptx_for(seeds.matmul_tiled, "void(float32[:, :], float32[:, :], float32[:, :])")
+    assert len(re.findall(r"\.shared \.align 16 \.b8 kiln_shared_\d\[1024\]", ptx)) == 2
+    assert ptx.count("bar.sync") == 2
+
+
+@njit
+def clamp(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+def calls_njit(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = clamp(x[i], -1.0, 1.0)
+
+
+@needs_ptxas
+def test_kernel_calls_an_njit_function():
+    ptx = ptx_for(calls_njit, "void(float64[:])")
+    assert ".extern" not in ptx and "ld.global.b64" in ptx
+
+
+# -- every intrinsic -------------------------------------------------------------------------
+def geometry(out):
+    out[0] = cuda.threadIdx.x + cuda.threadIdx.y + cuda.threadIdx.z
+    out[1] = cuda.blockIdx.x + cuda.blockIdx.y + cuda.blockIdx.z
+    out[2] = cuda.blockDim.x + cuda.blockDim.y + cuda.blockDim.z
+    out[3] = cuda.gridDim.x + cuda.gridDim.y + cuda.gridDim.z
+    x, y, z = cuda.grid(3)
+    p, q = cuda.gridsize(2)
+    out[4] = x + y + z + p + q + cuda.grid(1) + cuda.gridsize(1)
+    a, b = cuda.grid(2)
+    r, s, t = cuda.gridsize(3)
+    out[5] = a + b + r + s + t
+
+
+@needs_ptxas
+def test_thread_geometry():
+    ptx = ptx_for(geometry, "void(int64[:])")
+    for register in ("tid", "ctaid", "ntid", "nctaid"):
+        for axis in "xyz":
+            assert f"%{register}.{axis}" in ptx
+
+
+def barriers(out, flag):
+    cuda.syncthreads()
+    cuda.threadfence()
+    cuda.threadfence_block()
+    cuda.threadfence_system()
+    out[0] = cuda.syncthreads_count(flag[0] > 0)
+    out[1] = cuda.syncthreads_and(cuda.threadIdx.x)
+    out[2] = cuda.syncthreads_or(flag[1])
+
+
+@needs_ptxas
+def test_barriers_and_fences():
+    ptx = ptx_for(barriers, "void(int32[:], float64[:])")
+    for instruction in ("bar.sync", "membar.gl", "membar.cta", "membar.sys",
+                        "bar.red.popc.u32", "bar.red.and.pred", "bar.red.or.pred"):
+        assert instruction in ptx
+
+
+def arrays(out):
+    tile = cuda.shared.array((16, 8), np.float64)
+    counts = cuda.shared.array(shape=32, dtype=types.int16)
+    scratch = cuda.local.array(4, types.int32)
+    i = cuda.threadIdx.x
+    scratch[i % 4] = i
+    tile[i % 16, i % 8] = scratch[i % 4]
+    counts[i % 32] = 1
+    cuda.syncthreads()
+    out[i] = tile[i % 16, 7 - i % 8] + counts[31 - i % 32] + tile.shape[0] * tile.shape[1]
+
+
+@needs_ptxas
+def test_static_shared_and_local_arrays():
+    ptx = ptx_for(arrays, "void(float64[:])")
+    assert re.search(r"\.shared \.align 16 \.b8 kiln_shared_0\[1024\]", ptx)   # 16*8 doubles
+    assert re.search(r"\.shared \.align 16 \.b8 kiln_shared_1\[64\]", ptx)     # 32 int16
+    assert "st.shared.b64" in ptx and "st.shared.b16" in ptx
+
+
+def aligned(out):
+    wide = cuda.shared.array(8, np.float32, alignment=64)
+    scratch = cuda.local.array((2, 2), types.int8, 8)
+    i = cuda.threadIdx.x
+    scratch[i % 2, 0] = i
+    wide[i % 8] = scratch[i % 2, 0]
+    out[i] = wide[7 - i % 8]
+
+
+@needs_ptxas
+def test_array_alignment():
+    assert re.search(r"\.shared \.align 64 \.b8 kiln_shared_0\[32\]", ptx_for(aligned,
+                                                                           "void(float32[:])"))
+
+
+def dynamic(out):
+    buffer = cuda.shared.array(0, np.float32)
+    buffer[cuda.threadIdx.x] = cuda.threadIdx.x
+    cuda.syncthreads()
+    out[0] = buffer.size
+
+
+@needs_ptxas
+def test_dynamic_shared_array():
+    ptx = ptx_for(dynamic, "void(int64[:])")
+    assert ".extern .shared .align 16 .b8 kiln_dynamic_shared[]" in ptx
+    assert "%dynamic_smem_size" in ptx
+
+
+ATOMICS = [  # (function, dtype, what the PTX must contain)
+    ("add", "int32", r"atom\.global\.add\.[us]32"), ("add", "uint64", r"atom\.global\.add\.u64"),
+    ("add", "float32", r"atom\.global\.add\.f32"), ("add", "float64", r"atom\.global\.add\.f64"),
+    ("sub", "int32", r"atom\.global\.add\.[us]32"), ("sub", "float32", r"atom\.global\.add\.f32"),
+    ("and_", "int32", r"atom\.global\.and\.b32"), ("or_", "uint32", r"atom\.global\.or\.b32"),
+    ("xor", "int64", r"atom\.global\.xor\.b64"),
+    ("max", "int32", r"atom\.global\.max\.s32"), ("max", "uint32", r"atom\.global\.max\.u32"),
+    ("min", "int64", r"atom\.global\.min\.s64"), ("min", "uint64", r"atom\.global\.min\.u64"),
+    ("max", "float64", r"atom\.[\w.]*cas\.b64"), ("min", "float32", r"atom\.[\w.]*cas\.b32"),
+    ("nanmax", "float32", r"atom\.[\w.]*cas\.b32"), ("nanmin", "float64", r"atom\.[\w.]*cas\.b64"),
+    ("exch", "int32", r"atom\.global\.exch\.b32"), ("exch", "float64", r"atom\.global\.exch\.b64"),
+    ("inc", "uint32", r"atom\.global\.inc\.u32"), ("dec", "uint32", r"atom\.global\.dec\.u32"),
+]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("op, dtype, expected", ATOMICS)
+def test_atomic(op, dtype, expected):
+    kernel = kernel_from_source(
+        f"def kernel(a, v, old):\n    old[0] = cuda.atomic.{op}(a, cuda.threadIdx.x, v)\n")
+    ptx = ptx_for(kernel, f"void({dtype}[:], {dtype}, {dtype}[:])")
+    assert re.search(expected, ptx), expected
+
+
+def cas_kernels(a, f, m):
+    a[1] = cuda.atomic.cas(a, 0, 1, 2)
+    f[1] = cuda.atomic.cas(f, -1, 1.5, 2.5)
+    a[2] = cuda.atomic.compare_and_swap(a, 3, 4)
+    cuda.atomic.add(m, (1, -1), 1.0)
+    cuda.atomic.add(a, (0,), 1)
+
+
+@needs_ptxas
+def test_compare_and_swap_and_tuple_indices():
+    ptx = ptx_for(cas_kernels, "void(int32[:], float32[:], float64[:, :])")
+    assert len(re.findall(r"atom\.[\w.]*global[\w.]*cas\.b32", ptx)) == 3
+    assert "atom.global.add.f64" in ptx and re.search(r"atom\.global\.add\.[us]32", ptx)
+
+
+def shared_atomic(out):
+    counts = cuda.shared.array(4, types.uint32)
+    cuda.atomic.add(counts, cuda.threadIdx.x % 4, 1)
+    cuda.syncthreads()
+    out[cuda.threadIdx.x] = counts[cuda.threadIdx.x % 4]
+
+
+@needs_ptxas
+def test_atomic_on_shared_memory():
+    assert "atom.shared.add.u32" in ptx_for(shared_atomic, "void(uint32[:])")
+
+
+@cuda.jit
+def warp_sums(x, out):
+    """Each warp adds its 32 values with shuffles; lane 0 writes the sum."""
+    i = cuda.grid(1)
+    value = x[i] if i < x.size else 0.0
+    offset = 16
+    while offset > 0:
+        value += cuda.shfl_down_sync(0xFFFFFFFF, value, offset)
+        offset //= 2
+    if cuda.threadIdx.x % 32 == 0 and i < x.size:
+        out[i // 32] = value
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_warp_shuffle_reduction_ptx(cc):
+    ptx = ptx_for(warp_sums, "void(float64[:], float64[:])", cc)
+    # the loop unrolled: 5 steps, each moving a float64 as two 32-bit words
+    offsets = re.findall(r"shfl\.sync\.down\.b32\s+%r\d+, %r\d+, (\d+), 31, -1;", ptx)
+    assert offsets == ["16", "16", "8", "8", "4", "4", "2", "2", "1", "1"]
+    assert "bar.sync" not in ptx
+
+
+@simulated
+def test_warp_shuffle_reduction_computes_numpy():
+    x = np.linspace(-3.0, 5.0, 70)
+    out = np.zeros(3)
+    warp_sums[1, 96](x, out)
+    padded = np.concatenate([x, np.zeros(26)]).reshape(3, 32)
+    np.testing.assert_allclose(out, padded.sum(axis=1), rtol=1e-15)
+
+
+def warp_votes(x, f, out):
+    i = cuda.threadIdx.x
+    active = cuda.activemask()
+    out[0] = cuda.ballot_sync(active, x[i] > 0) + cuda.all_sync(active, x[i])
+    out[1] = cuda.any_sync(0xFFFFFFFF, f[i]) + cuda.eq_sync(active, f[i] > 1.0)
+    out[2] = cuda.shfl_sync(active, x[i], 0) + cuda.shfl_up_sync(active, x[i], 1)
+    out[3] = cuda.shfl_xor_sync(active, f[i], 1) + cuda.lanemask_lt()
+    cuda.syncwarp()
+    cuda.syncwarp(active)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_warp_votes_and_shuffles(cc):
+    ptx = ptx_for(warp_votes, "void(int32[:], float32[:], float32[:])", cc)
+    for instruction in ("activemask.b32", "vote.sync.ballot.b32", "vote.sync.all.pred",
+                        "vote.sync.any.pred", "vote.sync.uni.pred", "shfl.sync.idx.b32",
+                        "shfl.sync.up.b32", "shfl.sync.bfly.b32", "%lanemask_lt",
+                        "bar.warp.sync \t-1", "bar.warp.sync \t%r"):
+        assert instruction in ptx, instruction
+
+
+@cuda.jit
+def warp_matches(keys, any_out, all_out, agree_out):
+    i = cuda.threadIdx.x
+    any_out[i] = cuda.match_any_sync(0xFFFFFFFF, keys[i])
+    lanes, agree = cuda.match_all_sync(0xFFFFFFFF, keys[i])
+    all_out[i] = lanes
+    agree_out[i] = agree
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_warp_matches_ptx(cc):
+    ptx = ptx_for(warp_matches, "void(float64[:], uint32[:], uint32[:], boolean[:])", cc)
+    assert "match.any.sync.b64" in ptx and "match.all.sync.b64" in ptx
+
+
+@simulated
+@pytest.mark.parametrize("keys", [np.arange(32.0) % 3, np.full(32, -0.5)])
+def test_warp_matches_compute_what_python_says(keys):
+    any_out, all_out = np.zeros(32, np.uint32), np.zeros(32, np.uint32)
+    agree_out = np.zeros(32, np.bool_)
+    warp_matches[1, 32](keys, any_out, all_out, agree_out)
+    same = [sum(1 << j for j in range(32) if keys[j] == keys[i]) for i in range(32)]
+    np.testing.assert_array_equal(any_out, same)
+    everyone = bool(np.all(keys == keys[0]))
+    np.testing.assert_array_equal(all_out, np.full(32, 0xFFFFFFFF if everyone else 0))
+    np.testing.assert_array_equal(agree_out, np.full(32, everyone))
+
+
+# -- math --------------------------------------------------------------------------------------
+MATH = ["sqrt", "exp", "log", "log10", "log2", "sin", "cos", "tan", "asin", "acos", "atan",
+        "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "expm1", "log1p", "erf", "erfc",
+        "lgamma", "gamma", "cbrt", "exp2", "fabs", "floor", "ceil", "trunc"]
+
+
+@needs_ptxas
+@needs_libdevice
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", MATH)
+def test_math_function(name, dtype):
+    kernel = kernel_from_source(f"def kernel(x, y):\n    i = cuda.grid(1)\n"
+                                f"    if i < x.size:\n        y[i] = math.{name}(x[i])\n")
+    ptx = ptx_for(kernel, f"void({dtype}[:], {dtype}[:])")
+    assert ".extern" not in ptx   # libdevice linked in, nothing left to resolve
+    if name == "sqrt":
+        assert f"sqrt.rn.f{dtype[-2:]}" in ptx
+
+
+@needs_ptxas
+@needs_libdevice
+@pytest.mark.parametrize("name", ["atan2", "hypot", "pow", "copysign", "fmod"])
+def test_math_two_arguments(name):
+    kernel = kernel_from_source(f"def kernel(x, y):\n    y[0] = math.{name}(x[0], x[1])\n")
+    for dtype in ("float32", "float64"):
+        assert ".extern" not in ptx_for(kernel, f"void({dtype}[:], {dtype}[:])")
+
+
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@needs_ptxas
+def test_fastmath_contracts_to_fma():
+    sig = "void(float32, float32[:], float32[:], float32[:])"
+    exact = ptx_for(saxpy, sig)
+    assert "fma" not in exact and "mul.rn.f32" in exact and "add.rn.f32" in exact
+    assert "fma.rn.f32" in ptx_for(saxpy, sig, fastmath=True)
+    assert ".local" not in exact
+
+
+# -- device functions, arguments, versions -------------------------------------------------------
+@cuda.jit(device=True)
+def polar_to_cartesian(rho, theta):
+    return rho * math.cos(theta), rho * math.sin(theta)
+
+
+@cuda.jit("float64(float64)", device=True)
+def twice(x):
+    return 2 * x
+
+
+@cuda.jit
+def polar(rho, theta, x, y):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i], y[i] = polar_to_cartesian(rho[i], theta[i])
+        y[i] += twice(1)
+
+
+@needs_ptxas
+@needs_libdevice
+def test_kernel_calls_device_functions():
+    ptx = ptx_for(polar, "void(float32[:], float32[:], float32[:], float32[:])")
+    assert ".entry polar(" in ptx and ".extern" not in ptx
+
+
+@simulated
+def test_kernel_with_device_functions_computes_numpy():
+    rho, theta = np.array([1.0, 2.0, 0.0]), np.array([0.0, math.pi / 3, -1.0])
+    x, y = np.zeros(3), np.zeros(3)
+    polar[1, 4](rho, theta, x, y)
+    np.testing.assert_allclose(x, rho * np.cos(theta))
+    np.testing.assert_allclose(y, rho * np.sin(theta) + 2)
+
+
+def device_madd(x, y):
+    return x * y + 1.0
+
+
+@needs_ptxas
+def test_device_function_ptx():
+    ptx, return_type = cuda.compile_ptx(device_madd, "float64(float64, float64)", device=True)
+    assert return_type == types.float64
+    assert ".visible .func  (.param .b32 func_retval0) device_madd(" in ptx
+    toolkit.check_ptx(ptx, (9, 0))
+
+
+def flags(flag, pair, out):
+    if flag:
+        out[0] = pair[0] + pair[1]
+
+
+@needs_ptxas
+def test_kernel_parameters():
+    sig = types.void(types.boolean, types.UniTuple(types.int32, 2), types.float32[:, ::1])
+    ptx = ptx_for(flags, sig)
+    params = re.findall(r"\.param (\.\S+)(?: \.ptr)?(?: \.global)?(?: \.align \d+)? flags_param_",
+                        ptx)
+    # bool as a byte, the tuple's two items, the array's 5 fields + 2 shape + 2 strides
+    assert params == [".u8", ".u32", ".u32"] + [".u64"] * 9
+    assert len(parameter_types(types.float64[:, :, :])) == 11
+
+
+def complex_sum(z, out):
+    out[0] = z.real + z.imag
+
+
+@needs_ptxas
+def test_complex_parameter_is_one_aggregate():
+    ptx = ptx_for(complex_sum, types.void(types.complex128, types.float64[:]))
+    assert ".param .align 8 .b8 complex_sum_param_0[16]" in ptx
+
+
+@cuda.jit(["void(float32, float32[:], float32[:], float32[:])",
+           "void(float64, float64[:], float64[:], float64[:])"], fastmath=True)
+def saxpy_kernel(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@simulated
+def test_inspect_llvm_and_asm_per_signature():
+    llvm = saxpy_kernel.inspect_llvm()
+    assert set(llvm) == {(types.float32, types.float32[:], types.float32[:], types.float32[:]),
+                         (types.float64, types.float64[:], types.float64[:], types.float64[:])}
+    assert all('!"kernel"' in text and re.search(r'define void @"?saxpy_kernel"?\(', text)
+               for text in llvm.values())
+    asm = saxpy_kernel.inspect_asm()
+    cc = cuda.get_current_device().compute_capability
+    assert all(f".target sm_{cc[0]}{cc[1]}" in ptx for ptx in asm.values())
+    one = saxpy_kernel.inspect_asm("void(float64, float64[:], float64[:], float64[:])", cc=(7, 0))
+    assert "fma.rn.f64" in one and ".target sm_70" in one   # the kernel's fastmath=True
+
+
+def test_ptx_version_follows_compute_capability():
+    assert re.search(r"\.version 6\.3\s+\.target sm_70", cuda.compile_ptx(saxpy, "void(float32, "
+                     "float32[:], float32[:], float32[:])", cc=(7, 0))[0])
+    ptx, return_type = cuda.compile_ptx(vector_add, "void(int64[:], int64[:], int64[:])")
+    assert re.search(r"\.version 7\.8\s+\.target sm_90", ptx) and return_type == types.none
+    with pytest.raises(ValueError, match=r"compute capability \(1, 0\) is not supported"):
+        cuda.compile_ptx(vector_add, "void(int64[:], int64[:], int64[:])", cc=(1, 0))
+
+
+@simulated
+def test_compile_for_current_device():
+    ptx, _ = cuda.compile_ptx_for_current_device(vector_add, "void(f4[:], f4[:], f4[:])")
+    cc = cuda.get_current_device().compute_capability
+    assert f".target sm_{cc[0]}{cc[1]}" in ptx
+
+
+def raises(x):
+    if x[0] < 0:
+        raise ValueError("negative")
+    x[0] = x[0] // x[1]
+
+
+@needs_ptxas
+def test_exceptions_end_the_thread():
+    ptx = ptx_for(raises, "void(int64[:])")
+    assert "PyExc" not in ptx and ".extern" not in ptx and "ValueError" not in ptx
+
+
+# -- errors ---------------------------------------------------------------------------------
+def allocates(x):
+    y = np.zeros(3)
+    x[0] = y[0]
+
+
+def array_arithmetic(x):
+    y = x + 1
+    x[0] = y[0]
+
+
+def returns(x):
+    return x[0]
+
+
+def runtime_grid(x, n):
+    x[0] = cuda.grid(n)
+
+
+def runtime_shape(x, n):
+    s = cuda.shared.array(n, types.float32)
+    x[0] = s[0]
+
+
+def four_axes(x):
+    x[0] = cuda.grid(4)
+
+
+def empty_local(x):
+    s = cuda.local.array(0, types.float32)
+    x[0] = s[0]
+
+
+def odd_alignment(x):
+    s = cuda.shared.array(4, types.float32, alignment=3)
+    x[0] = s[0]
+
+
+def byte_atomic(x):
+    cuda.atomic.add(x, 0, 1)
+
+
+def calls_print(x):
+    print(x[0])
+
+
+@pytest.mark.parametrize("kernel, sig, error, message, line", [
+    (allocates, "void(float64[:])", UnsupportedError, r"cannot allocate memory \(np\.zeros",
+     "y = np.zeros(3)"),
+    (array_arithmetic, "void(float64[:])", UnsupportedError, r"cannot allocate memory \(x \+ 1",
+     "y = x + 1"),
+    (returns, "void(float64[:])", TypingError, r"kernel 'returns' returns a value", None),
+    (returns, "float64(float64[:])", TypingError, r"kernel 'returns' returns a value", None),
+    (runtime_grid, "void(int64[:], int64)", UnsupportedError, "constant known at compile time",
+     "x[0] = cuda.grid(n)"),
+    (runtime_shape, "void(float32[:], int64)", UnsupportedError, "constant known at compile",
+     "cuda.shared.array(n, types.float32)"),
+    (empty_local, "void(float32[:])", TypingError, r"local\.array\(\) takes its shape as a "
+     "constant positive int", "cuda.local.array(0, types.float32)"),
+    (odd_alignment, "void(float32[:])", TypingError, "alignment as a constant power of two, "
+     "not 3", "alignment=3"),
+    (four_axes, "void(int64[:])", TypingError, r"constant 1, 2 or 3, not 4", "cuda.grid(4)"),
+    (byte_atomic, "void(int8[:])", TypingError, r"atomic\.add\(\) does not support arrays of "
+     "int8", "cuda.atomic.add(x, 0, 1)"),
+    (calls_print, "void(float64[:])", UnsupportedError, "print", "print(x[0])"),
+])
+def test_errors_name_the_function_and_line(kernel, sig, error, message, line):
+    with pytest.raises(error, match=message) as info:
+        cuda.compile_ptx(kernel, sig)
+    if line is not None:
+        assert f"in {kernel.__name__}" in str(info.value) and line in str(info.value)
+
+
+@njit
+def make_zeros(n):
+    return np.zeros(n)
+
+
+def calls_allocating_njit(x):
+    x[0] = make_zeros(3)[0]
+
+
+def test_cpu_runtime_left_in_device_code_is_refused():
+    with pytest.raises(UnsupportedError, match="kernel 'calls_allocating_njit' needs "
+                       "'kiln_nrt_allocate' from the CPU runtime"):
+        cuda.compile_ptx(calls_allocating_njit, "void(float64[:])")
+
+
+def test_lineinfo_is_refused_until_supported():
+    with pytest.raises(UnsupportedError, match="line tables"):
+        cuda.compile_ptx(vector_add, "void(f4[:], f4[:], f4[:])", lineinfo=True)
+
+
+# -- launch parameters ---------------------------------------------------------------------------
+def many(a, n, flags, z, b):
+    if flags[0] and flags[1]:
+        a[0, 0] = n + z.real + b[0]
+
+
+MANY = types.void(types.float64[:, :], types.int32, types.UniTuple(types.boolean, 2),
+                  types.complex128, types.int16[::1])
+
+
+def ptx_parameter_buffer_size(ptx, name):
+    """The end of the last parameter when each sits at its natural (or declared) alignment."""
+    end = 0
+    for kind, align, count in re.findall(
+            rf"\.param (?:\.align (\d+) \.b8|\.[usfb](\d+))(?: \.ptr)?(?: \.global)?"
+            rf"(?: \.align \d+)? {name}_param_\d+(?:\[(\d+)\])?", ptx):
+        size = int(count) if kind else int(align) // 8
+        alignment = int(kind) if kind else size
+        end = -(-end // alignment) * alignment + size
+    return end
+
+
+@needs_ptxas
+def test_parameter_buffer_matches_the_ptx():
+    ptx = ptx_for(many, MANY)
+    assert Layout(MANY.args).size == ptx_parameter_buffer_size(ptx, "many") == \
+        9 * 8 + 4 + 2 + 2 + 16 + 7 * 8
+
+
+@simulated
+def test_parameters_packed_from_device_arrays_and_scalars():
+    host = np.arange(12.0).reshape(3, 4)
+    whole = cuda.to_device(host)
+    view = whole[:, 1:]
+    small = cuda.to_device(np.array([5, 6], np.int16))
+    layout = Layout(MANY.args)
+    packed = layout.pack([view, 7, (True, False), 1.5 - 2j, small])
+    values = struct.unpack("@QQqqQqqqq i ?? dd QQqqQqq".replace(" ", ""), packed)
+    assert values[:9] == (0, 0, 9, 8, whole.device_ctypes_pointer.value + 8, 3, 3, 32, 8)
+    assert values[9:14] == (7, True, False, 1.5, -2.0)
+    assert values[14:] == (0, 0, 2, 2, small.device_ctypes_pointer.value, 2, 2)
+    empty = cuda.device_array(0, np.int16)
+    assert struct.unpack_from("@Q", layout.pack([view, 0, (0, 0), 0j, empty]),
+                              layout.size - 3 * 8)[0] == 0   # an empty array has no data
+
+
+def sines(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] = math.sin(x[i])
+
+
+@needs_ptxas
+@needs_libdevice
+def test_unoptimized_ptx_still_assembles():
+    unoptimized = ptx_for(sines, "void(float64[:])", opt=False)
+    assert len(unoptimized) > len(ptx_for(sines, "void(float64[:])"))
+    assert ".extern" not in unoptimized
