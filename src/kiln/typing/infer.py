@@ -57,11 +57,11 @@ UNSUPPORTED_STATEMENTS = {
     "TryStar": "try/except*", "With": "'with' blocks",
     "AsyncWith": "'async with' blocks",
     "AsyncFunctionDef": "nested async functions",
-    "ClassDef": "class definitions", "Delete": "'del'", "Import": "'import'",
+    "ClassDef": "class definitions", "Import": "'import'",
     "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
 }
 UNSUPPORTED_EXPRS = {
-    ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
+    ast.Set: "sets", ast.ListComp: "list comprehensions",
     ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
     ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
@@ -275,8 +275,8 @@ class Typer:
             for elt, item in zip(target.elts, ty.types):
                 self.assign(elt, item, node)
         elif isinstance(target, ast.Subscript):
-            obj = self.expr(target.value)
             index = self.expr(target.slice)
+            obj = self.fix_items(target.value, self.expr(target.value), "setitem", (index, ty))
             self.calls[target] = self.resolve(operator.setitem, (obj, index, ty), target)
         else:
             raise self.error("kiln can assign only to names, tuples of names and array items",
@@ -292,6 +292,7 @@ class Typer:
             current = self.locals[target.id]
         elif isinstance(target, ast.Subscript):
             obj, index = self.expr(target.value), self.expr(target.slice)
+            obj = self.fix_items(target.value, obj, "getitem", (index,))
             get = self.resolve(operator.getitem, (obj, index), target)
             self.calls[(node, "getitem")] = get
             current = get.signature.return_type
@@ -529,7 +530,7 @@ class Typer:
                 captured.append(self.locals[name])
             res = self.tctx.resolve_inner(fn, args + tuple(captured), self.options)
         elif isinstance(fn, t.BoundMethod):
-            receiver = self.fix_list_items(node.func.value, fn, args)
+            receiver = self.fix_items(node.func.value, fn.receiver, fn.method, args)
             res = self.resolve(("method", fn.method), (receiver,) + args, node, kws,
                                what=f"{receiver}.{fn.method}()")
         elif isinstance(fn, t.NumberClass):
@@ -545,16 +546,37 @@ class Typer:
         self.calls[node] = res
         return res.signature.return_type
 
-    def fix_list_items(self, receiver_node, fn, args):
-        """`l = []; l.append(x)`: the first call that adds items to a list of items not
-        known yet fixes their type, and the local holding it is widened to that type."""
+    def fix_items(self, receiver_node, receiver, method, args):
+        """`l = []; l.append(x)`, `d = {}; d[k] = v`: the first use that adds items to a
+        container whose item types are not known yet fixes them, and the local holding it
+        is widened to that type. A read of such a dict waits for a later pass."""
+        from ..library.dicts import implied_dict_type, reads_items
         from ..library.lists import implied_list_type
-        fixed = implied_list_type(fn.receiver, fn.method, args)
+        fixed = implied_list_type(receiver, method, args) or \
+            implied_dict_type(receiver, method, args)
         if fixed is None:
-            return fn.receiver
+            if reads_items(receiver, method) and isinstance(receiver_node, ast.Name):
+                raise _Deferred(receiver_node.id, receiver_node)
+            return receiver
         if isinstance(receiver_node, ast.Name):
             self.set_local(receiver_node.id, fixed, receiver_node)
         return fixed
+
+    def expr_Dict(self, node):
+        from ..library.dicts import display_type
+        if any(k is None for k in node.keys):
+            raise self.error("kiln does not support '**' in a dict display", node,
+                             UnsupportedError)
+        return display_type([self.expr(k) for k in node.keys],
+                            [self.expr(v) for v in node.values])
+
+    def stmt_Delete(self, node):
+        for target in node.targets:
+            if not isinstance(target, ast.Subscript):
+                raise self.error("kiln supports 'del' of items only (del d[k])", target,
+                                 UnsupportedError)
+            obj, index = self.expr(target.value), self.expr(target.slice)
+            self.calls[target] = self.resolve(operator.delitem, (obj, index), target)
 
     def expr_List(self, node):
         from ..library.lists import display_type
@@ -675,6 +697,7 @@ class Typer:
             from ..library.tuples import static_getitem
             res = static_getitem(obj, constant)
         else:
+            obj = self.fix_items(node.value, obj, "getitem", (index,))
             res = self.resolve(operator.getitem, (obj, index), node)
         self.calls[node] = res
         return res.signature.return_type
