@@ -572,3 +572,30 @@ def test_dict_empty_in_compiled_code():
     got = njit(make_empty_typed)(4)
     assert type(got) is Dict and list(got.items()) == [(0, 0.0), (1, 0.25), (2, 0.5), (3, 0.75)]
     assert len(njit(make_empty_typed)(0)) == 0
+
+
+def read_before_any_store(n):
+    d = {}
+    return d[n]
+
+
+def test_reading_a_dict_never_stored_into_is_a_typing_error():
+    with pytest.raises(TypingError, match="not known") as info:
+        njit(read_before_any_store)(1)
+    assert "read_before_any_store" in str(info.value) and "line" in str(info.value)
+
+
+def typed_by_a_later_statement(n):
+    d = {}
+    for i in range(n):
+        if i in d:
+            d[i] += 1
+        elif i - 1 in d:
+            d.pop(i - 1)
+        d[i % 4] = d.get(i, 0) + i
+    return d, d.pop(-7, 0)
+
+
+def test_reads_typed_on_a_later_pass():
+    check(typed_by_a_later_statement, 12)
+    check(typed_by_a_later_statement, 0)

@@ -335,11 +335,11 @@ def implied_dict_type(receiver, method, args):
     return t.DictType(key, value)
 
 
-def reads_items(receiver, method) -> bool:
-    """Whether `receiver.method()` on a dict whose types are not known yet needs them (the
-    typer retries it once a later statement has fixed them)."""
+def reads_items(receiver, method, args) -> bool:
+    """Whether `receiver.method(*args)` on a dict whose types are not known yet needs them
+    (the typer retries it once a later statement has fixed them)."""
     return isinstance(receiver, t.DictType) and receiver.is_undefined and \
-        method in ("getitem", "pop", "popitem", "setdefault")
+        (method in ("getitem", "popitem", "setdefault") or method == "pop" and len(args) == 1)
 
 
 def display_type(key_types, value_types):
@@ -512,6 +512,8 @@ def _setdefault(d, key, default=None):
 @overload_method(t.DictType, "pop")
 def _pop(d, key, default=None):
     _require_lookup(key)
+    if d.is_undefined and default is not None:   # empty: typed by the default
+        return lambda d, key, default=None: default
     _require_defined(d, "pop from")
     if default is not None and unify(d.value_type, default) is None:
         raise TypingError(f"pop(): the default ({default}) and the dict's values "
@@ -662,8 +664,8 @@ class DictViewType(t.Type):
 def view_item_type(ty):
     """The items a `for` loop over a dict or a view gives, or None."""
     if isinstance(ty, t.DictType):
-        return ty.key_type
-    if isinstance(ty, DictViewType):
+        return None if ty.is_undefined else ty.key_type
+    if isinstance(ty, DictViewType) and not ty.dict_type.is_undefined:
         d = ty.dict_type
         return {"keys": d.key_type, "values": d.value_type,
                 "items": t.Tuple((d.key_type, d.value_type))}[ty.kind]

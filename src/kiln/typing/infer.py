@@ -99,12 +99,14 @@ class TypedFunction:
 class _Deferred(Exception):
     """A local was read before this pass gave it a type; retried on the next pass. One
     still untyped when typing ends is assigned on no path kiln compiles, so its statement
-    raises what CPython raises there (`free`: a nested function's free variable)."""
+    raises what CPython raises there (`free`: a nested function's free variable). `items`:
+    the local is assigned but is a dict whose key and value types no pass has fixed yet."""
 
-    def __init__(self, name, node, free=False):
+    def __init__(self, name, node, free=False, items=False):
         self.name = name
         self.node = node
         self.free = free
+        self.items = items
 
 
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
@@ -179,6 +181,10 @@ class Typer:
         else:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
+        for d in self.deferred.values():
+            if d.items:
+                raise self.error(f"the key and value types of the dict {d.name!r} are not "
+                                 "known: nothing is stored in it before it is read", d.node)
         unassigned = {stmt: (d.name, d.free) for stmt, d in self.deferred.items()}
         return TypedFunction(self.ir, self.argtypes, self.return_type(), self.options,
                              self.locals, self.typemap, self.calls, self.constants,
@@ -555,8 +561,8 @@ class Typer:
         fixed = implied_list_type(receiver, method, args) or \
             implied_dict_type(receiver, method, args)
         if fixed is None:
-            if reads_items(receiver, method) and isinstance(receiver_node, ast.Name):
-                raise _Deferred(receiver_node.id, receiver_node)
+            if reads_items(receiver, method, args) and isinstance(receiver_node, ast.Name):
+                raise _Deferred(receiver_node.id, receiver_node, items=True)
             return receiver
         if isinstance(receiver_node, ast.Name):
             self.set_local(receiver_node.id, fixed, receiver_node)
