@@ -4,12 +4,10 @@ As `kiln.typed.List`, the object holds the address of the dict's NRT meminfo (on
 reference) and its kiln type; compiled code takes it as an argument by reading that address
 (runtime/boxing.py checks the type against the tag the dict carries), so a dict goes in and
 out without a copy. Each operation from Python is one call of a small compiled function
-(through the dispatcher's trampoline, no compiling after the first call per type); `len`
-reads the dict's header directly.
+(through the dispatcher's trampoline, no compiling after the first call per type).
 """
 from __future__ import annotations
 
-import ctypes
 from collections.abc import MutableMapping
 
 from .. import types as t
@@ -56,10 +54,7 @@ class Dict(MutableMapping):
             nrt.release_from_python(address)
 
     def __len__(self):
-        if not self._meminfo:
-            return 0
-        data = ctypes.c_void_p.from_address(self._meminfo + _DATA_OFFSET).value
-        return ctypes.c_int64.from_address(data + _USED_OFFSET).value
+        return _len(self) if self._type is not None else 0
 
     def __getitem__(self, key):
         if self._type is None:
@@ -191,8 +186,6 @@ def _rebuild(dict_type, items):
 
 
 MEMINFO_OFFSET = probe_offset(Dict)
-_DATA_OFFSET = 16    # a meminfo is {refcount, size, data, destructor}
-_USED_OFFSET = 32    # the header's `used` (library/dicts.py)
 
 
 def from_native(address: int, code: str) -> Dict:
@@ -215,7 +208,13 @@ def _compiled_empty(dict_type):
     return _compiled[dict_type]
 
 
-# The compiled functions behind Dict's methods (njit compiles each per type on use).
+# The compiled functions behind Dict's methods (njit compiles each per type on use; a call
+# through the dispatcher's trampoline is cheaper than reading the header with ctypes).
+@njit
+def _len(d):
+    return len(d)
+
+
 @njit
 def _getitem(d, key):
     return d[key]
