@@ -189,8 +189,9 @@ def build_function_ir(pyfunc) -> FunctionIR:
 
 
 class _Comprehensions(ast.NodeTransformer):
-    """The one lowering pass: a list comprehension becomes a call of a nested function
-    (defined first in the function that holds it) that builds the list with `append`:
+    """The one lowering pass: a list (dict) comprehension becomes a call of a nested
+    function (defined first in the function that holds it) that builds the list with
+    `append` (the dict with `result[key] = value`):
 
         def <listcomp>():          # reads the outer locals as any nested function does
             result = []
