@@ -97,8 +97,8 @@ def build_dict(context, b, dict_ty, pairs):
     slot = context.hold_until_done(b, d, dict_ty)
     K, V = dict_ty.key_type, dict_ty.value_type
     for key, key_ty, value, value_ty in pairs:
-        context.call_python(b, _store, t.none(dict_ty, K, V),
-                            [d, context.cast(b, key, key_ty, K), context.cast(b, value, value_ty, V)])
+        context.call_python(b, _store, t.none(dict_ty, K, V), [
+            d, context.cast(b, key, key_ty, K), context.cast(b, value, value_ty, V)])
     context.done_holding(b, slot)
     return d
 
@@ -603,8 +603,8 @@ def _update(d, other):
 
     def impl(d, other):
         hashes = _dict_hashes(other)
-        for j in range(_list_len(hashes)):   # over the entries as they are now
-            if j < _list_len(_dict_hashes(other)) and _list_get(hashes, j) != DELETED:
+        for j in range(_list_len(hashes)):   # (d.update(d) adds no key: nothing moves)
+            if _list_get(hashes, j) != DELETED:
                 _store(d, as_key(_list_get(_dict_keys(other), j)),
                        as_value(_list_get(_dict_values(other), j)))
     return impl
