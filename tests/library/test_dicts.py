@@ -599,3 +599,40 @@ def typed_by_a_later_statement(n):
 def test_reads_typed_on_a_later_pass():
     check(typed_by_a_later_statement, 12)
     check(typed_by_a_later_statement, 0)
+
+
+def from_pairs(n):
+    a = dict([(1, 2.5), (-1, 0.5), (1, 3.5)])
+    b = dict(zip(range(n), [k * 0.5 for k in range(n)]))
+    c = dict(enumerate([7, 8, 9]))
+    b.update([(0, -1.0), (100, 1.0)])
+    return a, b, c
+
+
+def merged(n):
+    a = {i: i * 2 for i in range(n)}
+    b = {i: -i for i in range(n // 2, n + 3)}
+    c = a | b
+    a |= b
+    return c, a, c == a
+
+
+def test_dicts_from_pairs_and_merges():
+    check(from_pairs, 5)
+    check(from_pairs, 0)
+    check(merged, 6)
+    check(merged, 0)
+
+
+def for_before_types_are_fixed(n):
+    d = {}
+    s = 0
+    for r in range(3):
+        for k in d:
+            s += k * d[k]
+        d[r] = n
+    return s, d
+
+
+def test_a_loop_over_a_dict_typed_by_a_later_statement():
+    check(for_before_types_are_fixed, 4)

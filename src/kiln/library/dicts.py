@@ -327,6 +327,8 @@ def implied_dict_type(receiver, method, args):
         key, value = args
     elif method == "update" and len(args) == 1 and _defined(args[0]):
         key, value = args[0].key_type, args[0].value_type
+    elif method == "update" and len(args) == 1 and _pair_types(args[0]) is not None:
+        key, value = _pair_types(args[0])
     else:
         return None
     if isinstance(key, t.Undefined) or isinstance(value, t.Undefined):
@@ -338,8 +340,11 @@ def implied_dict_type(receiver, method, args):
 def reads_items(receiver, method, args) -> bool:
     """Whether `receiver.method(*args)` on a dict whose types are not known yet needs them
     (the typer retries it once a later statement has fixed them)."""
+    if isinstance(receiver, DictViewType):   # `for k, v in d.items()`
+        receiver = receiver.dict_type
     return isinstance(receiver, t.DictType) and receiver.is_undefined and \
-        (method in ("getitem", "popitem", "setdefault") or method == "pop" and len(args) == 1)
+        (method in ("getitem", "popitem", "setdefault", "iter") or
+         method == "pop" and len(args) == 1)
 
 
 def display_type(key_types, value_types):
@@ -592,10 +597,29 @@ def _copy(d):
     return impl
 
 
+def _pair_types(iterable):
+    """The (key, value) types of an iterable of pairs, or None."""
+    from .iteration import item_type_of
+    item = item_type_of(iterable)
+    if isinstance(item, t.BaseTuple) and len(item) == 2:
+        return item.types
+    return None
+
+
 @overload_method(t.DictType, "update")
 def _update(d, other):
     if not isinstance(other, t.DictType):
-        raise TypingError(f"update() takes a dict, not {other}")
+        pair = _pair_types(other)
+        if pair is None:
+            raise TypingError(f"update() takes a dict or an iterable of (key, value) pairs, "
+                              f"not {other}")
+        _require_types(d, pair[0], pair[1], "store")
+        as_key = converter(d.key_type)
+
+        def impl_pairs(d, other):
+            for key, value in other:
+                _store(d, as_key(key), value)
+        return impl_pairs
     if other.is_undefined:
         return lambda d, other: None
     _require_types(d, other.key_type, other.value_type, "store")
@@ -643,7 +667,43 @@ def _dict(other=None):
         return lambda: make()
     if isinstance(other, t.DictType):
         return lambda other: other.copy()
-    return None
+    pair = _pair_types(other)
+    if pair is None:
+        return None
+    _require_key(pair[0])
+    make = dict_maker(*pair)
+
+    def impl_pairs(other):
+        result = make()
+        result.update(other)
+        return result
+    return impl_pairs
+
+
+@overload(operator.or_)
+def _or(a, b):
+    if not (isinstance(a, t.DictType) and isinstance(b, t.DictType)):
+        return None
+    if a.is_undefined:
+        return lambda a, b: b.copy()
+
+    def impl(a, b):
+        result = a.copy()
+        result.update(b)
+        return result
+    return impl
+
+
+@overload(operator.ior)
+def _ior(a, b):
+    if not isinstance(a, t.DictType) or _pair_types(b) is None and \
+            not isinstance(b, t.DictType):
+        return None
+
+    def impl(a, b):
+        a.update(b)
+        return a
+    return impl
 
 
 # ---- views and iteration -----------------------------------------------------------------

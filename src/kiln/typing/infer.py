@@ -330,6 +330,8 @@ class Typer:
 
     def stmt_For(self, node):
         iterable = self.expr(node.iter)
+        call = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
+        self.fix_items(node.iter.func.value if call else node.iter, iterable, "iter", ())
         if isinstance(iterable, t.BaseTuple) and len(iterable) == 0:  # the body never runs
             self.block(node.orelse)
             return
