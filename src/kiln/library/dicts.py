@@ -127,6 +127,43 @@ _dict_hashes = _part_getter(HASHES, "_dict_hashes")
 _dict_index = _part_getter(INDEX, "_dict_index")
 
 
+def _item_getter(part, name):
+    """An intrinsic `get(d, i)`: item i of one of the dict's lists, read through the header
+    (no list value is made, so the probe loop counts no references)."""
+    def typer(tctx, d, i):
+        if not _defined(d) or not isinstance(i, t.Integer):
+            return None
+        item = _parts(d)[part].item_type
+
+        def codegen(context, b, sig, args):
+            lst = b.load(_field(b, args[0], part), typ=dm.ptr)
+            return dm.load_item(b, item, lists._item_address(b, lst, item, args[1]))
+        return item(d, t.int64), codegen
+    typer.__name__ = typer.__qualname__ = name
+    return intrinsic(typer)
+
+
+# each borrowed from the dict
+_key_at = _item_getter(KEYS, "_key_at")
+_value_at = _item_getter(VALUES, "_value_at")
+_hash_at = _item_getter(HASHES, "_hash_at")
+_slot_at = _item_getter(INDEX, "_slot_at")
+
+
+def _length_getter(part, name):
+    def typer(tctx, d):
+        if not isinstance(d, t.DictType):
+            return None
+        return t.int64(d), lambda context, b, sig, args: \
+            lists.size_of(b, b.load(_field(b, args[0], part), typ=dm.ptr))
+    typer.__name__ = typer.__qualname__ = name
+    return intrinsic(typer)
+
+
+_entries_count = _length_getter(HASHES, "_entries_count")   # live and deleted
+_index_size = _length_getter(INDEX, "_index_size")
+
+
 @intrinsic
 def _dict_used(tctx, d):
     if not isinstance(d, t.DictType):
@@ -197,23 +234,21 @@ def _dict_new_like(tctx, d):
 @register_jitable
 def _lookup(d, key, h):
     """(the index slot where `key` is or would go, its entry's position or -1)."""
-    index = _dict_index(d)
-    size = _list_len(index)
+    size = _index_size(d)
     if size == 0:
         return -1, -1
     mask = size - 1
-    hashes, keys = _dict_hashes(d), _dict_keys(d)
     i = h & mask
     perturb = h
     free = -1
     while True:
-        ix = _list_get(index, i)
+        ix = _slot_at(d, i)
         if ix == EMPTY:
             return (free if free >= 0 else i), -1
         if ix == DUMMY:
             if free < 0:
                 free = i
-        elif _list_get(hashes, ix) == h and _list_get(keys, ix) == key:
+        elif _hash_at(d, ix) == h and _key_at(d, ix) == key:
             return i, ix
         perturb = (perturb >> 5) & ((1 << 59) - 1)   # an unsigned shift, as CPython's
         i = (i * 5 + perturb + 1) & mask
@@ -222,12 +257,11 @@ def _lookup(d, key, h):
 @register_jitable
 def _slot_of_entry(d, ix):
     """The index slot that points at entry `ix`."""
-    index = _dict_index(d)
-    mask = _list_len(index) - 1
-    h = _list_get(_dict_hashes(d), ix)
+    mask = _index_size(d) - 1
+    h = _hash_at(d, ix)
     i = h & mask
     perturb = h
-    while _list_get(index, i) != ix:
+    while _slot_at(d, i) != ix:
         perturb = (perturb >> 5) & ((1 << 59) - 1)
         i = (i * 5 + perturb + 1) & mask
     return i
@@ -277,11 +311,11 @@ def _store(d, key, value):
     if ix >= 0:
         _list_replace(_dict_values(d), ix, value)
         return
-    n = _list_len(_dict_keys(d))
-    if 3 * (n + 1) > 2 * _list_len(_dict_index(d)):   # keep a third of the slots EMPTY
+    n = _entries_count(d)
+    if 3 * (n + 1) > 2 * _index_size(d):   # keep a third of the slots EMPTY
         _resize(d, _dict_used(d) + 1)
         slot, ix = _lookup(d, key, h)
-        n = _list_len(_dict_keys(d))
+        n = _entries_count(d)
     _dict_keys(d).append(key)
     _dict_values(d).append(value)
     _dict_hashes(d).append(h)
@@ -309,9 +343,8 @@ def _delete(d, slot, ix):
 @register_jitable
 def _next_live(d, j):
     """The position of the first live entry at or after j (the entries' count if none)."""
-    hashes = _dict_hashes(d)
-    n = _list_len(hashes)
-    while j < n and _list_get(hashes, j) == DELETED:
+    n = _entries_count(d)
+    while j < n and _hash_at(d, j) == DELETED:
         j += 1
     return j
 
@@ -425,7 +458,7 @@ def _getitem(d, key):
         ix = _find(d, key)
         if ix < 0:
             raise KeyError(key)
-        return _list_get(_dict_values(d), ix)
+        return _value_at(d, ix)
     return impl
 
 
@@ -482,7 +515,7 @@ def _get(d, key, default=None):
             ix = _find(d, key)
             if ix < 0:
                 return None
-            return _list_get(_dict_values(d), ix)
+            return _value_at(d, ix)
         return impl_none
     if unify(d.value_type, default) is None:
         raise TypingError(f"get(): the default ({default}) and the dict's values "
@@ -492,7 +525,7 @@ def _get(d, key, default=None):
         ix = _find(d, key)
         if ix < 0:
             return default
-        return _list_get(_dict_values(d), ix)
+        return _value_at(d, ix)
     return impl
 
 
@@ -508,9 +541,9 @@ def _setdefault(d, key, default=None):
     def impl(d, key, default=None):
         ix = _find(d, key)
         if ix >= 0:
-            return _list_get(_dict_values(d), ix)
+            return _value_at(d, ix)
         _store(d, as_key(key), default)
-        return _list_get(_dict_values(d), _list_len(_dict_values(d)) - 1)
+        return _value_at(d, _entries_count(d) - 1)
     return impl
 
 
@@ -581,10 +614,9 @@ def _clear(d):
 
 @register_jitable
 def _copy_into(result, d):
-    hashes = _dict_hashes(d)
-    for j in range(_list_len(hashes)):
-        if _list_get(hashes, j) != DELETED:
-            _store(result, _list_get(_dict_keys(d), j), _list_get(_dict_values(d), j))
+    for j in range(_entries_count(d)):
+        if _hash_at(d, j) != DELETED:
+            _store(result, _key_at(d, j), _value_at(d, j))
 
 
 @overload_method(t.DictType, "copy")
@@ -626,11 +658,10 @@ def _update(d, other):
     as_key, as_value = converter(d.key_type), converter(d.value_type)
 
     def impl(d, other):
-        hashes = _dict_hashes(other)
-        for j in range(_list_len(hashes)):   # (d.update(d) adds no key: nothing moves)
-            if _list_get(hashes, j) != DELETED:
-                _store(d, as_key(_list_get(_dict_keys(other), j)),
-                       as_value(_list_get(_dict_values(other), j)))
+        for j in range(_entries_count(other)):   # (d.update(d) adds no key: nothing moves)
+            if _hash_at(other, j) != DELETED:
+                _store(d, as_key(_key_at(other, j)),
+                       as_value(_value_at(other, j)))
     return impl
 
 
@@ -644,12 +675,11 @@ def _equality(negate):
         def impl(a, b):
             if _dict_used(a) != _dict_used(b):
                 return negate
-            hashes = _dict_hashes(a)
-            for j in range(_list_len(hashes)):
-                if _list_get(hashes, j) != DELETED:
-                    ix = _find(b, _list_get(_dict_keys(a), j))
-                    if ix < 0 or not (_list_get(_dict_values(b), ix) ==
-                                      _list_get(_dict_values(a), j)):
+            for j in range(_entries_count(a)):
+                if _hash_at(a, j) != DELETED:
+                    ix = _find(b, _key_at(a, j))
+                    if ix < 0 or not (_value_at(b, ix) ==
+                                      _value_at(a, j)):
                         return negate
             return not negate
         return impl
@@ -775,7 +805,7 @@ def _view_contains(view, value):
         def impl_items(view, value):
             d = _view_dict(view)
             ix = _find(d, value[0])
-            return ix >= 0 and _list_get(_dict_values(d), ix) == value[1]
+            return ix >= 0 and _value_at(d, ix) == value[1]
         return impl_items
 
     def impl_values(view, value):
