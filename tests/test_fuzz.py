@@ -29,7 +29,8 @@ def test_both_program_kinds_are_generated():
     for construct in ["while ", "for ", "break", "continue", "else:", "raise ", "return None",
                       "math.", "divmod(", "@jit\ndef g0", "arr[", "iarr[", " if ", " and ",
                       " or ", "not ", ".sum()", "np.linspace(", "+=", "prange(",
-                      "@jit(parallel=True)", ".append(", ".pop(", ".remove(", ".index(", " for e"]:
+                      "@jit(parallel=True)", ".append(", ".pop(", ".remove(", ".index(", " for e",
+                      " = {}", "del dc", ".get(", ".items()"]:
         assert any(construct in s for s in sources), construct
 
 

@@ -79,6 +79,8 @@ class Generator:
         # a quarter of programs also build lists of floats (decided by a stream of its own,
         # so the programs without lists are the ones these seeds always gave)
         self.lists = random.Random(seed * 7919 + 17).random() < 0.25
+        # and a quarter build dicts of int -> int (a stream of their own too)
+        self.dicts = random.Random(f"dicts {seed}").random() < 0.25
         # a third of array programs are parallel=True with prange loops; decided by an rng
         # of its own so that the other programs stay those of earlier versions
         self.prange_rng = random.Random(f"prange {seed}")
@@ -140,6 +142,8 @@ class Generator:
         d = depth - 1
         if self.lists and self.chance(0.08) and self.list_names(scope):
             return self.int_from_list(scope, d)
+        if self.dicts and self.chance(0.08) and self.dict_names(scope):
+            return self.int_from_dict(scope, d)
         k = self.rng.randrange(16)
         if k == 0:
             (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
@@ -315,6 +319,11 @@ class Generator:
     # -- booleans ---------------------------------------------------------------------------
     def bool_expr(self, scope, depth):
         d = max(depth - 1, 0)
+        if self.dicts and self.chance(0.08) and self.dict_names(scope):
+            m = self.pick(self.dict_names(scope))
+            return self.pick([f"({self.dict_key(scope, d)} in {m})",
+                              f"({self.dict_key(scope, d)} not in {m})", f"bool({m})",
+                              f"({m} == {self.pick(self.dict_names(scope))})"])
         if self.lists and self.chance(0.08) and self.list_names(scope):
             l = self.pick(self.list_names(scope))
             return self.pick([f"({self.not_nan(scope, d)} in {l})",
@@ -459,6 +468,8 @@ class Generator:
             return f"({self.assign_int(scope, depth - 1)}, {self.float_expr(scope, depth - 1)})"
         if kind == "flist":
             return self.list_value(scope, min(depth, 2))
+        if kind == "idict":
+            return self.dict_value(scope)
         return self.vector(kind, scope, min(depth, 1))
 
     # -- lists of floats ---------------------------------------------------------------------
@@ -537,10 +548,93 @@ class Generator:
             f"{l}[{index}] = {value}", f"{l}[{index}] += {value}", f"{l}.clear()",
             f"{l}.remove({self.not_nan(scope, 1)})", f"{l} += {self.list_value(scope, 1)}"][k])
 
+    # -- dicts of int -> int -------------------------------------------------------------------
+    def dict_names(self, scope):
+        return [v.name for v in scope if v.kind == "idict"]
+
+    def dict_key(self, scope, depth):
+        """A small int key (so keys repeat: counts, replacements, deletions)."""
+        return f"({self.small(self.int_expr(scope, depth))[0]} % 13 - 6)"
+
+    def dict_value(self, scope):
+        """A new dict (never `{}` alone, whose types nothing would fix)."""
+        dicts = self.dict_names(scope)
+        k = self.rng.randrange(4 if dicts else 2)
+        if k == 0:
+            pairs = [f"{self.dict_key(scope, 1)}: {self.small(self.int_expr(scope, 1))[0]}"
+                     for _ in range(self.rng.randrange(1, 4))]
+            return "{" + ", ".join(pairs) + "}"
+        if k == 1:   # a comprehension reads only the arguments (see list_value)
+            w = self.fresh("e")
+            inner = [v for v in scope if v.name in ("a", "b", "x", "y", "arr", "iarr")] + \
+                [Var(w, "int", 8)]
+            return f"{{{w} * {self.pick(['1', '-3', '7'])}: {self.small(self.int_expr(inner, 1))[0]} " \
+                   f"for {w} in range({self.rng.randrange(0, 9)})}}"
+        m = self.pick(dicts)
+        return f"{m}.copy()" if k == 2 else f"dict({m})"
+
+    def int_from_dict(self, scope, depth):
+        m = self.pick(self.dict_names(scope))
+        key = self.dict_key(scope, depth)
+        k = self.rng.randrange(5)
+        if k == 0:
+            return f"len({m})", SMALL
+        if k == 1:
+            return f"{m}.get({key}, {self.pick(['0', '-1', '5'])})", 2 * SMALL
+        if k == 2:
+            return f"{m}[{key}]", 2 * SMALL   # KeyError when missing, as in CPython
+        if k == 3:
+            return f"{m}.pop({key}, 3)", 2 * SMALL
+        return f"len({m}.keys())", SMALL
+
+    def dict_statement(self, scope, indent):
+        dicts = [n for n in self.dict_names(scope)]
+        if not dicts or self.chance(0.25):
+            name = self.fresh("dc")
+            if self.chance(0.5):
+                self.emit(indent, f"{name} = {self.dict_value(scope)}")
+            else:   # `{}` typed by the statement after it
+                self.emit(indent, f"{name} = {{}}")
+                self.emit(indent, f"{name}[{self.dict_key(scope, 1)}] = 1")
+            scope.append(Var(name, "idict"))
+            return
+        m = self.pick(dicts)
+        key = self.dict_key(scope, 1)
+        value = self.small(self.int_expr(scope, 1))[0]
+        k = self.rng.randrange(10)
+        if k == 0:   # counting, bounded
+            self.emit(indent, f"{m}[{key}] = ({m}.get({key}, 0) + 1) % 1000003")
+        elif k == 1:
+            self.emit(indent, f"{m}[{key}] = {value}")
+        elif k == 2:
+            self.emit(indent, f"if {key} in {m}:")
+            self.emit(indent + 1, f"del {m}[{key}]")
+        elif k == 3:
+            self.emit(indent, f"{m}.pop({key}, 0)")
+        elif k == 4:
+            self.emit(indent, f"if {m}:")
+            self.emit(indent + 1, f"{m}.popitem()")
+        elif k == 5:
+            self.emit(indent, f"{m}.setdefault({key}, {value})")
+        elif k == 6:
+            self.emit(indent, f"{m}.update({self.pick(dicts)})")
+        elif k == 7:
+            self.emit(indent, f"{m}.clear()")
+        else:   # a walk over the items in order, into a new int
+            c, kk, vv = self.fresh("c"), self.fresh("w"), self.fresh("w")
+            self.emit(indent, f"{c} = 0")
+            view = self.pick([f"{m}.items()", f"zip({m}.keys(), {m}.values())"])
+            self.emit(indent, f"for {kk}, {vv} in {view}:")
+            self.emit(indent + 1, f"{c} = ({c} * 31 + {kk} * 7 + {vv}) % 1000003")
+            scope.append(Var(c, "int", 1000003))
+
     def statement(self, scope, indent, depth, loop, returns):
         """Emit one statement (maybe compound); `scope` gains the names it defines."""
         if self.lists and self.chance(0.25):
             self.list_statement(scope, indent)
+            return
+        if self.dicts and self.chance(0.2):
+            self.dict_statement(scope, indent)
             return
         kinds = ["int", "float", "float", "bool", "tuple"] + (["fvec", "ivec"] if self.arrays else [])
         assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]

@@ -149,10 +149,10 @@ CASES = [
             l.append((1, 2))  # bad
             return l
      """, (f64(),), TypingError, ["append", "list of float64"]),
-    ("dict_comprehension", """
+    ("dict_comprehension_with_array_keys", """
         def f(x):
-            return {v: v for v in x}  # bad
-     """, (f64(),), UnsupportedError, ["comprehension"]),
+            return {x: v for v in x}  # bad
+     """, (f64(),), TypingError, ["unhashable"]),
     ("set_comprehension", """
         def f(x):
             return {v for v in x}  # bad
@@ -165,10 +165,10 @@ CASES = [
         def f(x):
             return [x, (x, x)]  # bad
      """, (1,), TypingError, ["list", "common type"]),
-    ("dict_display", """
+    ("dict_display_of_mixed_values", """
         def f(x):
-            return {1: x}  # bad
-     """, (1,), UnsupportedError, ["dict"]),
+            return {1: x, 2: (x, x)}  # bad
+     """, (1,), TypingError, ["dict", "common type"]),
     ("set_display", """
         def f(x):
             return {x}  # bad

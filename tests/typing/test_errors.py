@@ -23,11 +23,11 @@ def test_typing_error_quotes_line_with_caret_and_types():
 
 
 def comprehension(x):
-    return {v: v for v in x}
+    return {v for v in x}
 
 
 def test_unsupported_construct():
-    with pytest.raises(UnsupportedError, match="dict comprehensions"):
+    with pytest.raises(UnsupportedError, match="set comprehensions"):
         njit(comprehension)(np.zeros(3))
 
 

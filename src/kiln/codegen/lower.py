@@ -345,6 +345,12 @@ class FunctionLowerer:
             self.release(obj)
             self.release(index)
 
+    def stmt_Delete(self, node):
+        for target in node.targets:   # `del d[k]`: operator.delitem
+            obj, index = self.expr(target.value), self.expr(target.slice)
+            self.release(self.call(self.typed.calls[target], [obj, index],
+                                   [self.type_of(target.value), self.type_of(target.slice)]))
+
     def stmt_AugAssign(self, node):
         """Python's order: the target's object, index and current item, then the value (a
         name's value cannot change meanwhile: no ':=', and closures only read)."""
@@ -697,6 +703,20 @@ class FunctionLowerer:
         value = self.owned(build_list(self.ctx, self.builder, ty, items,
                                       [self.type_of(e) for e in node.elts]), ty)
         for item in items:
+            self.release(item)
+        return value
+
+    def expr_Dict(self, node):
+        from ..library.dicts import build_dict
+        keys, values = [], []
+        for k, v in zip(node.keys, node.values):   # Python's order: k1, v1, k2, v2...
+            keys.append(self.expr(k))
+            values.append(self.expr(v))
+        pairs = [(k, self.type_of(kn), v, self.type_of(vn))
+                 for k, kn, v, vn in zip(keys, node.keys, values, node.values)]
+        ty = self.type_of(node)
+        value = self.owned(build_dict(self.ctx, self.builder, ty, pairs), ty)
+        for item in keys + values:
             self.release(item)
         return value
 

@@ -189,8 +189,9 @@ def build_function_ir(pyfunc) -> FunctionIR:
 
 
 class _Comprehensions(ast.NodeTransformer):
-    """The one lowering pass: a list comprehension becomes a call of a nested function
-    (defined first in the function that holds it) that builds the list with `append`:
+    """The one lowering pass: a list (dict) comprehension becomes a call of a nested
+    function (defined first in the function that holds it) that builds the list with
+    `append` (the dict with `result[key] = value`):
 
         def <listcomp>():          # reads the outer locals as any nested function does
             result = []
@@ -216,12 +217,23 @@ class _Comprehensions(ast.NodeTransformer):
         return node
 
     def visit_ListComp(self, node):
+        result = "<result>"
+        add = ast.Expr(ast.Call(ast.Attribute(ast.Name(result, ast.Load()), "append",
+                                              ast.Load()), [node.elt], []))
+        return self._hoist(node, "listcomp", ast.List([], ast.Load()), add)
+
+    def visit_DictComp(self, node):
+        target = ast.Subscript(ast.Name("<result>", ast.Load()), node.key, ast.Store())
+        return self._hoist(node, "dictcomp", ast.Dict([], []),
+                           ast.Assign([target], node.value))
+
+    def _hoist(self, node, kind, empty, body):
+        """`node` as a call of a nested function that starts from `empty` and runs `body`
+        for each item of the comprehension's loops."""
         if self.hoisted is None:
             return node
-        name = f"<listcomp:{node.lineno}:{node.col_offset}:{len(self.hoisted)}>"
+        name = f"<{kind}:{node.lineno}:{node.col_offset}:{len(self.hoisted)}>"
         result = "<result>"
-        body = ast.Expr(ast.Call(ast.Attribute(ast.Name(result, ast.Load()), "append",
-                                               ast.Load()), [node.elt], []))
         for gen in reversed(node.generators):
             if gen.is_async:
                 return node
@@ -232,7 +244,7 @@ class _Comprehensions(ast.NodeTransformer):
             name=name, args=ast.arguments(posonlyargs=[], args=[], vararg=None,
                                           kwonlyargs=[], kw_defaults=[], kwarg=None,
                                           defaults=[]),
-            body=[ast.Assign([ast.Name(result, ast.Store())], ast.List([], ast.Load())), body,
+            body=[ast.Assign([ast.Name(result, ast.Store())], empty), body,
                   ast.Return(ast.Name(result, ast.Load()))],
             decorator_list=[], returns=None, type_comment=None, type_params=[])
         for n in ast.walk(fn):  # errors point at the comprehension

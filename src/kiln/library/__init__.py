@@ -7,7 +7,8 @@ import importlib
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration", "nditer",
            "printing", "optional", "allocation", "creation",
            "ufuncs", "reductions", "shapes", "linalg", "decompositions", "selection", "sorting",
-           "random", "joining", "routines", "statistics", "foreign", "lists")
+           "random", "joining", "routines", "statistics", "foreign", "lists", "hashing",
+           "dicts")
 _loaded = False
 
 

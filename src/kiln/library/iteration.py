@@ -119,6 +119,9 @@ def iteration_for(context, builder, value, ty):
     if isinstance(ty, t.ListType):
         from .lists import list_iteration
         return list_iteration(context, b, value, ty)
+    from .dicts import DictViewType, dict_iteration
+    if isinstance(ty, (t.DictType, DictViewType)):
+        return dict_iteration(context, b, value, ty)
     if isinstance(ty, EnumerateType):
         counter = IndexIteration(context, b, b.extract_value(value, 1), ONE,
                                  lambda b, index: ir.Constant(dm.i1, 1),
@@ -188,6 +191,9 @@ def item_type_of(ty):
         return ty.dtype
     if isinstance(ty, t.ListType):
         return ty.item_type
+    from .dicts import view_item_type
+    if view_item_type(ty) is not None:
+        return view_item_type(ty)
     if isinstance(ty, EnumerateType):
         return t.Tuple((t.int64, item_type_of(ty.inner)))
     if isinstance(ty, ZipType):

@@ -143,6 +143,8 @@ class _Unboxer:
             return self.unbox_array(ty, obj)
         if isinstance(ty, t.ListType):
             return self.unbox_list(ty, obj)
+        if isinstance(ty, t.DictType):
+            return self.unbox_dict(ty, obj)
         if isinstance(ty, t.FunctionType):
             return self.unbox_function(ty, obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
@@ -245,9 +247,18 @@ class _Unboxer:
         """A kiln.typed.List's list itself (borrowed, not copied), if it has this type."""
         from ..library.lists import has_tag
         from ..typed.typedlist import MEMINFO_OFFSET, List
+        return self._unbox_container(ty, obj, List, MEMINFO_OFFSET, has_tag)
+
+    def unbox_dict(self, ty, obj):
+        """A kiln.typed.Dict's dict itself (borrowed, not copied), if it has this type."""
+        from ..library.dicts import has_tag
+        from ..typed.typeddict import MEMINFO_OFFSET, Dict
+        return self._unbox_container(ty, obj, Dict, MEMINFO_OFFSET, has_tag)
+
+    def _unbox_container(self, ty, obj, cls, offset, has_tag):
         b, api = self.b, self.api
-        self.require(api.is_type(obj, api.constant_object(List)))
-        meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, MEMINFO_OFFSET, dm.ptr)])
+        self.require(api.is_type(obj, api.constant_object(cls)))
+        meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, offset, dm.ptr)])
         self.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
         self.require(has_tag(b, meminfo, ty))
         return meminfo
@@ -308,6 +319,8 @@ def box(api, ty, value, fail=_return_null):
         return _box_array(api, ty, value, fail)
     if isinstance(ty, t.ListType):
         return _box_list(api, ty, value, fail)
+    if isinstance(ty, t.DictType):
+        return _box_dict(api, ty, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 
@@ -377,12 +390,30 @@ def _box_list(api, ty, value, fail):
     """A kiln.typed.List that takes over the reference; the list is tagged with its type,
     so passing it back in is checked without Python."""
     from ..library.lists import set_tag
-    from ..typed.typedlist import encode_type, from_native
+    from ..typed.typedlist import from_native
     if ty.is_undefined:
         raise TypingError("kiln cannot return a list whose item type is not known (nothing "
                           "is ever added to it); make it with List.empty_list(item_type)")
+    set_tag(api.builder, value, ty)
+    return _box_container(api, ty, value, fail, from_native)
+
+
+def _box_dict(api, ty, value, fail):
+    """A kiln.typed.Dict that takes over the reference, tagged as a list is."""
+    from ..library.dicts import set_tag
+    from ..typed.typeddict import from_native
+    if ty.is_undefined:
+        raise TypingError("kiln cannot return a dict whose key and value types are not known "
+                          "(nothing is ever stored in it); make it with "
+                          "Dict.empty(key_type, value_type)")
+    set_tag(api.builder, value, ty)
+    return _box_container(api, ty, value, fail, from_native)
+
+
+def _box_container(api, ty, value, fail, from_native):
+    """`from_native(address, type code)`: the Python object owning the container."""
+    from ..typed.typedlist import encode_type
     b = api.builder
-    set_tag(b, value, ty)
     address = api.call("PyLong_FromVoidPtr", dm.ptr, [value])
     code = api.call("PyUnicode_FromString", dm.ptr,
                     [api.context.state.global_string(encode_type(ty))], argtypes=[dm.ptr])

@@ -178,18 +178,18 @@ def _rebuild(list_type, items):
     return result
 
 
-def _probe_offset():
-    """Where CPython keeps the `_meminfo` slot in a List object (read by boxing's IR)."""
-    probe, marker = List.__new__(List), object()
+def probe_offset(cls):
+    """Where CPython keeps the `_meminfo` slot in a `cls` object (read by boxing's IR)."""
+    probe, marker = cls.__new__(cls), object()
     probe._meminfo = marker
-    for offset in range(8, List.__basicsize__, 8):
+    for offset in range(8, cls.__basicsize__, 8):
         if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
             probe._meminfo = 0
             return offset
-    raise RuntimeError("cannot find the List object's meminfo slot")
+    raise RuntimeError(f"cannot find the {cls.__name__} object's meminfo slot")
 
 
-MEMINFO_OFFSET = _probe_offset()
+MEMINFO_OFFSET = probe_offset(List)
 _DATA_OFFSET = 16  # a meminfo is {refcount, size, data, destructor}
 
 
@@ -201,6 +201,10 @@ def encode_type(list_type) -> str:
 @lru_cache(maxsize=None)
 def _decode_type(code: str):
     return pickle.loads(base64.b64decode(code))
+
+
+def decode_type(code: str):
+    return _decode_type(code)
 
 
 def from_native(address: int, code: str) -> List:

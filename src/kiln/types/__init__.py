@@ -6,8 +6,8 @@ from .core import (  # noqa: F401 - re-exported
     float16, float32, float64, complex64, complex128, none, ellipsis, intp, uintp, integers,
     signed_integers, unsigned_integers, floats, complexes, numbers)
 from .containers import (  # noqa: F401
-    Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType, Undefined,
-    undefined)
+    Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
+    DictType, Undefined, undefined)
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401
     RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)

@@ -169,3 +169,23 @@ class ListType(Type):
     @property
     def is_undefined(self):
         return isinstance(self.item_type, Undefined)
+
+
+class DictType(Type):
+    """A reference-counted, insertion-ordered hash table (Numba's `types.DictType`): a
+    pointer to its NRT meminfo (library/dicts.py). `{}` has undefined key and value types
+    until a use (`d[k] = v`) fixes them."""
+
+    mutable = True
+
+    def __init__(self, key_type: Type, value_type: Type):
+        self.key_type, self.value_type = key_type, value_type
+        self.name = f"DictType[{key_type},{value_type}]"
+
+    @property
+    def key(self):
+        return (self.key_type, self.value_type)
+
+    @property
+    def is_undefined(self):
+        return isinstance(self.key_type, Undefined)

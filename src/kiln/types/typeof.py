@@ -31,6 +31,9 @@ def typeof(value):
         raise TypeError("kiln does not take a Python list: pass kiln.typed.List(the_list) "
                         "(a typed copy that compiled code shares without copying again), or "
                         "a NumPy array or a tuple")
+    if t is None and type(value) is dict:
+        raise TypeError("kiln does not take a Python dict: pass kiln.typed.Dict(the_dict) "
+                        "(a typed copy that compiled code shares without copying again)")
     if t is None:
         raise TypeError(f"kiln cannot pass a value of type {type(value).__name__!r} "
                         f"({value!r:.60}) to compiled code")

@@ -59,11 +59,11 @@ UNSUPPORTED_STATEMENTS = {
     "TryStar": "try/except*", "With": "'with' blocks",
     "AsyncWith": "'async with' blocks",
     "AsyncFunctionDef": "nested async functions",
-    "ClassDef": "class definitions", "Delete": "'del'", "Import": "'import'",
+    "ClassDef": "class definitions", "Import": "'import'",
     "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
 }
 UNSUPPORTED_EXPRS = {
-    ast.Dict: "dicts", ast.Set: "sets", ast.ListComp: "list comprehensions",
+    ast.Set: "sets", ast.ListComp: "list comprehensions",
     ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
     ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
@@ -101,12 +101,14 @@ class TypedFunction:
 class _Deferred(Exception):
     """A local was read before this pass gave it a type; retried on the next pass. One
     still untyped when typing ends is assigned on no path kiln compiles, so its statement
-    raises what CPython raises there (`free`: a nested function's free variable)."""
+    raises what CPython raises there (`free`: a nested function's free variable). `items`:
+    the local is assigned but is a dict whose key and value types no pass has fixed yet."""
 
-    def __init__(self, name, node, free=False):
+    def __init__(self, name, node, free=False, items=False):
         self.name = name
         self.node = node
         self.free = free
+        self.items = items
 
 
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
@@ -228,6 +230,10 @@ class Typer:
         else:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
+        for d in self.deferred.values():
+            if d.items:
+                raise self.error(f"the key and value types of the dict {d.name!r} are not "
+                                 "known: nothing is stored in it before it is read", d.node)
         unassigned = {stmt: (d.name, d.free) for stmt, d in self.deferred.items()}
         return TypedFunction(self.ir, self.argtypes, self.return_type(), self.options,
                              self.locals, self.typemap, self.calls, self.constants,
@@ -324,8 +330,8 @@ class Typer:
             for elt, item in zip(target.elts, ty.types):
                 self.assign(elt, item, node)
         elif isinstance(target, ast.Subscript):
-            obj = self.expr(target.value)
             index = self.expr(target.slice)
+            obj = self.fix_items(target.value, self.expr(target.value), "setitem", (index, ty))
             self.calls[target] = self.resolve(operator.setitem, (obj, index, ty), target)
         else:
             raise self.error("kiln can assign only to names, tuples of names and array items",
@@ -341,6 +347,7 @@ class Typer:
             current = self.locals[target.id]
         elif isinstance(target, ast.Subscript):
             obj, index = self.expr(target.value), self.expr(target.slice)
+            obj = self.fix_items(target.value, obj, "getitem", (index,))
             get = self.resolve(operator.getitem, (obj, index), target)
             self.calls[(node, "getitem")] = get
             current = get.signature.return_type
@@ -372,6 +379,8 @@ class Typer:
 
     def stmt_For(self, node):
         iterable = self.expr(node.iter)
+        call = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
+        self.fix_items(node.iter.func.value if call else node.iter, iterable, "iter", ())
         if isinstance(iterable, t.BaseTuple) and len(iterable) == 0:  # the body never runs
             self.block(node.orelse)
             return
@@ -598,7 +607,7 @@ class Typer:
                 captured.append(self.locals[name])
             res = self.tctx.resolve_inner(fn, args + tuple(captured), self.options)
         elif isinstance(fn, t.BoundMethod):
-            receiver = self.fix_list_items(node.func.value, fn, args)
+            receiver = self.fix_items(node.func.value, fn.receiver, fn.method, args)
             res = self.resolve(("method", fn.method), (receiver,) + args, node, kws,
                                what=f"{receiver}.{fn.method}()")
         elif isinstance(fn, t.NumberClass):
@@ -614,16 +623,37 @@ class Typer:
         self.calls[node] = res
         return res.signature.return_type
 
-    def fix_list_items(self, receiver_node, fn, args):
-        """`l = []; l.append(x)`: the first call that adds items to a list of items not
-        known yet fixes their type, and the local holding it is widened to that type."""
+    def fix_items(self, receiver_node, receiver, method, args):
+        """`l = []; l.append(x)`, `d = {}; d[k] = v`: the first use that adds items to a
+        container whose item types are not known yet fixes them, and the local holding it
+        is widened to that type. A read of such a dict waits for a later pass."""
+        from ..library.dicts import implied_dict_type, reads_items
         from ..library.lists import implied_list_type
-        fixed = implied_list_type(fn.receiver, fn.method, args)
+        fixed = implied_list_type(receiver, method, args) or \
+            implied_dict_type(receiver, method, args)
         if fixed is None:
-            return fn.receiver
+            if reads_items(receiver, method, args) and isinstance(receiver_node, ast.Name):
+                raise _Deferred(receiver_node.id, receiver_node, items=True)
+            return receiver
         if isinstance(receiver_node, ast.Name):
             self.set_local(receiver_node.id, fixed, receiver_node)
         return fixed
+
+    def expr_Dict(self, node):
+        from ..library.dicts import display_type
+        if any(k is None for k in node.keys):
+            raise self.error("kiln does not support '**' in a dict display", node,
+                             UnsupportedError)
+        return display_type([self.expr(k) for k in node.keys],
+                            [self.expr(v) for v in node.values])
+
+    def stmt_Delete(self, node):
+        for target in node.targets:
+            if not isinstance(target, ast.Subscript):
+                raise self.error("kiln supports 'del' of items only (del d[k])", target,
+                                 UnsupportedError)
+            obj, index = self.expr(target.value), self.expr(target.slice)
+            self.calls[target] = self.resolve(operator.delitem, (obj, index), target)
 
     def expr_List(self, node):
         from ..library.lists import display_type
@@ -744,6 +774,7 @@ class Typer:
             from ..library.tuples import static_getitem
             res = static_getitem(obj, constant)
         else:
+            obj = self.fix_items(node.value, obj, "getitem", (index,))
             res = self.resolve(operator.getitem, (obj, index), node)
         self.calls[node] = res
         return res.signature.return_type

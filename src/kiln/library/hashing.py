@@ -1,0 +1,134 @@
+"""`hash()` in compiled code, equal to CPython's for every key type a dict takes, so a dict
+made by kiln orders and finds keys as CPython's would.
+
+One overload of the builtin `hash` is the hook: a new key type (strings) adds a branch
+here, and dicts (library/dicts.py) need nothing else. The algorithms follow CPython's C
+code (Python/pyhash.c, Objects/longobject.c, Objects/tupleobject.c): integers and floats
+reduce modulo the Mersenne prime 2**61 - 1 (so hash(2) == hash(2.0)), -1 becomes -2, and
+tuples mix their items' hashes with xxHash's primes. A NaN hashes to 0: CPython hashes it
+by object identity, which compiled values do not have.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import types as t
+from ..errors import TypingError
+from .registry import intrinsic, overload, register_jitable
+
+_BITS = 61
+_MODULUS = (1 << _BITS) - 1
+_INF = 314159
+# xxHash's primes as int64 (the same bits as CPython's unsigned constants)
+_PRIME_1 = 11400714785074694791 - (1 << 64)
+_PRIME_2 = 14029467366897019727 - (1 << 64)
+_PRIME_5 = 2870177450012600261
+
+
+@register_jitable
+def _hash_int64(x):
+    if x >= 0:
+        h = x % _MODULUS
+    else:   # -(|x| mod P), with |x| computed without overflowing at -2**63
+        h = -(((-(x + 1)) % _MODULUS + 1) % _MODULUS)
+    return -2 if h == -1 else h
+
+
+@register_jitable
+def _hash_uint64(x):
+    bits = np.int64(x)
+    if bits >= 0:
+        return _hash_int64(bits)
+    return (8 + bits % _MODULUS) % _MODULUS   # x == 2**64 + bits, and 2**64 % P == 8
+
+
+@register_jitable
+def _hash_float(v):
+    if not math.isfinite(v):
+        if math.isinf(v):
+            return _INF if v > 0 else -_INF
+        return 0
+    m, e = math.frexp(v)
+    sign = 1
+    if m < 0:
+        sign = -1
+        m = -m
+    x = 0
+    while m:   # 28 bits of the mantissa at a time, rotated in modulo P
+        x = ((x << 28) & _MODULUS) | (x >> (_BITS - 28))
+        m *= 268435456.0
+        e -= 28
+        y = int(m)
+        m -= y
+        x += y
+        if x >= _MODULUS:
+            x -= _MODULUS
+    e = e % _BITS if e >= 0 else _BITS - 1 - ((-1 - e) % _BITS)
+    x = ((x << e) & _MODULUS) | (x >> (_BITS - e))
+    x = x * sign
+    return -2 if x == -1 else x
+
+
+@register_jitable
+def _mix(acc, lane):
+    acc += lane * _PRIME_2
+    acc = (acc << 31) | ((acc >> 33) & ((1 << 31) - 1))
+    return acc * _PRIME_1
+
+
+def _tuple_hasher(n):
+    @register_jitable
+    def finish(acc):
+        acc += n ^ (_PRIME_5 ^ 3527539)
+        return 1546275796 if acc == -1 else acc
+    return finish
+
+
+def hashable(ty) -> bool:
+    """Whether values of `ty` can be dict keys."""
+    if isinstance(ty, (t.Integer, t.Boolean, t.Float)):
+        return True
+    return isinstance(ty, t.BaseTuple) and all(map(hashable, ty.types))
+
+
+@overload(hash)
+def _hash(value):
+    if isinstance(value, t.Boolean):
+        return lambda value: np.int64(1 if value else 0)
+    if isinstance(value, t.Integer):
+        if value.signed or value.bitwidth < 64:
+            return lambda value: _hash_int64(np.int64(value))
+        return lambda value: _hash_uint64(value)
+    if isinstance(value, t.Float):
+        return lambda value: _hash_float(np.float64(value))
+    if isinstance(value, t.BaseTuple) and hashable(value):
+        finish = _tuple_hasher(len(value))
+
+        def impl_tuple(value):
+            acc = _PRIME_5
+            for lane in _item_hashes(value):
+                acc = _mix(acc, lane)
+            return finish(acc)
+        return impl_tuple
+    raise TypingError(f"unhashable type: {value} (only numbers and tuples of them can be "
+                      "hashed in compiled code)")
+
+
+def _hash_of(x):
+    return hash(x)
+
+
+@intrinsic
+def _item_hashes(tctx, tup):
+    """The hashes of a tuple's items (of any types) as a tuple of int64."""
+    if not isinstance(tup, t.BaseTuple):
+        return None
+    rt = t.UniTuple(t.int64, len(tup))
+
+    def codegen(context, b, sig, args):
+        return context.make_tuple(b, rt, [
+            context.call_python(b, _hash_of, t.int64(item), [b.extract_value(args[0], i)])
+            for i, item in enumerate(tup.types)])
+    return rt(tup), codegen

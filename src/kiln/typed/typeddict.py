@@ -1,0 +1,285 @@
+"""`kiln.typed.Dict`: the Python face of a dict made in (or for) compiled code.
+
+As `kiln.typed.List`, the object holds the address of the dict's NRT meminfo (one
+reference) and its kiln type; compiled code takes it as an argument by reading that address
+(runtime/boxing.py checks the type against the tag the dict carries), so a dict goes in and
+out without a copy. Each operation from Python is one call of a small compiled function
+(through the dispatcher's trampoline, no compiling after the first call per type).
+"""
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+
+from .. import types as t
+from ..decorators import njit
+from ..runtime import nrt
+from .typedlist import _as_item_type, decode_type, encode_type, probe_offset
+
+_MISSING = object()
+
+
+class Dict(MutableMapping):
+    """A dict of one key type and one value type that compiled code can take and return
+    without copying.
+
+    `Dict()` takes its types from the first item stored; `Dict(mapping_or_pairs)` from the
+    first of those items; `Dict.empty(key_type, value_type)` is empty and typed."""
+
+    __slots__ = ("_meminfo", "_type")
+    _kiln_frozen_ = False   # never frozen into compiled code as a global: it changes
+
+    def __init__(self, *args, **kwargs):
+        self._meminfo, self._type = 0, None
+        self.update(*args, **kwargs)
+
+    @classmethod
+    def empty(cls, key_type, value_type, n_keys=0):
+        result = cls()
+        result._adopt(t.DictType(_as_item_type(key_type), _as_item_type(value_type)))
+        return result
+
+    def _adopt(self, dict_type):
+        made = _compiled_empty(dict_type)()
+        self._meminfo, self._type, made._meminfo = made._meminfo, made._type, 0
+
+    def _kiln_typeof_(self):
+        if self._type is None:
+            raise TypeError("this kiln.typed.Dict has no key and value types yet: store an "
+                            "item first or make it with Dict.empty(key_type, value_type)")
+        return self._type
+
+    def __del__(self):
+        if self._meminfo:
+            address, self._meminfo = self._meminfo, 0
+            nrt.release_from_python(address)
+
+    def __len__(self):
+        return _len(self) if self._type is not None else 0
+
+    def __getitem__(self, key):
+        if self._type is None:
+            raise KeyError(key)
+        return _getitem(self, key)
+
+    def __setitem__(self, key, value):
+        if self._type is None:
+            self._adopt(t.DictType(t.typeof(key), t.typeof(value)))
+        _setitem(self, key, value)
+
+    def __delitem__(self, key):
+        if self._type is None:
+            raise KeyError(key)
+        _delitem(self, key)
+
+    def __contains__(self, key):
+        return self._type is not None and _contains(self, key)
+
+    def _entries(self, part):
+        """The live entries' keys, values or (key, value) pairs, in order; as CPython's
+        iterators, RuntimeError if the dict's size changes meanwhile."""
+        if self._type is None:
+            return
+        used, j = len(self), 0
+        while True:
+            if len(self) != used:
+                raise RuntimeError("dictionary changed size during iteration")
+            j = _next_live(self, j)
+            if j < 0:
+                return
+            yield part(self, j)
+            j += 1
+
+    def __iter__(self):
+        return self._entries(_key_at)
+
+    def keys(self):
+        return _View(self, _key_at, "dict_keys")
+
+    def values(self):
+        return _View(self, _value_at, "dict_values")
+
+    def items(self):
+        return _View(self, _item_at, "dict_items")
+
+    def get(self, key, default=None):
+        if self._type is None or not _contains(self, key):
+            return default
+        return _getitem(self, key)
+
+    def pop(self, key, default=_MISSING):
+        if self._type is None or not _contains(self, key):
+            if default is _MISSING:
+                raise KeyError(key)
+            return default
+        return _pop(self, key)
+
+    def popitem(self):
+        if not len(self):
+            raise KeyError("popitem(): dictionary is empty")
+        return _popitem(self)
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        if self._type is not None:
+            _clear(self)
+
+    def copy(self):
+        return _copy(self) if self._type is not None else Dict()
+
+    def update(self, *args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Dict) and \
+                args[0]._type is not None and self._type in (None, args[0]._type):
+            if self._type is None:
+                self._adopt(args[0]._type)
+            _update(self, args[0])
+            return
+        super().update(*args, **kwargs)
+
+    def __eq__(self, other):
+        if not isinstance(other, (Dict, dict)):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            k in other and other[k] == v for k, v in self.items())
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Dict({dict(self.items())!r})"
+
+    def __reduce__(self):
+        """Pickled (and copied) as its type and items: its address means nothing elsewhere."""
+        return _rebuild, (self._type, list(self.items()))
+
+
+class _View:
+    """`keys()`, `values()`, `items()`: live views, as CPython's."""
+
+    __slots__ = ("_dict", "_part", "_name")
+
+    def __init__(self, d, part, name):
+        self._dict, self._part, self._name = d, part, name
+
+    def __len__(self):
+        return len(self._dict)
+
+    def __iter__(self):
+        return self._dict._entries(self._part)
+
+    def __contains__(self, value):
+        if self._part is _key_at:
+            return value in self._dict
+        return any(v == value for v in self)
+
+    def __repr__(self):
+        return f"{self._name}({list(self)!r})"
+
+
+def _rebuild(dict_type, items):
+    result = Dict() if dict_type is None else Dict.empty(dict_type.key_type,
+                                                         dict_type.value_type)
+    result.update(items)
+    return result
+
+
+MEMINFO_OFFSET = probe_offset(Dict)
+
+
+def from_native(address: int, code: str) -> Dict:
+    """A Dict taking over the reference to the dict at `address` (called by boxing)."""
+    result = Dict.__new__(Dict)
+    result._meminfo, result._type = address, decode_type(code)
+    return result
+
+
+_compiled = {}
+
+
+def _compiled_empty(dict_type):
+    if dict_type not in _compiled:
+        make = _dicts.dict_maker(dict_type.key_type, dict_type.value_type)
+
+        def empty():
+            return make()
+        _compiled[dict_type] = njit(empty)
+    return _compiled[dict_type]
+
+
+# The compiled functions behind Dict's methods (njit compiles each per type on use; a call
+# through the dispatcher's trampoline is cheaper than reading the header with ctypes).
+@njit
+def _len(d):
+    return len(d)
+
+
+@njit
+def _getitem(d, key):
+    return d[key]
+
+
+@njit
+def _setitem(d, key, value):
+    d[key] = value
+
+
+@njit
+def _delitem(d, key):
+    del d[key]
+
+
+@njit
+def _contains(d, key):
+    return key in d
+
+
+@njit
+def _pop(d, key):
+    return d.pop(key)
+
+
+@njit
+def _popitem(d):
+    return d.popitem()
+
+
+@njit
+def _clear(d):
+    d.clear()
+
+
+@njit
+def _copy(d):
+    return d.copy()
+
+
+@njit
+def _update(d, other):
+    d.update(other)
+
+
+@njit
+def _next_live(d, j):
+    """The position of the first live entry at or after j, or -1."""
+    j = _dicts._next_live(d, j)
+    return j if j < _dicts._list_len(_dicts._dict_hashes(d)) else -1
+
+
+@njit
+def _key_at(d, j):
+    return _dicts._list_get(_dicts._dict_keys(d), j)
+
+
+@njit
+def _value_at(d, j):
+    return _dicts._list_get(_dicts._dict_values(d), j)
+
+
+@njit
+def _item_at(d, j):
+    return _dicts._list_get(_dicts._dict_keys(d), j), _dicts._list_get(_dicts._dict_values(d), j)
+
+
+from ..library import dicts as _dicts  # noqa: E402 (the library imports this module too)
