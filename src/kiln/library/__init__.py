@@ -6,7 +6,8 @@ import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration", "nditer",
            "printing", "optional", "allocation", "creation",
-           "ufuncs", "reductions", "shapes", "linalg", "decompositions", "selection", "sorting",
+           "ufuncs", "reductions", "shapes", "linalg", "decompositions", "stacked",
+           "selection", "sorting",
            "random", "joining", "routines", "statistics", "foreign", "lists")
 _loaded = False
 
