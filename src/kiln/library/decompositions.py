@@ -11,8 +11,9 @@ other routines see a itself or use that A.T = (B C).T = C.T B.T swaps factors, a
 matrices. Every routine works on a fresh copy, since LAPACK overwrites its input.
 Workspace sizes come from LAPACK's own query (lwork = -1). float64, float32, complex128
 and complex64 matrices (integers as float64), 2-d (stacked.py loops over stacks of them;
-eig and lstsq of a stack are refused at compile time); as in Numba, `eig` of a real matrix returns real arrays and raises where an
-eigenvalue is complex (a complex matrix gives complex results).
+eig and lstsq of a stack are refused at compile time); as in Numba, `eig` of a real matrix
+returns real arrays and raises where an eigenvalue is complex (a complex matrix gives
+complex results).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ from .linalg import _lapack, _square_float, fresh_copy, real_dtype
 from .registry import overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
-# The complex routines (c*, z*) take a real workspace `rwork` beside `work`; each pair
-# below is one LAPACK routine, its real and its complex argument list.
+# The complex routines (c*, z*) take a real workspace `rwork` beside `work`, and the
+# Hermitian eigensolver is heevd where the symmetric one is syevd: each has its own list.
 _SYEVD = ("int", "array", "int", "array", "array", "int", "array", "int")
 syevd_vectors = _lapack(lambda p: p + "syevd", "char:V", "char:U", *_SYEVD)
 syevd_values = _lapack(lambda p: p + "syevd", "char:N", "char:U", *_SYEVD)
@@ -187,8 +188,8 @@ def _eig(name, with_vectors):
             return None
         geev = geev_vectors if with_vectors else geev_values
         message = (f"np.linalg.{name}() of this real matrix has complex eigenvalues; compiled "
-                   "code returns real arrays for real input (as Numba does) and does not "
-                   "decompose complex matrices yet")
+                   "code returns real arrays for real input (as Numba does): pass "
+                   "a.astype(np.complex128) for complex eigenvalues")
 
         def decompose(a):
             _square(a)

@@ -5,7 +5,8 @@ function pointers of `scipy.linalg.cython_blas` / `cython_lapack`): `np.dot`, `@
 The routines are Fortran's, column-major: a C-contiguous matrix is its transpose there, so
 `A @ B` is computed as `(B.T @ A.T).T` without moving data, and LAPACK gets transposed
 copies (it overwrites its inputs anyway). float32, float64, complex64 and complex128 go to
-BLAS and LAPACK (the s, d, c, z routines); other dtypes multiply with plain loops. Without SciPy, compiling such a call says what to install.
+BLAS and LAPACK (the s, d, c, z routines); other dtypes multiply with plain loops. Without
+SciPy, compiling such a call says what to install.
 """
 from __future__ import annotations
 
@@ -182,9 +183,10 @@ def _routine_dtype(arrays):
     """The dtype that picks the LAPACK routine's letter: the one dtype of the matrices, or
     the complex one where the others are its real part (singular values, real workspaces)."""
     dtypes = {a.dtype for a in arrays if a.dtype != t.int32}
-    complexes = [d for d in dtypes if isinstance(d, t.Complex)]
-    dtype = complexes[0] if len(complexes) == 1 else None if complexes else \
-        next(iter(dtypes)) if len(dtypes) == 1 else None
+    complexes = {d for d in dtypes if isinstance(d, t.Complex)}
+    if len(complexes) > 1 or (not complexes and len(dtypes) != 1):
+        return None
+    dtype = next(iter(complexes or dtypes))
     if dtype not in _PREFIXES or not dtypes <= {dtype, real_dtype(dtype)}:
         return None
     return dtype
