@@ -1,8 +1,10 @@
 """The public extension API: users add functions, methods and attributes in a few lines."""
 import numpy as np
+import pytest
 from llvmlite import ir
 
 from kiln import njit, types
+from kiln.errors import TypingError
 from kiln.extending import intrinsic, overload, overload_attribute, overload_method, \
     register_jitable
 
@@ -95,3 +97,32 @@ def test_numba_core_spellings():
     import kiln
     assert core_types is kiln.types and float64 is kiln.float64
     assert TypingError is kiln.errors.TypingError
+
+
+def pair_or_first(x, both=True):
+    """Returns (x, -x), or x alone with both=False: the result's type depends on the flag."""
+    return (x, -x) if both else x
+
+
+@overload(pair_or_first)
+def _pair_or_first(x, both=True):
+    if isinstance(both, types.BooleanLiteral):
+        both = both.value
+    elif isinstance(both, types.Boolean):
+        return None          # a flag known only at run time cannot choose the result type
+    if both:
+        return lambda x, both=True: (x, -x)
+    return lambda x, both=True: x
+
+
+def test_an_overload_sees_the_value_of_a_constant_bool():
+    @njit
+    def use(x):
+        return pair_or_first(x), pair_or_first(x, False), pair_or_first(x, both=True)
+    assert use(2.5) == ((2.5, -2.5), 2.5, (2.5, -2.5))
+
+    @njit
+    def flag_at_run_time(x, flag):
+        return pair_or_first(x, flag)
+    with pytest.raises(TypingError, match="pair_or_first"):
+        flag_at_run_time(1.0, True)

@@ -6,9 +6,9 @@ import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration", "nditer",
            "printing", "optional", "allocation", "creation",
-           "ufuncs", "reductions", "shapes", "linalg", "decompositions", "selection", "sorting",
-           "random", "joining", "routines", "statistics", "foreign", "lists", "hashing",
-           "dicts")
+           "ufuncs", "reductions", "shapes", "linalg", "decompositions", "stacked",
+           "selection", "sorting", "random", "joining", "routines", "statistics", "foreign",
+           "lists", "hashing", "dicts")
 _loaded = False
 
 

@@ -4,11 +4,16 @@
 LAPACK is column-major: the memory of a C-contiguous matrix is its transpose there, which
 each routine below uses instead of moving data (cholesky and eigh of a symmetric matrix
 read the other triangle; svd of the transpose swaps U and V; eig, qr and lstsq work on a
-copy of the transpose, which is the matrix itself in column-major order). Every routine
-works on a fresh copy, since LAPACK overwrites its input. Workspace sizes come from
-LAPACK's own query (lwork = -1). Real matrices only (float64, float32; integers as
-float64), 2-d (NumPy's stacked forms are refused at compile time); as in Numba, `eig` of
-a real matrix returns real arrays and raises where an eigenvalue is complex.
+copy of the transpose, which is the matrix itself in column-major order). For a complex
+matrix that transpose is not the conjugate transpose: eigh's eigenvectors come back
+conjugated (LAPACK decomposed conj(a), which is a's transpose when a is Hermitian); the
+other routines see a itself or use that A.T = (B C).T = C.T B.T swaps factors, as for real
+matrices. Every routine works on a fresh copy, since LAPACK overwrites its input.
+Workspace sizes come from LAPACK's own query (lwork = -1). float64, float32, complex128
+and complex64 matrices (integers as float64), 2-d (stacked.py loops over stacks of them;
+eig and lstsq of a stack are refused at compile time); as in Numba, `eig` of a real matrix
+returns real arrays and raises where an eigenvalue is complex (a complex matrix gives
+complex results).
 """
 from __future__ import annotations
 
@@ -16,37 +21,50 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from .linalg import _lapack, _square_float, fresh_copy
+from .linalg import _lapack, _square_float, fresh_copy, real_dtype
 from .registry import overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
-syevd_vectors = _lapack(lambda p: p + "syevd", "char:V", "char:U", "int", "array", "int",
-                        "array", "array", "int", "array", "int")
-syevd_values = _lapack(lambda p: p + "syevd", "char:N", "char:U", "int", "array", "int",
-                       "array", "array", "int", "array", "int")
+# The complex routines (c*, z*) take a real workspace `rwork` beside `work`, and the
+# Hermitian eigensolver is heevd where the symmetric one is syevd: each has its own list.
+_SYEVD = ("int", "array", "int", "array", "array", "int", "array", "int")
+syevd_vectors = _lapack(lambda p: p + "syevd", "char:V", "char:U", *_SYEVD)
+syevd_values = _lapack(lambda p: p + "syevd", "char:N", "char:U", *_SYEVD)
+_HEEVD = ("int", "array", "int", "array", "array", "int", "array", "int", "array", "int")
+heevd_vectors = _lapack(lambda p: p + "heevd", "char:V", "char:U", *_HEEVD)
+heevd_values = _lapack(lambda p: p + "heevd", "char:N", "char:U", *_HEEVD)
 _GEEV = ("int", "array", "int", "array", "array", "array", "int", "array", "int", "array",
          "int")
 geev_vectors = _lapack(lambda p: p + "geev", "char:N", "char:V", *_GEEV)
 geev_values = _lapack(lambda p: p + "geev", "char:N", "char:N", *_GEEV)
+_GEEV_COMPLEX = ("int", "array", "int", "array", "array", "int", "array", "int", "array",
+                 "int", "array")
+geev_complex_vectors = _lapack(lambda p: p + "geev", "char:N", "char:V", *_GEEV_COMPLEX)
+geev_complex_values = _lapack(lambda p: p + "geev", "char:N", "char:N", *_GEEV_COMPLEX)
 _GESDD = ("int", "int", "array", "int", "array", "array", "int", "array", "int", "array", "int",
           "array")
 gesdd_all = _lapack(lambda p: p + "gesdd", "char:A", *_GESDD)
 gesdd_some = _lapack(lambda p: p + "gesdd", "char:S", *_GESDD)
+gesdd_none = _lapack(lambda p: p + "gesdd", "char:N", *_GESDD)
+_GESDD_COMPLEX = _GESDD[:-1] + ("array", "array")
+gesdd_complex_all = _lapack(lambda p: p + "gesdd", "char:A", *_GESDD_COMPLEX)
+gesdd_complex_some = _lapack(lambda p: p + "gesdd", "char:S", *_GESDD_COMPLEX)
+gesdd_complex_none = _lapack(lambda p: p + "gesdd", "char:N", *_GESDD_COMPLEX)
 geqrf = _lapack(lambda p: p + "geqrf", "int", "int", "array", "int", "array", "array", "int")
-orgqr = _lapack(lambda p: p + "orgqr", "int", "int", "int", "array", "int", "array", "array",
-                "int")
-gelsd = _lapack(lambda p: p + "gelsd", "int", "int", "int", "array", "int", "array", "int",
-                "array", "float", "array", "array", "int", "array")
+orgqr = _lapack(lambda p: p + ("ungqr" if p in "cz" else "orgqr"), "int", "int", "int",
+                "array", "int", "array", "array", "int")
+_GELSD = ("int", "int", "int", "array", "int", "array", "int", "array", "float", "array",
+          "array", "int", "array")
+gelsd = _lapack(lambda p: p + "gelsd", *_GELSD)
+gelsd_complex = _lapack(lambda p: p + "gelsd", *_GELSD[:-1], "array", "array")
 
 
 def _matrix_dtype(a, name):
     """The LAPACK dtype for `a`, or None; a TypingError for what kiln cannot decompose."""
     if isinstance(a, t.Array) and a.ndim != 2:
         raise TypingError(f"np.linalg.{name}() in compiled code takes a 2-d matrix, not a "
-                          f"{a.ndim}-d array (NumPy's stacked matrices are not supported)")
-    if isinstance(a, t.Array) and isinstance(a.dtype, t.Complex):
-        raise TypingError(f"np.linalg.{name}() of a complex matrix is not supported in "
-                          "compiled code yet")
+                          f"{a.ndim}-d array (kiln takes stacks of matrices in inv, det, "
+                          "solve, cholesky, qr, svd, eigh and eigvalsh only)")
     return _square_float(a)
 
 
@@ -56,16 +74,39 @@ def _square(a):
         raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
 
 
-@register_jitable
 def _finite(a):
-    if not np.all(np.isfinite(a)):
-        raise np.linalg.LinAlgError("Array must not contain infs or NaNs")
+    """LinAlgError unless every entry of `a` is finite (compiled code only)."""
+
+
+@overload(_finite)
+def _finite_entries(a):
+    if isinstance(a.dtype, t.Complex):
+        def check(a):
+            if not (np.all(np.isfinite(a.real)) and np.all(np.isfinite(a.imag))):
+                raise np.linalg.LinAlgError("Array must not contain infs or NaNs")
+        return check
+
+    def check_real(a):
+        if not np.all(np.isfinite(a)):
+            raise np.linalg.LinAlgError("Array must not contain infs or NaNs")
+    return check_real
+
+
+def _squared_magnitudes(x):
+    """|x|**2 elementwise, in the real dtype (compiled code only)."""
+
+
+@overload(_squared_magnitudes)
+def _squared(x):
+    if isinstance(x.dtype, t.Complex):
+        return lambda x: x.real * x.real + x.imag * x.imag
+    return lambda x: x * x
 
 
 @register_jitable
 def _workspace(size):
-    """LAPACK's answer to a workspace query, as an allocation size."""
-    return max(1, int(size))
+    """LAPACK's answer to a workspace query (real or complex), as an allocation size."""
+    return max(1, int(size.real))
 
 
 @overload(np.linalg.cholesky)
@@ -92,22 +133,41 @@ def _eigh(name, with_vectors):
         dtype = _matrix_dtype(a, name)
         if dtype is None:
             return None
-        syevd = syevd_vectors if with_vectors else syevd_values
+        rdtype = real_dtype(dtype)
+        if isinstance(dtype, t.Complex):
+            heevd = heevd_vectors if with_vectors else heevd_values
+
+            def evd(n, v, w, work, lwork, rwork, lrwork, iwork, liwork):
+                return heevd(n, v, n, w, work, lwork, rwork, lrwork, iwork, liwork)
+        else:
+            syevd = syevd_vectors if with_vectors else syevd_values
+
+            def evd(n, v, w, work, lwork, rwork, lrwork, iwork, liwork):
+                return syevd(n, v, n, w, work, lwork, iwork, liwork)
+        register_jitable(evd)
 
         def decompose(a):
             _square(a)
             n = a.shape[0]
             v = fresh_copy(a, dtype)
-            w = np.empty(n, dtype)
+            w = np.empty(n, rdtype)
             if n:
-                work, iwork = np.empty(1, dtype), np.empty(1, np.int32)
-                syevd(n, v, n, w, work, -1, iwork, -1)
-                lwork, liwork = _workspace(work[0]), _workspace(iwork[0])
-                work, iwork = np.empty(lwork, dtype), np.empty(liwork, np.int32)
-                if syevd(n, v, n, w, work, lwork, iwork, liwork) > 0:
+                work, rwork = np.empty(1, dtype), np.ones(1, rdtype)
+                iwork = np.empty(1, np.int32)
+                evd(n, v, w, work, -1, rwork, -1, iwork, -1)
+                lwork, lrwork = _workspace(work[0]), _workspace(rwork[0])
+                liwork = _workspace(iwork[0])
+                work, rwork = np.empty(lwork, dtype), np.empty(lrwork, rdtype)
+                iwork = np.empty(liwork, np.int32)
+                if evd(n, v, w, work, lwork, rwork, lrwork, iwork, liwork) != 0:
                     raise np.linalg.LinAlgError("Eigenvalues did not converge")
             return w, v
         register_jitable(decompose)
+        if with_vectors and isinstance(dtype, t.Complex):
+            def eigh_complex(a):
+                w, v = decompose(a)
+                return w, np.conj(v.T)  # eigenvectors of conj(a), conjugated
+            return eigh_complex
         if with_vectors:
             def eigh(a):
                 w, v = decompose(a)
@@ -128,8 +188,8 @@ def _eig(name, with_vectors):
             return None
         geev = geev_vectors if with_vectors else geev_values
         message = (f"np.linalg.{name}() of this real matrix has complex eigenvalues; compiled "
-                   "code returns real arrays for real input (as Numba does) and does not "
-                   "decompose complex matrices yet")
+                   "code returns real arrays for real input (as Numba does): pass "
+                   "a.astype(np.complex128) for complex eigenvalues")
 
         def decompose(a):
             _square(a)
@@ -145,7 +205,7 @@ def _eig(name, with_vectors):
                 geev(n, m, n, wr, wi, left, 1, right, ldvr, work, -1)
                 lwork = _workspace(work[0])
                 work = np.empty(lwork, dtype)
-                if geev(n, m, n, wr, wi, left, 1, right, ldvr, work, lwork) > 0:
+                if geev(n, m, n, wr, wi, left, 1, right, ldvr, work, lwork) != 0:
                     raise np.linalg.LinAlgError("Eigenvalues did not converge")
                 for i in range(n):
                     if wi[i] != 0:
@@ -161,21 +221,129 @@ def _eig(name, with_vectors):
     return ov
 
 
-overload(np.linalg.eig)(_eig("eig", True))
-overload(np.linalg.eigvals)(_eig("eigvals", False))
+def _eig_complex(dtype, with_vectors):
+    """eig of a complex matrix: complex eigenvalues and right eigenvectors (as columns)."""
+    geev = geev_complex_vectors if with_vectors else geev_complex_values
+    rdtype = real_dtype(dtype)
+
+    def decompose(a):
+        _square(a)
+        _finite(a)
+        n = a.shape[0]
+        m = fresh_copy(a.T, dtype)     # column-major a
+        w = np.empty(n, dtype)
+        left = np.empty((1, 1), dtype)
+        right = np.empty((n, n), dtype) if with_vectors else np.empty((1, 1), dtype)
+        ldvr = n if with_vectors else 1
+        if n:
+            work, rwork = np.empty(1, dtype), np.empty(2 * n, rdtype)
+            geev(n, m, n, w, left, 1, right, ldvr, work, -1, rwork)
+            lwork = _workspace(work[0])
+            work = np.empty(lwork, dtype)
+            if geev(n, m, n, w, left, 1, right, ldvr, work, lwork, rwork) != 0:
+                raise np.linalg.LinAlgError("Eigenvalues did not converge")
+        return w, right
+    return register_jitable(decompose)
+
+
+def _eig_of(name, with_vectors):
+    """eig/eigvals: the complex routine for complex matrices, else the real one."""
+    real = _eig(name, with_vectors)
+
+    def ov(a):
+        dtype = _matrix_dtype(a, name)
+        if not isinstance(dtype, t.Complex):
+            return real(a)
+        decompose = _eig_complex(dtype, with_vectors)
+        if with_vectors:
+            def eig(a):
+                w, v = decompose(a)
+                return w, v.T
+            return eig
+        return lambda a: decompose(a)[0]
+    return ov
+
+
+overload(np.linalg.eig)(_eig_of("eig", True))
+overload(np.linalg.eigvals)(_eig_of("eigvals", False))
+
+
+def _gesdd(dtype, job):
+    """gesdd with `job` 'A', 'S' or 'N' for matrices of `dtype`, as one argument list: the
+    complex routine takes a real workspace (rwork) that the real one does not."""
+    if isinstance(dtype, t.Complex):
+        routine = {"A": gesdd_complex_all, "S": gesdd_complex_some,
+                   "N": gesdd_complex_none}[job]
+
+        def gesdd(m, n, x, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork):
+            return routine(m, n, x, m, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork)
+    else:
+        routine = {"A": gesdd_all, "S": gesdd_some, "N": gesdd_none}[job]
+
+        def gesdd(m, n, x, s, u, ldu, vt, ldvt, work, lwork, rwork, iwork):
+            return routine(m, n, x, m, s, u, ldu, vt, ldvt, work, lwork, iwork)
+    return register_jitable(gesdd)
+
+
+def _svd_rwork_size(dtype, vectors):
+    """The size of zgesdd's real workspace (LAPACK's documented bound), 1 for real dtypes."""
+    if not isinstance(dtype, t.Complex):
+        return register_jitable(lambda m, n: 1)
+    if not vectors:
+        return register_jitable(lambda m, n: 7 * min(m, n))
+
+    def size(m, n):
+        k, mx = min(m, n), max(m, n)
+        return max(5 * k * k + 5 * k, 2 * mx * k + 2 * k * k + k)
+    return register_jitable(size)
+
+
+def _literal_flag(ty, name, default):
+    """The value of a bool keyword that changes what a function returns: a constant
+    (types.BooleanLiteral), else a TypingError."""
+    if ty is default or isinstance(ty, bool):
+        return bool(ty)
+    if isinstance(ty, t.BooleanLiteral):
+        return ty.value
+    raise TypingError(f"np.linalg.{name} must be the constant True or False in compiled code "
+                      f"(it changes what is returned), not a {ty}")
 
 
 @overload(np.linalg.svd)
-def _svd(a, full_matrices=True):
+def _svd(a, full_matrices=True, compute_uv=True):
     dtype = _matrix_dtype(a, "svd")
     if dtype is None:
         return None
+    rdtype = real_dtype(dtype)
+    if not _literal_flag(compute_uv, "svd's compute_uv", True):
+        gesdd = _gesdd(dtype, "N")
+        rwork_size = _svd_rwork_size(dtype, False)
 
-    def svd(a, full_matrices=True):
+        def values(a, full_matrices=True, compute_uv=True):
+            m, n = a.shape
+            k = min(m, n)
+            x = fresh_copy(a, dtype)            # column-major a.T (n x m)
+            s = np.empty(k, rdtype)
+            if k == 0:
+                return s
+            unused = np.empty(1, dtype)
+            work, iwork = np.empty(1, dtype), np.empty(8 * k, np.int32)
+            rwork = np.empty(rwork_size(m, n), rdtype)
+            gesdd(n, m, x, s, unused, 1, unused, 1, work, -1, rwork, iwork)
+            lwork = _workspace(work[0])
+            work = np.empty(lwork, dtype)
+            if gesdd(n, m, x, s, unused, 1, unused, 1, work, lwork, rwork, iwork) != 0:
+                raise np.linalg.LinAlgError("SVD did not converge")
+            return s
+        return values
+    every, some = _gesdd(dtype, "A"), _gesdd(dtype, "S")
+    rwork_size = _svd_rwork_size(dtype, True)
+
+    def svd(a, full_matrices=True, compute_uv=True):
         m, n = a.shape
         k = min(m, n)
         x = fresh_copy(a, dtype)            # column-major a.T (n x m)
-        s = np.empty(k, dtype)
+        s = np.empty(k, rdtype)
         ucols = n if full_matrices else k   # of the transpose's U, which is a's Vh
         vrows = m if full_matrices else k   # of the transpose's Vt, which is a's U
         vh = np.empty((ucols, n), dtype)
@@ -183,17 +351,18 @@ def _svd(a, full_matrices=True):
         if k == 0:
             return np.eye(m, vrows, 0, dtype), s, np.eye(ucols, n, 0, dtype)
         work, iwork = np.empty(1, dtype), np.empty(8 * k, np.int32)
+        rwork = np.empty(rwork_size(m, n), rdtype)
         if full_matrices:
-            gesdd_all(n, m, x, n, s, vh, n, u, vrows, work, -1, iwork)
+            every(n, m, x, s, vh, n, u, vrows, work, -1, rwork, iwork)
         else:
-            gesdd_some(n, m, x, n, s, vh, n, u, vrows, work, -1, iwork)
+            some(n, m, x, s, vh, n, u, vrows, work, -1, rwork, iwork)
         lwork = _workspace(work[0])
         work = np.empty(lwork, dtype)
         if full_matrices:
-            info = gesdd_all(n, m, x, n, s, vh, n, u, vrows, work, lwork, iwork)
+            info = every(n, m, x, s, vh, n, u, vrows, work, lwork, rwork, iwork)
         else:
-            info = gesdd_some(n, m, x, n, s, vh, n, u, vrows, work, lwork, iwork)
-        if info > 0:
+            info = some(n, m, x, s, vh, n, u, vrows, work, lwork, rwork, iwork)
+        if info != 0:
             raise np.linalg.LinAlgError("SVD did not converge")
         return u, s, vh
     return svd
@@ -234,10 +403,17 @@ def _lstsq(a, b, rcond=None):
     dtype = _matrix_dtype(a, "lstsq")
     if dtype is None or not (isinstance(b, t.Array) and 1 <= b.ndim <= 2):
         return None
-    if isinstance(b.dtype, t.Complex):
-        raise TypingError("np.linalg.lstsq() of complex arrays is not supported in compiled "
-                          "code yet")
+    dtype = t.from_dtype(np.result_type(dtype.np_dtype, b.dtype.np_dtype))
+    rdtype = real_dtype(dtype)
     eps = float(np.finfo(dtype.np_dtype).eps)
+    if isinstance(dtype, t.Complex):
+        def gelsd_call(m, n, nrhs, x, lda, rhs, ld, s, limit, rank, work, lwork, rwork, iwork):
+            return gelsd_complex(m, n, nrhs, x, lda, rhs, ld, s, limit, rank, work, lwork,
+                                 rwork, iwork)
+    else:
+        def gelsd_call(m, n, nrhs, x, lda, rhs, ld, s, limit, rank, work, lwork, rwork, iwork):
+            return gelsd(m, n, nrhs, x, lda, rhs, ld, s, limit, rank, work, lwork, iwork)
+    register_jitable(gelsd_call)
 
     if rcond is None or isinstance(rcond, t.NoneType):
         def cutoff(rcond, m, n):      # NumPy 2's default: machine precision * max(m, n)
@@ -257,22 +433,26 @@ def _lstsq(a, b, rcond=None):
         ld = max(m, n, 1)
         rhs = np.zeros((nrhs, ld), dtype)       # column-major b, padded to max(m, n) rows
         rhs[:, :m] = columns.T
-        s = np.empty(min(m, n), dtype)
+        s = np.empty(min(m, n), rdtype)
         rank = np.zeros(1, np.int32)
         limit = cutoff(rcond, m, n)
         if min(m, n) > 0:
-            work, iwork = np.empty(1, dtype), np.empty(1, np.int32)
-            gelsd(m, n, nrhs, x, max(m, 1), rhs, ld, s, limit, rank, work, -1, iwork)
-            lwork, liwork = _workspace(work[0]), _workspace(iwork[0])
-            work, iwork = np.empty(lwork, dtype), np.empty(liwork, np.int32)
-            if gelsd(m, n, nrhs, x, max(m, 1), rhs, ld, s, limit, rank, work, lwork,
-                     iwork) > 0:
+            work, rwork = np.empty(1, dtype), np.ones(1, rdtype)
+            iwork = np.empty(1, np.int32)
+            gelsd_call(m, n, nrhs, x, max(m, 1), rhs, ld, s, limit, rank, work, -1, rwork,
+                       iwork)
+            lwork, lrwork = _workspace(work[0]), _workspace(rwork[0])
+            liwork = _workspace(iwork[0])
+            work, rwork = np.empty(lwork, dtype), np.empty(lrwork, rdtype)
+            iwork = np.empty(liwork, np.int32)
+            if gelsd_call(m, n, nrhs, x, max(m, 1), rhs, ld, s, limit, rank, work, lwork,
+                          rwork, iwork) != 0:
                 raise np.linalg.LinAlgError("SVD did not converge in Linear Least Squares")
         if rank[0] == n and m > n:
             tail = rhs[:, n:m]
-            residuals = np.sum(tail * tail, axis=1)
+            residuals = np.sum(_squared_magnitudes(tail), axis=1)
         else:
-            residuals = np.empty(0, dtype)
+            residuals = np.empty(0, rdtype)
         return rhs[:, :n].T.copy(), residuals, int(rank[0]), s
     register_jitable(solve)
 

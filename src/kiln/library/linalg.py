@@ -4,8 +4,9 @@ function pointers of `scipy.linalg.cython_blas` / `cython_lapack`): `np.dot`, `@
 
 The routines are Fortran's, column-major: a C-contiguous matrix is its transpose there, so
 `A @ B` is computed as `(B.T @ A.T).T` without moving data, and LAPACK gets transposed
-copies (it overwrites its inputs anyway). float32 and float64 go to BLAS; other dtypes
-multiply with plain loops. Without SciPy, compiling such a call says what to install.
+copies (it overwrites its inputs anyway). float32, float64, complex64 and complex128 go to
+BLAS and LAPACK (the s, d, c, z routines); other dtypes multiply with plain loops. Without
+SciPy, compiling such a call says what to install.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from .arrays import ArrayValue
 from .registry import intrinsic, overload, register_jitable
 
 SYMBOL_PREFIX = "kiln_linalg_"
-_PREFIXES = {t.float32: "s", t.float64: "d"}
+_PREFIXES = {t.float32: "s", t.float64: "d", t.complex64: "c", t.complex128: "z"}
 
 
 def _scipy_tables():
@@ -83,8 +84,19 @@ class _Call:
         return self.builder.call(fn, self.args)
 
 
-def _one(dtype):
-    return ir.Constant(dm.value_type(dtype), 1.0)
+def _constant(dtype, value):
+    """`value` in `dtype` as an LLVM constant (a complex one is the pair (value, 0))."""
+    if isinstance(dtype, t.Complex):
+        part = dm.value_type(dtype.underlying_float)
+        return ir.Constant(dm.value_type(dtype), [ir.Constant(part, value),
+                                                  ir.Constant(part, 0.0)])
+    return ir.Constant(dm.value_type(dtype), value)
+
+
+def real_dtype(dtype):
+    """The dtype of LAPACK's real outputs (singular values, eigenvalues of a Hermitian
+    matrix, workspaces) for matrices of `dtype`."""
+    return dtype.underlying_float if isinstance(dtype, t.Complex) else dtype
 
 
 def _blas_dtype(*arrays):
@@ -117,9 +129,9 @@ def gemm(typingctx, a, b, out):
         at_least_one = lambda v: builder.select(builder.icmp_signed("<", v, one), one, v)  # noqa
         call = _Call(context, builder)
         call.char("N"), call.char("N"), call.int(n), call.int(m), call.int(k)
-        call.scalar(_one(dtype)), call.data(args[1], b), call.int(at_least_one(n))
+        call.scalar(_constant(dtype, 1.0)), call.data(args[1], b), call.int(at_least_one(n))
         call.data(args[0], a), call.int(at_least_one(k))
-        call.scalar(ir.Constant(dm.value_type(dtype), 0.0)), call.data(args[2], out)
+        call.scalar(_constant(dtype, 0.0)), call.data(args[2], out)
         call.int(at_least_one(n))
         call.emit(_PREFIXES[dtype] + "gemm")
         return dm.null_value(t.none)
@@ -140,10 +152,10 @@ def gemv(typingctx, a, x, y):
         _checked_int32(context, builder, k)
         one = ir.Constant(dm.i64, 1)
         call = _Call(context, builder)
-        call.char("T"), call.int(k), call.int(m), call.scalar(_one(dtype))
+        call.char("T"), call.int(k), call.int(m), call.scalar(_constant(dtype, 1.0))
         call.data(args[0], a), call.int(builder.select(builder.icmp_signed("<", k, one), one, k))
         call.data(args[1], x), call.int(one)
-        call.scalar(ir.Constant(dm.value_type(dtype), 0.0)), call.data(args[2], y), call.int(one)
+        call.scalar(_constant(dtype, 0.0)), call.data(args[2], y), call.int(one)
         call.emit(_PREFIXES[dtype] + "gemv")
         return dm.null_value(t.none)
     return t.none(a, x, y), codegen
@@ -151,9 +163,10 @@ def gemv(typingctx, a, x, y):
 
 @intrinsic
 def blas_dot(typingctx, x, y):
-    """x @ y for C-contiguous 1-d arrays of one BLAS dtype and one length."""
+    """x @ y for C-contiguous 1-d real arrays of one BLAS dtype and one length (the complex
+    routines return a complex by value, which callers avoid: see `dot_1d`)."""
     dtype = _blas_dtype(x, y)
-    if dtype is None or not x.ndim == y.ndim == 1:
+    if dtype is None or isinstance(dtype, t.Complex) or not x.ndim == y.ndim == 1:
         return None
 
     def codegen(context, builder, sig, args):
@@ -166,14 +179,27 @@ def blas_dot(typingctx, x, y):
     return dtype(x, y), codegen
 
 
+def _routine_dtype(arrays):
+    """The dtype that picks the LAPACK routine's letter: the one dtype of the matrices, or
+    the complex one where the others are its real part (singular values, real workspaces)."""
+    dtypes = {a.dtype for a in arrays if a.dtype != t.int32}
+    complexes = {d for d in dtypes if isinstance(d, t.Complex)}
+    if len(complexes) > 1 or (not complexes and len(dtypes) != 1):
+        return None
+    dtype = next(iter(complexes or dtypes))
+    if dtype not in _PREFIXES or not dtypes <= {dtype, real_dtype(dtype)}:
+        return None
+    return dtype
+
+
 def _lapack(routine_of, *arg_kinds):
     """An intrinsic calling a LAPACK routine on C-contiguous arrays (whose data it
-    overwrites), int64 scalars ("int"), float scalars in the arrays' dtype ("float") and
-    fixed characters ("char:V", which take no argument); it returns LAPACK's `info`."""
+    overwrites), int64 scalars ("int"), real scalars in the matrices' real dtype ("float")
+    and fixed characters ("char:V", which take no argument); it returns LAPACK's `info`.
+    `routine_of` maps the dtype's letter (s, d, c, z) to the routine's name."""
     def typer(typingctx, *args):
         arrays = [a for a in args if isinstance(a, t.Array)]
-        floats = [a for a in arrays if a.dtype != t.int32]
-        dtype = _blas_dtype(*floats) if floats else None
+        dtype = _routine_dtype(arrays)
         if dtype is None or any(a.layout != "C" for a in arrays):
             return None
 
@@ -188,7 +214,7 @@ def _lapack(routine_of, *arg_kinds):
                 if kind == "int":
                     call.int(_checked_int32(context, builder, value))
                 elif kind == "float":
-                    call.scalar(context.cast(builder, value, ty, dtype))
+                    call.scalar(context.cast(builder, value, ty, real_dtype(dtype)))
                 else:
                     call.data(value, ty)
             info = context.alloca(builder, ir.IntType(32))
@@ -254,8 +280,7 @@ def _product(name):
     def ov(a, b):
         dtype = _float_result(a, b) if isinstance(a, t.Array) and isinstance(b, t.Array) \
             else None
-        if dtype is None or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2) or \
-                isinstance(dtype, t.Complex):
+        if dtype is None or not (1 <= a.ndim <= 2 and 1 <= b.ndim <= 2):
             return None
         blas = dtype in _PREFIXES
         if blas:
@@ -296,6 +321,8 @@ def dot_1d(x, y, dtype):
 
 @overload(dot_1d)
 def _dot_1d(x, y, dtype):
+    if isinstance(dtype.instance_type, t.Complex):
+        return lambda x, y, dtype: matrix_vector(x.reshape(1, x.shape[0]), y, dtype)[0]
     if dtype.instance_type in _PREFIXES:
         def by_blas(x, y, dtype):
             return blas_dot(x, y) if x.shape[0] else dtype(0)
@@ -354,27 +381,35 @@ overload(operator.matmul)(_product("matmul"))
 
 @overload(np.vdot)
 def _vdot(a, b):
+    """The dot product of the flattened arrays, the first one conjugated."""
     dtype = _float_result(a, b)
-    if dtype is None or isinstance(dtype, t.Complex):
+    if dtype is None:
         return None
+    conjugate = isinstance(a.dtype, t.Complex)
 
     def vdot(a, b):
         x, y = a.ravel(), b.ravel()
         if x.shape[0] != y.shape[0]:
             raise ValueError("cannot reshape array: vdot needs arrays of one size")
-        return np.dot(x, y)
+        return np.dot(np.conj(x) if conjugate else x, y)
     return vdot
 
 
-def _square_float(a):
-    """The float dtype LAPACK works in for the matrix `a`, or None."""
-    if not (isinstance(a, t.Array) and a.ndim == 2):
-        return None
-    dtype = t.float64 if not isinstance(a.dtype, t.Float) else a.dtype
+def lapack_dtype(dtype):
+    """The float or complex dtype LAPACK works in for matrices of `dtype` (integers and
+    booleans as float64, as in NumPy), or None (float16)."""
+    dtype = dtype if isinstance(dtype, (t.Float, t.Complex)) else t.float64
     if dtype not in _PREFIXES:
         return None
     _scipy_tables()
     return dtype
+
+
+def _square_float(a):
+    """The dtype LAPACK works in for the matrix `a`, or None."""
+    if not (isinstance(a, t.Array) and a.ndim == 2):
+        return None
+    return lapack_dtype(a.dtype)
 
 
 def _solve_impl(dtype):
@@ -384,8 +419,9 @@ def _solve_impl(dtype):
             raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
         if b.shape[0] != n:
             raise ValueError("solve: the right-hand side does not match the matrix")
-        lu = c_array_of(a.T, dtype)       # column-major a
-        rhs = c_array_of(b.reshape(n, -1).T, dtype)  # column-major b, one column per row
+        lu = fresh_copy(a.T, dtype)       # column-major a (LAPACK overwrites it)
+        columns = b.size // n if n else 0
+        rhs = fresh_copy(b.reshape(n, columns).T, dtype)  # column-major b, a column per row
         pivots = np.empty(n, np.int32)
         if n:
             info = gesv(n, rhs.shape[0], lu, n, pivots, rhs, n)
@@ -425,7 +461,7 @@ def _det(a):
         n = a.shape[0]
         if a.shape[1] != n:
             raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
-        lu = c_array_of(a.T, dtype)
+        lu = fresh_copy(a.T, dtype)
         pivots = np.empty(n, np.int32)
         if n == 0:
             return dtype(1)
@@ -442,13 +478,14 @@ def _det(a):
 
 @overload(np.linalg.norm)
 def _norm(x):
-    """The 2-norm of a vector, the Frobenius norm of a matrix (NumPy's default ord)."""
-    if not (isinstance(x, t.Array) and isinstance(x.dtype, (t.Float, t.Integer))):
+    """The 2-norm of a vector, the Frobenius norm of a matrix (NumPy's default ord): the
+    square root of vdot(x, x), which is real (and in the real dtype) for complex x."""
+    if not (isinstance(x, t.Array) and isinstance(x.dtype, (t.Float, t.Integer, t.Complex))):
         return None
 
-    dtype = x.dtype if x.dtype == t.float32 else t.float64
+    dtype = x.dtype if x.dtype in _PREFIXES else t.float64
 
     def norm(x):
         flat = c_array_of(x.ravel(), dtype)
-        return np.sqrt(np.dot(flat, flat))
+        return np.sqrt(np.vdot(flat, flat).real)
     return norm

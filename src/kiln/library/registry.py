@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import types as t
 from ..types import Signature
 
 ALL_TARGETS = frozenset({"cpu", "cuda"})
@@ -58,6 +59,7 @@ class IntrinsicTemplate(Template):
         self.targets = targets
 
     def resolve(self, tctx, args, kws):
+        args, kws = _unliteral(args, kws)  # intrinsics type values, not constants
         kw_order = ()
         if kws:
             params = list(inspect.signature(self.fn).parameters)[1:]
@@ -71,6 +73,10 @@ class IntrinsicTemplate(Template):
         sig, codegen = result
         return Resolution(sig, codegen, kw_order, getattr(codegen, "new_reference", False),
                           getattr(codegen, "fusion", None))
+
+
+def _unliteral(args, kws):
+    return tuple(map(t.unliteral, args)), {k: t.unliteral(v) for k, v in kws.items()}
 
 
 class OverloadTemplate(Template):
@@ -95,9 +101,10 @@ class OverloadTemplate(Template):
             inspect.signature(self.ov).bind(*args, **kws)
         except TypeError:
             return None
-        impl = self.ov(*args, **kws)
+        impl = self.ov(*args, **kws)   # sees constants (BooleanLiteral), compiled without
         if impl is None:
             return None
+        args, kws = _unliteral(args, kws)
         params = list(inspect.signature(impl).parameters.values())[len(args):]
         # Each parameter after the positionals is a keyword the call gives or its default
         # (a constant): `plan` says which, in parameter order.

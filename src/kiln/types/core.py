@@ -210,6 +210,25 @@ class Literal(Opaque):
         return (self.value, self.type)
 
 
+class BooleanLiteral(Boolean):
+    """The constant True or False as an argument of a library function: its overload sees
+    the value (and may return another type for each, as `svd(compute_uv=False)` does), while
+    its implementation is compiled for plain `boolean` (`unliteral`)."""
+
+    def __init__(self, value):
+        super().__init__("bool", np.bool_)
+        self.value = value
+
+    @property
+    def key(self):
+        return (self.value,)
+
+
+def unliteral(ty):
+    """`ty` without a compile-time value: what code is compiled and values are held as."""
+    return boolean if isinstance(ty, BooleanLiteral) else ty
+
+
 class ExceptionClass(Opaque):
     def __init__(self, exc_class):
         self.exc_class = exc_class

@@ -595,7 +595,8 @@ class Typer:
                     "Decorate it with @njit (or @register_jitable to keep it a plain function "
                     "too).", node, UnsupportedError)
             args, kws = self.literal_args(fn.pyfunc, node, args, kws)
-            res = self.resolve(fn.pyfunc, args, node, kws, what=f"{name}()")
+            literal_args, literal_kws = self.with_literals(node, args, kws)
+            res = self.resolve(fn.pyfunc, literal_args, node, literal_kws, what=f"{name}()")
         elif isinstance(fn, t.InnerFunction):
             if kws:
                 raise self.error("nested functions take positional arguments only", node,
@@ -622,6 +623,15 @@ class Typer:
             raise self.error(f"a value of type {fn} is not callable", node)
         self.calls[node] = res
         return res.signature.return_type
+
+    def with_literals(self, node, args, kws):
+        """The call's arguments with its bool constants typed as BooleanLiteral, which a
+        library overload may depend on (registry.py compiles it for plain booleans)."""
+        def literal(arg_node, ty):
+            value = self.constants.get(arg_node)
+            return t.BooleanLiteral(value) if type(value) is bool and ty == t.boolean else ty
+        return (tuple(literal(a, ty) for a, ty in zip(node.args, args)),
+                {k.arg: literal(k.value, kws[k.arg]) for k in node.keywords})
 
     def fix_items(self, receiver_node, receiver, method, args):
         """`l = []; l.append(x)`, `d = {}; d[k] = v`: the first use that adds items to a

@@ -170,8 +170,79 @@ def test_lstsq_against_numpy(shape):
         lstsq(a, np.ones(shape[0] + 1))
 
 
-def test_stacked_and_complex_matrices_are_refused_at_compile_time():
+def test_stacked_eig_and_lstsq_are_refused_at_compile_time():
     with pytest.raises(TypingError, match="2-d matrix"):
-        cholesky(np.ones((2, 3, 3)))
-    with pytest.raises(TypingError, match="complex"):
-        qr(np.ones((3, 3), dtype=complex))
+        eig(np.ones((2, 3, 3)))
+    with pytest.raises(TypingError, match="2-d matrix"):
+        lstsq(np.ones((2, 3, 3)), np.ones(3))
+
+
+@njit
+def singular_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@njit
+def singular_values_positional(a):
+    return np.linalg.svd(a, False, False)
+
+
+@njit
+def svd_reduced(a):
+    return np.linalg.svd(a, full_matrices=False, compute_uv=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (5, 5), (0, 3), (3, 0)])
+def test_svd_compute_uv_false_returns_the_singular_values(dtype, shape):
+    a = (RNG.standard_normal(shape) + (1j * RNG.standard_normal(shape)
+                                       if dtype == np.complex128 else 0)).astype(dtype)
+    want = np.linalg.svd(a, compute_uv=False)
+    for got in (singular_values(a), singular_values_positional(a)):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, **tol(np.float32 if dtype == np.float32 else
+                                                    np.float64))
+    u, s, vh = svd_reduced(a)
+    un, sn, vhn = np.linalg.svd(a, full_matrices=False)
+    assert (u.shape, s.shape, vh.shape) == (un.shape, sn.shape, vhn.shape)
+
+
+def test_svd_of_nan_and_a_compute_uv_that_is_not_a_constant():
+    nan = np.array([[np.nan, 1.0], [2.0, 3.0]])
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.svd(nan, compute_uv=False)
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        singular_values(nan)
+
+    @njit
+    def svd_flag(a, flag):
+        return np.linalg.svd(a, compute_uv=flag)
+    with pytest.raises(TypingError, match="compute_uv must be the constant True or False"):
+        svd_flag(np.eye(2), False)
+
+
+@njit
+def lstsq_plain(a, b):
+    return np.linalg.lstsq(a, b)[0]
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_and_inf_entries_as_numpy_handles_them(bad):
+    """NumPy raises LinAlgError where LAPACK reports an error (svd, lstsq, eig) and
+    otherwise returns what LAPACK computed; compiled code does the same."""
+    a = np.array([[bad, 1.0], [2.0, 3.0]])
+    cases = [(lambda m: singular_values(m), lambda m: np.linalg.svd(m, compute_uv=False)),
+             (lambda m: svd(m, True)[1], lambda m: np.linalg.svd(m)[1]),
+             (lambda m: lstsq_plain(m, np.ones(2)), lambda m: np.linalg.lstsq(m, np.ones(2))[0]),
+             (lambda m: eig(m)[1], np.linalg.eigvals),
+             (lambda m: eigh(m)[1], np.linalg.eigvalsh),
+             (cholesky, np.linalg.cholesky),
+             (lambda m: qr(m)[1], lambda m: np.linalg.qr(m)[1])]
+    for compiled, numpy_function in cases:
+        try:
+            want = numpy_function(a)
+        except np.linalg.LinAlgError:
+            with pytest.raises(np.linalg.LinAlgError):
+                compiled(a)
+            continue
+        np.testing.assert_allclose(compiled(a), want, rtol=1e-12, equal_nan=True)

@@ -93,3 +93,16 @@ def test_singular_matrices():
     same(njit(determinant)(np.ones((3, 3))), 0.0)
     with pytest.raises(np.linalg.LinAlgError, match="square"):
         njit(inverse)(A)
+
+
+def test_lapack_leaves_its_inputs_alone_and_empty_matrices():
+    a = np.asfortranarray(RNG.random((4, 4)) + 4 * np.eye(4))  # a.T is C-contiguous
+    b = np.asfortranarray(RNG.random((4, 2)))
+    a0, b0 = a.copy(), b.copy()
+    same(njit(solve)(a, b), solve(a0, b0))
+    same(njit(determinant)(a), determinant(a0))
+    assert np.array_equal(a, a0) and np.array_equal(b, b0)
+    empty = np.zeros((0, 0))
+    same(njit(inverse)(empty), inverse(empty))
+    same(njit(solve)(empty, np.zeros((0, 3))), solve(empty, np.zeros((0, 3))))
+    same(njit(determinant)(empty), determinant(empty))
