@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .linalg import _lapack, _square_float, fresh_copy, real_dtype
-from .registry import overload, register_jitable
+from .registry import literal_flag, overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
 # The complex routines (c*, z*) take a real workspace `rwork` beside `work`, and the
@@ -298,24 +298,13 @@ def _svd_rwork_size(dtype, vectors):
     return register_jitable(size)
 
 
-def _literal_flag(ty, name, default):
-    """The value of a bool keyword that changes what a function returns: a constant
-    (types.BooleanLiteral), else a TypingError."""
-    if ty is default or isinstance(ty, bool):
-        return bool(ty)
-    if isinstance(ty, t.BooleanLiteral):
-        return ty.value
-    raise TypingError(f"np.linalg.{name} must be the constant True or False in compiled code "
-                      f"(it changes what is returned), not a {ty}")
-
-
 @overload(np.linalg.svd)
 def _svd(a, full_matrices=True, compute_uv=True):
     dtype = _matrix_dtype(a, "svd")
     if dtype is None:
         return None
     rdtype = real_dtype(dtype)
-    if not _literal_flag(compute_uv, "svd's compute_uv", True):
+    if not literal_flag(compute_uv, "np.linalg.svd's compute_uv"):
         gesdd = _gesdd(dtype, "N")
         rwork_size = _svd_rwork_size(dtype, False)
 

@@ -79,6 +79,19 @@ def _unliteral(args, kws):
     return tuple(map(t.unliteral, args)), {k: t.unliteral(v) for k, v in kws.items()}
 
 
+def literal_flag(ty, what):
+    """The value of a bool argument that changes what a function returns, for its
+    overload: a constant (types.BooleanLiteral; an omitted argument is its default, and
+    None is False), else a TypingError naming `what` (e.g. "np.histogram's density")."""
+    if ty is None or isinstance(ty, (bool, t.NoneType)):
+        return bool(ty)
+    if isinstance(ty, t.BooleanLiteral):
+        return ty.value
+    from ..errors import TypingError
+    raise TypingError(f"{what} must be the constant True or False in compiled code (it "
+                      f"changes what is returned), not a {ty}")
+
+
 class OverloadTemplate(Template):
     """`ov(*argtypes, **kwtypes)` returns a Python implementation that kiln compiles, or None."""
 

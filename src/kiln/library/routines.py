@@ -10,7 +10,7 @@ from .. import types as t
 from .allocation import empty_array
 from .reductions import in_c_order
 from .sorting import search_sorted
-from .registry import overload, register_jitable
+from .registry import literal_flag, overload, register_jitable
 
 
 def _arrays(*types):
@@ -415,10 +415,11 @@ def _data_range(x, bins, range):
 @overload(np.histogram)
 def _histogram(a, bins=10, range=None, density=None, weights=None):
     """np.histogram with `bins` a count (over the data's range or `range`) or an array of
-    increasing edges (then `range` is ignored, as in NumPy), and `weights` of a real dtype
-    (the histogram then has the weights' dtype, as in NumPy)."""
-    if not isinstance(a, t.Array) or not _omitted(density):
+    increasing edges (then `range` is ignored, as in NumPy), `weights` of a real dtype
+    (the histogram then has the weights' dtype, as in NumPy) and a constant `density`."""
+    if not isinstance(a, t.Array):
         return None
+    normalized = literal_flag(density, "np.histogram's density")
     weighted = not _omitted(weights)
     if weighted and not (isinstance(weights, t.Array)
                          and isinstance(weights.dtype, (t.Integer, t.Float))):
@@ -457,8 +458,17 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
         return _edge_bin_weights(x, w, bins, np.zeros(bins.shape[0], wt),
                                  np.empty(min(x.shape[0], BLOCK) + 1, acc)), bins
     if edges_given:
-        return by_edges_weighted if weighted else by_edges
-    return by_count_weighted if weighted else by_count
+        counted = by_edges_weighted if weighted else by_edges
+    else:
+        counted = by_count_weighted if weighted else by_count
+    if not normalized:
+        return counted
+    register_jitable(counted)
+
+    def density_histogram(a, bins=10, range=None, density=None, weights=None):
+        n, edges = counted(a, bins, range, None, weights)
+        return n / np.diff(edges).astype(np.float64) / n.sum(), edges
+    return density_histogram
 
 
 @register_jitable

@@ -13,10 +13,9 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from .decompositions import _literal_flag
 from .arrays import ArrayValue
 from .linalg import lapack_dtype, real_dtype
-from .registry import intrinsic, overload, register_jitable
+from .registry import intrinsic, literal_flag, overload, register_jitable
 
 
 def _stack_dtype(a):
@@ -183,7 +182,7 @@ def _svd(a, full_matrices=True, compute_uv=True):
     if dtype is None:
         return None
     rdtype = real_dtype(dtype)
-    if not _literal_flag(compute_uv, "svd's compute_uv", True):
+    if not literal_flag(compute_uv, "np.linalg.svd's compute_uv"):
         def values(a, full_matrices=True, compute_uv=True):
             stack = _stack_of(a)
             count, m, n = stack.shape

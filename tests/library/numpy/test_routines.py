@@ -90,6 +90,11 @@ def histogram_weighted(a, w, edges):
             np.histogram(a, edges, weights=w))
 
 
+def histogram_density(a, w, edges):
+    return (np.histogram(a, 6, density=True), np.histogram(a, 4, (-1, 1), True, w),
+            np.histogram(a, edges, density=True, weights=w), np.histogram(a, density=False))
+
+
 WEIGHTED_DATA = RNG.normal(size=150_000)   # more than NumPy's block of 65,536 items
 EDGES = np.array([-3.0, -0.5, 0.0, 0.25, 2.0])
 
@@ -140,6 +145,10 @@ CASES = [
     (histogram_weighted, X2, X2[::-1, ::-1], EDGES),
     (histogram_weighted, np.zeros(0), np.zeros(0, np.uint16), EDGES),
     (histogram_weighted, X, X[:-1], EDGES),  # ValueError
+    (histogram_density, WEIGHTED_DATA[:5000], RNG.uniform(0, 1, 5000), EDGES),
+    (histogram_density, np.arange(9), np.arange(9, dtype=np.float32), np.array([0.0, 4.0, 8.0])),
+    (histogram_density, np.array([5.0, np.nan]), np.ones(2, np.int64), EDGES),  # nan density
+    (histogram_density, np.zeros(0), np.zeros(0), EDGES),
 ]
 
 
@@ -155,3 +164,15 @@ def test_convolve_of_floats_agrees_to_rounding():
     a, v = RNG.random(50), RNG.random(7)
     from kiln import njit
     np.testing.assert_allclose(njit(convolved)(a, v), np.convolve(a, v), rtol=1e-13)
+
+
+def test_histogram_density_known_only_at_run_time_is_a_typing_error():
+    from kiln import njit
+    from kiln.errors import TypingError
+
+    @njit
+    def f(a, normalize):
+        return np.histogram(a, density=normalize)
+
+    with pytest.raises(TypingError, match="np.histogram's density must be the constant True"):
+        f(X, True)
