@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import copy
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 
@@ -101,3 +104,15 @@ def within_an_ulp(got, want):
         (got[differ], want[differ])
     zeros = want == 0
     np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
+
+
+def run_script(path, source, cache_dir, *args):
+    """Write `source` to `path` and run it in a new Python process whose kiln cache is
+    `cache_dir`: what a second process finds there. Returns the finished process, which
+    must have succeeded."""
+    path.write_text(source)
+    env = dict(os.environ, KILN_CACHE_DIR=str(cache_dir))
+    done = subprocess.run([sys.executable, str(path), *args], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done

@@ -1,10 +1,10 @@
 """cache=True: machine code is stored on disk and reused by a new process."""
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+from helpers import run_script
 
 SCRIPT = textwrap.dedent("""
     import sys, time
@@ -40,12 +40,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def run(tmp_path, cache_dir):
-    script = tmp_path / "cached_module.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, KILN_CACHE_DIR=str(cache_dir))
-    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return run_script(tmp_path / "cached_module.py", SCRIPT, cache_dir).stdout.strip()
 
 
 def test_second_process_loads_from_cache(tmp_path):
@@ -104,15 +99,9 @@ LIBRARY_SCRIPT = textwrap.dedent("""
 
 
 def test_hit_whatever_the_process_compiled_before(tmp_path):
-    script = tmp_path / "cached_library_calls.py"
-    script.write_text(LIBRARY_SCRIPT)
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
-
     def run_after(what):
-        out = subprocess.run([sys.executable, str(script), what], env=env,
-                             capture_output=True, text=True)
-        assert out.returncode == 0, out.stderr
-        return out.stdout.strip()
+        return run_script(tmp_path / "cached_library_calls.py", LIBRARY_SCRIPT,
+                          tmp_path / "cache", what).stdout.strip()
 
     assert run_after("nothing") == "MISS"
     assert run_after("after-others") == "HIT"

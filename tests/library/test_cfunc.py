@@ -3,7 +3,6 @@ qsort, SciPy's LowLevelCallable), checked against the same function run by CPyth
 import ctypes
 import ctypes.util
 import math
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +13,7 @@ import pytest
 from kiln import carray, cfunc, njit, types
 from kiln.errors import TypingError
 
-from helpers import same
+from helpers import run_script, same
 
 scipy = pytest.importorskip("scipy")
 from scipy import LowLevelCallable, integrate, ndimage  # noqa: E402
@@ -266,14 +265,8 @@ CACHED_CFUNC = textwrap.dedent("""
 
 
 def test_cache_true_keeps_the_machine_code(tmp_path):
-    script = tmp_path / "cached_cfunc.py"
-    script.write_text(CACHED_CFUNC)
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
-
     def run():
-        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+        done = run_script(tmp_path / "cached_cfunc.py", CACHED_CFUNC, tmp_path / "cache")
         assert "Exception ignored in: <kiln.cfunc scaled>" in done.stderr
         assert "ValueError: negative n" in done.stderr
         return done.stdout.strip()

@@ -14,7 +14,7 @@ from kiln.errors import TypingError
 from kiln.extending import get_cython_function_address
 from kiln.types import FunctionType, WrapperAddressProtocol, float64
 
-from helpers import check, same
+from helpers import check, run_script, same
 
 LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
 LIBC = ctypes.CDLL(None)
@@ -441,17 +441,9 @@ print(*["HIT" if h else "MISS" for h in hits])
 
 
 def test_cache_keeps_function_arguments_and_not_frozen_addresses(tmp_path):
-    import os
-    import subprocess
-    script = tmp_path / "cached_c_calls.py"
-    script.write_text(CACHED_SCRIPT)
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
-
     def run():
-        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout.split()
+        return run_script(tmp_path / "cached_c_calls.py", CACHED_SCRIPT,
+                          tmp_path / "cache").stdout.split()
 
     assert run() == ["MISS", "MISS"]
     # a function value is an argument: cached; a frozen C address differs per process

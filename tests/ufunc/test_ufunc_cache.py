@@ -1,9 +1,8 @@
 """cache=True for @vectorize and @guvectorize: a second process loads the loops' machine
 code from disk instead of compiling them."""
-import os
-import subprocess
-import sys
 import textwrap
+
+from helpers import run_script
 
 SCRIPT = textwrap.dedent("""
     import math
@@ -34,14 +33,8 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_second_process_loads_ufunc_loops_from_cache(tmp_path):
-    script = tmp_path / "cached_ufuncs.py"
-    script.write_text(SCRIPT)
-    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
-
     def run():
-        done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
-                              text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
-        return done.stdout.strip()
+        return run_script(tmp_path / "cached_ufuncs.py", SCRIPT,
+                          tmp_path / "cache").stdout.strip()
     assert run() == "MISS"
     assert run() == "HIT"
