@@ -266,3 +266,27 @@ def test_split_only_in_parallel_functions():
             float_prod = f is r_prod and dtype == np.float64
             assert splits(parallel) == (not float_prod), (f.__name__, dtype)
             assert not splits(serial), f.__name__
+
+
+def several(a, b):
+    return np.argmin(a) + np.max(a) + np.sum(b) + a.sum() + np.prod(a) + \
+        np.min(a.reshape(5, -1), 0)[0]   # along an axis: serial, not listed
+
+
+def test_parallel_diagnostics_lists_the_split_reductions():
+    import io
+    a, b = rng.standard_normal(SPLIT_ITEMS + 9), np.arange(SPLIT_ITEMS + 9)
+    parallel = njit(parallel=True)(several)
+    with np.errstate(all="ignore"):
+        assert same(several(a, b), parallel(a, b))
+    text = io.StringIO()
+    parallel.parallel_diagnostics(file=text)
+    listed = re.findall(r"whole-array (.+), split across the threads from (\d+) items",
+                        text.getvalue())
+    assert sorted(listed) == sorted((name, str(SPLIT_ITEMS)) for name in
+                                    ["argmin", "max", "integer sum", "float sum (pairwise)"])
+    serial = njit(several)
+    serial(a, b)
+    text = io.StringIO()
+    serial.parallel_diagnostics(file=text)
+    assert "whole-array" not in text.getvalue()

@@ -114,5 +114,6 @@ def _whole_sum(x, zero):
 
 # NumPy's sum of the 1-d float array x from `zero`, across the threads in a parallel=True
 # function when x is long (complex sums stay serial: NumPy pairs their parts its own way)
-pairwise_total = split_reduction(_whole_sum, _leaf_sum, add, splittable=lambda x, zero: (
-    x.dtype == zero and isinstance(zero, t.Float)))
+pairwise_total = split_reduction(
+    "float sum (pairwise)", _whole_sum, _leaf_sum, add,
+    splittable=lambda x, zero: x.dtype == zero and isinstance(zero, t.Float))

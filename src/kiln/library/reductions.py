@@ -1,6 +1,8 @@
 """Whole-array reductions: sum, prod, mean, min, max, argmin, argmax, any, all, as NumPy
 functions and as array methods. Result types are NumPy's (the sum of int8 is int64, of
 float32 is float32); float sums use NumPy's pairwise summation, so they agree bit for bit.
+In parallel=True functions the whole-array forms of long arrays are split across the
+threads where that changes no bit (split.py says which).
 A non-contiguous array is reduced through a contiguous copy. The float sum and mean of an
 array expression (`np.sum(a * b)`) compute the expression inside the summation, with no
 temporary array. Along an axis (`axis=`), an N-d array is seen as (outer, n, inner)
@@ -320,8 +322,8 @@ def _range_product(x, lo, hi, one):
 
 
 # integer sums and products wrap, so any grouping gives NumPy's result
-_exact_total = by_ranges(_range_total, add)
-_exact_product = by_ranges(_range_product, multiply)
+_exact_total = by_ranges("integer sum", _range_total, add)
+_exact_product = by_ranges("integer product", _range_product, multiply)
 
 
 _CHUNK = 8192  # NumPy's buffer: an integer array is converted and summed in pieces this long
@@ -462,7 +464,7 @@ def _prod(a):
     return prod
 
 
-def _extremes(better):
+def _extremes(better, method):
     """The split reductions to the extreme of x[lo:hi], and to its (value, index): a NaN,
     once met, wins; of equal values the first."""
     @register_jitable
@@ -498,7 +500,7 @@ def _extremes(better):
     @register_jitable
     def join_indexed(left, right):
         return left if first_wins(left[0], right[0]) else right
-    return by_ranges(over, join), by_ranges(over_indexed, join_indexed)
+    return by_ranges(method, over, join), by_ranges(f"arg{method}", over_indexed, join_indexed)
 
 
 def _extreme(method, better):
@@ -526,7 +528,7 @@ def greater(a, b):
     return a > b
 
 
-_EXTREMES = {less: _extremes(less), greater: _extremes(greater)}
+_EXTREMES = {less: _extremes(less, "min"), greater: _extremes(greater, "max")}
 
 
 def _extreme_along(method, step):
@@ -618,8 +620,8 @@ def _range_all(x, lo, hi, seed):
     return True
 
 
-_split_any = by_ranges(_range_any, _either)
-_split_all = by_ranges(_range_all, _both)
+_split_any = by_ranges("any", _range_any, _either)
+_split_all = by_ranges("all", _range_all, _both)
 
 
 @_reduction("any", lambda a: _along(a, t.boolean, _either, identity=False))

@@ -140,7 +140,7 @@ def _range_count(x, lo, hi, seed):
     return n
 
 
-_split_count = by_ranges(_range_count, add)
+_split_count = by_ranges("count_nonzero", _range_count, add)
 
 
 @overload(np.count_nonzero)

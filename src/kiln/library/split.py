@@ -34,10 +34,11 @@ PIECES = 64                    # pieces of a split reduction, joined as a tree o
 SPLIT_ITEMS = 1 << 16          # reductions of fewer items stay on one thread
 
 
-def split_reduction(serial, piece, join, splittable=lambda x, seed: True):
+def split_reduction(name, serial, piece, join, splittable=lambda x, seed: True):
     """An intrinsic `reduce(x, seed)` of the 1-d array x: `serial(x, seed)` unless the
     function is parallel, `splittable(x type, seed type)` and x has SPLIT_ITEMS items or
-    more; then the pieces on the thread pool, joined. R must hold no references."""
+    more; then the pieces on the thread pool, joined. R must hold no references. `name`
+    is what parallel_diagnostics lists."""
     @intrinsic
     def reduce(typingctx, x, seed):
         if not (isinstance(x, t.Array) and x.ndim == 1):
@@ -51,6 +52,8 @@ def split_reduction(serial, piece, join, splittable=lambda x, seed: True):
             from ..parallel.launch import split_loop
             from ..runtime.threads import struct_field
             from .fusion import counted_loop
+            if name not in context.state.split_reductions:
+                context.state.split_reductions.append(name)
             item = dm.value_type(result)
             slots = ir.ArrayType(item, PIECES)
             partials = context.alloca(builder, slots)
@@ -91,7 +94,7 @@ def multiply(left, right):
     return left * right
 
 
-def by_ranges(over, join):
+def by_ranges(name, over, join):
     """`split_reduction` of a reduction `over(x, lo, hi, seed)` of x[lo:hi] (never empty
     when split) whose `join` makes the grouping irrelevant: the pieces are equal ranges."""
     def serial(x, seed):
@@ -100,4 +103,4 @@ def by_ranges(over, join):
     def piece(x, k, seed):
         n = x.shape[0]
         return over(x, n * k // PIECES, n * (k + 1) // PIECES, seed)
-    return split_reduction(register_jitable(serial), register_jitable(piece), join)
+    return split_reduction(name, register_jitable(serial), register_jitable(piece), join)

@@ -465,7 +465,7 @@ def _nan_extreme(func, step, ufunc):
     @register_jitable
     def join(left, right):
         return step(left, right)
-    split = by_ranges(over, join)
+    split = by_ranges(func.__name__, over, join)
 
     def ov(a, axis=None):
         form = _form(a, axis)
