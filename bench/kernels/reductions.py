@@ -1,4 +1,5 @@
-"""Reductions: sum of squares (issue 2's headline kernel), row-wise dot, column sums, histogram."""
+"""Reductions: sum of squares (issue 2's headline kernel), np.sum/max/argmin, row-wise dot,
+column sums, histogram."""
 import numpy as np
 
 from bench.registry import Benchmark, Sizes, nbytes, prange, register, rng, square
@@ -78,6 +79,23 @@ for _name, _opts in [("np_sum", {}), ("np_sum_parallel", {"parallel": True})]:
         name=_name, topic="reduction", pyfunc=array_sum, make_inputs=_vector,
         sizes=_SUMSQ_SIZES, label="{n} float64", options=_opts, numpy_ref=np.sum,
         rtol=1e-12, bytes_touched=nbytes(0)))
+
+
+def array_max(x):
+    return np.max(x)
+
+
+def array_argmin(x):
+    return np.argmin(x)
+
+
+for _func, _ref in [(array_max, np.max), (array_argmin, np.argmin)]:
+    for _suffix, _opts in [("", {}), ("_parallel", {"parallel": True})]:
+        # in parallel, 64 pieces on the threads joined in order (library/split.py)
+        register(Benchmark(
+            name=f"np_{_func.__name__[6:]}{_suffix}", topic="reduction", pyfunc=_func,
+            make_inputs=_vector, sizes=_SUMSQ_SIZES, label="{n} float64", options=_opts,
+            numpy_ref=_ref, bytes_touched=nbytes(0)))
 
 
 def empty_region(x):

@@ -38,6 +38,7 @@ class CompileResult:
     native_symbol: str      # the native function's symbol
     keepalive: list         # Python objects the machine code refers to
     fusion: list            # what codegen fused: one line per array expression
+    split_reductions: list  # the whole-array reductions split across threads, by name
 
 
 def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True,
@@ -66,7 +67,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
                                     cache=cache if state.cacheable else None)
     dump("asm", lambda: compiled.assembly)
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
-                         state.fusion)
+                         state.fusion, state.split_reductions)
 
 
 def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of,

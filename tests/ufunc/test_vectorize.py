@@ -329,8 +329,30 @@ def test_unsupported_operand_dtypes_are_type_errors():
     with pytest.raises(TypeError, match="dtype"):
         plus(np.array(["a"]), np.array(["b"]))
     eager = vectorize(["float64(float64, float64)", "int64(int64, int64)"])(plus.__wrapped__)
-    with pytest.raises(TypeError, match="not supported for the input types"):
+    loops = r"; its loops are: float64\(float64, float64\), int64\(int64, int64\)$"
+    with pytest.raises(TypeError, match=r"^ufunc 'plus' has no loop for "
+                                        r"\(complex128, float64\)" + loops):
         eager(np.ones(2, dtype=np.complex128), np.ones(2))
+    with pytest.raises(TypeError, match=r"no loop for \(int8, complex128\)" + loops):
+        eager(np.int8(1), 1j)
+    with pytest.raises(TypeError, match=r"no loop for \(complex64, complex64\)" + loops):
+        eager.reduce(np.ones(3, dtype=np.complex64))
+    with pytest.raises(TypeError, match=r"no loop for \(<U1, <U1\)" + loops):
+        eager(np.array(["a"]), np.array(["b"]))
+    with pytest.raises(TypeError, match="casting rule 'no'"):   # other errors: NumPy's
+        eager(np.ones(2, dtype=np.int32), np.ones(2, dtype=np.int32), casting="no")
+    # the loops it has still run, as NumPy picks them: the first the inputs cast to safely
+    assert eager(np.int8(3), np.int8(4)) == 7 and eager(np.int8(3), np.int8(4)).dtype == np.float64
+    assert eager(np.int64(3), np.int64(4)).dtype == np.int64   # an exact match first
+    assert eager(np.float32(1.5), 2).dtype == np.float64 and eager(np.float32(1.5), 2) == 3.5
+    narrow = vectorize(["float32(float32)"])(lambda_free_negate)
+    with pytest.raises(TypeError, match=r"^ufunc 'lambda_free_negate' has no loop for "
+                                        r"\(float64\); its loops are: float32\(float32\)$"):
+        narrow(np.ones(2))
+
+
+def lambda_free_negate(x):
+    return -x
 
 
 @pytest.mark.parametrize("bad", ["float64(float64,", "notatype(float64, float64)",

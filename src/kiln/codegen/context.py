@@ -26,6 +26,7 @@ class ModuleState:
         self.object_refs = {}   # `kiln.obj.*` symbol -> the Python object it names
         self.cacheable = True   # False once the code embeds a process-specific address
         self.fusion = []        # a line per array expression computed in one loop
+        self.split_reductions = []  # the whole-array reductions library/split.py splits
         self.exc_descriptors = {}  # see exceptions.constant_descriptor
         self._strings = {}
 

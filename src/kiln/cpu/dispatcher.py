@@ -215,7 +215,10 @@ class Dispatcher:
     def parallel_diagnostics(self, signature=None, level=1, file=None):
         """Print what `parallel=True` did with each prange loop, per specialization: split
         across threads (with its reductions; at level 2 and above also its private and
-        shared names) or left serial, and why; and which array expressions were fused."""
+        shared names) or left serial, and why; which array expressions were fused; and which
+        whole-array reductions are split across the threads (those along an axis, of an
+        array expression or of floats multiplied stay serial and are not listed)."""
+        from ..library.split import SPLIT_ITEMS
         lines = []
         for key, spec in self._select(signature):
             lines.append(f"{self.__qualname__}{key}:")
@@ -231,6 +234,9 @@ class Dispatcher:
             if self.options.parallel:
                 lines += [f"  array expression, split across the threads when long "
                           f"(C-contiguous operands): {line}" for line in spec.result.fusion]
+                lines += [f"  whole-array {name}, split across the threads from {SPLIT_ITEMS} "
+                          f"items (a non-contiguous array through its contiguous copy)"
+                          for name in spec.result.split_reductions]
         print("\n".join(lines), file=file)
 
     def inspect_types(self, signature=None, file=None):

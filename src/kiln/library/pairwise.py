@@ -4,23 +4,20 @@ changing a bit: the split follows the pairwise recursion itself.
 
 NumPy sums n > 128 items as the sum of the first `half(n)` and the rest, recursively;
 blocks of at most 128 are added eight ways. Cutting the recursion tree at a fixed depth
-gives LEAVES subtrees whose sums, computed on any threads and joined in the tree's order,
-are NumPy's sum exactly, whatever the thread count.
+gives PIECES subtrees whose sums, computed on any threads and joined in the tree's order,
+are NumPy's sum exactly, whatever the thread count (split.py runs them).
 """
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
 
 from .. import types as t
-from ..codegen import datamodel as dm
 from .arrays import item_in_range
-from .registry import intrinsic, register_jitable
+from .registry import register_jitable
+from .split import PIECES, SPLIT_ITEMS, add, split_reduction  # noqa: F401 (SPLIT_ITEMS: tests)
 
 BLOCK = 128                    # NumPy's pairwise summation block
-DEPTH = 6                      # levels of the recursion cut for threads: 64 leaves
-LEAVES = 1 << DEPTH
-SPLIT_ITEMS = 1 << 16          # sums shorter than this stay on one thread
+DEPTH = PIECES.bit_length() - 1  # levels of the recursion cut for threads: a leaf a piece
 
 
 @register_jitable
@@ -110,50 +107,13 @@ def _leaf_sum(x, leaf, zero):
     return pairwise_sum(x, start, size, zero)
 
 
-@intrinsic
-def pairwise_total(typingctx, x, zero):
-    """NumPy's sum of the 1-d float array x (contiguous), from `zero`; across the threads
-    in a parallel=True function when x is long."""
-    if not (isinstance(x, t.Array) and x.ndim == 1 and x.dtype == zero):
-        return None
-    sig = zero(x, zero)
-
-    def codegen(context, builder, sig, args):
-        def serial():
-            return context.call_python(builder, _whole_sum, sig, args)
-        if not (context.options.parallel and isinstance(zero, t.Float)):
-            return serial()
-        from ..parallel.launch import split_loop
-        from ..runtime.threads import struct_field
-        from .fusion import counted_loop
-        item = dm.value_type(zero)
-        slots = ir.ArrayType(item, LEAVES)
-        partials = context.alloca(builder, slots)
-        total = context.alloca(builder, item)
-        n = builder.extract_value(args[0], [dm.ARRAY_SHAPE, 0])
-        with builder.if_else(builder.icmp_signed(">=", n, ir.Constant(dm.i64, SPLIT_ITEMS))) \
-                as (split, short):
-            with split:
-                def emit(ctx, b, lo, hi, passed):
-                    array, start, out = passed
-                    leaf_sig = zero(x, t.int64, zero)
-                    counted_loop(b, hi, lambda k: b.store(
-                        ctx.call_python(b, _leaf_sum, leaf_sig, [array, k, start]),
-                        struct_field(b, out, slots, k)), start=lo)
-                split_loop(context, builder, ir.Constant(dm.i64, LEAVES),
-                           [args[0], args[1], partials], emit)
-                level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
-                         for k in range(LEAVES)]
-                while len(level) > 1:  # left + right, as the recursion returns them
-                    level = [builder.fadd(level[k], level[k + 1])
-                             for k in range(0, len(level), 2)]
-                builder.store(level[0], total)
-            with short:
-                builder.store(serial(), total)
-        return builder.load(total, typ=item)
-    return sig, codegen
-
-
 @register_jitable
 def _whole_sum(x, zero):
     return pairwise_sum(x, 0, x.shape[0], zero)
+
+
+# NumPy's sum of the 1-d float array x from `zero`, across the threads in a parallel=True
+# function when x is long (complex sums stay serial: NumPy pairs their parts its own way)
+pairwise_total = split_reduction(
+    "float sum (pairwise)", _whole_sum, _leaf_sum, add,
+    splittable=lambda x, zero: x.dtype == zero and isinstance(zero, t.Float))

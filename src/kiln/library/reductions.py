@@ -1,6 +1,8 @@
 """Whole-array reductions: sum, prod, mean, min, max, argmin, argmax, any, all, as NumPy
 functions and as array methods. Result types are NumPy's (the sum of int8 is int64, of
 float32 is float32); float sums use NumPy's pairwise summation, so they agree bit for bit.
+In parallel=True functions the whole-array forms of long arrays are split across the
+threads where that changes no bit (split.py says which).
 A non-contiguous array is reduced through a contiguous copy. The float sum and mean of an
 array expression (`np.sum(a * b)`) compute the expression inside the summation, with no
 temporary array. Along an axis (`axis=`), an N-d array is seen as (outer, n, inner)
@@ -24,6 +26,7 @@ from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dt
                      leaf_strides, leaf_values, nest)
 from .pairwise import BLOCK, pairwise_sum, pairwise_total
 from .registry import overload, overload_method, register_jitable, template
+from .split import add, by_ranges, multiply
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 
 def as_flat(a):
@@ -216,16 +219,6 @@ def _reduction(method, along=None):
     return register
 
 
-@register_jitable
-def _add(a, b):
-    return a + b
-
-
-@register_jitable
-def _multiply(a, b):
-    return a * b
-
-
 def _along(a, dt, step, identity=None, empty_message=""):
     """`step` folded along an axis in NumPy's order for a C array (the result starts at
     `identity`, or at the first item along the axis when there is none)."""
@@ -256,7 +249,7 @@ def _sum_along(a):
     dt = _result_dtype(a, "sum")
     if isinstance(dt, (t.Float, t.Complex)) and dt != a.dtype:
         return None
-    sequential = register_jitable(_along(a, dt, _add, identity=0))
+    sequential = register_jitable(_along(a, dt, add, identity=0))
     if not isinstance(dt, (t.Float, t.Complex)):
         return sequential
     normalize = axis_normalizer(a.ndim)
@@ -308,11 +301,29 @@ def _sum(a):
         return None  # float16 sums in float32 pieces: not yet
 
     def int_sum(a):
-        total = dt(0)
-        for v in as_flat(a):
-            total += v
-        return total
+        return _exact_total(as_flat(a), dt(0))
     return int_sum
+
+
+@register_jitable
+def _range_total(x, lo, hi, zero):
+    total = zero
+    for i in range(lo, hi):
+        total += item_in_range(x, i)
+    return total
+
+
+@register_jitable
+def _range_product(x, lo, hi, one):
+    total = one
+    for i in range(lo, hi):
+        total *= item_in_range(x, i)
+    return total
+
+
+# integer sums and products wrap, so any grouping gives NumPy's result
+_exact_total = by_ranges("integer sum", _range_total, add)
+_exact_product = by_ranges("integer product", _range_product, multiply)
 
 
 _CHUNK = 8192  # NumPy's buffer: an integer array is converted and summed in pieces this long
@@ -439,34 +450,70 @@ _fused_float_reduction("mean", _mean, lambda builder, total, count: builder.fdiv
     total, builder.sitofp(count, total.type)))
 
 
-@_reduction("prod", lambda a: _along(a, _result_dtype(a, "prod"), _multiply, 1))
+@_reduction("prod", lambda a: _along(a, _result_dtype(a, "prod"), multiply, 1))
 def _prod(a):
     dt = _result_dtype(a, "prod")
+    if isinstance(dt, (t.Float, t.Complex)):
+        def float_prod(a):  # NumPy multiplies in order: one thread
+            x = as_flat(a)
+            return _range_product(x, 0, x.shape[0], dt(1))
+        return float_prod
 
     def prod(a):
-        total = dt(1)
-        for v in as_flat(a):
-            total *= v
-        return total
+        return _exact_product(as_flat(a), dt(1))
     return prod
+
+
+def _extremes(better, method):
+    """The split reductions to the extreme of x[lo:hi], and to its (value, index): a NaN,
+    once met, wins; of equal values the first."""
+    @register_jitable
+    def over(x, lo, hi, seed):
+        best = item_in_range(x, lo)
+        for i in range(lo, hi):
+            v = item_in_range(x, i)
+            if v != v:
+                return v
+            if better(v, best):
+                best = v
+        return best
+
+    @register_jitable
+    def over_indexed(x, lo, hi, seed):
+        best, where = item_in_range(x, lo), lo
+        for i in range(lo, hi):
+            v = item_in_range(x, i)
+            if v != v:
+                return v, i
+            if better(v, best):
+                best, where = v, i
+        return best, where
+
+    @register_jitable
+    def first_wins(left, right):
+        return left != left or not (right != right or better(right, left))
+
+    @register_jitable
+    def join(left, right):
+        return left if first_wins(left, right) else right
+
+    @register_jitable
+    def join_indexed(left, right):
+        return left if first_wins(left[0], right[0]) else right
+    return by_ranges(method, over, join), by_ranges(f"arg{method}", over_indexed, join_indexed)
 
 
 def _extreme(method, better):
     message = ("zero-size array to reduction operation "
                f"{dict(min='minimum', max='maximum')[method]} which has no identity")
+    extreme_of = _EXTREMES[better][0]
 
     def ov(a):
         def extreme(a):
             x = as_flat(a)
             if x.shape[0] == 0:
                 raise ValueError(message)
-            best = x[0]
-            for v in x:
-                if v != v:
-                    return v
-                if better(v, best):
-                    best = v
-            return best
+            return extreme_of(x, 0)
         return extreme
     return ov
 
@@ -479,6 +526,9 @@ def less(a, b):
 @register_jitable
 def greater(a, b):
     return a > b
+
+
+_EXTREMES = {less: _extremes(less, "min"), greater: _extremes(greater, "max")}
 
 
 def _extreme_along(method, step):
@@ -495,20 +545,14 @@ for _name, _step in (("min", np_minimum), ("amin", np_minimum), ("max", np_maxim
 
 def _arg_extreme(method, better):
     message = f"attempt to get {method} of an empty sequence"
+    indexed = _EXTREMES[better][1]
 
     def ov(a):
         def arg_extreme(a):
             x = in_c_order(a)
             if x.shape[0] == 0:
                 raise ValueError(message)
-            best, where = x[0], 0
-            for i in range(x.shape[0]):
-                v = x[i]
-                if v != v:
-                    return i
-                if better(v, best):
-                    best, where = v, i
-            return where
+            return indexed(x, 0)[1]
         return arg_extreme
     return ov
 
@@ -560,24 +604,34 @@ def _both(found, v):
     return found and bool(v)
 
 
+@register_jitable
+def _range_any(x, lo, hi, seed):
+    for i in range(lo, hi):
+        if item_in_range(x, i):
+            return True
+    return False
+
+
+@register_jitable
+def _range_all(x, lo, hi, seed):
+    for i in range(lo, hi):
+        if not item_in_range(x, i):
+            return False
+    return True
+
+
+_split_any = by_ranges("any", _range_any, _either)
+_split_all = by_ranges("all", _range_all, _both)
+
+
 @_reduction("any", lambda a: _along(a, t.boolean, _either, identity=False))
 def _any(a):
-    def any_(a):
-        for v in as_flat(a):
-            if v:
-                return True
-        return False
-    return any_
+    return lambda a: _split_any(as_flat(a), 0)
 
 
 @_reduction("all", lambda a: _along(a, t.boolean, _both, identity=True))
 def _all(a):
-    def all_(a):
-        for v in as_flat(a):
-            if not v:
-                return False
-        return True
-    return all_
+    return lambda a: _split_all(as_flat(a), 0)
 
 
 def _truth(builder, value, dtype):
@@ -686,8 +740,8 @@ def _accumulation(method, step):
     _reduction(method, along)(whole)
 
 
-_accumulation("cumsum", _add)
-_accumulation("cumprod", _multiply)
+_accumulation("cumsum", add)
+_accumulation("cumprod", multiply)
 
 
 def _ptp(a):

@@ -10,8 +10,10 @@ import numpy as np
 
 from .. import types as t
 from .allocation import empty_array, flat_view
+from .arrays import item_in_range
 from .reductions import c_contiguous, in_c_order
 from .registry import intrinsic, overload, register_jitable
+from .split import add, by_ranges
 
 
 def _is_mask(a, index):
@@ -129,15 +131,20 @@ def _setitem(a, index, value):
     return None
 
 
+@register_jitable
+def _range_count(x, lo, hi, seed):
+    n = 0
+    for i in range(lo, hi):
+        if item_in_range(x, i):
+            n += 1
+    return n
+
+
+_split_count = by_ranges("count_nonzero", _range_count, add)
+
+
 @overload(np.count_nonzero)
 def _count_nonzero(a):
     if not isinstance(a, t.Array):
         return None
-
-    def count(a):
-        n = 0
-        for v in in_c_order(a):
-            if v:
-                n += 1
-        return n
-    return count
+    return lambda a: _split_count(in_c_order(a), 0)

@@ -16,7 +16,9 @@ from .allocation import empty_array
 from .axes import around_axis, axis_normalizer
 from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_total,
                          in_c_order)
+from .arrays import item_in_range
 from .registry import overload, register_jitable
+from .split import by_ranges
 from .ufuncs import np_fmax, np_fmin, np_true_divide
 
 
@@ -449,8 +451,21 @@ _nan_spread(np.nanstd, np.std, True)
 
 def _nan_extreme(func, step, ufunc):
     """np.nanmin/np.nanmax as NumPy's fmin/fmax reduction: NaN loses to any number, an
-    all-NaN lane gives NaN, an empty one raises."""
+    all-NaN lane gives NaN, an empty one raises. `step` is associative, so the whole-array
+    form is split across threads (split.py)."""
     message = f"zero-size array to reduction operation {ufunc} which has no identity"
+
+    @register_jitable
+    def over(x, lo, hi, seed):
+        best = item_in_range(x, lo)
+        for i in range(lo + 1, hi):
+            best = step(best, item_in_range(x, i))
+        return best
+
+    @register_jitable
+    def join(left, right):
+        return step(left, right)
+    split = by_ranges(func.__name__, over, join)
 
     def ov(a, axis=None):
         form = _form(a, axis)
@@ -458,15 +473,15 @@ def _nan_extreme(func, step, ufunc):
             return None
         if form == "along":
             return _along(a, a.dtype, step, empty_message=message)
-        rows = register_jitable(_along(a.copy(ndim=2, layout="C"), a.dtype, step,
-                                       empty_message=message))
         normalize = axis_normalizer(a.ndim)
 
         def extreme(a, axis=None):
             if axis is not None:
                 normalize(axis)
             x = as_flat(a)
-            return rows(x.reshape((1, x.shape[0])), 1)[0]
+            if x.shape[0] == 0:
+                raise ValueError(message)
+            return split(x, 0)
         return extreme
     overload(func)(ov)
 

@@ -22,6 +22,7 @@ from ..codegen import datamodel as dm
 from ..codegen.exceptions import emit_release, emit_set_python_error
 from ..runtime import threads
 from ..runtime.threads import for_range, struct_field
+from . import no_loop
 
 LOOP_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.ptr, dm.ptr, dm.ptr])
 
@@ -185,6 +186,7 @@ def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None, writa
         ufunc = make(*args, signature_c)
         _keepalive.append(signature_c)
     _keepalive.append((funcs, data, types, name_c, doc_c))
+    no_loop.install(ufunc, name, nin, count)
     if writable:
         if ctypes.c_int.from_address(id(ufunc) + 16).value != nin or \
                 ctypes.c_int.from_address(id(ufunc) + 104).value != (signature is not None):
