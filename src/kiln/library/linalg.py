@@ -21,7 +21,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime.pyapi import capsule_pointer
 from .arrays import ArrayValue
-from .registry import intrinsic, overload, register_jitable
+from .registry import intrinsic, literal_flag, omitted, overload, register_jitable
 
 SYMBOL_PREFIX = "kiln_linalg_"
 _PREFIXES = {t.float32: "s", t.float64: "d", t.complex64: "c", t.complex128: "z"}
@@ -477,15 +477,62 @@ def _det(a):
 
 
 @overload(np.linalg.norm)
-def _norm(x):
-    """The 2-norm of a vector, the Frobenius norm of a matrix (NumPy's default ord): the
-    square root of vdot(x, x), which is real (and in the real dtype) for complex x."""
+def _norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm of a vector or a matrix, for every `ord` NumPy has, computed as NumPy
+    computes it: with no `ord` (and 'fro'), the square root of vdot(x, x), which is real
+    (and in the real dtype) for complex x; otherwise from abs(x) summed, maxed or powered,
+    and from the singular values for matrix orders 2, -2 and 'nuc'."""
     if not (isinstance(x, t.Array) and isinstance(x.dtype, (t.Float, t.Integer, t.Complex))):
         return None
-
+    if not omitted(axis) or literal_flag(keepdims, "np.linalg.norm's keepdims"):
+        raise TypingError("kiln's np.linalg.norm takes no axis or keepdims yet: the norm of a "
+                          "whole vector or matrix")
     dtype = x.dtype if x.dtype in _PREFIXES else t.float64
 
-    def norm(x):
+    def frobenius(x, ord=None, axis=None, keepdims=False):
         flat = c_array_of(x.ravel(), dtype)
         return np.sqrt(np.vdot(flat, flat).real)
-    return norm
+
+    if omitted(ord) or isinstance(ord, t.StringLiteral) and ord.value in ("fro", "f") \
+            and x.ndim == 2:
+        return frobenius
+    if isinstance(ord, t.StringLiteral):
+        if ord.value == "nuc" and x.ndim == 2:
+            return lambda x, ord=None, axis=None, keepdims=False: \
+                np.sum(np.linalg.svd(c_array_of(x, dtype), compute_uv=False))
+        raise TypingError(f"invalid norm order {ord.value!r} for {x.ndim}-d input")
+    if not isinstance(ord, (t.Integer, t.Float)):
+        return None
+    if x.ndim == 1:
+        def vector_norm(x, ord=None, axis=None, keepdims=False):
+            xc = c_array_of(x, dtype)
+            if ord == 2:
+                return np.sqrt(np.sum((np.conj(xc) * xc).real))
+            a = np.abs(xc)
+            if ord == np.inf:
+                return np.max(a)
+            if ord == -np.inf:
+                return np.min(a)
+            if ord == 0:
+                return np.sum((a != 0).astype(a.dtype))
+            if ord == 1:
+                return np.sum(a)
+            return np.sum(a ** ord) ** (1.0 / ord)
+        return vector_norm
+    if x.ndim != 2:
+        raise TypingError(f"np.linalg.norm with an ord takes a vector or a matrix, not a "
+                          f"{x.ndim}-d array")
+
+    def matrix_norm(x, ord=None, axis=None, keepdims=False):
+        a = c_array_of(x, dtype)
+        if ord == 2 or ord == -2:
+            s = np.linalg.svd(a, compute_uv=False)
+            return s[0] if ord == 2 else s[s.shape[0] - 1]
+        if ord == 1 or ord == -1:
+            columns = np.sum(np.abs(a), axis=0)
+            return np.max(columns) if ord == 1 else np.min(columns)
+        if ord == np.inf or ord == -np.inf:
+            rows = np.sum(np.abs(a), axis=1)
+            return np.max(rows) if ord > 0 else np.min(rows)
+        raise ValueError("Invalid norm order for matrices.")
+    return matrix_norm

@@ -79,6 +79,11 @@ def _unliteral(args, kws):
     return tuple(map(t.unliteral, args)), {k: t.unliteral(v) for k, v in kws.items()}
 
 
+def omitted(ty):
+    """Whether an optional argument is left out (its default None) or given as None."""
+    return ty is None or isinstance(ty, t.NoneType)
+
+
 def literal_flag(ty, what):
     """The value of a bool argument that changes what a function returns, for its
     overload: a constant (types.BooleanLiteral; an omitted argument is its default, and

@@ -10,7 +10,7 @@ from .. import types as t
 from .allocation import empty_array
 from .reductions import in_c_order
 from .sorting import search_sorted
-from .registry import literal_flag, overload, register_jitable
+from .registry import literal_flag, omitted, overload, register_jitable
 
 
 def _arrays(*types):
@@ -420,7 +420,7 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
     if not isinstance(a, t.Array):
         return None
     normalized = literal_flag(density, "np.histogram's density")
-    weighted = not _omitted(weights)
+    weighted = not omitted(weights)
     if weighted and not (isinstance(weights, t.Array)
                          and isinstance(weights.dtype, (t.Integer, t.Float))):
         return None
@@ -431,7 +431,7 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
     edges_given = isinstance(bins, t.Array) and bins.ndim == 1
     if not edges_given and not isinstance(bins, (int, t.Integer)):
         return None
-    no_range = _omitted(range)
+    no_range = omitted(range)
     if not (no_range or edges_given or isinstance(range, t.BaseTuple) and len(range.types) == 2
             and all(isinstance(e, t.Number) for e in range.types)):
         return None
@@ -476,10 +476,6 @@ def _flat_weights(a, weights):
     if weights.shape != a.shape:
         raise ValueError("weights should have the same shape as a.")
     return in_c_order(weights)
-
-
-def _omitted(value):
-    return value is None or isinstance(value, t.NoneType)
 
 
 @overload(np.convolve)

@@ -106,3 +106,48 @@ def test_lapack_leaves_its_inputs_alone_and_empty_matrices():
     same(njit(inverse)(empty), inverse(empty))
     same(njit(solve)(empty, np.zeros((0, 3))), solve(empty, np.zeros((0, 3))))
     same(njit(determinant)(empty), determinant(empty))
+
+
+def norm_of_order(a, order):
+    return np.linalg.norm(a, order)
+
+
+def named_norms(a):
+    return np.linalg.norm(a, "fro"), np.linalg.norm(a, "nuc"), np.linalg.norm(a, ord=None)
+
+
+VECTOR = np.array([3.0, -4.0, 0.0, np.pi, -0.5e-3])
+COMPLEX_VECTOR = VECTOR + 1j * VECTOR[::-1]
+
+
+@pytest.mark.parametrize("a", [VECTOR, COMPLEX_VECTOR, VECTOR.astype(np.float32),
+                               np.array([0, -2, 5]), VECTOR[::2], np.array([np.nan, 1.0]),
+                               np.array([np.inf, 1.0])])
+@pytest.mark.parametrize("order", [np.inf, -np.inf, 0, 1, 2, 3, 0.5, -1, -2.5])
+def test_vector_norms_of_every_order(a, order):
+    same(njit(norm_of_order)(a, order), norm_of_order(a, order))
+
+
+@pytest.mark.parametrize("a", [A, A.T, A.astype(np.complex128) * (1 - 2j), np.eye(3),
+                               np.arange(6).reshape(2, 3)])
+@pytest.mark.parametrize("order", [np.inf, -np.inf, 1, -1, 2, -2])
+def test_matrix_norms_of_every_order(a, order):
+    same(njit(norm_of_order)(a, order), norm_of_order(a, order))
+
+
+@pytest.mark.parametrize("a", [A, A.astype(np.complex64), np.zeros((2, 2))])
+def test_named_matrix_norms(a):
+    for got, want in zip(njit(named_norms)(a), named_norms(a)):
+        same(got, want)
+
+
+def test_norm_errors_like_numpy():
+    from kiln.errors import TypingError
+    with pytest.raises(ValueError, match="Invalid norm order for matrices"):
+        njit(norm_of_order)(A, 3)
+    with pytest.raises(ValueError, match="zero-size array"):
+        njit(norm_of_order)(np.zeros(0), np.inf)
+    with pytest.raises(TypingError, match="no axis or keepdims"):
+        njit(lambda a: np.linalg.norm(a, axis=0))(A)
+    with pytest.raises(TypingError, match="invalid norm order 'nuc' for 1-d"):
+        njit(lambda a: np.linalg.norm(a, "nuc"))(VECTOR)
