@@ -4,8 +4,8 @@ becomes a C-contiguous (count, m, n) stack, the 2-d implementation (linalg.py,
 decompositions.py) runs on each matrix, and the results take the leading shape back.
 
 These overloads are registered after the 2-d ones, so they are tried first and apply to
-ndim > 2 only. `inv det solve cholesky qr svd eigh eigvalsh`; `eig` and `lstsq` of stacks
-are not (NumPy has no stacked lstsq; `eig` keeps its 2-d TypingError).
+ndim > 2 only: `inv det solve cholesky qr svd eigh eigvalsh eig eigvals` (NumPy has no
+stacked `lstsq`).
 """
 from __future__ import annotations
 
@@ -129,34 +129,38 @@ def _solve(a, b):
     return solve
 
 
-def _eigh(with_vectors):
+def _eigen(values_of, vectors_of, with_vectors, hermitian):
+    """Stacked eigvalsh/eigh (real eigenvalues) or eigvals/eig (eigenvalues of the matrix's
+    dtype: a real matrix with complex eigenvalues raises, as the 2-d form does)."""
     def ov(a):
         dtype = _stack_dtype(a)
         if dtype is None:
             return None
-        rdtype = real_dtype(dtype)
+        wdtype = real_dtype(dtype) if hermitian else dtype
 
         def values(a):
             _square_stack(a)
             stack = _stack_of(a)
-            w = np.empty((stack.shape[0], stack.shape[1]), rdtype)
+            w = np.empty((stack.shape[0], stack.shape[1]), wdtype)
             for i in range(stack.shape[0]):
-                w[i] = np.linalg.eigvalsh(stack[i])
+                w[i] = values_of(stack[i])
             return w.reshape(leading_shape(a) + (a.shape[-1],))
 
         def vectors(a):
             _square_stack(a)
             stack = _stack_of(a)
-            w, v = np.empty((stack.shape[0], stack.shape[1]), rdtype), np.empty(stack.shape, dtype)
+            w, v = np.empty((stack.shape[0], stack.shape[1]), wdtype), np.empty(stack.shape, dtype)
             for i in range(stack.shape[0]):
-                w[i], v[i] = np.linalg.eigh(stack[i])
+                w[i], v[i] = vectors_of(stack[i])
             return w.reshape(leading_shape(a) + (a.shape[-1],)), v.reshape(a.shape)
         return vectors if with_vectors else values
     return ov
 
 
-overload(np.linalg.eigh)(_eigh(True))
-overload(np.linalg.eigvalsh)(_eigh(False))
+for _values, _vectors, _hermitian in ((np.linalg.eigvalsh, np.linalg.eigh, True),
+                                      (np.linalg.eigvals, np.linalg.eig, False)):
+    overload(_vectors)(_eigen(_values, _vectors, True, _hermitian))
+    overload(_values)(_eigen(_values, _vectors, False, _hermitian))
 
 
 @overload(np.linalg.qr)

@@ -100,6 +100,29 @@ def test_eigh(dtype):
 
 
 @njit
+def eig(a):
+    return np.linalg.eig(a), np.linalg.eigvals(a)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_eig(dtype):
+    a = hermitian(stacks(3, (2, 2), dtype))   # real eigenvalues for real input
+    if dtype == np.complex128:
+        a = stacks(3, (2, 2), dtype)
+    (w, v), values = eig(a)
+    want = np.linalg.eigvals(a)
+    assert w.shape == want.shape and v.shape == a.shape and w.dtype == want.dtype
+    np.testing.assert_allclose(np.sort_complex(w.reshape(-1, 3)),
+                               np.sort_complex(want.reshape(-1, 3)), **TOL)
+    np.testing.assert_allclose(values, w, **TOL)
+    np.testing.assert_allclose(a @ v, v * w[..., None, :], **TOL)
+    (w, v), values = eig(np.zeros((0, 3, 3), dtype))
+    assert w.shape == (0, 3) and v.shape == (0, 3, 3)
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        eig(np.ones((2, 3, 4), dtype))
+
+
+@njit
 def svd(a, full):
     return np.linalg.svd(a, full)
 
