@@ -15,7 +15,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from .allocation import allocate, empty_array, flat_view, shape_items, zeroed_array
 from .arrays import ArrayValue, assign_into
-from .registry import intrinsic, overload, overload_method, register_jitable
+from .registry import intrinsic, omitted, overload, overload_method, register_jitable
 
 FLOAT64 = t.float64
 _BUILTIN_DTYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
@@ -24,7 +24,7 @@ _BUILTIN_DTYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.c
 def dtype_of(dtype_ty, default=None):
     """The kiln scalar type a `dtype=` argument names (np.float32, 'f4', np.dtype('f4'),
     float, kiln.float32), `default` when it is omitted or None."""
-    if dtype_ty is None or isinstance(dtype_ty, t.NoneType):
+    if omitted(dtype_ty):
         return default
     if isinstance(dtype_ty, t.NumberClass):
         return dtype_ty.instance_type

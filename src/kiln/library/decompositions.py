@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .linalg import _lapack, _square_float, fresh_copy, real_dtype
-from .registry import literal_flag, overload, register_jitable
+from .registry import literal_flag, omitted, overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
 # The complex routines (c*, z*) take a real workspace `rwork` beside `work`, and the
@@ -404,7 +404,7 @@ def _lstsq(a, b, rcond=None):
             return gelsd(m, n, nrhs, x, lda, rhs, ld, s, limit, rank, work, lwork, iwork)
     register_jitable(gelsd_call)
 
-    if rcond is None or isinstance(rcond, t.NoneType):
+    if omitted(rcond):
         def cutoff(rcond, m, n):      # NumPy 2's default: machine precision * max(m, n)
             return eps * max(m, n)
     else:

@@ -33,7 +33,7 @@ from . import lists
 from .hashing import hashable
 from .lists import (_list_get, _list_init, _list_len, _list_replace, _list_reserve,
                     _list_set_size, _list_take, _new_reference)
-from .registry import intrinsic, overload, overload_method, register_jitable, template
+from .registry import intrinsic, omitted, overload, overload_method, register_jitable, template
 
 HEADER = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.i64, dm.i64])
 KEYS, VALUES, HASHES, INDEX, USED, TAG = range(6)
@@ -510,7 +510,7 @@ def _get(d, key, default=None):
     _require_lookup(key)
     if d.is_undefined:   # empty: typed by the default, so `d[k] = d.get(k, 0) + 1` types d
         return lambda d, key, default=None: default
-    if default is None or isinstance(default, t.NoneType):
+    if omitted(default):
         def impl_none(d, key, default=None):
             ix = _find(d, key)
             if ix < 0:

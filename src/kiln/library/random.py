@@ -21,7 +21,7 @@ from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
 from .arrays import make_array
 from ..errors import TypingError
-from .registry import intrinsic, overload, register_jitable
+from .registry import intrinsic, omitted, overload, register_jitable
 from .sorting import search_sorted
 
 SYMBOL = "kiln_random_state"
@@ -188,7 +188,7 @@ def _fill(draw):
     """An implementation of `f(size)`: one draw, or an array of them (size an int or a
     tuple; None for one draw)."""
     def ov(size=None):
-        if size is None or isinstance(size, t.NoneType):
+        if omitted(size):
             return lambda size=None: draw()
 
         def fill(size=None):
@@ -250,7 +250,7 @@ def _seed(seed):
 def _scaled(draw, shift_scale):
     """uniform(low, high, size) / normal(loc, scale, size)."""
     def ov(a=0.0, b=1.0, size=None):
-        if size is None or isinstance(size, t.NoneType):
+        if omitted(size):
             return lambda a=0.0, b=1.0, size=None: shift_scale(a, b, draw())
 
         def fill(a=0.0, b=1.0, size=None):
@@ -296,7 +296,7 @@ def _randint(low, high=None, size=None):
         return None
     bounded = high is not None and not isinstance(high, t.NoneType)
     one = _integer if bounded else _below
-    if size is None or isinstance(size, t.NoneType):
+    if omitted(size):
         return lambda low, high=None, size=None: one(low, high)
 
     def fill(low, high=None, size=None):
@@ -428,7 +428,7 @@ def _choice(a, size=None, replace=True, p=None):
             return a.shape[0]
     else:
         return None
-    weighted = not (p is None or isinstance(p, t.NoneType))
+    weighted = not omitted(p)
     if weighted and not (isinstance(p, t.Array) and p.ndim == 1 and
                          isinstance(p.dtype, (t.Float, t.Integer))):
         raise TypingError("np.random.choice(): p must be a 1-d array of probabilities")
@@ -448,7 +448,7 @@ def _choice(a, size=None, replace=True, p=None):
     register_jitable(probabilities)
     register_jitable(take)
 
-    if size is None or isinstance(size, t.NoneType):
+    if omitted(size):
         def one(a, size=None, replace=True, p=None):
             n = population(a)
             return take(a, _choice_indices(n, 1, replace, probabilities(p, n), weighted)[0])

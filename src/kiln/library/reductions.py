@@ -25,7 +25,7 @@ from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dt
                      elements_at, evaluate, flat_condition, leaf_arrays, leaf_elements,
                      leaf_strides, leaf_values, nest)
 from .pairwise import BLOCK, pairwise_sum, pairwise_total
-from .registry import overload, overload_method, register_jitable, template
+from .registry import omitted, overload, overload_method, register_jitable, template
 from .split import add, by_ranges, multiply
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 
@@ -764,7 +764,7 @@ def _register_ptp():
     def on_arrays(a, axis=None):
         if not isinstance(a, t.Array):
             return None
-        if axis is None or isinstance(axis, t.NoneType):
+        if omitted(axis):
             return _ptp(a)
         return _ptp_along(a) if isinstance(axis, t.Integer) and _ptp(a) is not None else None
     overload(np.ptp)(on_arrays)
@@ -813,7 +813,7 @@ def _spread(method):
                 variance = np_true_divide(result[i], divisor)
                 result[i] = np.sqrt(variance) if take_root else variance
             return out
-        if axis is None or isinstance(axis, t.NoneType) or a.ndim == 1:
+        if omitted(axis) or a.ndim == 1:
             return spread
         return spread_along if isinstance(axis, t.Integer) else None
     overload(getattr(np, method))(ov)

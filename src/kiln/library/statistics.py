@@ -17,7 +17,7 @@ from .axes import around_axis, axis_normalizer
 from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_total,
                          in_c_order)
 from .arrays import item_in_range
-from .registry import overload, register_jitable
+from .registry import omitted, overload, register_jitable
 from .split import by_ranges
 from .ufuncs import np_fmax, np_fmin, np_true_divide
 
@@ -27,7 +27,7 @@ def _form(a, axis):
     an integer axis, or None when kiln does not take these arguments."""
     if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex) or a.dtype == t.float16:
         return None
-    if axis is None or isinstance(axis, t.NoneType):
+    if omitted(axis):
         return "whole"
     if isinstance(axis, t.Integer) and not isinstance(axis, t.Boolean):
         return "whole" if a.ndim == 1 else "along"
@@ -282,7 +282,7 @@ def _average(a, axis=None, weights=None, returned=False):
     form = _form(a, axis)
     if form is None:
         return None
-    if weights is None or isinstance(weights, t.NoneType):
+    if omitted(weights):
         if form == "whole":
             return lambda a, axis=None, weights=None, returned=False: np.mean(a, axis)
 
