@@ -260,6 +260,44 @@ def test_slices_are_new_lists(args):
     check(sliced, *args)
 
 
+def deleted(n, i, a, b, c):
+    floats = [k * 1.5 for k in range(n)]
+    del floats[i]
+    rows = [[k, -k] for k in range(n)]          # items that own memory
+    del rows[a:b:c]
+    arrays = [np.full(2, k) for k in range(n)]
+    del arrays[a:b]
+    return floats, rows, [int(x[0]) for x in arrays]
+
+
+SLICE_CASES = [(10, 0, 2, 8, 2), (10, -1, -3, -1, 1), (10, 3, 8, 2, -2), (10, 9, 0, 0, 1),
+               (10, -10, -100, 100, 3), (10, 5, 9, -100, -1), (10, 2, 8, 1, -1),
+               (3, 3, 0, 3, 1), (0, 0, 0, 1, 1), (10, 0, 1, 5, 0)]   # IndexError, ValueError
+
+
+@pytest.mark.parametrize("args", SLICE_CASES)
+def test_del_items_and_slices(args):
+    check(deleted, *args)
+
+
+def assigned(n, a, b, c, m):
+    grow = [k for k in range(n)]
+    grow[a:b] = [100 + k for k in range(m)]     # any length: the list grows or shrinks
+    itself = [[k] for k in range(n)]
+    itself[a:] = itself                          # the items are taken first
+    stepped = [k * 0.5 for k in range(n)]
+    stepped[a:b:c] = np.arange(m) * 1.0          # from an array: as many as the slice has
+    return grow, itself, stepped
+
+
+@pytest.mark.parametrize("args", [(10, 2, 8, 2, 3), (10, 2, 8, 1, 6), (10, -3, -1, 1, 2),
+                                  (10, 8, 2, -2, 3), (10, 0, 0, 1, 0), (10, 5, 5, 1, 4),
+                                  (0, 0, 0, 1, 0), (10, 8, 2, -2, 2),   # ValueError: sizes
+                                  (6, 0, 6, 1, 9), (10, 0, 10, 0, 1)])  # ValueError: step 0
+def test_slice_assignment(args):
+    check(assigned, *args)
+
+
 def slice_is_a_copy(n):
     a = [k for k in range(n)]
     b = a[1:]

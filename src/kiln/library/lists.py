@@ -487,7 +487,11 @@ def _getitem(lst, index):
 
 @overload(operator.setitem)
 def _setitem(lst, index, value):
-    if not isinstance(lst, t.ListType) or not isinstance(index, _INTLIKE):
+    if not isinstance(lst, t.ListType):
+        return None
+    if isinstance(index, t.SliceType):
+        return _assign_slice(lst, value)
+    if not isinstance(index, _INTLIKE):
         return None
     _require_defined(lst, "assign an item of")
     _require_item(lst, value, "assign")
@@ -495,6 +499,80 @@ def _setitem(lst, index, value):
     def impl(lst, index, value):
         _list_replace(lst, _index(lst, index), value)
     return impl
+
+
+def _assign_slice(lst, value):
+    """`l[a:b] = items` (any length, the list grows or shrinks) and `l[a:b:c] = items`
+    (as many items as the slice has), the items taken from any iterable first, as CPython
+    does (so `l[1:] = l` works)."""
+    from .iteration import item_type_of
+    item = item_type_of(value)
+    if item is None:
+        raise TypingError(f"can only assign an iterable to a list slice, not {value}")
+    _require_defined(lst, "assign a slice of")
+    _require_item(lst, item, "assign")
+
+    def impl(lst, index, value):
+        items = _list_new_like(lst, 0)
+        for v in value:
+            items.append(v)
+        n, m = _list_len(lst), _list_len(items)
+        start, step, count = _slice_indices(index, n)
+        if step == 1:
+            _list_release(lst, start, start + count)
+            _list_reserve(lst, n - count + m)
+            _list_move(lst, start + m, start + count, n - start - count)
+            for k in range(m):
+                _list_init(lst, start + k, _list_take(items, k))
+            _list_set_size(items, 0)
+            _list_set_size(lst, n - count + m)
+            return
+        if m != count:
+            raise ValueError("attempt to assign a sequence to an extended slice of "
+                             "another size")
+        for k in range(count):
+            _list_replace(lst, start + k * step, _list_get(items, k))
+    return impl
+
+
+@overload(operator.delitem)
+def _delitem(lst, index):
+    """`del l[i]` and `del l[a:b:c]`."""
+    if not isinstance(lst, t.ListType):
+        return None
+    _require_defined(lst, "delete an item of")
+    if isinstance(index, _INTLIKE):
+        def impl(lst, index):
+            n = _list_len(lst)
+            i = index + 0
+            if i < 0:
+                i += n
+            if i < 0 or i >= n:
+                raise IndexError("list assignment index out of range")
+            _list_release(lst, i, i + 1)
+            _list_move(lst, i, i + 1, n - i - 1)
+            _list_set_size(lst, n - 1)
+        return impl
+    if not isinstance(index, t.SliceType):
+        return None
+
+    def impl_slice(lst, index):
+        n = _list_len(lst)
+        start, step, count = _slice_indices(index, n)
+        if count == 0:
+            return
+        if step < 0:   # the same items, taken in ascending order
+            start, step = start + (count - 1) * step, -step
+        kept, k = start, 0
+        for r in range(start, n):
+            if k < count and r == start + k * step:
+                _list_release(lst, r, r + 1)
+                k += 1
+            else:
+                _list_move(lst, kept, r, 1)
+                kept += 1
+        _list_set_size(lst, n - count)
+    return impl_slice
 
 
 @overload_method(t.ListType, "append")
