@@ -539,14 +539,23 @@ class Generator:
             scope.append(Var(name, "flist"))
             return
         l = self.pick(lists)
-        k = self.rng.randrange(10)
+        k = self.rng.randrange(13)
         value = self.float_expr(scope, 2)
         index = self.int_expr(scope, 1)[0]
         self.emit(indent, [
             f"{l}.append({value})", f"{l}.insert({index}, {value})", f"{l}.pop({index})",
             f"{l}.extend({self.list_value(scope, 1)})", f"{l}.reverse()",
             f"{l}[{index}] = {value}", f"{l}[{index}] += {value}", f"{l}.clear()",
-            f"{l}.remove({self.not_nan(scope, 1)})", f"{l} += {self.list_value(scope, 1)}"][k])
+            f"{l}.remove({self.not_nan(scope, 1)})", f"{l} += {self.list_value(scope, 1)}",
+            f"del {l}[{index}]", f"del {l}[{self.list_slice(scope)}]",
+            f"{l}[{self.list_slice(scope)}] = {self.list_value(scope, 1)}"][k])
+
+    def list_slice(self, scope):
+        """`a:b` or `a:b:c` with small bounds (some negative) and a non-zero step."""
+        a, b = (f"{self.small(self.int_expr(scope, 1))[0]} % 9 - 4" for _ in range(2))
+        if self.chance(0.5):
+            return f"{a}:{b}"
+        return f"{a}:{b}:{self.pick(['1', '2', '-1', '-2', '3'])}"
 
     # -- dicts of int -> int -------------------------------------------------------------------
     def dict_names(self, scope):
