@@ -298,6 +298,19 @@ def test_slice_assignment(args):
     check(assigned, *args)
 
 
+def ordered(a, b, c):
+    x, y, z = [a, b, c], [a + 0.0, c], [1.0, b * 1.0]     # items equal by value, not identity
+    empty = [k * 1.0 for k in range(0)]
+    return (x < y, x <= y, x > y, x >= y, y < x, z < x, empty < x, x < empty, empty <= empty,
+            [[1, 2], [3]] < [[1, 2], [3, 0]], [(1, 2.0)] > [(1, 1.5)], x <= x[:2])
+
+
+@pytest.mark.parametrize("args", [(1.0, 2.0, 3.0), (1.0, 3.0, 2.0), (INF * 0.0, 1.0, 2.0),
+                                  (2.0, 2.0, 2.0), (-0.0, 0.0, 1.0), (1.0, NAN * 1.0, 2.0)])
+def test_lists_order_as_cpython_orders_them(args):
+    check(ordered, *args)
+
+
 def slice_is_a_copy(n):
     a = [k for k in range(n)]
     b = a[1:]

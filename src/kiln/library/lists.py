@@ -957,6 +957,30 @@ overload(operator.eq)(_equality(False))
 overload(operator.ne)(_equality(True))
 
 
+def _ordering(op):
+    """`a < b` (and <=, >, >=) between lists, as CPython compares them: `op` of the first
+    items that differ, or of the lengths when one list starts the other."""
+    def ov(a, b):
+        if not (isinstance(a, t.ListType) and isinstance(b, t.ListType)):
+            return None
+        if a.is_undefined or b.is_undefined:  # such a list is always empty
+            return lambda a, b: op(_list_len(a), _list_len(b))
+
+        def impl(a, b):
+            n, m = _list_len(a), _list_len(b)
+            for k in range(min(n, m)):
+                x, y = _list_get(a, k), _list_get(b, k)
+                if not (x == y):
+                    return op(x, y)
+            return op(n, m)
+        return impl
+    return ov
+
+
+for _op in (operator.lt, operator.le, operator.gt, operator.ge):
+    overload(_op)(_ordering(_op))
+
+
 def _array_of_list(obj, dtype=None):
     if not isinstance(obj, t.ListType) or obj.is_undefined or \
             not isinstance(obj.item_type, t.Number):
