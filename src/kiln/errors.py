@@ -70,3 +70,29 @@ class SourceUnavailableError(KilnError):
 
 class LoweringError(KilnError):
     """An internal failure while generating code: a kiln bug, reported with the user's line."""
+
+
+class KilnWarning(Warning):
+    """Base of the warnings kiln gives."""
+
+
+class PerformanceWarning(KilnWarning):
+    """The code runs correctly but slower than it could (e.g. no OpenMP runtime found)."""
+
+
+# Numba's names. kiln raises TypingError where Numba raises one of its TypingError
+# subclasses, so each of those names catches kiln's TypingError.
+NumbaError = KilnError
+NumbaWarning = KilnWarning
+NumbaPerformanceWarning = PerformanceWarning
+NumbaValueError = NumbaTypeError = NumbaAttributeError = NumbaIndexError = TypingError
+NumbaKeyError = NumbaNotImplementedError = NumbaAssertionError = TypingError
+CompilerError = LoweringError
+
+
+def __getattr__(name):
+    if name.startswith("Numba"):
+        raise AttributeError(f"kiln.errors has no {name}: kiln neither raises nor warns it "
+                             "(its errors are KilnError's subclasses: TypingError, "
+                             "UnsupportedError, LoweringError)")
+    raise AttributeError(f"module 'kiln.errors' has no attribute {name!r}")

@@ -424,3 +424,28 @@ def _conjugate(z):
 def _conjugate_real(x):
     return lambda x: x.real
 
+
+
+# The operator module's functions that name a builtin or a statement rather than an operator
+# template: `operator.abs(x)` is `abs(x)`, `operator.not_(x)` is `not x`, and
+# `operator.index(i)` is the integer itself. (`operator.iadd(a, b)` on numbers, whose
+# in-place form is the binary one, is typed as `a + b`: typing/infer.py.)
+@overload(operator.abs)
+def _operator_abs(x):
+    def impl(x):
+        return abs(x)
+    return impl
+
+
+@overload(operator.not_)
+def _operator_not(x):
+    def impl(x):
+        return not x
+    return impl
+
+
+@overload(operator.index)
+def _operator_index(i):
+    def impl(i):
+        return i + 0   # an int, for a bool too
+    return impl if isinstance(i, (t.Integer, t.Boolean)) else None

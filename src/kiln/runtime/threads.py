@@ -28,6 +28,7 @@ import warnings
 from llvmlite import ir
 
 from ..codegen import datamodel as dm
+from ..errors import PerformanceWarning
 from ..options import env_value
 
 SYMBOL = "kiln_parallel_for"     # void (ptr chunk, ptr env, i64 n)
@@ -287,7 +288,8 @@ def _chosen_layer() -> int:
     if library is None:
         warnings.warn("kiln found no OpenMP runtime (libgomp, or `pip install intel-openmp`): "
                       "parallel code runs on a thread per chunk started for each region, "
-                      "which is correct but slower to start", RuntimeWarning, stacklevel=3)
+                      "which is correct but slower to start", PerformanceWarning,
+                      stacklevel=3)
         return _POSIX
     import llvmlite.binding as llvm
     for name in ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads"):

@@ -24,4 +24,27 @@ byte = uint8
 intc, uintc = int32, uint32
 void = none
 
+
+# Numba's groups of types.
+signed_domain = frozenset(signed_integers)
+unsigned_domain = frozenset(unsigned_integers)
+integer_domain = signed_domain | unsigned_domain
+real_domain = frozenset(floats) - {float16}
+complex_domain = frozenset(complexes)
+number_domain = integer_domain | real_domain | complex_domain
+
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+_ABSENT = {
+    "unicode_type": "strings are not supported in compiled code yet",
+    "string": "strings are not supported in compiled code yet",
+    "Omitted": "kiln passes an omitted argument's default value to overloads instead",
+    "NPDatetime": "datetime64 is not supported in compiled code",
+    "NPTimedelta": "timedelta64 is not supported in compiled code",
+}
+
+
+def __getattr__(name):
+    if name in _ABSENT:
+        raise AttributeError(f"kiln.types has no {name}: {_ABSENT[name]}")
+    raise AttributeError(f"module 'kiln.types' has no attribute {name!r}")

@@ -39,6 +39,7 @@ INPLACE = {
     operator.rshift: operator.irshift, operator.and_: operator.iand, operator.or_: operator.ior,
     operator.xor: operator.ixor, operator.matmul: operator.imatmul,
 }
+BINARY_OF = {inplace: binary for binary, inplace in INPLACE.items()}
 UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
 CMPOPS = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -581,6 +582,8 @@ class Typer:
                                  f"({', '.join(map(str, args))}); its signatures are "
                                  f"{fn.dispatcher.signatures}", node)
         elif isinstance(fn, t.Function):
+            if fn.pyfunc in BINARY_OF and self.tctx.resolve(fn.pyfunc, args, kws) is None:
+                fn = t.Function(BINARY_OF[fn.pyfunc])   # `a += b` of immutable values
             name = getattr(fn.pyfunc, "__qualname__", repr(fn.pyfunc))
             module = getattr(fn.pyfunc, "__module__", None)
             library_module = module in ("math", "cmath") or str(module).startswith("numpy")
