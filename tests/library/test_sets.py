@@ -390,3 +390,30 @@ def mismatched(a):
 def test_typing_errors(fn, arg):
     with pytest.raises(TypingError, match="unhashable|cannot add"):
         jit(fn)(arg)
+
+
+def read_before_add(n):
+    s = set()   # read in the loop before the first add fixes its item type
+    total = 0
+    for i in range(n):
+        total += len(s)
+        for x in s:
+            total += x
+        s.add(i - 2)
+    return total, s
+
+
+def in_containers(n):
+    out = [{i, i + 1} for i in range(n)]
+    return out[0] if n else set(), (set(range(n)), n), {(i, i * 0.5) for i in range(n)}
+
+
+def never_filled():
+    return set()
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_typed_by_a_later_add_and_in_containers(n):
+    check(read_before_add, n)
+    check(in_containers, n)
+    check(never_filled)
