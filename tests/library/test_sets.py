@@ -324,6 +324,10 @@ def iterate(a):
     return count, total
 
 
+def summed(a):
+    return sum(set(a)), sum(set(a), 10), sum(set())
+
+
 def grow_while_iterating(n):
     s = set(range(n))
     for x in s:
@@ -334,6 +338,11 @@ def grow_while_iterating(n):
 @pytest.mark.parametrize("a", INTS[:2] + FLOATS[1:])
 def test_iteration(a):
     check(iterate, a)
+
+
+@pytest.mark.parametrize("a", INTS + FLOATS[1:2])   # (an empty float sum is 0.0, as for lists)
+def test_sum(a):
+    check(summed, a)
 
 
 def test_size_change_during_iteration():
