@@ -205,7 +205,7 @@ def test_methods(a):
     check(clear_copy, a)
 
 
-@pytest.mark.parametrize("a", INTS + FLOATS)
+@pytest.mark.parametrize("a", INTS + FLOATS + [np.arange(5000) % 3001 - 1500])
 def test_pop_every_item(a):
     popped, left = jit(pops)(a)
     assert left == 0 and len(popped) == len(set(a))
@@ -426,3 +426,22 @@ def test_typed_by_a_later_add_and_in_containers(n):
     check(read_before_add, n)
     check(in_containers, n)
     check(never_filled)
+
+
+def pop_then_add(n):
+    s = set(range(n))
+    popped = 0
+    for _ in range(n // 2):
+        popped += s.pop()
+    for i in range(n):
+        s.add(-i - 1)   # none of them is in s
+    return len(s), popped + sum(s), s
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9, 1000])
+def test_pop_then_add(n):
+    # which items pop() takes is free to differ, but every item is taken once: the sum of
+    # the popped and the remaining items, and the count, equal CPython's
+    got = jit(pop_then_add)(n)
+    expected = pop_then_add(n)
+    assert got[:2] == expected[:2] and len(got[2]) == len(expected[2])

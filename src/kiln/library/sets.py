@@ -20,10 +20,11 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..typing.unify import can_convert, unify
-from .dicts import (DELETED, _delete, _dict_new_like, _dict_used, _entries_count, _hash_at,
-                    _key_at, _lookup, _slot_of_entry, _store, clear_table, converter, new_dict)
+from .dicts import (DELETED, _copy_into, _delete, _dict_hashes, _dict_keys, _dict_new_like,
+                    _dict_used, _dict_values, _entries_count, _hash_at, _key_at, _lookup,
+                    _slot_of_entry, _store, clear_table, converter, new_dict)
 from .hashing import hashable
-from .lists import _new_reference
+from .lists import _list_set_size, _new_reference
 from .registry import intrinsic, overload, overload_method, register_jitable
 
 
@@ -302,6 +303,10 @@ def _pop(s):
             j -= 1
         item = _key_at(s, j)
         _delete(s, _slot_of_entry(s, j), j)
+        # the entries from j on are all deleted: drop them, so the next pop scans none
+        _list_set_size(_dict_keys(s), j)
+        _list_set_size(_dict_values(s), j)
+        _list_set_size(_dict_hashes(s), j)
         return item
     return impl
 
@@ -320,9 +325,7 @@ def _copy(s):
 
     def impl(s):
         result = _dict_new_like(s)
-        for j in range(_entries_count(s)):
-            if _hash_at(s, j) != DELETED:
-                _add(result, _key_at(s, j))
+        _copy_into(result, s)
         return result
     return impl
 
