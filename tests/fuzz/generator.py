@@ -81,6 +81,8 @@ class Generator:
         self.lists = random.Random(seed * 7919 + 17).random() < 0.25
         # and a quarter build dicts of int -> int (a stream of their own too)
         self.dicts = random.Random(f"dicts {seed}").random() < 0.25
+        # and a quarter build sets of ints (a stream of their own too)
+        self.sets = random.Random(f"sets {seed}").random() < 0.25
         # a third of array programs are parallel=True with prange loops; decided by an rng
         # of its own so that the other programs stay those of earlier versions
         self.prange_rng = random.Random(f"prange {seed}")
@@ -144,6 +146,8 @@ class Generator:
             return self.int_from_list(scope, d)
         if self.dicts and self.chance(0.08) and self.dict_names(scope):
             return self.int_from_dict(scope, d)
+        if self.sets and self.chance(0.08) and self.set_names(scope):
+            return self.int_from_set(scope, d)
         k = self.rng.randrange(16)
         if k == 0:
             (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
@@ -324,6 +328,12 @@ class Generator:
             return self.pick([f"({self.dict_key(scope, d)} in {m})",
                               f"({self.dict_key(scope, d)} not in {m})", f"bool({m})",
                               f"({m} == {self.pick(self.dict_names(scope))})"])
+        if self.sets and self.chance(0.08) and self.set_names(scope):
+            m, n = self.pick(self.set_names(scope)), self.pick(self.set_names(scope))
+            return self.pick([f"({self.dict_key(scope, d)} in {m})",
+                              f"({self.dict_key(scope, d)} not in {m})", f"bool({m})",
+                              f"({m} == {n})", f"({m} != {n})", f"({m} <= {n})", f"({m} < {n})",
+                              f"({m} >= {n})", f"{m}.isdisjoint({n})", f"{m}.issubset({n})"])
         if self.lists and self.chance(0.08) and self.list_names(scope):
             l = self.pick(self.list_names(scope))
             return self.pick([f"({self.not_nan(scope, d)} in {l})",
@@ -470,6 +480,8 @@ class Generator:
             return self.list_value(scope, min(depth, 2))
         if kind == "idict":
             return self.dict_value(scope)
+        if kind == "iset":
+            return self.set_value(scope)
         return self.vector(kind, scope, min(depth, 1))
 
     # -- lists of floats ---------------------------------------------------------------------
@@ -637,8 +649,79 @@ class Generator:
             self.emit(indent + 1, f"{c} = ({c} * 31 + {kk} * 7 + {vv}) % 1000003")
             scope.append(Var(c, "int", 1000003))
 
+    # -- sets of ints --------------------------------------------------------------------------
+    def set_names(self, scope):
+        return [v.name for v in scope if v.kind == "iset"]
+
+    def set_value(self, scope):
+        """A new set (never `set()` alone, whose item type nothing would fix)."""
+        sets = self.set_names(scope)
+        k = self.rng.randrange(4 if sets else 2)
+        if k == 0:
+            return "{" + ", ".join(self.dict_key(scope, 1)
+                                   for _ in range(self.rng.randrange(1, 4))) + "}"
+        if k == 1:   # a comprehension reads only the arguments (see list_value)
+            w = self.fresh("e")
+            inner = [v for v in scope if v.name in ("a", "b", "x", "y", "arr", "iarr")] + \
+                [Var(w, "int", 8)]
+            return f"{{({w} * {self.small(self.int_expr(inner, 1))[0]}) % 11 " \
+                   f"for {w} in range({self.rng.randrange(0, 9)})}}"
+        m, n = self.pick(sets), self.pick(sets)
+        if k == 2:
+            return self.pick([f"{m}.copy()", f"set({m})", f"({m} | {n})", f"({m} & {n})",
+                              f"({m} - {n})", f"({m} ^ {n})", f"{m}.union({n})",
+                              f"{m}.intersection({n})"])
+        return self.pick([f"set(({self.dict_key(scope, 1)}, {self.dict_key(scope, 1)}))",
+                          f"set(range({self.rng.randrange(-3, 9)}))",
+                          f"{m}.difference({n})", f"{m}.symmetric_difference({n})"])
+
+    def int_from_set(self, scope, depth):
+        m = self.pick(self.set_names(scope))
+        if self.chance(0.5):
+            return f"len({m})", SMALL
+        return f"sum({m})", 13 * SMALL   # order-free: CPython's order is hash-based
+
+    def set_statement(self, scope, indent):
+        sets = self.set_names(scope)
+        if not sets or self.chance(0.25):
+            name = self.fresh("st")
+            if self.chance(0.5):
+                self.emit(indent, f"{name} = {self.set_value(scope)}")
+            else:   # `set()` typed by the statement after it
+                self.emit(indent, f"{name} = set()")
+                self.emit(indent, f"{name}.add({self.dict_key(scope, 1)})")
+            scope.append(Var(name, "iset"))
+            return
+        m, n = self.pick(sets), self.pick(sets)
+        key = self.dict_key(scope, 1)
+        k = self.rng.randrange(8)
+        if k == 0:
+            self.emit(indent, f"{m}.add({key})")
+        elif k == 1:
+            self.emit(indent, f"{m}.discard({key})")
+        elif k == 2:
+            self.emit(indent, f"if {key} in {m}:")
+            self.emit(indent + 1, f"{m}.remove({key})")
+        elif k == 3:   # (no pop(): which item it takes is free to differ)
+            self.emit(indent, f"{m} {self.pick(['|=', '&=', '-=', '^='])} {n}")
+        elif k == 4:
+            method = self.pick(["update", "intersection_update", "difference_update",
+                                "symmetric_difference_update"])
+            self.emit(indent, f"{m}.{method}({n})")
+        elif k == 5:
+            self.emit(indent, f"{m}.clear()")
+        else:   # a walk over the items, into a new int (a sum: any order gives it)
+            c, w = self.fresh("c"), self.fresh("w")
+            self.emit(indent, f"{c} = 0")
+            self.emit(indent, f"for {w} in {m}:")
+            self.emit(indent + 1, f"{c} = ({c} + {w} * {w}) % 1000003")
+            scope.append(Var(c, "int", 1000003))
+
     def statement(self, scope, indent, depth, loop, returns):
         """Emit one statement (maybe compound); `scope` gains the names it defines."""
+        if self.sets and self.chance(0.2):
+            self.set_statement(scope, indent)
+            return
         if self.lists and self.chance(0.25):
             self.list_statement(scope, indent)
             return

@@ -153,10 +153,10 @@ CASES = [
         def f(x):
             return {x: v for v in x}  # bad
      """, (f64(),), TypingError, ["unhashable"]),
-    ("set_comprehension", """
+    ("set_comprehension_of_unhashable_rows", """
         def f(x):
-            return {v for v in x}  # bad
-     """, (f64(),), UnsupportedError, ["comprehension"]),
+            return {v for v in x.reshape(2, 2)}  # bad
+     """, (f64(),), TypingError, ["unhashable", "set item"]),
     ("generator_expression", """
         def f(x):
             return sum(v for v in x)  # bad
@@ -169,10 +169,16 @@ CASES = [
         def f(x):
             return {1: x, 2: (x, x)}  # bad
      """, (1,), TypingError, ["dict", "common type"]),
-    ("set_display", """
+    ("set_display_of_mixed_items", """
         def f(x):
-            return {x}  # bad
-     """, (1,), UnsupportedError, ["set"]),
+            return {x, (x, x)}  # bad
+     """, (1,), TypingError, ["set", "common type"]),
+    ("set_of_an_array", """
+        def f(x):
+            s = set()
+            s.add(x)  # bad
+            return s
+     """, (f64(),), TypingError, ["unhashable"]),
     ("f_string", """
         def f(x):
             return f"{x}"  # bad

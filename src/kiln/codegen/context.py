@@ -284,7 +284,7 @@ class CodegenContext:
             items = [self.cast(builder, builder.extract_value(value, i), a, b)
                      for i, (a, b) in enumerate(zip(src.types, dst.types))]
             return self.make_tuple(builder, dst, items)
-        if isinstance(src, (t.ListType, t.DictType)) and type(dst) is type(src) and \
+        if isinstance(src, (t.ListType, t.DictType, t.SetType)) and type(dst) is type(src) and \
                 src.is_undefined:
             return value  # an empty `[]` or `{}` whose item types a later use fixed
         if isinstance(dst, (t.RawPointer, t.FunctionType)):

@@ -706,6 +706,16 @@ class FunctionLowerer:
             self.release(item)
         return value
 
+    def expr_Set(self, node):
+        from ..library.sets import build_set
+        items = [self.expr(e) for e in node.elts]
+        ty = self.type_of(node)
+        value = self.owned(build_set(self.ctx, self.builder, ty, items,
+                                     [self.type_of(e) for e in node.elts]), ty)
+        for item in items:
+            self.release(item)
+        return value
+
     def expr_Dict(self, node):
         from ..library.dicts import build_dict
         keys, values = [], []

@@ -189,9 +189,9 @@ def build_function_ir(pyfunc) -> FunctionIR:
 
 
 class _Comprehensions(ast.NodeTransformer):
-    """The one lowering pass: a list (dict) comprehension becomes a call of a nested
+    """The one lowering pass: a list (dict, set) comprehension becomes a call of a nested
     function (defined first in the function that holds it) that builds the list with
-    `append` (the dict with `result[key] = value`):
+    `append` (the dict with `result[key] = value`, the set with `add`):
 
         def <listcomp>():          # reads the outer locals as any nested function does
             result = []
@@ -221,6 +221,11 @@ class _Comprehensions(ast.NodeTransformer):
         add = ast.Expr(ast.Call(ast.Attribute(ast.Name(result, ast.Load()), "append",
                                               ast.Load()), [node.elt], []))
         return self._hoist(node, "listcomp", ast.List([], ast.Load()), add)
+
+    def visit_SetComp(self, node):
+        add = ast.Expr(ast.Call(ast.Attribute(ast.Name("<result>", ast.Load()), "add",
+                                              ast.Load()), [node.elt], []))
+        return self._hoist(node, "setcomp", ast.Set([]), add)   # `{}` with no items: set()
 
     def visit_DictComp(self, node):
         target = ast.Subscript(ast.Name("<result>", ast.Load()), node.key, ast.Store())

@@ -109,7 +109,9 @@ overload(max)(_min_max(_max2, "max"))
 def _sum(seq, start=0):
     if isinstance(seq, t.BaseTuple) and len(seq) == 0:
         return lambda seq, start=0: start
-    if isinstance(seq, (t.Array, t.UniTuple, t.ListType)):
+    if isinstance(seq, t.SetType) and seq.is_undefined:   # `set()`, never filled
+        return lambda seq, start=0: start
+    if isinstance(seq, (t.Array, t.UniTuple, t.ListType, t.SetType)):
         def impl(seq, start=0):
             total = start
             for v in seq:

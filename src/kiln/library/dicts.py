@@ -109,9 +109,15 @@ def _defined(d):
     return isinstance(d, t.DictType) and not d.is_undefined
 
 
+def is_table(d):
+    """Whether `d` is laid out as a dict: a dict, or a set (library/sets.py), whose values
+    are unused booleans. The primitives below and the table code take both."""
+    return isinstance(d, (t.DictType, t.SetType))
+
+
 def _part_getter(part, name):
     def typer(tctx, d):
-        if not isinstance(d, t.DictType):
+        if not is_table(d):
             return None
         list_ty = _parts(d)[part]
         return list_ty(d), lambda context, b, sig, args: \
@@ -131,7 +137,7 @@ def _item_getter(part, name):
     """An intrinsic `get(d, i)`: item i of one of the dict's lists, read through the header
     (no list value is made, so the probe loop counts no references)."""
     def typer(tctx, d, i):
-        if not _defined(d) or not isinstance(i, t.Integer):
+        if not is_table(d) or d.is_undefined or not isinstance(i, t.Integer):
             return None
         item = _parts(d)[part].item_type
 
@@ -152,7 +158,7 @@ _slot_at = _item_getter(INDEX, "_slot_at")
 
 def _length_getter(part, name):
     def typer(tctx, d):
-        if not isinstance(d, t.DictType):
+        if not is_table(d):
             return None
         return t.int64(d), lambda context, b, sig, args: \
             lists.size_of(b, b.load(_field(b, args[0], part), typ=dm.ptr))
@@ -166,14 +172,14 @@ _index_size = _length_getter(INDEX, "_index_size")
 
 @intrinsic
 def _dict_used(tctx, d):
-    if not isinstance(d, t.DictType):
+    if not is_table(d):
         return None
     return t.int64(d), lambda context, b, sig, args: used_of(b, args[0])
 
 
 @intrinsic
 def _dict_set_used(tctx, d, n):
-    if not isinstance(d, t.DictType):
+    if not is_table(d):
         return None
 
     def codegen(context, b, sig, args):
@@ -224,7 +230,7 @@ def dict_maker(key_ty, value_ty):
 
 @intrinsic
 def _dict_new_like(tctx, d):
-    if not isinstance(d, t.DictType):
+    if not is_table(d):
         return None
     return d(d), _new_reference(lambda context, b, sig, args: new_dict(context, b, d))
 
@@ -594,22 +600,25 @@ def _popitem(d):
     return impl
 
 
+@register_jitable
+def clear_table(d):
+    """Empty a dict or a set (its lists keep their buffers)."""
+    keys, values = _dict_keys(d), _dict_values(d)
+    n = _list_len(keys)
+    _list_set_size(keys, 0)
+    _list_set_size(values, 0)
+    _list_set_size(_dict_hashes(d), 0)
+    _list_set_size(_dict_index(d), 0)
+    _dict_set_used(d, 0)
+    lists._list_release(keys, 0, n)
+    lists._list_release(values, 0, n)
+
+
 @overload_method(t.DictType, "clear")
 def _clear(d):
     if d.is_undefined:
         return lambda d: None
-
-    def impl(d):
-        keys, values = _dict_keys(d), _dict_values(d)
-        n = _list_len(keys)
-        _list_set_size(keys, 0)
-        _list_set_size(values, 0)
-        _list_set_size(_dict_hashes(d), 0)
-        _list_set_size(_dict_index(d), 0)
-        _dict_set_used(d, 0)
-        lists._list_release(keys, 0, n)
-        lists._list_release(values, 0, n)
-    return impl
+    return lambda d: clear_table(d)
 
 
 @register_jitable
@@ -817,7 +826,7 @@ def _view_contains(view, value):
 
 
 class DictIteration:
-    """`for` over a dict or a view: the live entries in order. Like CPython's iterator, it
+    """`for` over a dict, a view or a set: the live entries in order. Like CPython's iterator, it
     raises RuntimeError if the dict's size changes between two items; it reads the entries'
     count at each step, so no change to the dict can make it read outside them."""
 
@@ -827,11 +836,12 @@ class DictIteration:
         self.slot = context.alloca(b, dm.i64, name="dict.entry")
         b.store(ir.Constant(dm.i64, 0), self.slot)
         self.used = used_of(b, d)
+        self.what = "Set" if isinstance(dict_ty, t.SetType) else "dictionary"
 
     def more(self, b):
         context = self.context
         changed = b.icmp_signed("!=", used_of(b, self.d), self.used)
-        context.guard(b, changed, RuntimeError, "dictionary changed size during iteration")
+        context.guard(b, changed, RuntimeError, f"{self.what} changed size during iteration")
         j = context.call_python(b, _next_live, t.int64(self.dict_ty, t.int64),
                                 [self.d, b.load(self.slot, typ=dm.i64)])
         b.store(j, self.slot)
@@ -857,7 +867,7 @@ class DictIteration:
 
 
 def dict_iteration(context, b, value, ty):
-    if isinstance(ty, t.DictType):
+    if is_table(ty):
         return DictIteration(context, b, value, ty, ty.key_type, "keys")
     return DictIteration(context, b, b.extract_value(value, 0), ty.dict_type,
                          view_item_type(ty), ty.kind)

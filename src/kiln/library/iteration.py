@@ -120,7 +120,7 @@ def iteration_for(context, builder, value, ty):
         from .lists import list_iteration
         return list_iteration(context, b, value, ty)
     from .dicts import DictViewType, dict_iteration
-    if isinstance(ty, (t.DictType, DictViewType)):
+    if isinstance(ty, (t.DictType, t.SetType, DictViewType)):
         return dict_iteration(context, b, value, ty)
     if isinstance(ty, EnumerateType):
         counter = IndexIteration(context, b, b.extract_value(value, 1), ONE,
@@ -191,6 +191,8 @@ def item_type_of(ty):
         return ty.dtype
     if isinstance(ty, t.ListType):
         return ty.item_type
+    if isinstance(ty, t.SetType):
+        return None if ty.is_undefined else ty.item_type
     from .dicts import view_item_type
     if view_item_type(ty) is not None:
         return view_item_type(ty)

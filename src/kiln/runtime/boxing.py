@@ -321,6 +321,8 @@ def box(api, ty, value, fail=_return_null):
         return _box_list(api, ty, value, fail)
     if isinstance(ty, t.DictType):
         return _box_dict(api, ty, value, fail)
+    if isinstance(ty, t.SetType):
+        return _box_set(api, ty, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 
@@ -408,6 +410,20 @@ def _box_dict(api, ty, value, fail):
                           "Dict.empty(key_type, value_type)")
     set_tag(api.builder, value, ty)
     return _box_container(api, ty, value, fail, from_native)
+
+
+def _box_set(api, ty, value, fail):
+    """A Python set holding a copy of the items (a set has no typed twin in Python): the
+    table is handed to Python as the kiln.typed.Dict it is laid out as, whose keys are
+    copied into a set, and released with it."""
+    from ..library.dicts import set_tag
+    from ..typed.typeddict import set_from_native
+    if ty.is_undefined:  # `set()` never filled: empty
+        nrt.emit_decref(api.builder, value)
+        return api.call("PySet_New", dm.ptr, [ir.Constant(dm.ptr, None)])
+    table = t.DictType(ty.item_type, t.boolean)
+    set_tag(api.builder, value, table)
+    return _box_container(api, table, value, fail, set_from_native)
 
 
 def _box_container(api, ty, value, fail, from_native):

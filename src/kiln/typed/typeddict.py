@@ -195,6 +195,12 @@ def from_native(address: int, code: str) -> Dict:
     return result
 
 
+def set_from_native(address: int, code: str) -> set:
+    """A Python set of the keys of the dict at `address`, whose reference it releases (a
+    set returned from compiled code, library/sets.py, is such a table)."""
+    return set(from_native(address, code))
+
+
 _compiled = {}
 
 

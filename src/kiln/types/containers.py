@@ -1,7 +1,7 @@
 """Aggregate types: arrays, tuples, ranges, slices and their iterators."""
 from __future__ import annotations
 
-from .core import Number, Type, int64
+from .core import Number, Type, boolean, int64
 
 LAYOUTS = ("C", "F", "A")
 
@@ -189,3 +189,24 @@ class DictType(Type):
     @property
     def is_undefined(self):
         return isinstance(self.key_type, Undefined)
+
+
+class SetType(Type):
+    """A reference-counted hash set (Numba's `types.Set`): the table of a dict whose values
+    are unused booleans (library/sets.py), so it shares the dict's layout and code. `set()`
+    has an undefined item type until a use (`s.add(x)`) fixes it."""
+
+    mutable = True
+
+    def __init__(self, item_type: Type):
+        self.item_type = self.dtype = self.key_type = item_type
+        self.value_type = boolean
+        self.name = f"Set[{item_type}]"
+
+    @property
+    def key(self):
+        return (self.item_type,)
+
+    @property
+    def is_undefined(self):
+        return isinstance(self.item_type, Undefined)

@@ -34,6 +34,10 @@ def typeof(value):
     if t is None and type(value) is dict:
         raise TypeError("kiln does not take a Python dict: pass kiln.typed.Dict(the_dict) "
                         "(a typed copy that compiled code shares without copying again)")
+    if t is None and type(value) in (set, frozenset):
+        raise TypeError(f"kiln does not take a Python {type(value).__name__}: pass its items "
+                        "as a NumPy array, a tuple or kiln.typed.List(the_set), and make the "
+                        "set in compiled code with set(items)")
     if t is None:
         raise TypeError(f"kiln cannot pass a value of type {type(value).__name__!r} "
                         f"({value!r:.60}) to compiled code")

@@ -64,8 +64,8 @@ UNSUPPORTED_STATEMENTS = {
     "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
 }
 UNSUPPORTED_EXPRS = {
-    ast.Set: "sets", ast.ListComp: "list comprehensions",
-    ast.DictComp: "dict comprehensions", ast.SetComp: "set comprehensions",
+    ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
+    ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
     ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
     ast.Yield: "generators", ast.YieldFrom: "generators", ast.Await: "await",
@@ -233,7 +233,7 @@ class Typer:
                               self.ir.loc(self.ir.node))
         for d in self.deferred.values():
             if d.items:
-                raise self.error(f"the key and value types of the dict {d.name!r} are not "
+                raise self.error(f"the item types of {d.name!r} (a dict or a set) are not "
                                  "known: nothing is stored in it before it is read", d.node)
         unassigned = {stmt: (d.name, d.free) for stmt, d in self.deferred.items()}
         return TypedFunction(self.ir, self.argtypes, self.return_type(), self.options,
@@ -642,10 +642,12 @@ class Typer:
         is widened to that type. A read of such a dict waits for a later pass."""
         from ..library.dicts import implied_dict_type, reads_items
         from ..library.lists import implied_list_type
+        from ..library.sets import implied_set_type, reads_set_items
         fixed = implied_list_type(receiver, method, args) or \
-            implied_dict_type(receiver, method, args)
+            implied_dict_type(receiver, method, args) or implied_set_type(receiver, method, args)
         if fixed is None:
-            if reads_items(receiver, method, args) and isinstance(receiver_node, ast.Name):
+            if (reads_items(receiver, method, args) or reads_set_items(receiver, method)) and \
+                    isinstance(receiver_node, ast.Name):
                 raise _Deferred(receiver_node.id, receiver_node, items=True)
             return receiver
         if isinstance(receiver_node, ast.Name):
@@ -671,6 +673,10 @@ class Typer:
     def expr_List(self, node):
         from ..library.lists import display_type
         return display_type(self.expr(e) for e in node.elts)
+
+    def expr_Set(self, node):
+        from ..library.sets import display_type
+        return display_type([self.expr(e) for e in node.elts])
 
     def expr_BinOp(self, node):
         op = BINOPS[type(node.op)]

@@ -54,7 +54,7 @@ def unify(a: t.Type, b: t.Type):
         return t.tuple_of(items)
     if isinstance(a, t.ListType) and isinstance(b, t.ListType):  # `[]` takes the other's items
         return b if a.is_undefined else a if b.is_undefined else None
-    if isinstance(a, t.DictType) and isinstance(b, t.DictType):  # `{}` takes the other's
+    if isinstance(a, (t.DictType, t.SetType)) and type(a) is type(b):  # `{}` takes the other's
         return b if a.is_undefined else a if b.is_undefined else None
     return None
 
@@ -79,7 +79,7 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
     if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
         return all(can_convert(x, y) for x, y in zip(src, dst))
     if isinstance(src, t.ListType) and isinstance(dst, t.ListType) or \
-            isinstance(src, t.DictType) and isinstance(dst, t.DictType):
+            isinstance(src, (t.DictType, t.SetType)) and type(src) is type(dst):
         return src.is_undefined
     # a compiled function where a FunctionType is declared (types/functions.py)
     return isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType)
