@@ -445,3 +445,15 @@ def test_pop_then_add(n):
     got = jit(pop_then_add)(n)
     expected = pop_then_add(n)
     assert got[:2] == expected[:2] and len(got[2]) == len(expected[2])
+
+
+def extremes(n, a):
+    s = {(k * 7) % 11 - 5 + a for k in range(n)}
+    d = {k * a: k for k in range(n)}
+    return min(s), max(s), min(d), max(d)
+
+
+@pytest.mark.parametrize("n, a", [(6, 0.5), (1, -2.0), (9, math.nan), (4, -0.0),
+                                  (0, 1.0)])   # ValueError: empty
+def test_min_and_max_of_sets_and_dicts(n, a):
+    check(extremes, n, a)

@@ -90,6 +90,16 @@ def _min_max(fold2, name):
                         result = fold2(result, v)
                     return result
                 return impl_iter
+            if isinstance(seq, (t.SetType, t.DictType)):   # no first item to index: the
+                def impl_table(seq):                        # first one iterated
+                    if len(seq) == 0:
+                        raise ValueError(message)
+                    for result in seq:
+                        break
+                    for v in seq:
+                        result = fold2(result, v)
+                    return result
+                return impl_table
             return None
         if len(args) == 2 and all(isinstance(a, t.Number) for a in args):
             return lambda a, b: fold2(a, b)
