@@ -179,6 +179,38 @@ def test_closures_and_globals_are_frozen():
     assert njit(use)(2.0) == use(2.0)
 
 
+OFFSET = 1
+
+
+def add_offset(x):
+    return x + OFFSET
+
+
+def test_a_second_dispatcher_reads_globals_when_it_compiles():
+    """As in Numba: each dispatcher freezes the globals it sees when it compiles; a first
+    dispatcher keeps what it compiled, called from Python and from compiled code."""
+    global OFFSET
+    first = njit(add_offset)
+
+    @njit
+    def twice_first(x):
+        return first(x) * 2
+    assert (first(1), twice_first(1)) == (2, 4)
+    OFFSET = 10
+    try:
+        second = njit(add_offset)
+
+        @njit
+        def both(x):
+            return second(x) * 100 + first(x)
+        assert second(1) == add_offset(1) == 11
+        assert both(1) == 1102 and first(1) == 2 and twice_first(1) == 4
+        assert first(1.5) == add_offset(1.5)     # a new specialization compiles now
+        assert second.py_func is add_offset is first.py_func
+    finally:
+        OFFSET = 1
+
+
 def test_global_array_is_read_only_constant():
     table = np.array([1.0, 2.0, 4.0])
 

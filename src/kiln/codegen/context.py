@@ -325,7 +325,7 @@ class CodegenContext:
         if isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType):
             from ..ccallback import build_c_wrapper, function_value
             sig, disp = dst.signature, src.dispatcher
-            typed = self.state.tctx.type_function(disp.py_func, tuple(sig.args),
+            typed = self.state.tctx.type_function(disp.typed_func, tuple(sig.args),
                                                   sig.return_type, disp.options)
             native = self.lower_function(typed)
             symbol = f"{typed.symbol}.cfunc"

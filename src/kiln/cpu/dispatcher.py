@@ -56,7 +56,7 @@ class Dispatcher:
         self._specializations = {}
         self._table = None
         self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
-        register_compiled_function(py_func, self)
+        self.typed_func = register_compiled_function(py_func, self)
         for sig in self.explicit_signatures:
             self.compile(sig)
 
@@ -163,7 +163,7 @@ class Dispatcher:
     def _compile_types(self, argtypes, declared_return):
         from ..compiler import compile_cpu
         try:
-            result = compile_cpu(self.py_func, argtypes, self.options, declared_return,
+            result = compile_cpu(self.typed_func, argtypes, self.options, declared_return,
                                  exact_layout=not self.explicit_signatures, cache=self._cache)
         except KilnError as e:
             shown = ", ".join(map(str, argtypes))

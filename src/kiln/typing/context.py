@@ -4,6 +4,7 @@ implementations alike."""
 from __future__ import annotations
 
 import threading
+import types
 import weakref
 
 from .. import types as t
@@ -17,8 +18,19 @@ _compiled_functions = weakref.WeakKeyDictionary()  # Python function -> its disp
 
 
 def register_compiled_function(pyfunc, dispatcher):
-    """Called by each target's dispatcher as it is made."""
+    """Called by each target's dispatcher as it is made; returns the function the
+    dispatcher types: `pyfunc`, or for a second dispatcher of it a copy (same code, same
+    live globals), typed anew, so its globals are read when it compiles, as in Numba
+    (`njit(f)` after a global of f changed sees the new value, and the first dispatcher
+    keeps what it compiled)."""
+    if pyfunc in _compiled_functions and isinstance(pyfunc, types.FunctionType):
+        pyfunc = types.FunctionType(pyfunc.__code__, pyfunc.__globals__, pyfunc.__name__,
+                                    pyfunc.__defaults__, pyfunc.__closure__)
+        pyfunc.__kwdefaults__ = dispatcher.py_func.__kwdefaults__
+        pyfunc.__qualname__ = dispatcher.py_func.__qualname__
+        pyfunc.__module__ = dispatcher.py_func.__module__
     _compiled_functions[pyfunc] = dispatcher
+    return pyfunc
 
 
 class TypingContext:
@@ -137,7 +149,7 @@ class TypingContext:
             if not matches:
                 return None
             full, declared = tuple(matches[0].args), matches[0].return_type
-        typed = self.type_function(disp.py_func, full, declared, disp.options)
+        typed = self.type_function(disp.typed_func, full, declared, disp.options)
 
         def lower(ctx, builder, sig, llargs):
             extra = [ctx.cast(builder, ctx.get_constant(builder, ty, value), ty, target)

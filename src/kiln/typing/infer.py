@@ -115,15 +115,17 @@ class _Deferred(Exception):
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
 
 
-def _symbol_for(ir, argtypes, options) -> str:
+def _symbol_for(ir, argtypes, options, constants) -> str:
     """A deterministic LLVM name (the same in every process, so the IR text can key the
     on-disk cache), made unique if two different functions share a qualified name. Two
     closures of one inner function that capture equal values compile alike, so they share
     a name: library overloads make such closures anew on every call, and a counter of them
-    would make the name depend on what the process compiled before."""
+    would make the name depend on what the process compiled before. The values typing
+    froze (`constants`: globals among them) are part of what a name means, so a function
+    typed again after a global changed gets a name of its own."""
     what = (ir.pyfunc.__module__, ir.qualname, argtypes, options)
     digest = hashlib.sha1(repr(what).encode()).hexdigest()[:12]
-    named = (_contents(ir.pyfunc, set()), argtypes, options)
+    named = (_contents(ir.pyfunc, set()), argtypes, options, _contents(constants, set()))
     symbol, n = f"kiln.{ir.qualname}.{digest}", 1
     while _symbols.setdefault(symbol, named) != named:
         symbol, n = f"kiln.{ir.qualname}.{digest}.{n}", n + 1
@@ -191,7 +193,7 @@ def infer_ir(tctx, ir, argtypes, declared_return, options) -> TypedFunction:
                           f"{len(argtypes)} were given", ir.loc(ir.node))
     typer = Typer(tctx, ir, argtypes, declared_return, options)
     typed = typer.run()
-    typed.symbol = _symbol_for(ir, tuple(argtypes), options)
+    typed.symbol = _symbol_for(ir, tuple(argtypes), options, tuple(typed.constants.values()))
     return typed
 
 
