@@ -11,7 +11,7 @@ from .. import types as t
 from ..errors import TypingError
 from ..library.registry import Resolution, registry
 from ..types.typeof import typeof_global
-from .unify import can_convert
+from .unify import can_convert, unify
 
 
 _compiled_functions = weakref.WeakKeyDictionary()  # Python function -> its dispatcher
@@ -75,8 +75,10 @@ class TypingContext:
 
     # -- functions -------------------------------------------------------------------------
     def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
-        """Type `pyfunc` for `argtypes` once per context; recursion needs `declared_return`."""
-        from .infer import infer_function
+        """Type `pyfunc` for `argtypes` once per context. A recursive call before the
+        return type is known is typed on a second attempt, with the type of the returns
+        that do not recurse (infer.RecursionPending)."""
+        from .infer import RecursionPending
         from ..options import CompileOptions
         options = options or CompileOptions()
         key = (pyfunc, tuple(argtypes), options)
@@ -86,20 +88,55 @@ class TypingContext:
             if key in self._in_progress:
                 declared = self._in_progress[key]
                 if declared is None:
-                    raise TypingError(
-                        f"{pyfunc.__qualname__!r} calls itself; kiln can type a recursive "
-                        "function only when it has an explicit signature, e.g. "
-                        "@njit('int64(int64)')")
+                    raise RecursionPending({key})
                 self._called_while_typed.add(key)
                 return _PendingFunction(self, key, declared)
             self._in_progress[key] = declared_return
             try:
-                typed = infer_function(self, pyfunc, tuple(argtypes), declared_return, options)
+                typed = self._infer_recursive(key, declared_return)
             finally:
                 del self._in_progress[key]
             typed.recursive = key in self._called_while_typed  # every cycle has one such
             self._typed[key] = typed
             return typed
+
+    MAX_RETURN_GUESSES = 8
+
+    def _infer_recursive(self, key, declared_return):
+        """Infer `key`'s function; while it waits on its own return type, again with the
+        type its other returns give (widened until the result agrees with it). What was
+        typed during a guess that proved wrong is typed again (it may have used it)."""
+        from .infer import RecursionPending, infer_function
+        pyfunc, argtypes, options = key
+        for _ in range(self.MAX_RETURN_GUESSES):
+            before = set(self._typed)
+            guess = self._in_progress[key]
+            try:
+                typed = infer_function(self, pyfunc, argtypes, declared_return, options)
+            except RecursionPending as pending:
+                if key not in pending.keys or declared_return is not None:
+                    raise     # a function further out is waited on
+                if pending.partial is None:
+                    raise TypingError(
+                        f"{pyfunc.__qualname__!r} calls itself on every path that returns: "
+                        "kiln infers a recursive function's return type from a return that "
+                        "does not recurse (a base case); add one, or an explicit signature, "
+                        "e.g. @njit('int64(int64)')") from None
+                found = pending.partial
+            else:
+                if guess is None or typed.return_type == guess:
+                    return typed
+                found = typed.return_type
+            widened = found if guess is None else unify(guess, found)
+            if widened is None or widened == guess:
+                raise TypingError(f"{pyfunc.__qualname__!r} is recursive and returns {guess} "
+                                  f"on some paths and {found} on others; give it an explicit "
+                                  "signature")
+            self._in_progress[key] = widened
+            for stale in set(self._typed) - before:
+                del self._typed[stale]
+        raise TypingError(f"the return type of the recursive function {pyfunc.__qualname__!r} "
+                          "did not settle; give it an explicit signature")
 
     def typed_inner(self, fn, argtypes, options):
         """A nested function typed (once per argument types and options) from its AST, with

@@ -99,6 +99,19 @@ class TypedFunction:
         return self.typemap[node]
 
 
+class RecursionPending(Exception):
+    """A call reached a function still being typed whose return type is not known yet
+    (recursion without a signature). The statement with the call is skipped for this
+    pass; a typing that ends with such statements raises it again, with `partial`, the
+    type its other returns give, so the function waited on (one of `keys`) is typed again
+    with that as its return type (TypingContext.type_function), as Numba infers it from a
+    base case."""
+
+    def __init__(self, keys, partial=None):
+        self.keys = frozenset(keys)
+        self.partial = partial
+
+
 class _Deferred(Exception):
     """A local was read before this pass gave it a type; retried on the next pass. One
     still untyped when typing ends is assigned on no path kiln compiles, so its statement
@@ -227,12 +240,15 @@ class Typer:
             self.changed = False
             self.deferred = {}
             self.typemap, self.calls, self.constants, self.returns = {}, {}, {}, []
+            self.waiting = set()
             self.block(self.ir.node.body)
             if not self.changed:
                 break
         else:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
+        if self.waiting:
+            raise RecursionPending(self.waiting, self._returned_so_far())
         for d in self.deferred.values():
             if d.items:
                 raise self.error(f"the item types of {d.name!r} (a dict or a set) are not "
@@ -251,6 +267,10 @@ class Typer:
                     raise TypingError(f"cannot return {ty} from a function declared to return "
                                       f"{self.declared_return}", self.ir.loc(node))
             return self.declared_return
+        result = self._returned_so_far()
+        return t.none if result is None else result
+
+    def _returned_so_far(self):
         result = None
         for ty, node in self.returns:
             merged = ty if result is None else unify(result, ty)
@@ -259,7 +279,7 @@ class Typer:
                                   f"{ty} on others, which have no common type",
                                   self.ir.loc(node))
             result = merged
-        return t.none if result is None else result
+        return result
 
     def _falls_through(self):
         last = self.ir.node.body[-1]
@@ -290,6 +310,8 @@ class Typer:
                 self.stmt(stmt)
             except _Deferred as d:
                 self.deferred[stmt] = d
+            except RecursionPending as pending:
+                self.waiting |= pending.keys
             except KilnError as e:
                 raise e.with_location(self.ir.loc(stmt))
 
