@@ -23,7 +23,7 @@ from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
 from . import exceptions
-from .unify import can_convert, unify
+from .unify import can_convert, unify, why_not_unified
 
 BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -298,7 +298,7 @@ class Typer:
         new = unify(old, ty)
         if new is None:
             raise self.error(f"variable {name!r} is assigned {old} and {ty}, which have no "
-                             "common type", node)
+                             "common type" + why_not_unified(old, ty), node)
         if new != old:
             self.locals[name] = new
             self.changed = True
