@@ -178,7 +178,7 @@ class TypingContext:
         if bound is None:
             return None
         given, kw_order, defaults = bound
-        full = given + tuple(ty for ty, _ in defaults)
+        full, unpacked = disp.packed_argtypes(given + tuple(ty for ty, _ in defaults))
         declared = None
         if disp.explicit_signatures:
             matches = [s for s in disp.explicit_signatures
@@ -188,11 +188,17 @@ class TypingContext:
             full, declared = tuple(matches[0].args), matches[0].return_type
         typed = self.type_function(disp.typed_func, full, declared, disp.options)
 
+        packed = unpacked < len(full)          # `*args`: the rest passed as one tuple
+        passed = full[:unpacked] + tuple(full[-1].types) if packed else full[:len(given)]
+
         def lower(ctx, builder, sig, llargs):
             extra = [ctx.cast(builder, ctx.get_constant(builder, ty, value), ty, target)
                      for (ty, value), target in zip(defaults, full[len(given):])]
-            return ctx.call_function(builder, typed.resolved(), list(llargs) + extra)
-        return Resolution(t.Signature(typed.return_type, full[:len(given)]), lower, kw_order,
+            llargs = list(llargs) + extra
+            if packed:
+                llargs[unpacked:] = [ctx.make_tuple(builder, full[-1], llargs[unpacked:])]
+            return ctx.call_function(builder, typed.resolved(), llargs)
+        return Resolution(t.Signature(typed.return_type, passed), lower, kw_order,
                           new_reference=True)
 
 

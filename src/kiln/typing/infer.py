@@ -9,6 +9,7 @@ dead branch here and in code generation alike.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import inspect
 import operator
@@ -585,6 +586,7 @@ class Typer:
         fn = self.expr(node.func)
         if isinstance(fn, t.Function) and fn.pyfunc in _READ_ONLY_SEQUENCES and node.args:
             node.args[0] = _lists_as_tuples(node.args[0])
+        node.args[:] = self.unpacked(node.args)
         args = tuple(self.expr(a) for a in node.args)
         if any(k.arg is None for k in node.keywords):
             raise self.error("'**' arguments are not supported in compiled code", node,
@@ -809,13 +811,26 @@ class Typer:
             self.deferred[node] = d
             return None
 
+    def constant_slice(self, node):
+        """(start, stop, step) of a slice written with constants (or omitted), else None."""
+        if not isinstance(node, ast.Slice):
+            return None
+        parts = [None if p is None else self.constants.get(p, ...)
+                 for p in (node.lower, node.upper, node.step)]
+        ok = all(p is None or (type(p) is int) for p in parts) and parts[2] != 0
+        return parts if ok else None
+
     def expr_Subscript(self, node):
         obj = self.expr(node.value)
         index = self.expr(node.slice)
         constant = self.constants.get(node.slice)
+        bounds = self.constant_slice(node.slice)
         if isinstance(obj, t.BaseTuple) and isinstance(constant, int):
             from ..library.tuples import static_getitem
             res = static_getitem(obj, constant)
+        elif isinstance(obj, t.BaseTuple) and bounds is not None:
+            from ..library.tuples import static_getslice
+            res = static_getslice(obj, index, slice(*bounds))
         else:
             obj = self.fix_items(node.value, obj, "getitem", (index,))
             res = self.resolve(operator.getitem, (obj, index), node)
@@ -831,7 +846,33 @@ class Typer:
         return t.SliceType(has_step=node.step is not None)
 
     def expr_Tuple(self, node):
+        node.elts[:] = self.unpacked(node.elts)
         return t.tuple_of(self.expr(e) for e in node.elts)
+
+    def unpacked(self, items):
+        """`items` with each `*name` of a tuple replaced by `name[0], name[1], ...`: a
+        tuple's length is known when compiling (the tree is parsed anew for each typing,
+        so the rewrite belongs to this specialization)."""
+        out = []
+        for item in items:
+            if not isinstance(item, ast.Starred):
+                out.append(item)
+                continue
+            # read once per item: only an expression without calls may be read again
+            pure = not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda))
+                           for n in ast.walk(item.value))
+            ty = self.expr(item.value) if pure else None
+            if not isinstance(ty, t.BaseTuple):
+                what = f"not {ty}" if ty else "bind the call's result to a name first"
+                raise self.error("kiln unpacks '*' only a tuple (its length is known when "
+                                 f"compiling): {what}", item, UnsupportedError)
+            for i in range(len(ty)):
+                index = ast.Subscript(value=copy.deepcopy(item.value),
+                                      slice=ast.Constant(value=i), ctx=ast.Load())
+                for new in ast.walk(index):
+                    ast.copy_location(new, item)
+                out.append(index)
+        return out
 
 
 # NumPy functions whose first argument, a sequence, is only read
