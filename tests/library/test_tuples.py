@@ -9,7 +9,7 @@ import kiln
 
 from helpers import check, jit, chk
 from operations import eq, ne
-from kiln import njit
+from kiln import literal_unroll, njit
 from kiln.errors import TypingError
 
 NAN = math.nan
@@ -333,3 +333,57 @@ def test_star_unpacking_of_tuples_in_calls_and_displays():
     chk(shape_unpacking, (2, 3))
     with pytest.raises(kiln.errors.UnsupportedError, match="only a tuple"):
         njit(unpacking_an_array)(np.arange(3))
+
+
+def unrolled_sum(t):
+    s = 0.0
+    for x in literal_unroll(t):
+        y = x * 2
+        s += y
+    return s
+
+
+def unrolled_break_else(t):
+    n = 0
+    for x in literal_unroll(t):
+        if n == 2:
+            break
+        n += 1
+    else:
+        n = -1
+    return n
+
+
+def unrolled_skip_none(t):
+    out = []
+    for x in literal_unroll(t):
+        if x is None:
+            continue
+        out.append(x + 1.0)
+    return out
+
+
+def unrolled_arrays(t, a):
+    total = a.copy()
+    for x in literal_unroll(t):
+        total = total + x      # one type after the loop: the name is used outside it
+    return total
+
+
+@pytest.mark.parametrize("t", [(), (1,), (1, 2.5, True), (3, -1), (1.5, (2, 3)), (1, None, 2.5)])
+def test_literal_unroll_types_the_body_once_per_item(t):
+    if all(isinstance(x, (int, float)) for x in t):
+        chk(unrolled_sum, t)
+    chk(unrolled_break_else, t)
+    if any(isinstance(x, (int, float)) for x in t) and \
+            all(isinstance(x, (int, float)) or x is None for x in t):
+        chk(unrolled_skip_none, t)
+    chk(unrolled_arrays, tuple(x for x in t if isinstance(x, (int, float))) + (np.ones(2),),
+        np.arange(2.0))
+
+
+def test_literal_unroll_outside_a_loop_is_a_clear_error():
+    def misuse(t):
+        return literal_unroll(t)
+    with pytest.raises(TypingError, match="literal_unroll"):
+        njit(misuse)((1, 2.0))

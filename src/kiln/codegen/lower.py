@@ -284,6 +284,8 @@ class FunctionLowerer:
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts):
         for stmt in stmts:
+            if (stmt, "unreachable") in self.typed.constants:   # typing.infer.stmt_If
+                break
             self.fresh_block_if_terminated()
             if self.raised_unassigned(stmt):
                 continue

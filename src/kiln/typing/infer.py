@@ -25,6 +25,7 @@ from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
 from . import exceptions
 from .unify import can_convert, unify, why_not_unified
+from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
 
 BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -307,8 +308,13 @@ class Typer:
     # -- statements ------------------------------------------------------------------------
     def block(self, stmts):
         for stmt in stmts:
+            if (stmt, "unreachable") in self.constants:
+                break
             try:
-                self.stmt(stmt)
+                if isinstance(stmt, ast.If):
+                    self.stmt_If(stmt, stmts[stmts.index(stmt) + 1:])
+                else:
+                    self.stmt(stmt)
             except _Deferred as d:
                 self.deferred[stmt] = d
             except RecursionPending as pending:
@@ -390,13 +396,18 @@ class Typer:
             self.calls[(node, "setitem")] = self.resolve(operator.setitem, (obj, index, result),
                                                          target)
 
-    def stmt_If(self, node):
+    def stmt_If(self, node, following=()):
         self.condition(node.test)
         taken = self.constants.get((node.test, "truth"))
         if taken is None or taken:
             self.block(node.body)
         if taken is None or not taken:
             self.block(node.orelse)
+        branch = None if taken is None else node.body if taken else node.orelse
+        if branch and isinstance(branch[-1], _JUMPS) and following:
+            # what follows a branch always taken that always leaves is never run (nor
+            # typed: `if x is None: continue` in a loop unrolled for a None item)
+            self.constants[(following[0], "unreachable")] = True
 
     def stmt_While(self, node):
         self.condition(node.test)
@@ -404,6 +415,11 @@ class Typer:
         self.block(node.orelse)
 
     def stmt_For(self, node):
+        if self.is_call_of(node.iter, literal_unroll) and len(node.iter.args) == 1:
+            number = len(self.ir.local_names)     # distinct per loop: each adds names
+            added = unroll(node, self.expr(node.iter.args[0]), self.ir.node, number)
+            self.ir.local_names = self.ir.local_names | added
+            self.ir.free_values[UNROLL_RANGE] = range
         iterable = self.expr(node.iter)
         call = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
         self.fix_items(node.iter.func.value if call else node.iter, iterable, "iter", ())
@@ -414,6 +430,12 @@ class Typer:
         self.assign(node.target, item, node)
         self.block(node.body)
         self.block(node.orelse)
+
+    def is_call_of(self, node, pyfunc):
+        if not isinstance(node, ast.Call):
+            return False
+        fn = self.expr(node.func)
+        return isinstance(fn, t.Function) and fn.pyfunc is pyfunc
 
     def iteration_item(self, ty, node):
         from ..library.iteration import item_type_of
@@ -886,6 +908,9 @@ def _lists_as_tuples(node):
         return ast.copy_location(ast.Tuple([_lists_as_tuples(e) for e in node.elts],
                                            ast.Load()), node)
     return node
+
+
+_JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 
 
 def _always_returns(stmt) -> bool:
