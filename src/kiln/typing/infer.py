@@ -634,8 +634,9 @@ class Typer:
                 fn = t.Function(BINARY_OF[fn.pyfunc])   # `a += b` of immutable values
             name = getattr(fn.pyfunc, "__qualname__", repr(fn.pyfunc))
             module = getattr(fn.pyfunc, "__module__", None)
-            library_module = module in ("math", "cmath") or str(module).startswith("numpy")
-            if library_module:
+            library_module = module in ("math", "cmath", "builtins") or \
+                str(module).startswith("numpy")
+            if library_module and module != "builtins":
                 name = f"{module.replace('numpy', 'np')}.{name}"
             if not self.tctx.has_templates(fn.pyfunc) and library_module:
                 raise self.error(f"kiln does not support {name}() in compiled code yet", node,
