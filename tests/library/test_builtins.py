@@ -368,10 +368,35 @@ def test_any_and_all_of_iterables_against_python(a):
     assert njit(any_all)(a, items, pair, s, d) == any_all(a, [0, 3], pair, s, dict(d))
 
 
-def uses_map(a):
-    return list(map(abs, a))
+def uses_iter(a):
+    return next(iter(a))
 
 
 def test_builtins_kiln_lacks_are_named():
-    with pytest.raises(kiln.errors.UnsupportedError, match=r"does not support map\(\)"):
-        njit(uses_map)(np.zeros(2))
+    with pytest.raises(kiln.errors.UnsupportedError, match=r"does not support iter\(\)"):
+        njit(uses_iter)(np.zeros(2))
+
+
+def maps_and_filters(a, k):
+    s = 0.0
+    for v in map(lambda x, y: x * y + k, a, a[::-1]):
+        s += v
+    doubled = list(map(lambda x: x * 2, a))
+    kept = list(filter(lambda x: x > k, a))
+    truthy = list(filter(None, [0, 1, 2, 0]))
+    return (s, doubled, kept, truthy, sum(map(abs, a)), [y for y in map(int, a) if y != 0],
+            list(map(math.floor, a)))
+
+
+def shadowed_map(a):
+    map = lambda f, xs: 7    # noqa: E731 - not the builtin: called as written
+    return map(abs, a)
+
+
+@pytest.mark.parametrize("a", [np.zeros(0), np.array([1.5, -2.0, 0.25]), np.arange(-3.0, 4.0)])
+def test_map_and_filter_against_python(a):
+    got = njit(maps_and_filters)(a, 0.5)
+    want = maps_and_filters(a, 0.5)
+    assert [list(g) if isinstance(g, kiln.typed.List) else g for g in got] == \
+        [list(w) if isinstance(w, list) else w for w in want]
+    assert njit(shadowed_map)(a) == 7

@@ -213,10 +213,11 @@ CASES = [
         def f(x):
             return g(**x)  # bad
      """, (1,), KilnError, []),
-    ("starred_in_tuple", """
-        def f(t):
-            return (0, *t)  # bad
-     """, ((1, 2),), KilnError, []),
+    ("starred_list_in_tuple", """
+        def f(n):
+            items = [n]
+            return (0, *items)  # bad
+     """, (1,), UnsupportedError, ["only a tuple", "ListType"]),
     ("walrus_in_comprehension", """
         def f(x):
             return [y := v for v in x]  # bad
@@ -274,10 +275,12 @@ CASES = [
             return np.zeros(x, dtpye=np.int32)  # bad
      """, (3,), TypingError, ["np.zeros()", "dtpye"]),
     # -- signatures kiln refuses ----------------------------------------------------------
-    ("star_args_parameter", """
-        def f(*args):  # bad
-            return 1
-     """, (1,), UnsupportedError, ["*args"]),
+    ("star_args_in_a_nested_function", """
+        def f(x):
+            def g(*args):  # bad
+                return 1
+            return g(x)
+     """, (1,), UnsupportedError, ["*args", "nested"]),
     ("kwargs_parameter", """
         def f(x, **kw):  # bad
             return x
@@ -474,13 +477,12 @@ CASES = [
         def f(x):
             return g(x, c=1)  # bad
      """, (1,), UnsupportedError, ["g()", "keyword", "default"]),
-    ("recursion_without_signature", """
+    ("recursion_without_a_base_case", """
         @njit
         def f(n):
-            if n <= 1:
-                return 1
-            return n * f(n - 1)  # bad
-     """, (5,), TypingError, ["calls itself", "signature"]),
+            m = n - 1
+            return n * f(m)  # bad
+     """, (5,), TypingError, ["calls itself on every path", "signature"]),
     ("writing_a_read_only_array", """
         def f(x):
             x[0] = 1.0  # bad

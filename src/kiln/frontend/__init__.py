@@ -101,14 +101,37 @@ def _parse_fragment(text):
                                  "define it with 'def'")
 
 
-def assigned_names(fn: ast.FunctionDef) -> set:
+def _own_scope(fn):
+    """The nodes of `fn`'s own scope: the functions and lambdas in it, not their bodies."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def assigned_names(fn) -> set:
+    """The locals of `fn` (a def or a lambda): its parameters, the names it assigns and
+    the functions it defines; a name assigned only in a nested function is that one's."""
     names = {a.arg for a in fn.args.args} | ({fn.args.vararg.arg} if fn.args.vararg else set())
-    for node in ast.walk(fn):
+    for node in _own_scope(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
-        elif isinstance(node, ast.FunctionDef) and node is not fn:
+        elif isinstance(node, ast.FunctionDef):
             names.add(node.name)
     return names
+
+
+def _free_names(fn) -> set:
+    """The names `fn` reads without binding them, those its nested functions read included."""
+    used = set()
+    for node in _own_scope(fn):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            used |= _free_names(node)
+    return used - assigned_names(fn)
 
 
 def inner_function_node(node) -> ast.FunctionDef:
@@ -127,9 +150,7 @@ def inner_function_node(node) -> ast.FunctionDef:
 def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
     """The outer function's locals that a nested function reads (passed to it as hidden
     trailing arguments at each call, so it sees their current values, as a closure does)."""
-    own = assigned_names(node)
-    used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return tuple(sorted((used - own) & outer.local_names))
+    return tuple(sorted(_free_names(node) & outer.local_names))
 
 
 class _InnerFunction:
@@ -177,7 +198,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     """Parse `pyfunc` and resolve its free names (frozen at compile time, as in Numba)."""
     node, filename = _parse(pyfunc)
     node.decorator_list = []
-    _Comprehensions().visit(node)
+    _Comprehensions(lambda name: _is_builtin(pyfunc, node, name)).visit(node)
     # `*args` is one more parameter, a tuple of the extra arguments (cpu/dispatcher.py)
     star = (node.args.vararg.arg,) if node.args.vararg else ()
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})
@@ -207,10 +228,41 @@ class _Comprehensions(ast.NodeTransformer):
             return result
 
     Its loop variables stay its own, as in Python 3. Comprehensions in lambdas stay as they
-    are (a lambda has no body to hold the def) and are refused by typing."""
+    are (a lambda has no body to hold the def) and are refused by typing.
 
-    def __init__(self):
+    `map(f, xs, ys)` and `filter(f, xs)` of the builtins are first written as the list
+    comprehensions they equal (`[f(x, y) for x, y in zip(xs, ys)]`, `[x for x in xs if
+    f(x)]`): compiled code gets their items, as a list instead of a lazy iterator."""
+
+    def __init__(self, is_builtin=lambda name: False):
         self.hoisted = None
+        self.is_builtin = is_builtin
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        fn = node.func
+        if not (isinstance(fn, ast.Name) and fn.id in ("map", "filter") and len(node.args) >= 2
+                and not node.keywords and self.is_builtin(fn.id)):
+            return node
+        iterables = node.args[1:]
+        if fn.id == "filter" and len(iterables) > 1:
+            return node
+        items = [f"<{fn.id}{i}>" for i in range(len(iterables))]
+        loads = [ast.Name(n, ast.Load()) for n in items]
+        target = ast.Name(items[0], ast.Store()) if len(items) == 1 else \
+            ast.Tuple([ast.Name(n, ast.Store()) for n in items], ast.Store())
+        source = iterables[0] if len(items) == 1 else \
+            ast.Call(ast.Name("zip", ast.Load()), iterables, [])
+        if fn.id == "map":
+            element, tests = ast.Call(node.args[0], loads, []), []
+        else:
+            none = isinstance(node.args[0], ast.Constant) and node.args[0].value is None
+            element, tests = loads[0], [loads[0] if none else ast.Call(node.args[0], loads, [])]
+        comp = ast.ListComp(element, [ast.comprehension(target, source, tests, 0)])
+        for n in ast.walk(comp):
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                ast.copy_location(n, node)
+        return self.visit_ListComp(comp)
 
     def visit_FunctionDef(self, node):
         outer, self.hoisted = self.hoisted, []
@@ -266,6 +318,14 @@ class _Comprehensions(ast.NodeTransformer):
 
 
 _MISSING = object()
+
+
+def _is_builtin(pyfunc, node, name) -> bool:
+    """Whether `name` in `pyfunc` means Python's builtin of that name."""
+    if name in assigned_names(node) or name in pyfunc.__code__.co_freevars:
+        return False
+    builtin = getattr(builtins, name, _MISSING)
+    return pyfunc.__globals__.get(name, builtin) is builtin
 
 
 def _free_values(pyfunc, node, local_names) -> dict:

@@ -121,7 +121,7 @@ class TypingContext:
                         f"{pyfunc.__qualname__!r} calls itself on every path that returns: "
                         "kiln infers a recursive function's return type from a return that "
                         "does not recurse (a base case); add one, or an explicit signature, "
-                        "e.g. @njit('int64(int64)')") from None
+                        "e.g. @njit('int64(int64)')", pending.where) from None
                 found = pending.partial
             else:
                 if guess is None or typed.return_type == guess:

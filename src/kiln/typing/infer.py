@@ -109,9 +109,10 @@ class RecursionPending(Exception):
     with that as its return type (TypingContext.type_function), as Numba infers it from a
     base case."""
 
-    def __init__(self, keys, partial=None):
+    def __init__(self, keys, partial=None, where=None):
         self.keys = frozenset(keys)
         self.partial = partial
+        self.where = where      # the first statement that waited
 
 
 class _Deferred(Exception):
@@ -242,7 +243,7 @@ class Typer:
             self.changed = False
             self.deferred = {}
             self.typemap, self.calls, self.constants, self.returns = {}, {}, {}, []
-            self.waiting = set()
+            self.waiting, self.waiting_at = set(), None
             self.block(self.ir.node.body)
             if not self.changed:
                 break
@@ -250,7 +251,7 @@ class Typer:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
         if self.waiting:
-            raise RecursionPending(self.waiting, self._returned_so_far())
+            raise RecursionPending(self.waiting, self._returned_so_far(), self.waiting_at)
         for d in self.deferred.values():
             if d.items:
                 raise self.error(f"the item types of {d.name!r} (a dict or a set) are not "
@@ -319,6 +320,7 @@ class Typer:
                 self.deferred[stmt] = d
             except RecursionPending as pending:
                 self.waiting |= pending.keys
+                self.waiting_at = self.waiting_at or self.ir.loc(stmt)
             except KilnError as e:
                 raise e.with_location(self.ir.loc(stmt))
 
