@@ -348,3 +348,24 @@ def sign_of_infinity_mod_one(y):
 @pytest.mark.parametrize("y", [math.inf, -math.inf, math.nan, 3.5, -0.0])
 def test_sign_of_the_nan_of_infinity_mod_a_constant(y):
     check(sign_of_infinity_mod_one, y)
+
+
+@njit
+def always_raises(a):
+    if True:
+        raise ZeroDivisionError("fuzz", a)
+    return a >> 2
+
+
+def uses_a_function_that_always_raises(a, b):
+    if b > 0:
+        return always_raises(a) & 7
+    return b
+
+
+def test_the_return_after_a_raise_that_is_always_taken_is_still_typed():
+    # fuzz seed 91238 (a change never released): statements after a branch that always
+    # leaves were skipped, so `always_raises` was typed as returning None and its caller
+    # failed to compile; CPython only raises when the call is made
+    check(uses_a_function_that_always_raises, 5, -1)
+    check(uses_a_function_that_always_raises, 5, 1)

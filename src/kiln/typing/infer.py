@@ -406,9 +406,11 @@ class Typer:
         if taken is None or not taken:
             self.block(node.orelse)
         branch = None if taken is None else node.body if taken else node.orelse
-        if branch and isinstance(branch[-1], _JUMPS) and following:
-            # what follows a branch always taken that always leaves is never run (nor
-            # typed: `if x is None: continue` in a loop unrolled for a None item)
+        if branch and isinstance(branch[-1], (ast.Continue, ast.Break)) and following:
+            # what follows a branch always taken that always leaves the iteration is never
+            # run (nor typed: `if x is None: continue` in a loop unrolled for a None item;
+            # after a `return` or `raise` the rest is typed still, as it tells the return
+            # type of a function that always raises)
             self.constants[(following[0], "unreachable")] = True
 
     def stmt_While(self, node):
@@ -911,9 +913,6 @@ def _lists_as_tuples(node):
         return ast.copy_location(ast.Tuple([_lists_as_tuples(e) for e in node.elts],
                                            ast.Load()), node)
     return node
-
-
-_JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 
 
 def _always_returns(stmt) -> bool:
