@@ -113,7 +113,7 @@ def test_ptx_version_is_read_from_the_text():
 
 
 # -- parameter packing ---------------------------------------------------------------------------
-def test_layout_bytes_and_offsets_follow_c_alignment():
+def test_layout_bytes_and_offsets_follow_c_alignment(fake):
     from kiln import types as t
     from kiln.cuda.abi import Layout
     arr = t.Array(t.float32, 2, "C")
@@ -124,7 +124,7 @@ def test_layout_bytes_and_offsets_follow_c_alignment():
     assert layout.offsets == [0] + [8 + 8 * i for i in range(9)] + [80, 84, 92, 96, 104, 112]
     assert layout.size == 120
 
-    dev = cuda.device_array((3, 4), np.float32)   # the simulator's, as a stand-in
+    dev = cuda.device_array((3, 4), np.float32)
     packed = layout.pack([-3, dev, 1.5, 2 - 1j, True, math.inf, (7, -(2**40))])
     pointer = dev.device_ctypes_pointer.value
     expected = struct.pack("@b7xQQqqQqqqqfff?3xdh6xq", -3, 0, 0, 12, 4, pointer, 3, 4, 16, 4,
@@ -412,9 +412,28 @@ def test_stream_copies_are_queued_and_default_copies_synchronize(fake):
     np.testing.assert_array_equal(out, host)
 
 
-def test_close_releases_the_primary_context(fake):
-    cuda.current_context()
+def test_close_releases_the_primary_context_and_its_modules(fake):
+    @cuda.jit
+    def kern(a):
+        a[0] = 1
+
+    kern[1, 1](cuda.device_array(1, np.int32))
     cuda.close()
     assert "cuDevicePrimaryCtxRelease" in fake.names()
+    kern[1, 1](cuda.device_array(1, np.int32))     # a new context: the module is loaded again
+    assert fake.names().count("cuModuleLoadData") == 2
+    assert fake.names().count("cuDevicePrimaryCtxRetain") == 2
     with pytest.raises(CudaAPIError, match="no CUDA device 3"):
         cuda.select_device(3)
+
+
+def test_a_producer_stream_in_the_interface_is_waited_for(fake):
+    pointer = fake._cuMemAlloc(16)[1]
+    desc = {"shape": (2,), "strides": None, "typestr": "<f8", "data": (pointer, False),
+            "version": 3, "stream": 0x77}
+    cuda.from_cuda_array_interface(desc)
+    assert fake.calls[-1] == ("cuStreamSynchronize", (0x77,))
+    count = len(fake.calls)
+    cuda.from_cuda_array_interface(desc, sync=False)
+    cuda.from_cuda_array_interface(dict(desc, stream=None))
+    assert len(fake.calls) == count

@@ -7,8 +7,8 @@ One parameter per scalar, in order: an integer or float is one of its width, a b
 byte, a complex one aggregate of its two floats, a tuple its items' parameters, and an
 array of ndim N its struct's fields: meminfo and parent (0 on the device), nitems,
 itemsize, the data pointer (global memory), shape[N] and strides[N] in bytes. In the buffer
-each parameter sits at its natural alignment, as in a C struct (what `cuLaunchKernel`'s
-CU_LAUNCH_PARAM_BUFFER_POINTER expects)."""
+each parameter sits at its natural alignment, as in a C struct, and `Layout.offsets` says
+where (the driver back-end hands `cuLaunchKernel` one pointer per parameter into it)."""
 from __future__ import annotations
 
 import struct

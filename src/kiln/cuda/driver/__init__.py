@@ -59,6 +59,7 @@ class DriverBackend(Backend):
         context = self._contexts.pop(device_id, None)
         if context is not None:
             context.release()
+            self.modules.forget(device_id)
 
     def synchronize(self):
         self.context().synchronize()

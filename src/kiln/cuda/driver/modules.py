@@ -52,6 +52,12 @@ class ModuleCache:
             entry = loaded[key] = self._load(kernel, program, argtypes, context)
         return entry
 
+    def forget(self, device_id):
+        """Drop what was loaded on a device whose context went (its modules went with it)."""
+        for loaded in self._loaded.values():
+            for key in [key for key in loaded if key[1] == device_id]:
+                del loaded[key]
+
     def program(self, kernel, argtypes, cc) -> Program:
         programs = self._programs.setdefault(kernel, {})
         key = (argtypes, tuple(cc))
