@@ -437,3 +437,26 @@ def test_a_producer_stream_in_the_interface_is_waited_for(fake):
     cuda.from_cuda_array_interface(desc, sync=False)
     cuda.from_cuda_array_interface(dict(desc, stream=None))
     assert len(fake.calls) == count
+
+
+def test_a_device_newer_than_kiln_knows_gets_the_newest_target_below_it(monkeypatch):
+    install(monkeypatch, FakeDriver(version=12090, cc=(10, 3)))
+
+    def kern(a):
+        a[0] = 1
+
+    ptx, _ = cuda.compile_ptx_for_current_device(kern, "void(i4[:])")
+    assert ".target sm_100" in ptx
+    jitted = cuda.jit("void(i4[:])")(kern)
+    assert ".target sm_100" in jitted.inspect_asm()[(jitted.signatures[0].args[0],)]
+
+
+def test_an_argument_kiln_cannot_type_names_the_kernel(fake):
+    @cuda.jit
+    def kern(a):
+        pass
+
+    records = np.zeros(3, np.dtype([("x", np.float64), ("n", np.int32)]))
+    with pytest.raises(TypeError, match=r"kernel 'kern': argument 1 \(DeviceNDArray of dtype"):
+        kern[1, 1](cuda.to_device(records))
+    assert "cuLaunchKernel" not in fake.names()

@@ -45,8 +45,10 @@ def argument_types(name, args) -> tuple:
     actual = tuple(_typeof(a) for a in args)
     for i, (ty, value) in enumerate(zip(actual, args)):
         if ty is None:
-            raise TypeError(f"kernel '{name}': argument {i + 1} ({type(value).__name__}) has "
-                            "no kiln type a kernel can take")
+            what = type(value).__name__ + (f" of dtype {value.dtype}"
+                                           if isinstance(value, DeviceNDArray) else "")
+            raise TypeError(f"kernel '{name}': argument {i + 1} ({what}) has no kiln type a "
+                            "kernel can take")
     return actual
 
 

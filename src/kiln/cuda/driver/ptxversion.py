@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..ptx import PTX_ISA
+from ..ptx import PTX_ISA, target_cc
 
 # (first driver version as cuDriverGetVersion reports it, e.g. 12080 for 12.8, newest PTX
 # ISA ×10 it loads), newest first. 12.6 kept ISA 8.5; 12.7 (8.6) was a driver-only number.
@@ -31,21 +31,6 @@ def max_ptx_isa(driver_version: int) -> int:
         if driver_version >= first:
             return isa
     return 0
-
-
-def target_cc(cc) -> tuple:
-    """The compute capability to compile for: the device's own when kiln knows it, else the
-    newest kiln knows below it of the same major version (PTX for sm_XY is JIT-compiled
-    for any later GPU), else the newest kiln knows below it at all."""
-    cc = tuple(cc)
-    if cc in PTX_ISA:
-        return cc
-    older = [known for known in PTX_ISA if known <= cc]
-    if not older:
-        raise ValueError(f"compute capability {cc[0]}.{cc[1]} is older than any kiln "
-                         f"compiles for (oldest: {min(PTX_ISA)})")
-    same_major = [known for known in older if known[0] == cc[0]]
-    return max(same_major or older)
 
 
 def choose(cc, driver_version: int) -> tuple:
