@@ -7,8 +7,8 @@ One parameter per scalar, in order: an integer or float is one of its width, a b
 byte, a complex one aggregate of its two floats, a tuple its items' parameters, and an
 array of ndim N its struct's fields: meminfo and parent (0 on the device), nitems,
 itemsize, the data pointer (global memory), shape[N] and strides[N] in bytes. In the buffer
-each parameter sits at its natural alignment, as in a C struct (what `cuLaunchKernel`'s
-CU_LAUNCH_PARAM_BUFFER_POINTER expects)."""
+each parameter sits at its natural alignment, as in a C struct, and `Layout.offsets` says
+where (the driver back-end hands `cuLaunchKernel` one pointer per parameter into it)."""
 from __future__ import annotations
 
 import struct
@@ -64,15 +64,14 @@ def unpack(builder, ty, params):
     return next(params)
 
 
-def _format(ty) -> str:
+def _units(ty) -> list:
+    """The struct format of each PTX parameter of one argument."""
     if isinstance(ty, t.Array):
-        return "QQqqQ" + "q" * (2 * ty.ndim)
+        return list("QQqqQ" + "q" * (2 * ty.ndim))
     if isinstance(ty, t.BaseTuple):
-        return "".join(_format(item) for item in ty.types)
-    if isinstance(ty, t.Complex):   # one aggregate: aligned as its float
-        return _FORMATS[str(ty)]
-    if isinstance(ty, (t.Number, t.Boolean)):
-        return _FORMATS[str(ty)]
+        return [unit for item in ty.types for unit in _units(item)]
+    if isinstance(ty, (t.Number, t.Boolean)):   # a complex is one aggregate of two floats
+        return [_FORMATS[str(ty)]]
     raise TypingError(f"a kernel cannot take an argument of type {ty}")
 
 
@@ -94,8 +93,16 @@ class Layout:
 
     def __init__(self, argtypes):
         self.argtypes = tuple(argtypes)
-        self._struct = struct.Struct("@" + "".join(map(_format, self.argtypes)))
+        units = [unit for ty in self.argtypes for unit in _units(ty)]
+        self._struct = struct.Struct("@" + "".join(units))
         self.size = self._struct.size
+        # Where each parameter starts (cuLaunchKernel's kernelParams point there): past the
+        # ones before it, aligned as its first field.
+        self.offsets, before = [], ""
+        for unit in units:
+            self.offsets.append(struct.calcsize("@" + before + unit[0]) -
+                                struct.calcsize("@" + unit[0]))
+            before += unit
 
     def pack(self, args) -> bytes:
         return self._struct.pack(*[v for ty, value in zip(self.argtypes, args)

@@ -1,9 +1,10 @@
 """The back-end behind kiln.cuda's API, chosen once, when kiln.cuda is first imported.
 
 `KILN_ENABLE_CUDASIM=1` (or Numba's `NUMBA_ENABLE_CUDASIM=1`) selects the simulator.
-Otherwise the compiled GPU back-end would be used; until it exists (or when no GPU is
-present) kiln.cuda gets `NoDevice`, whose every device operation raises a
-`CudaSupportError` that says how to get the simulator. The API never simulates silently.
+Otherwise the hardware back-end (driver/, through NVIDIA's cuda-bindings) is used when the
+bindings, the driver and a GPU are there; when one is missing kiln.cuda gets `NoDevice`,
+whose every device operation raises a `CudaSupportError` saying what was missing, what to
+install and how to get the simulator. The API never simulates silently.
 
 `Backend` is the interface a back-end implements; the API layer (kernel.py, devices.py,
 devicearray.py, host.py) reaches devices only through `active`.
@@ -26,6 +27,7 @@ class Backend:
 
     name = "none"
     simulated = False
+    reason = ""   # why no device can be used (for NoDevice)
 
     def is_available(self) -> bool:
         return False
@@ -34,7 +36,8 @@ class Backend:
         return []
 
     def _no_device(self, *args, **kwargs):
-        raise CudaSupportError(NO_DEVICE_HINT)
+        raise CudaSupportError(f"{self.reason}. {NO_DEVICE_HINT}" if self.reason
+                               else NO_DEVICE_HINT)
 
     # Devices and contexts: context() returns the current context, creating it on first use.
     context = select_device = close = synchronize = _no_device
@@ -52,14 +55,19 @@ class Backend:
 
 
 class NoDevice(Backend):
-    """No GPU and no simulator: kernels can be defined, not run."""
+    """No GPU and no simulator: kernels can be defined (and compiled to PTX), not run."""
+
+    def __init__(self, reason=""):
+        self.reason = reason
 
 
 def _choose() -> Backend:
     if simulator_requested():
         from .simulator import SimulatorBackend
         return SimulatorBackend()
-    return NoDevice()
+    from .driver import load
+    hardware, reason = load()
+    return hardware if hardware is not None else NoDevice(reason)
 
 
 active: Backend = _choose()

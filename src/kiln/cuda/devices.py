@@ -12,11 +12,18 @@ def is_available() -> bool:
     return backend.active.is_available()
 
 
+def cuda_error() -> str | None:
+    """Why kiln.cuda cannot use a GPU (what is missing, what to install), or None when it
+    can (or runs the simulator)."""
+    return backend.active.reason or None
+
+
 def detect() -> bool:
     """Print the devices kiln.cuda can use; True if there is at least one."""
     devices = backend.active.devices()
     if not devices:
-        print("kiln.cuda found no CUDA devices (set KILN_ENABLE_CUDASIM=1 for the simulator)")
+        print(f"kiln.cuda found no CUDA devices: {backend.active.reason or 'none reported'} "
+              "(set KILN_ENABLE_CUDASIM=1 for the simulator)")
         return False
     print(f"Found {len(devices)} CUDA devices")
     for dev in devices:

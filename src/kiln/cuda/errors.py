@@ -23,6 +23,5 @@ class DeadlockError(RuntimeError):
 
 
 NO_DEVICE_HINT = (
-    "kiln.cuda found no CUDA GPU it can use (the compiled CUDA back-end is not available in "
-    "this build). Set KILN_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1) before importing "
-    "kiln to run kernels in the CUDA simulator.")
+    "kiln.cuda found no CUDA GPU it can use. Set KILN_ENABLE_CUDASIM=1 (or "
+    "NUMBA_ENABLE_CUDASIM=1) before importing kiln to run kernels in the CUDA simulator.")

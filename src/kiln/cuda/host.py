@@ -135,7 +135,8 @@ def as_cuda_array(obj, sync=True) -> DeviceNDArray:
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True) -> DeviceNDArray:
-    """A DeviceNDArray over the memory a CUDA Array Interface dictionary describes."""
+    """A DeviceNDArray over the memory a CUDA Array Interface dictionary describes; with
+    `sync`, after waiting for the stream it names (interface version 3)."""
     if desc.get("mask") is not None:
         raise NotImplementedError("masked CUDA arrays are not supported")
     shape = normalize_shape(desc["shape"])
@@ -144,6 +145,8 @@ def from_cuda_array_interface(desc, owner=None, sync=True) -> DeviceNDArray:
     strides = desc.get("strides")
     strides = c_strides(shape, dtype.itemsize) if strides is None else normalize_shape(strides)
     pointer, readonly = desc["data"]
+    if sync and desc.get("stream"):   # v3: the producer's work on its stream comes first
+        backend.active.external_stream(desc["stream"]).synchronize()
     size = int(np.prod(shape, dtype=np.int64))
     low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if size else 0
     high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0) + dtype.itemsize \

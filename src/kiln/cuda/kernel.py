@@ -84,9 +84,9 @@ class _Compiled:
     def inspect_asm(self, signature=None, cc=None):
         """The PTX for compute capability `cc` (default: the current device's when there is
         one, else compile_ptx's): for `signature`, else a dict per explicit signature."""
-        from .ptx import compile_ptx
+        from .ptx import compile_ptx, target_cc
         if cc is None and backend.active.is_available():
-            cc = backend.active.context().device.compute_capability
+            cc = target_cc(backend.active.context().device.compute_capability)
         options = {"cc": cc} if cc is not None else {}
         return self._per_signature(signature, lambda sig: compile_ptx(
             self, sig, self.kind != "kernel", self.options.get("fastmath", False),

@@ -54,6 +54,21 @@ def ptx_target(cc):
     return f"sm_{cc[0]}{cc[1]}", f"+ptx{PTX_ISA[cc]}"
 
 
+def target_cc(cc) -> tuple:
+    """The compute capability to compile for: the device's own when kiln knows it, else the
+    newest kiln knows below it of the same major version (PTX for sm_XY is JIT-compiled
+    for any later GPU), else the newest kiln knows below it at all."""
+    cc = tuple(cc)
+    if cc in PTX_ISA:
+        return cc
+    older = [known for known in PTX_ISA if known <= cc]
+    if not older:
+        raise ValueError(f"compute capability {cc[0]}.{cc[1]} is older than any kiln "
+                         f"compiles for (oldest: {min(PTX_ISA)})")
+    same_major = [known for known in older if known[0] == cc[0]]
+    return max(same_major or older)
+
+
 def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=(9, 0), lineinfo=False,
                 debug=False, opt=True):
     """Compile `pyfunc` (a Python function or a `@cuda.jit` object) for `sig` to PTX for
@@ -69,10 +84,10 @@ def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=(9, 0), lineinfo=F
 
 def compile_ptx_for_current_device(pyfunc, sig, device=False, fastmath=False,
                                    lineinfo=False, debug=False, opt=True):
-    """compile_ptx for the compute capability of the current device."""
+    """compile_ptx for the current device (for the newest target kiln knows it runs)."""
     from .devices import get_current_device
-    return compile_ptx(pyfunc, sig, device, fastmath, get_current_device().compute_capability,
-                       lineinfo, debug, opt)
+    return compile_ptx(pyfunc, sig, device, fastmath,
+                       target_cc(get_current_device().compute_capability), lineinfo, debug, opt)
 
 
 def _name(pyfunc):

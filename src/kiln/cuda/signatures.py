@@ -32,9 +32,24 @@ def _typeof(value):
             layout = "C" if value.is_c_contiguous() else "F" if value.is_f_contiguous() \
                 else "A"
             return types.Array(types.from_dtype(value.dtype), value.ndim, layout)
+        if isinstance(value, tuple):
+            items = [_typeof(v) for v in value]
+            return None if None in items else types.tuple_of(items)
         return types.typeof(value)
     except (TypeError, ValueError):
         return None
+
+
+def argument_types(name, args) -> tuple:
+    """The kiln types a lazily typed kernel is compiled for, from its launch arguments."""
+    actual = tuple(_typeof(a) for a in args)
+    for i, (ty, value) in enumerate(zip(actual, args)):
+        if ty is None:
+            what = type(value).__name__ + (f" of dtype {value.dtype}"
+                                           if isinstance(value, DeviceNDArray) else "")
+            raise TypeError(f"kernel '{name}': argument {i + 1} ({what}) has no kiln type a "
+                            "kernel can take")
+    return actual
 
 
 def _spell(t):
@@ -56,13 +71,22 @@ def _accepts(expected, actual):
     return True  # tuples, records...: left to the back-end
 
 
-def match(name, sigs, args) -> tuple:
-    """`args` with scalars converted to the first signature that accepts them all."""
+def select(sigs, args):
+    """The first signature that accepts the arguments' types, or None."""
     actual = [_typeof(a) for a in args]
     for sig in sigs:
         if all(_accepts(e, a) for e, a in zip(sig.args, actual)):
-            return tuple(e.np_dtype.type(v) if isinstance(e, types.Number) else v
-                         for e, v in zip(sig.args, args))
+            return sig
+    return None
+
+
+def match(name, sigs, args) -> tuple:
+    """`args` with scalars converted to the first signature that accepts them all."""
+    sig = select(sigs, args)
+    if sig is not None:
+        return tuple(e.np_dtype.type(v) if isinstance(e, types.Number) else v
+                     for e, v in zip(sig.args, args))
+    actual = [_typeof(a) for a in args]
     given = ", ".join(_spell(a) if a is not None else type(v).__name__
                       for a, v in zip(actual, args))
     known = "; ".join(f"({', '.join(map(_spell, s.args))})" for s in sigs)

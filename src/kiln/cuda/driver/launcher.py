@@ -1,0 +1,36 @@
+"""One launch on the driver: the specialization for the arguments' types (compiled and
+loaded once, modules.py), the parameter buffer packed through its layout, and
+cuLaunchKernel with one pointer per PTX parameter into that buffer."""
+from __future__ import annotations
+
+import ctypes
+
+from .. import signatures
+
+
+def argument_types(kernel, args) -> tuple:
+    """What the kernel is compiled for: the signature the arguments matched, or (lazily
+    typed kernels) the arguments' own types."""
+    if kernel.signatures:
+        sig = signatures.select(kernel.signatures, args)
+        return tuple(sig.args)   # (kernel.launch matched them already)
+    return signatures.argument_types(kernel.__name__, args)
+
+
+def parameters(layout, args):
+    """(the packed buffer, the void* array pointing at each parameter in it); the caller
+    keeps both alive until cuLaunchKernel returns (the driver copies the values then)."""
+    buffer = ctypes.create_string_buffer(layout.pack(args), max(layout.size, 1))
+    base = ctypes.addressof(buffer)
+    pointers = (ctypes.c_void_p * max(len(layout.offsets), 1))(
+        *[base + offset for offset in layout.offsets])
+    return buffer, pointers
+
+
+def launch(cache, context, kernel, config, args):
+    loaded = cache.get(kernel, argument_types(kernel, args), context)
+    packed = parameters(loaded.layout, args)   # alive until the launch returns
+    context.make_current()
+    context.driver.call("cuLaunchKernel", loaded.function, *config.griddim, *config.blockdim,
+                        config.sharedmem, int(config.stream) if config.stream else 0,
+                        ctypes.addressof(packed[1]), 0)

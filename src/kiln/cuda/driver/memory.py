@@ -1,0 +1,171 @@
+"""Device memory through the driver: allocations freed when their last array goes (through
+the context's deferred-free list), foreign pointers wrapped without copying, page-locked and
+mapped host memory, and copies between host and device for any strides.
+
+A copy moves the smallest byte range covering the device array (its span): contiguous
+arrays go in one cuMemcpy, others through a host staging buffer whose strided NumPy view
+does the gather or scatter. A copy on stream 0 is synchronous (the host may read the result
+at once, as in Numba); on another stream it is queued and the caller synchronizes."""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+_ALLOC_HINT = ("cuda.current_context().get_memory_info() says what is free; "
+               "cuda.current_context().deallocations.clear() frees what is deferred")
+
+
+class DeviceMemory:
+    """One device allocation (`device_pointer` is its CUdeviceptr as an int)."""
+
+    __slots__ = ("device_pointer", "nbytes", "owner", "__weakref__")
+
+    def __init__(self, device_pointer, nbytes, owner=None):
+        self.device_pointer = device_pointer
+        self.nbytes = nbytes
+        self.owner = owner   # what keeps foreign memory alive (a CuPy array, a tensor)
+
+
+def allocate(context, nbytes) -> DeviceMemory:
+    if nbytes == 0:
+        return DeviceMemory(0, 0)
+    context.make_current()
+    driver = context.driver
+    try:
+        pointer = int(driver.call("cuMemAlloc", nbytes))
+    except Exception as exc:
+        raise type(exc)(f"{exc} allocating {nbytes} bytes: {_ALLOC_HINT}") from None
+    memory = DeviceMemory(pointer, nbytes)
+    weakref.finalize(memory, context.deallocations.add,
+                     lambda: None if context.released else driver.call("cuMemFree", pointer))
+    return memory
+
+
+def wrap_pointer(pointer, nbytes, readonly, owner) -> DeviceMemory:
+    """Memory allocated elsewhere, kept alive by `owner`, never freed by kiln."""
+    return DeviceMemory(int(pointer), nbytes, owner)
+
+
+def span(devary) -> tuple:
+    """(device address of the lowest byte, number of bytes, offset of element 0 in them)."""
+    if devary.size == 0:
+        return 0, 0, 0
+    low = sum((n - 1) * s for n, s in zip(devary.shape, devary.strides) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(devary.shape, devary.strides) if s > 0) + \
+        devary.itemsize
+    return devary.gpu_data.device_pointer + devary._offset + low, high - low, -low
+
+
+def _contiguous_like(devary, host) -> bool:
+    """Whether the device array and the host array hold the same bytes in the same order."""
+    if devary.is_c_contiguous() and host.flags.c_contiguous:
+        return True
+    return devary.is_f_contiguous() and host.flags.f_contiguous and \
+        not devary.is_c_contiguous()
+
+
+def _staged(devary, buffer, origin):
+    return np.ndarray(devary.shape, devary.dtype, buffer=buffer, offset=origin,
+                      strides=devary.strides)
+
+
+def _host_address(ary) -> int:
+    return ary.__array_interface__["data"][0]
+
+
+def _stream_handle(stream) -> int:
+    return int(stream) if stream else 0
+
+
+def copy_htod(context, dst, src, stream):
+    pointer, nbytes, origin = span(dst)
+    if not nbytes:
+        return
+    context.make_current()
+    src = src.reshape(dst.shape)
+    if dst.is_c_contiguous() or dst.is_f_contiguous():
+        order = "C" if dst.is_c_contiguous() else "F"
+        _to_device(context, pointer, np.asarray(src, order=order), nbytes, stream)
+        return
+    staging = np.empty(nbytes, np.uint8)   # a strided target: read, patch, write back
+    _to_host(context, staging, pointer, nbytes, 0)
+    _staged(dst, staging, origin)[...] = src
+    _to_device(context, pointer, staging, nbytes, 0)
+
+
+def copy_dtoh(context, dst, src, stream):
+    pointer, nbytes, origin = span(src)
+    if not nbytes:
+        return
+    context.make_current()
+    if _contiguous_like(src, dst):
+        _to_host(context, dst, pointer, nbytes, stream)
+        return
+    staging = np.empty(nbytes, np.uint8)
+    _to_host(context, staging, pointer, nbytes, 0)
+    dst[...] = _staged(src, staging, origin).reshape(dst.shape)
+
+
+def copy_dtod(context, dst, src, stream):
+    dst_pointer, nbytes, _ = span(dst)
+    if not nbytes:
+        return
+    context.make_current()
+    if dst.is_c_contiguous() and src.is_c_contiguous() or \
+            dst.is_f_contiguous() and src.is_f_contiguous():
+        src_pointer = span(src)[0]
+        handle = _stream_handle(stream)
+        context.driver.call("cuMemcpyDtoDAsync", dst_pointer, src_pointer, nbytes, handle)
+        if not handle:
+            context.driver.call("cuStreamSynchronize", 0)
+        return
+    copy_htod(context, dst, src.copy_to_host(), 0)   # strided both ways: through the host
+
+
+def _to_device(context, pointer, host, nbytes, stream):
+    handle = _stream_handle(stream)
+    context.driver.call("cuMemcpyHtoDAsync", pointer, _host_address(host), nbytes, handle)
+    if not handle:
+        context.driver.call("cuStreamSynchronize", 0)
+
+
+def _to_host(context, host, pointer, nbytes, stream):
+    handle = _stream_handle(stream)
+    context.driver.call("cuMemcpyDtoHAsync", _host_address(host), pointer, nbytes, handle)
+    if not handle:
+        context.driver.call("cuStreamSynchronize", 0)
+
+
+# -- page-locked and mapped host memory -----------------------------------------------------
+class _HostBuffer:
+    """Page-locked host bytes seen by NumPy; freed with cuMemFreeHost when NumPy lets go."""
+
+    def __init__(self, context, nbytes, flags):
+        context.make_current()
+        driver = context.driver
+        self.pointer = int(driver.call("cuMemHostAlloc", max(nbytes, 1), flags))
+        self.__array_interface__ = {"data": (self.pointer, False), "shape": (nbytes,),
+                                    "typestr": "|u1", "version": 3}
+        weakref.finalize(self, context.deallocations.add,
+                         lambda p=self.pointer: None if context.released
+                         else driver.call("cuMemFreeHost", p))
+
+
+def _extent(shape, dtype, strides) -> int:
+    return sum((n - 1) * s for n, s in zip(shape, strides)) + dtype.itemsize \
+        if all(shape) else 0
+
+
+def host_empty(context, shape, dtype, strides, flags=0) -> np.ndarray:
+    buffer = np.asarray(_HostBuffer(context, _extent(shape, dtype, strides), flags))
+    return np.ndarray(shape, dtype, buffer=buffer, strides=strides)
+
+
+def mapped_empty(context, shape, dtype, strides):
+    flags = getattr(context.driver.module, "CU_MEMHOSTALLOC_DEVICEMAP", 0x02)
+    host = host_empty(context, shape, dtype, strides, flags)
+    base = _host_address(host.base if host.base is not None else host)
+    device = int(context.driver.call("cuMemHostGetDevicePointer", base, 0))
+    return host, device + _host_address(host) - base
+

@@ -1,0 +1,104 @@
+"""Kernels compiled and loaded for the devices present: PTX once per (kernel, argument
+types, target), a module loaded once per device, the CUfunction and the parameter layout
+kept for every later launch of that specialization.
+
+The target comes from ptxversion.choose (driver version and compute capability). When the
+driver's JIT is older than the ISA the target needs, the PTX goes to the driver as a cubin
+made by nvJitLink instead (jitlink.py)."""
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+
+from kiln.types import Signature, void
+
+from .. import abi
+from ..errors import CudaAPIError
+from . import jitlink, ptxversion
+
+
+@dataclass
+class Program:
+    """One specialization of a kernel for one target: its PTX, or the cubin nvJitLink made."""
+    ptx: str
+    image: bytes
+    target: tuple
+
+
+@dataclass
+class Loaded:
+    """A specialization loaded on one device."""
+    module: object
+    function: object
+    layout: abi.Layout
+    program: Program
+
+
+class ModuleCache:
+    def __init__(self, driver, driver_version):
+        self.driver = driver
+        self.driver_version = driver_version
+        # kernel -> {(argument types, cc): Program} and {(argument types, device id): Loaded}
+        self._programs = weakref.WeakKeyDictionary()
+        self._loaded = weakref.WeakKeyDictionary()
+
+    def get(self, kernel, argtypes, context) -> Loaded:
+        loaded = self._loaded.setdefault(kernel, {})
+        key = (argtypes, context.device.id)
+        entry = loaded.get(key)
+        if entry is None:
+            program = self.program(kernel, argtypes, context.device.compute_capability)
+            entry = loaded[key] = self._load(kernel, program, argtypes, context)
+        return entry
+
+    def forget(self, device_id):
+        """Drop what was loaded on a device whose context went (its modules went with it)."""
+        for loaded in self._loaded.values():
+            for key in [key for key in loaded if key[1] == device_id]:
+                del loaded[key]
+
+    def program(self, kernel, argtypes, cc) -> Program:
+        programs = self._programs.setdefault(kernel, {})
+        key = (argtypes, tuple(cc))
+        if key not in programs:
+            programs[key] = self._compile(kernel, argtypes, cc)
+        return programs[key]
+
+    def _compile(self, kernel, argtypes, cc) -> Program:
+        from ..ptx import compile_ptx
+        target, isa, too_new = ptxversion.choose(cc, self.driver_version)
+        ptx, _ = compile_ptx(kernel, Signature(void, tuple(argtypes)),
+                             fastmath=kernel.options.get("fastmath", False), cc=target)
+        emitted = ptxversion.ptx_isa_of(ptx)
+        newest = ptxversion.max_ptx_isa(self.driver_version)
+        if too_new or emitted > newest:
+            why = (f"the CUDA driver ({ptxversion.driver_version_text(self.driver_version)}) "
+                   f"loads PTX up to ISA {newest // 10}.{newest % 10}, and sm_{target[0]}"
+                   f"{target[1]} needs {emitted // 10}.{emitted % 10}")
+            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why)
+        else:
+            image = ptx.encode() + b"\0"
+        return Program(ptx, image, target)
+
+    def _load(self, kernel, program, argtypes, context) -> Loaded:
+        context.make_current()
+        try:
+            module = self.driver.call("cuModuleLoadData", program.image)
+        except CudaAPIError as exc:
+            raise CudaAPIError(f"kernel '{kernel.__name__}': the driver refused its code for "
+                               f"sm_{program.target[0]}{program.target[1]}: {exc}") from None
+        name = _entry_name(program.ptx, kernel.__name__)
+        function = self.driver.call("cuModuleGetFunction", module, name.encode())
+        return Loaded(module, function, abi.Layout(argtypes), program)
+
+
+def _entry_name(ptx, name) -> str:
+    """The `.entry` ptx.py made for the kernel (`name`, or `name.kernel` when the Python
+    name is taken by the function itself, which LLVM writes as `name_kernel`)."""
+
+    entries = re.findall(r"\.entry\s+([\w$.]+)\s*\(", ptx)
+    if len(entries) != 1:
+        raise CudaAPIError(f"kernel '{name}': expected one .entry in its PTX, found "
+                           f"{entries}")
+    return entries[0]

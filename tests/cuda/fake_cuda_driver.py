@@ -1,0 +1,180 @@
+"""A test double of cuda-bindings' `driver` module, for testing kiln's hardware back-end on
+machines without a GPU. It keeps device memory as host bytes (so copies really move data),
+records every call, and reads launch parameters the way the driver does: their sizes from
+the `.param` declarations of the loaded PTX entry. Kernels are not executed."""
+import ctypes
+import itertools
+import re
+from types import SimpleNamespace
+
+SUCCESS, INVALID_VALUE, OUT_OF_MEMORY, NOT_READY, UNSUPPORTED_PTX = 0, 1, 2, 600, 222
+_NAMES = {INVALID_VALUE: "CUDA_ERROR_INVALID_VALUE", OUT_OF_MEMORY: "CUDA_ERROR_OUT_OF_MEMORY",
+          NOT_READY: "CUDA_ERROR_NOT_READY",
+          UNSUPPORTED_PTX: "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}
+
+ATTRIBUTES = {"COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
+              "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
+              "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
+              "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 48 * 1024,
+              "MULTIPROCESSOR_COUNT": 132, "WARP_SIZE": 32}
+_PARAM = re.compile(r"\.[bsuf](\d+)\b[^,]*?(?:\[(\d+)\])?\s*(?:,|$)")
+_PTX_MAX = {12040: 84, 12090: 88, 11040: 74, 11080: 78}   # what the fake driver's JIT accepts
+
+
+class FakeDriver:
+    CUresult = SimpleNamespace(CUDA_SUCCESS=SUCCESS)
+    CUdevice_attribute = SimpleNamespace(**{f"CU_DEVICE_ATTRIBUTE_{k}": k for k in ATTRIBUTES})
+    CU_MEMHOSTALLOC_DEVICEMAP = 2
+
+    def __init__(self, version=12040, cc=(9, 0), devices=1, memory=1 << 30):
+        self.version, self.ndevices, self.capacity = version, devices, memory
+        self.attributes = dict(ATTRIBUTES, COMPUTE_CAPABILITY_MAJOR=cc[0],
+                               COMPUTE_CAPABILITY_MINOR=cc[1])
+        self.calls = []
+        self.allocations = {}      # device address -> bytearray
+        self.host = {}             # pinned host address -> ctypes buffer
+        self.modules = {}          # module handle -> image
+        self.launches = []         # (function name, grid, block, shared, stream, params bytes)
+        self._addresses = itertools.count(0x7f00_0000_0000, 1 << 32)
+        self._handles = itertools.count(0x100)
+
+    def __getattr__(self, name):   # every cu* call is recorded, then answered
+        if not name.startswith("cu"):
+            raise AttributeError(name)
+        answer = getattr(self, f"_{name}")
+
+        def call(*args):
+            self.calls.append((name, args))
+            return answer(*args)
+        return call
+
+    def names(self):
+        return [name for name, _ in self.calls]
+
+    # -- init and devices ------------------------------------------------------------------
+    def _cuInit(self, flags):
+        return (SUCCESS,)
+
+    def _cuGetErrorName(self, code):
+        return SUCCESS, _NAMES.get(int(code), f"CUDA_ERROR_{int(code)}").encode()
+
+    def _cuDriverGetVersion(self):
+        return SUCCESS, self.version
+
+    def _cuDeviceGetCount(self):
+        return SUCCESS, self.ndevices
+
+    def _cuDeviceGet(self, ordinal):
+        return (SUCCESS, ordinal) if 0 <= ordinal < self.ndevices else (INVALID_VALUE, None)
+
+    def _cuDeviceGetName(self, length, device):
+        return SUCCESS, f"Fake GPU {device}".encode().ljust(length, b"\0")
+
+    def _cuDeviceGetAttribute(self, attribute, device):
+        return SUCCESS, self.attributes[attribute]
+
+    def _cuDeviceGetUuid(self, device):
+        return SUCCESS, SimpleNamespace(bytes=bytes(range(16)))
+
+    def _cuDevicePrimaryCtxRetain(self, device):
+        return SUCCESS, f"context{device}"
+
+    def _ok(self, *args):
+        return (SUCCESS,)
+
+    _cuCtxSetCurrent = _cuCtxSynchronize = _cuDevicePrimaryCtxRelease = _ok
+    _cuDevicePrimaryCtxReset = _cuStreamSynchronize = _cuStreamDestroy = _ok
+    _cuEventRecord = _cuEventSynchronize = _cuEventDestroy = _cuStreamWaitEvent = _ok
+    _cuStreamQuery = _cuEventQuery = _ok
+
+    # -- memory ------------------------------------------------------------------------------
+    def _cuMemGetInfo(self):
+        used = sum(map(len, self.allocations.values()))
+        return SUCCESS, self.capacity - used, self.capacity
+
+    def _cuMemAlloc(self, nbytes):
+        if nbytes == 0 or nbytes > self._cuMemGetInfo()[1]:
+            return (OUT_OF_MEMORY if nbytes else INVALID_VALUE), None
+        address = next(self._addresses)
+        self.allocations[address] = bytearray(nbytes)
+        return SUCCESS, address
+
+    def _cuMemFree(self, address):
+        del self.allocations[address]
+        return (SUCCESS,)
+
+    def _find(self, address, nbytes):
+        for base, data in self.allocations.items():
+            if base <= address and address + nbytes <= base + len(data):
+                return data, address - base
+        raise AssertionError(f"access to {nbytes} bytes at {address:#x} outside any "
+                             "allocation")
+
+    def _cuMemcpyHtoDAsync(self, device, host, nbytes, stream):
+        data, offset = self._find(device, nbytes)
+        data[offset:offset + nbytes] = ctypes.string_at(host, nbytes)
+        return (SUCCESS,)
+
+    def _cuMemcpyDtoHAsync(self, host, device, nbytes, stream):
+        data, offset = self._find(device, nbytes)
+        ctypes.memmove(host, bytes(data[offset:offset + nbytes]), nbytes)
+        return (SUCCESS,)
+
+    def _cuMemcpyDtoDAsync(self, dst, src, nbytes, stream):
+        source, offset = self._find(src, nbytes)
+        chunk = bytes(source[offset:offset + nbytes])
+        target, offset = self._find(dst, nbytes)
+        target[offset:offset + nbytes] = chunk
+        return (SUCCESS,)
+
+    def _cuMemHostAlloc(self, nbytes, flags):
+        buffer = ctypes.create_string_buffer(nbytes)
+        self.host[ctypes.addressof(buffer)] = buffer
+        return SUCCESS, ctypes.addressof(buffer)
+
+    def _cuMemFreeHost(self, address):
+        del self.host[address]
+        return (SUCCESS,)
+
+    def _cuMemHostGetDevicePointer(self, address, flags):
+        return SUCCESS, address    # unified addressing: the same address
+
+    # -- streams and events ------------------------------------------------------------------
+    def _cuStreamCreate(self, flags):
+        return SUCCESS, next(self._handles)
+
+    def _cuEventCreate(self, flags):
+        return SUCCESS, next(self._handles)
+
+    def _cuEventElapsedTime(self, start, end):
+        return SUCCESS, 1.5
+
+    # -- modules and launches ------------------------------------------------------------------
+    def _cuModuleLoadData(self, image):
+        image = bytes(image)
+        if not image.startswith(b"\x7fELF"):   # PTX: the JIT checks its .version
+            major, minor = re.search(rb"\.version (\d+)\.(\d+)", image).groups()
+            if int(major) * 10 + int(minor) > _PTX_MAX[self.version]:
+                return UNSUPPORTED_PTX, None
+        handle = next(self._handles)
+        self.modules[handle] = image
+        return SUCCESS, handle
+
+    def _cuModuleGetFunction(self, module, name):
+        if self.modules[module].startswith(b"\x7fELF"):   # a cubin: no parameter list read
+            return SUCCESS, SimpleNamespace(name=name.decode(), sizes=[])
+        text = self.modules[module].decode(errors="replace")
+        found = re.search(rf"\.entry {re.escape(name.decode())}\s*\((.*?)\)", text, re.S)
+        if found is None:
+            return INVALID_VALUE, None
+        sizes = [int(bits) // 8 * int(count or 1) for bits, count in
+                 _PARAM.findall(found.group(1).strip())]
+        return SUCCESS, SimpleNamespace(name=name.decode(), sizes=sizes)
+
+    def _cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params,
+                        extra):
+        pointers = (ctypes.c_void_p * len(function.sizes)).from_address(params)
+        values = [ctypes.string_at(p, n) for p, n in zip(pointers, function.sizes)]
+        self.launches.append((function.name, (gx, gy, gz), (bx, by, bz), shared, stream,
+                              values))
+        return (SUCCESS,)

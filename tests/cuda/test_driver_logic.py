@@ -1,0 +1,462 @@
+"""The hardware back-end's logic, without a GPU: cuda/driver/ driven through kiln.cuda's
+public API against a recording double of cuda-bindings (fake_cuda_driver.py) whose memory
+is host bytes. Checked: availability and its message, the PTX target and ISA chosen from
+the driver version, nvJitLink for old drivers, the parameter buffer against the layout and
+the PTX's own `.param` list, module loads once per device and signature, launch limits,
+copies for any strides, frees, streams and events. Kernels do not execute here."""
+import importlib
+import math
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from fake_cuda_driver import FakeDriver
+
+from kiln import cuda
+from kiln.cuda import backend
+from kiln.cuda.driver import DriverBackend, api, ptxversion
+from kiln.cuda.errors import CudaAPIError, CudaSupportError
+
+@pytest.fixture
+def fake(monkeypatch):
+    """kiln.cuda running on the driver back-end over a fresh FakeDriver (CUDA 12.4, sm_90)."""
+    return install(monkeypatch, FakeDriver())
+
+
+def install(monkeypatch, driver):
+    monkeypatch.setattr(backend, "active", DriverBackend(api.Driver(driver)))
+    return driver
+
+
+# -- availability ------------------------------------------------------------------------------
+def test_is_available_is_false_here_and_says_what_to_install():
+    code = ("import kiln.cuda as c; print(c.is_available()); print(c.cuda_error())")
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("KILN_ENABLE_CUDASIM", "NUMBA_ENABLE_CUDASIM")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout.splitlines()
+    assert out[0] == "False"
+    assert "libcuda" in out[1] and "install an NVIDIA driver" in out[1]
+
+
+def test_missing_bindings_name_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    driver, why = api.load()
+    assert driver is None
+    assert "cuda-bindings" in why and "pip install 'kiln[cuda]'" in why
+
+
+def test_no_device_backend_raises_with_the_reason():
+    no_device = backend.NoDevice("the CUDA driver reports no GPU")
+    assert not no_device.is_available()
+    with pytest.raises(CudaSupportError, match="reports no GPU.*KILN_ENABLE_CUDASIM"):
+        no_device.allocate(8)
+
+
+def test_initialize_reports_driver_failures():
+    class NoDevices(FakeDriver):
+        def _cuDeviceGetCount(self):
+            return 0, 0
+
+    class BrokenInit(FakeDriver):
+        def _cuInit(self, flags):
+            return (100,)   # CUDA_ERROR_NO_DEVICE
+
+    assert api.initialize(NoDevices()) == (None, "the CUDA driver reports no GPU")
+    driver, why = api.initialize(BrokenInit())
+    assert driver is None and "cuInit failed: CUDA_ERROR_100" in why
+    driver, why = api.initialize(FakeDriver())
+    assert why is None and driver.call("cuDriverGetVersion") == 12040
+
+
+def test_detect_lists_the_fake_devices(monkeypatch, capsys):
+    install(monkeypatch, FakeDriver(devices=2))
+    assert cuda.is_available() and cuda.cuda_error() is None
+    assert cuda.detect()
+    out = capsys.readouterr().out
+    assert "Found 2 CUDA devices" in out and "Fake GPU 1" in out and "9.0" in out
+    assert cuda.gpus[1].uuid == "GPU-00010203-0405-0607-0809-0a0b0c0d0e0f"
+
+
+# -- PTX ISA and target from the driver ----------------------------------------------------------
+@pytest.mark.parametrize("version, isa", [
+    (9020, 0), (10000, 63), (11040, 74), (11080, 78), (12000, 80), (12040, 84), (12050, 85),
+    (12060, 85), (12070, 86), (12080, 87), (12090, 88), (13000, 90), (13020, 91)])
+def test_newest_ptx_isa_for_each_driver(version, isa):
+    assert ptxversion.max_ptx_isa(version) == isa
+
+
+@pytest.mark.parametrize("cc, version, expected", [
+    ((9, 0), 12040, ((9, 0), 78, False)),
+    ((8, 0), 11040, ((8, 0), 70, False)),
+    ((8, 9), 11040, ((8, 9), 78, True)),     # Ada on a CUDA 11.4 driver: the JIT is too old
+    ((12, 0), 12040, ((12, 0), 87, True)),
+    ((12, 0), 12080, ((12, 0), 87, False)),
+    ((8, 8), 12040, ((8, 7), 74, False)),    # unknown minor: the newest known of its major
+    ((11, 0), 13000, ((10, 0), 86, False)),  # unknown major: the newest known below it
+])
+def test_target_and_isa_from_device_and_driver(cc, version, expected):
+    assert ptxversion.choose(cc, version) == expected
+
+
+def test_too_old_compute_capability_is_refused():
+    with pytest.raises(ValueError, match="3.5 is older than any kiln compiles for"):
+        ptxversion.target_cc((3, 5))
+
+
+def test_ptx_version_is_read_from_the_text():
+    assert ptxversion.ptx_isa_of("//\n.version 7.8\n.target sm_90\n") == 78
+    with pytest.raises(ValueError):
+        ptxversion.ptx_isa_of(".target sm_90\n")
+
+
+# -- parameter packing ---------------------------------------------------------------------------
+def test_layout_bytes_and_offsets_follow_c_alignment(fake):
+    from kiln import types as t
+    from kiln.cuda.abi import Layout
+    arr = t.Array(t.float32, 2, "C")
+    layout = Layout([t.int8, arr, t.float32, t.complex64, t.boolean, t.float64,
+                     t.tuple_of([t.int16, t.int64])])
+    # int8 at 0; the array's 5 + 2*2 eight-byte fields from 8; float32 at 80; complex64 (two
+    # floats, aligned 4) at 84; bool at 92; float64 at 96; int16 at 104; int64 at 112.
+    assert layout.offsets == [0] + [8 + 8 * i for i in range(9)] + [80, 84, 92, 96, 104, 112]
+    assert layout.size == 120
+
+    dev = cuda.device_array((3, 4), np.float32)
+    packed = layout.pack([-3, dev, 1.5, 2 - 1j, True, math.inf, (7, -(2**40))])
+    pointer = dev.device_ctypes_pointer.value
+    expected = struct.pack("@b7xQQqqQqqqqfff?3xdh6xq", -3, 0, 0, 12, 4, pointer, 3, 4, 16, 4,
+                           1.5, 2.0, -1.0, True, math.inf, 7, -(2**40))
+    assert packed == expected
+
+
+def test_launch_parameters_match_the_ptx_declarations(fake):
+    @cuda.jit
+    def kern(flag, a, x, z, pair):
+        i = cuda.grid(1)
+        if i < a.size and flag:
+            a[i] = x + z.real + pair[0] + pair[1]
+
+    ary = np.arange(10, dtype=np.float64)
+    dev = cuda.to_device(ary)
+    kern[2, 8](True, dev, 2.5, np.complex64(1 + 2j), (np.int32(3), 4.0))
+    name, grid, block, shared, stream, values = fake.launches[-1]
+    assert (name, grid, block, shared, stream) == ("kern", (2, 1, 1), (8, 1, 1), 0, 0)
+    # the sizes are the PTX's: u8 flag, the array's 7 u64 fields, f64, {f32,f32}, i32, f64
+    assert [len(v) for v in values] == [1] + [8] * 7 + [8, 8, 4, 8]
+    assert values[0] == b"\x01"
+    fields = [struct.unpack("q", v)[0] for v in values[1:8]]
+    assert fields == [0, 0, 10, 8, dev.device_ctypes_pointer.value, 10, 8]
+    assert struct.unpack("d", values[8])[0] == 2.5
+    assert struct.unpack("ff", values[9]) == (1.0, 2.0)
+    assert struct.unpack("i", values[10])[0] == 3 and struct.unpack("d", values[11])[0] == 4.0
+
+
+def test_explicit_signature_converts_scalars_before_packing(fake):
+    @cuda.jit("void(f4[:], i4, f4)")
+    def scale(a, n, factor):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] *= factor
+
+    dev = cuda.device_array(4, np.float32)
+    scale[1, 4](dev, 4, 0.1)
+    values = fake.launches[-1][-1]
+    assert struct.unpack("i", values[-2])[0] == 4
+    assert struct.unpack("f", values[-1])[0] == np.float32(0.1)
+    with pytest.raises(TypeError, match="no signature for arguments"):
+        scale[1, 4](dev, 4.5, 0.1)
+
+
+# -- the launch sequence ----------------------------------------------------------------------
+def test_module_loaded_once_per_device_and_signature(monkeypatch):
+    fake = install(monkeypatch, FakeDriver(devices=2))
+
+    @cuda.jit
+    def fill(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = v
+
+    d32 = cuda.device_array(5, np.float32)
+    for _ in range(3):
+        fill[1, 32](d32, 1.0)
+    assert fake.names().count("cuModuleLoadData") == 1
+    d64 = cuda.device_array(5, np.float64)
+    fill[1, 32](d64, 1.0)
+    assert fake.names().count("cuModuleLoadData") == 2
+    cuda.select_device(1)
+    try:
+        fill[1, 32](cuda.device_array(5, np.float32), 2.0)
+        fill[1, 32](cuda.device_array(5, np.float32), 3.0)
+    finally:
+        cuda.select_device(0)
+    assert fake.names().count("cuModuleLoadData") == 3
+    assert fake.names().count("cuLaunchKernel") == 6
+    # the PTX was compiled once per (signature, target): device 1 reused device 0's
+    program = backend.active.modules._programs[fill]
+    assert len(program) == 2 and all(p.target == (9, 0) for p in program.values())
+    load_at = fake.names().index("cuModuleLoadData")
+    assert fake.names()[load_at + 1] == "cuModuleGetFunction"
+    assert fake.calls[load_at + 1][1][1] == b"fill"
+
+
+def test_launch_on_a_stream_with_dynamic_shared_memory(fake):
+    @cuda.jit
+    def kern(a):
+        buf = cuda.shared.array(0, np.float32)
+        i = cuda.threadIdx.x
+        buf[i] = i
+        cuda.syncthreads()
+        a[i] = buf[i]
+
+    stream = cuda.stream()
+    dev = cuda.device_array(16, np.float32)
+    kern[(2, 3), (16,), stream, 64](dev)
+    _, grid, block, shared, handle, _ = fake.launches[-1]
+    assert (grid, block, shared, handle) == ((2, 3, 1), (16, 1, 1), 64, int(stream))
+    assert "cuStreamCreate" in fake.names()
+
+
+@pytest.mark.parametrize("key, message", [
+    ((1, 1025), "1025 threads along x exceed the device's limit of 1024"),
+    ((1, (32, 32, 2)), "2048 threads per block exceed the device's limit of 1024"),
+    ((1, (1, 1, 65)), "65 threads along z exceed"),
+    (((1, 65536), 1), "65536 blocks along y exceed the device's limit of 65535"),
+    ((1, 32, 0, 48 * 1024 + 1), "49153 bytes of dynamic shared memory exceed"),
+])
+def test_launch_limits_are_the_devices(fake, key, message):
+    @cuda.jit
+    def kern(a):
+        pass
+
+    with pytest.raises(ValueError, match=message):
+        kern[key]
+    assert "cuLaunchKernel" not in fake.names()
+
+
+def test_ptx_too_new_for_the_driver_goes_through_nvjitlink(monkeypatch):
+    pytest.importorskip("cuda.bindings.nvjitlink")
+    fake = install(monkeypatch, FakeDriver(version=11080, cc=(12, 0)))  # sm_120 needs ISA 8.7
+
+    @cuda.jit
+    def kern(a):
+        a[0] = 1
+
+    try:
+        kern[1, 1](cuda.device_array(1, np.int32))
+    except CudaSupportError as exc:   # libnvJitLink absent: the message says what to do
+        assert "nvidia-nvjitlink-cu12" in str(exc) and "loads PTX up to ISA 7.8" in str(exc)
+        return
+    (image,) = fake.modules.values()
+    assert image.startswith(b"\x7fELF")   # a cubin, not PTX the driver would refuse
+
+
+def test_without_nvjitlink_an_old_driver_is_a_clear_error(monkeypatch):
+    install(monkeypatch, FakeDriver(version=12040, cc=(12, 0)))
+    monkeypatch.setitem(sys.modules, "cuda.bindings.nvjitlink", None)
+    monkeypatch.delattr(importlib.import_module("cuda.bindings"), "nvjitlink", raising=False)
+
+    @cuda.jit
+    def kern(a):
+        a[0] = 1
+
+    with pytest.raises(CudaSupportError, match=r"driver \(12.4\) loads PTX up to ISA 8.4, and "
+                       r"sm_120 needs 8.7.*pip install nvidia-nvjitlink-cu12"):
+        kern[1, 1](cuda.device_array(1, np.int32))
+
+
+def test_driver_refusal_names_the_kernel(monkeypatch):
+    class Refusing(FakeDriver):
+        def _cuModuleLoadData(self, image):
+            return 222, None
+
+    install(monkeypatch, Refusing())
+
+    @cuda.jit
+    def kern(a):
+        a[0] = 1
+
+    with pytest.raises(CudaAPIError, match="kernel 'kern'.*sm_90.*CUDA_ERROR_UNSUPPORTED_PTX"):
+        kern[1, 1](cuda.device_array(1, np.int32))
+
+
+# -- memory -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [
+    lambda: np.arange(24, dtype=np.float64).reshape(4, 6),
+    lambda: np.asfortranarray(np.arange(24, dtype=np.int32).reshape(4, 6)),
+    lambda: np.array([np.nan, -np.inf, np.inf, -0.0, 1e-308], np.float64),
+    lambda: np.zeros((0, 3), np.float32),
+    lambda: np.arange(10, dtype=np.complex128) * (1 - 2j),
+    lambda: np.array([True, False, True]),
+])
+def test_round_trip_through_device_memory(fake, make):
+    host = make()
+    dev = cuda.to_device(host)
+    back = dev.copy_to_host()
+    np.testing.assert_array_equal(back, host)
+    assert back.dtype == host.dtype and np.signbit(back).tolist() == np.signbit(host).tolist() \
+        if host.dtype.kind == "f" else True
+    assert back.flags.f_contiguous == host.flags.f_contiguous
+
+
+def test_strided_views_copy_both_ways(fake):
+    host = np.arange(60, dtype=np.int64).reshape(6, 10)
+    dev = cuda.to_device(host)
+    view = dev[1:5, ::-3]
+    np.testing.assert_array_equal(view.copy_to_host(), host[1:5, ::-3])
+    np.testing.assert_array_equal(dev.T.copy_to_host(), host.T)
+    dev[::2, 1::4] = -np.arange(9).reshape(3, 3)
+    expected = host.copy()
+    expected[::2, 1::4] = -np.arange(9).reshape(3, 3)
+    np.testing.assert_array_equal(dev.copy_to_host(), expected)
+    assert dev[2, 3] == expected[2, 3]
+    other = cuda.device_array((4, 4), np.int64)
+    other.copy_to_device(dev[1:5, 2:6])          # strided source on the device
+    np.testing.assert_array_equal(other.copy_to_host(), expected[1:5, 2:6])
+    contiguous = cuda.device_array(10, np.int64)
+    contiguous.copy_to_device(dev[3])            # one cuMemcpyDtoD
+    np.testing.assert_array_equal(contiguous.copy_to_host(), expected[3])
+    assert "cuMemcpyDtoDAsync" in fake.names()
+
+
+def test_memory_is_freed_when_arrays_go_and_deferred_under_defer_cleanup(fake):
+    dev = cuda.to_device(np.ones(100))
+    view = dev[10:20]
+    del dev
+    assert len(fake.allocations) == 1            # the view keeps it
+    del view
+    assert not fake.allocations
+    with cuda.defer_cleanup():
+        dev = cuda.device_array(8)
+        del dev
+        assert len(fake.allocations) == 1
+    assert not fake.allocations
+
+
+def test_out_of_memory_names_the_error(monkeypatch):
+    install(monkeypatch, FakeDriver(memory=1024))
+    with pytest.raises(CudaAPIError, match="CUDA_ERROR_OUT_OF_MEMORY allocating 2048 bytes"):
+        cuda.device_array(256, np.float64)
+
+
+def test_foreign_device_memory_through_the_cuda_array_interface(fake):
+    pointer = fake._cuMemAlloc(48)[1]
+    fake.allocations[pointer][:] = np.arange(6, dtype=np.float64).tobytes()
+
+    class Foreign:      # what CuPy or PyTorch would hand over
+        __cuda_array_interface__ = {"shape": (3, 2), "strides": None, "typestr": "<f8",
+                                    "data": (pointer, False), "version": 3, "stream": None}
+
+    dev = cuda.as_cuda_array(Foreign())
+    np.testing.assert_array_equal(dev.copy_to_host(), np.arange(6.0).reshape(3, 2))
+    dev[0, 0] = 42.0
+    assert np.frombuffer(fake.allocations[pointer], np.float64)[0] == 42.0
+    again = cuda.from_cuda_array_interface(dev.__cuda_array_interface__)
+    assert again.__cuda_array_interface__["data"] == (pointer, False)
+    assert dev.__cuda_array_interface__["version"] == 3
+    del dev, again
+    assert pointer in fake.allocations         # kiln never frees memory it did not allocate
+
+
+def test_pinned_and_mapped_host_memory(fake):
+    pinned = cuda.pinned_array((3, 4), np.float32)
+    pinned[...] = 7
+    assert pinned.sum() == 84 and len(fake.host) == 1
+    mapped = cuda.mapped_array(5, np.int16)
+    address = mapped.__array_interface__["data"][0]
+    assert mapped.__cuda_array_interface__["data"] == (address, False)
+    del pinned, mapped
+    assert not fake.host
+
+
+# -- streams and events ------------------------------------------------------------------------
+def test_events_time_and_wait_through_the_driver(fake):
+    stream = cuda.stream()
+    start, end = cuda.event(), cuda.event()
+    with pytest.raises(CudaAPIError, match="both events to have been recorded"):
+        start.elapsed_time(end)
+    start.record(stream)
+    end.record(stream)
+    end.wait(cuda.default_stream())
+    assert cuda.event_elapsed_time(start, end) == 1.5
+    assert stream.query() and end.query()
+    untimed = cuda.event(timing=False)
+    untimed.record()
+    with pytest.raises(CudaAPIError, match="timing=True"):
+        start.elapsed_time(untimed)
+    names = fake.names()
+    assert names.count("cuEventRecord") == 3 and "cuStreamWaitEvent" in names
+    assert ("cuEventCreate", (2,)) in fake.calls   # CU_EVENT_DISABLE_TIMING
+
+
+def test_stream_copies_are_queued_and_default_copies_synchronize(fake):
+    stream = cuda.stream()
+    host = np.arange(4.0)
+    dev = cuda.to_device(host, stream=stream)
+    calls = fake.names()
+    at = calls.index("cuMemcpyHtoDAsync")
+    assert fake.calls[at][1][3] == int(stream) and "cuStreamSynchronize" not in calls[at:]
+    stream.synchronize()
+    out = np.empty(4)
+    dev.copy_to_host(out)                    # on the array's stream: queued there
+    assert fake.names()[-1] == "cuMemcpyDtoHAsync" and fake.calls[-1][1][3] == int(stream)
+    np.testing.assert_array_equal(out, host)
+    out[...] = 0
+    cuda.to_device(host).copy_to_host(out)   # on stream 0: done when the call returns
+    names = fake.names()
+    last = len(names) - 1 - names[::-1].index("cuMemcpyDtoHAsync")
+    assert names[last + 1] == "cuStreamSynchronize" and fake.calls[last][1][3] == 0
+    np.testing.assert_array_equal(out, host)
+
+
+def test_close_releases_the_primary_context_and_its_modules(fake):
+    @cuda.jit
+    def kern(a):
+        a[0] = 1
+
+    kern[1, 1](cuda.device_array(1, np.int32))
+    cuda.close()
+    assert "cuDevicePrimaryCtxRelease" in fake.names()
+    kern[1, 1](cuda.device_array(1, np.int32))     # a new context: the module is loaded again
+    assert fake.names().count("cuModuleLoadData") == 2
+    assert fake.names().count("cuDevicePrimaryCtxRetain") == 2
+    with pytest.raises(CudaAPIError, match="no CUDA device 3"):
+        cuda.select_device(3)
+
+
+def test_a_producer_stream_in_the_interface_is_waited_for(fake):
+    pointer = fake._cuMemAlloc(16)[1]
+    desc = {"shape": (2,), "strides": None, "typestr": "<f8", "data": (pointer, False),
+            "version": 3, "stream": 0x77}
+    cuda.from_cuda_array_interface(desc)
+    assert fake.calls[-1] == ("cuStreamSynchronize", (0x77,))
+    count = len(fake.calls)
+    cuda.from_cuda_array_interface(desc, sync=False)
+    cuda.from_cuda_array_interface(dict(desc, stream=None))
+    assert len(fake.calls) == count
+
+
+def test_a_device_newer_than_kiln_knows_gets_the_newest_target_below_it(monkeypatch):
+    install(monkeypatch, FakeDriver(version=12090, cc=(10, 3)))
+
+    def kern(a):
+        a[0] = 1
+
+    ptx, _ = cuda.compile_ptx_for_current_device(kern, "void(i4[:])")
+    assert ".target sm_100" in ptx
+    jitted = cuda.jit("void(i4[:])")(kern)
+    assert ".target sm_100" in jitted.inspect_asm()[(jitted.signatures[0].args[0],)]
+
+
+def test_an_argument_kiln_cannot_type_names_the_kernel(fake):
+    @cuda.jit
+    def kern(a):
+        pass
+
+    records = np.zeros(3, np.dtype([("x", np.float64), ("n", np.int32)]))
+    with pytest.raises(TypeError, match=r"kernel 'kern': argument 1 \(DeviceNDArray of dtype"):
+        kern[1, 1](cuda.to_device(records))
+    assert "cuLaunchKernel" not in fake.names()

@@ -1,0 +1,153 @@
+"""The driver back-end on a real GPU: kernels of the CUDA suite run on the device and are
+checked against NumPy, plus what only hardware shows (the PTX the driver loaded, the module
+cache, device memory coming back, interop with CuPy and PyTorch). Marked `gpu`: they run
+with KILN_TEST_CUDA_HARDWARE=1 and skip otherwise (docs/gpu.md). Not yet run on hardware."""
+import math
+
+import numpy as np
+import pytest
+
+from kiln import cuda
+from kiln.cuda import backend
+from kiln.cuda.driver import ptxversion
+
+pytestmark = [pytest.mark.gpu, pytest.mark.cuda]
+
+
+@cuda.jit
+def saxpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+def test_the_driver_back_end_is_active():
+    assert backend.active.name == "driver" and cuda.is_available()
+    assert cuda.cuda_error() is None and cuda.detect()
+
+
+@pytest.mark.parametrize("n", [0, 1, 1000, 1 << 20])
+def test_saxpy_matches_numpy_and_loads_once(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    if n > 3:
+        x[:3] = [np.nan, np.inf, -np.inf]
+    dx, dy, dout = cuda.to_device(x), cuda.to_device(y), cuda.device_array(n, np.float32)
+    for _ in range(2):
+        saxpy.forall(n)(dout, np.float32(2.5), dx, dy)
+    cuda.synchronize()
+    np.testing.assert_array_equal(dout.copy_to_host(), np.float32(2.5) * x + y)
+    loaded = backend.active.modules._loaded[saxpy]
+    assert len([k for k in loaded if k[1] == cuda.get_current_device().id]) == 1
+
+
+def test_the_loaded_ptx_is_one_the_driver_accepts():
+    @cuda.jit
+    def ones(a):
+        a[cuda.grid(1)] = 1
+
+    dx = cuda.device_array(4, np.float32)
+    ones[1, 4](dx)
+    np.testing.assert_array_equal(dx.copy_to_host(), np.ones(4, np.float32))
+    (entry,) = backend.active.modules._loaded[ones].values()
+    newest = ptxversion.max_ptx_isa(backend.active.driver_version)
+    assert ptxversion.ptx_isa_of(entry.program.ptx) <= newest or \
+        entry.program.image.startswith(b"\x7fELF")
+
+
+def test_atomic_histogram_matches_bincount():
+    @cuda.jit
+    def histogram(values, bins):
+        i = cuda.grid(1)
+        if i < values.size:
+            cuda.atomic.add(bins, values[i], 1)
+
+    values = np.random.default_rng(1).integers(0, 17, 100_000).astype(np.int32)
+    bins = np.zeros(17, np.int32)
+    histogram.forall(values.size)(values, bins)    # host arrays: copied in and back
+    np.testing.assert_array_equal(bins, np.bincount(values, minlength=17))
+
+
+def test_dynamic_shared_memory_reverses_each_block():
+    @cuda.jit
+    def reverse(a):
+        buf = cuda.shared.array(0, np.float64)
+        t = cuda.threadIdx.x
+        base = cuda.blockIdx.x * cuda.blockDim.x
+        buf[t] = a[base + t]
+        cuda.syncthreads()
+        a[base + t] = buf[cuda.blockDim.x - 1 - t]
+
+    host = np.arange(4 * 128, dtype=np.float64)
+    dev = cuda.to_device(host)
+    reverse[4, 128, 0, 128 * 8](dev)
+    np.testing.assert_array_equal(dev.copy_to_host(), host.reshape(4, 128)[:, ::-1].ravel())
+
+
+def test_strided_views_and_scalars_of_every_kind():
+    @cuda.jit
+    def combine(out, a, k, f, z, flag):
+        i, j = cuda.grid(2)
+        if i < out.shape[0] and j < out.shape[1]:
+            out[i, j] = a[i, j] * k + f + z.imag + (1.0 if flag else 0.0)
+
+    host = np.arange(64 * 48, dtype=np.float64).reshape(64, 48)
+    view = cuda.to_device(host)[::2, ::-3]
+    out = cuda.device_array(view.shape, np.float64)
+    combine[(8, 8), (8, 8)](out, view, np.int16(-3), math.pi, 1 + 2j, True)
+    np.testing.assert_array_equal(out.copy_to_host(),
+                                  host[::2, ::-3] * -3 + math.pi + 2.0 + 1.0)
+
+
+def test_streams_events_and_memory_coming_back():
+    ctx = cuda.current_context()
+    stream = cuda.stream()
+    start, end = cuda.event(), cuda.event()
+    free_before = ctx.get_memory_info().free
+    n = 1 << 24
+    dev = cuda.device_array(n, np.float32, stream=stream)
+    start.record(stream)
+    saxpy.forall(n, stream=stream)(dev, np.float32(0), dev, dev)
+    end.record(stream)
+    end.synchronize()
+    assert cuda.event_elapsed_time(start, end) > 0
+    del dev
+    assert ctx.get_memory_info().free >= free_before - (1 << 20)
+
+
+def test_mapped_memory_is_written_in_place():
+    @cuda.jit
+    def square(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[i] * a[i]
+
+    mapped = cuda.mapped_array(100, np.float64)
+    mapped[:] = np.arange(100)
+    square.forall(100)(mapped)
+    cuda.synchronize()
+    np.testing.assert_array_equal(mapped, np.arange(100.0) ** 2)
+
+
+def test_cupy_arrays_go_in_without_a_copy():
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(1000, dtype=cupy.float32)
+    out = cupy.empty_like(x)
+    saxpy.forall(1000)(out, np.float32(2), x, x)
+    cupy.cuda.runtime.deviceSynchronize()
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.arange(1000, dtype=np.float32) * 3)
+    assert cuda.as_cuda_array(out).device_ctypes_pointer.value == out.data.ptr
+    back = cupy.asarray(cuda.as_cuda_array(out))
+    assert back.data.ptr == out.data.ptr
+
+
+def test_torch_tensors_go_in_without_a_copy():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch was built without CUDA")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.empty_like(x)
+    saxpy.forall(1000)(out, np.float32(2), x, x)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.arange(1000, dtype=np.float32) * 3)
