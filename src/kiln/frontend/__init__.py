@@ -11,6 +11,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
+from .objmode import outline_objmode_blocks
 from .source import source_lines
 
 
@@ -174,8 +175,9 @@ def build_function_ir(pyfunc) -> FunctionIR:
     """Parse `pyfunc` and resolve its free names (frozen at compile time, as in Numba)."""
     node, filename = _parse(pyfunc)
     node.decorator_list = []
-    _Comprehensions().visit(node)
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args), {})
+    blocks = outline_objmode_blocks(ir)   # first: a block's comprehensions stay Python
+    _Comprehensions().visit(node)
     _check_signature(node, ir.loc(node))
     for stmt in ast.walk(node):
         if isinstance(stmt, (ast.Global, ast.Nonlocal)):
@@ -185,6 +187,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     defaults = pyfunc.__defaults__ or ()
     ir.defaults = dict(zip(ir.arg_names[len(ir.arg_names) - len(defaults):], defaults))
     ir.free_values = _free_values(pyfunc, node, ir.local_names)
+    ir.free_values.update(blocks)
     return ir
 
 

@@ -164,13 +164,13 @@ def new_list(context, b, list_ty, capacity):
     return lst
 
 
-def _kept_alive(context, b, ty, value):
+def kept_alive(context, b, ty, value):
     """`value` with each array in it that NumPy owns (no meminfo: an argument or a view of
     one) given a meminfo that holds its NumPy array, so a list can keep it past the call."""
     if isinstance(ty, t.BaseTuple):
         for i, item_ty in enumerate(ty.types):
             if _holds_arrays(item_ty):
-                value = b.insert_value(value, _kept_alive(context, b, item_ty,
+                value = b.insert_value(value, kept_alive(context, b, item_ty,
                                                           b.extract_value(value, i)), i)
         return value
     if not isinstance(ty, t.Array):
@@ -196,7 +196,7 @@ def _holds_arrays(ty):
 def _store_new(context, b, item_ty, value, address):
     """Store `value` in an empty slot with a reference of the list's own."""
     if _holds_arrays(item_ty):
-        value = _kept_alive(context, b, item_ty, value)
+        value = kept_alive(context, b, item_ty, value)
     incref(b, item_ty, value)
     dm.store_item(b, item_ty, value, address)
 
