@@ -287,3 +287,35 @@ def test_objmode_in_a_nogil_function_on_several_threads():
     for thread in threads:
         thread.join()
     assert results == [sum_and_fsum(x)] * 4
+
+
+def in_a_nested_function(x, k):
+    def inner(v):
+        with objmode(r='float64'):
+            r = math.fsum([v, k, 0.5])
+        return r
+    return inner(x) + 1
+
+
+def test_objmode_in_a_nested_function_reads_captured_locals():
+    for x, k in ((1.0, 2.0), (-0.0, 0.0), (np.inf, 1.0), (1e16, 1.0)):
+        check(in_a_nested_function, x, k)
+
+
+def raises_in_prange(n, bad):
+    out = np.zeros(n)
+    for i in prange(n):
+        with objmode(v='float64'):
+            if i == bad:
+                raise ValueError("bad item", i)
+            v = float(i)
+        out[i] = v
+    return out
+
+
+def test_an_exception_in_a_prange_block_reaches_python():
+    compiled = njit(parallel=True)(raises_in_prange)
+    with pytest.raises(ValueError) as info:
+        compiled(100, 7)
+    assert info.value.args == ("bad item", 7)
+    np.testing.assert_array_equal(compiled(5, -1), raises_in_prange(5, -1))
