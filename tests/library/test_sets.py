@@ -457,3 +457,34 @@ def extremes(n, a):
                                   (0, 1.0)])   # ValueError: empty
 def test_min_and_max_of_sets_and_dicts(n, a):
     check(extremes, n, a)
+
+
+# ---- methods with several arguments ---------------------------------------------------------
+
+def several_arguments(a, b, c):
+    s, t = set(a), set(b)
+    u, i, d = s.copy(), s.copy(), s.copy()
+    u.update(t, c, [7, -7])
+    i.intersection_update(t, c)
+    d.difference_update(t, c, (0, 1), set(c))
+    return s.union(t, c), s.intersection(t, c), s.difference(t, c), \
+        s.union(t, c, [5], (2, 9)), s.intersection(t, a, c, s), s.difference(c, t, (3,)), \
+        u, i, d, s.union(), s.intersection(), s.difference(), s.update(), \
+        s.intersection_update(), s.difference_update(), s
+
+
+@pytest.mark.parametrize("a, b", PAIRS[:5])
+def test_methods_with_several_arguments(a, b):
+    for c in (np.array([2, 3, 1]), np.array([], np.int64)):
+        check(several_arguments, a, b, c)
+        check(several_arguments, b, a, c)
+
+
+def too_many_arguments(a):
+    s = set(a)
+    return s.union(a, a, a, a, a)
+
+
+def test_more_arguments_than_kiln_takes_is_a_clear_error():
+    with pytest.raises(TypingError, match="at most 4 arguments"):
+        jit(too_many_arguments)(np.array([1]))

@@ -263,6 +263,8 @@ class CodegenContext:
         """Convert `value` of type `src` to `dst` with Python/NumPy semantics."""
         if src == dst:
             return value
+        if isinstance(src, t.Literal) and not isinstance(dst, t.Opaque):  # kiln.literally's
+            return self.cast(builder, value, src.type, dst)             # argument: its value
         if isinstance(dst, t.Optional) or isinstance(src, t.Optional):
             return self._cast_optional(builder, value, src, dst)
         if isinstance(dst, t.Boolean):

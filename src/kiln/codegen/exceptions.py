@@ -206,6 +206,75 @@ def emit_set_python_error(context, builder, desc):
     builder.call(fn, [desc])
 
 
+FROM_PYTHON = "kiln.exc.from_python"
+# A descriptor made from a Python exception: {exception object, its class, descriptor}.
+_FROM_PYTHON = ir.LiteralStructType([dm.ptr, dm.ptr, DESCRIPTOR])
+
+
+def emit_fetch_python_error(context, builder):
+    """The Python exception that is set (the GIL held) as a descriptor, the error cleared:
+    how an exception raised by Python code that compiled code called (an objmode block)
+    travels on. The descriptor holds the exception object itself (released, with the GIL,
+    by nrt's Python-owner destructor), so `except` matches its class and Python gets the
+    very same object back (`make_args` returns it; PyErr_SetObject keeps an instance)."""
+    module = context.module
+    fn = module.globals.get(FROM_PYTHON)
+    if fn is None:
+        from ..runtime.pyapi import PyAPI
+        fn = ir.Function(module, ir.FunctionType(dm.ptr, []), name=FROM_PYTHON)
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        api = PyAPI(context, b)
+        slots = [b.alloca(dm.ptr) for _ in range(3)]
+        api.call("PyErr_Fetch", ir.VoidType(), slots)
+        api.call("PyErr_NormalizeException", ir.VoidType(), slots)
+        kind, value, tb = (b.load(s, typ=dm.ptr) for s in slots)
+        with b.if_then(b.icmp_unsigned("!=", tb, ir.Constant(dm.ptr, None))):
+            api.call("PyException_SetTraceback", dm.i32, [value, tb])
+        api.decref(kind)
+        api.decref(tb)
+        size = b.ptrtoint(b.gep(ir.Constant(dm.ptr, None), [ir.Constant(dm.i32, 1)],
+                                source_etype=_FROM_PYTHON), dm.i64)
+        meminfo = nrt.emit_allocate(b, size)
+        with b.if_then(b.icmp_unsigned("==", meminfo, ir.Constant(dm.ptr, None)),
+                       likely=False):
+            api.decref(value)
+            b.ret(constant_descriptor(context.state, MemoryError, None))
+        data = nrt.meminfo_data(b, meminfo)
+        b.store(value, struct_field(b, data, _FROM_PYTHON, 0))
+        b.store(api.type_of(value), struct_field(b, data, _FROM_PYTHON, 1))
+        nrt.set_destructor(b, meminfo, context.declare_external(
+            nrt.RELEASE_PYTHON, ir.VoidType(), [dm.ptr]))
+        desc = struct_field(b, data, _FROM_PYTHON, 2)
+        for index, field in ((CLASS_CELL, struct_field(b, data, _FROM_PYTHON, 1)),
+                             (MESSAGE, ir.Constant(dm.ptr, None)),
+                             (MAKE_ARGS, _same_object(context)), (MEMINFO, meminfo)):
+            b.store(field, _field(b, desc, index))
+        b.ret(desc)
+    return builder.call(fn, [])
+
+
+def _same_object(context):
+    """`make_args` of a descriptor from Python: a new reference to the exception object."""
+    name = FROM_PYTHON + ".object"
+    fn = context.module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(context.module, MAKE_ARGS_TYPE, name=name)
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        # the descriptor is _FROM_PYTHON's third field, after two pointers
+        obj = b.load(b.gep(fn.args[0], [ir.Constant(dm.i64, -2)], source_etype=dm.ptr),
+                     typ=dm.ptr)
+        b.call(context.declare_external("Py_IncRef", ir.VoidType(), [dm.ptr]), [obj])
+        b.ret(obj)
+    return fn
+
+
+def raise_descriptor(ctx, builder, desc):
+    """Raise the exception `desc` stands for (the block ends here)."""
+    _raise(ctx, builder, desc)
+
+
 def emit_matches(ctx, builder, desc, classes):
     """Whether the raised exception is an instance of one of `classes` (an i1)."""
     if any(cls is BaseException for cls in classes):

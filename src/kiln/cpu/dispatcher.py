@@ -116,12 +116,22 @@ class Dispatcher:
         if self._star:
             args = tuple(args[:n]) + (tuple(args[n:]),)
         types_ = []
-        for i, a in enumerate(args):
+        literal = self._literal_parameters()
+        for i, (a, name) in enumerate(zip(args, self._pysig.parameters)):
             try:
                 types_.append(t.typeof(a))
+                if name in literal:   # kiln.literally(name): compiled per value
+                    from ..library.literally import literal_argument
+                    types_[-1] = literal_argument(name, a, types_[-1])
             except TypeError as e:
                 raise TypeError(f"{self.__name__}(): argument {i + 1}: {e}") from None
         return tuple(args), tuple(types_)
+
+    def _literal_parameters(self):
+        if not hasattr(self, "_literal"):
+            from ..library.literally import literal_parameters
+            self._literal = literal_parameters(self.py_func)
+        return self._literal
 
     def _specialization_for(self, args):
         args, argtypes = self._argument_types(args)

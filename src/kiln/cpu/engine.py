@@ -144,6 +144,7 @@ _PY_SYMBOLS = [
     "PyObject_CallFunctionObjArgs", "PyLong_FromVoidPtr", "PyLong_FromSsize_t",
     "PyLong_AsVoidPtr", "PyUnicode_FromString", "PyGILState_Ensure", "PyGILState_Release",
     "PyEval_SaveThread", "PyEval_RestoreThread", "PyCapsule_New", "PyCapsule_GetPointer",
+    "PyGILState_Check", "PyErr_Fetch", "PyErr_NormalizeException", "PyException_SetTraceback",
 ]
 _PY_DATA = ["_Py_NoneStruct", "_Py_TrueStruct", "_Py_FalseStruct", "_Py_NotImplementedStruct",
             "PyLong_Type", "PyFloat_Type", "PyComplex_Type", "PyBool_Type", "PyTuple_Type"]

@@ -11,6 +11,7 @@ import textwrap
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
+from .objmode import outline_objmode_blocks
 from .source import source_lines
 
 
@@ -198,10 +199,11 @@ def build_function_ir(pyfunc) -> FunctionIR:
     """Parse `pyfunc` and resolve its free names (frozen at compile time, as in Numba)."""
     node, filename = _parse(pyfunc)
     node.decorator_list = []
-    _Comprehensions(lambda name: _is_builtin(pyfunc, node, name)).visit(node)
     # `*args` is one more parameter, a tuple of the extra arguments (cpu/dispatcher.py)
     star = (node.args.vararg.arg,) if node.args.vararg else ()
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})
+    blocks = outline_objmode_blocks(ir)   # first: a block's comprehensions stay Python
+    _Comprehensions(lambda name: _is_builtin(pyfunc, node, name)).visit(node)
     _check_signature(node, ir.loc(node))
     for stmt in ast.walk(node):
         if isinstance(stmt, (ast.Global, ast.Nonlocal)):
@@ -212,6 +214,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     positional = ir.arg_names[:len(node.args.args)]
     ir.defaults = dict(zip(positional[len(positional) - len(defaults):], defaults))
     ir.free_values = _free_values(pyfunc, node, ir.local_names)
+    ir.free_values.update(blocks)
     return ir
 
 

@@ -164,13 +164,13 @@ def new_list(context, b, list_ty, capacity):
     return lst
 
 
-def _kept_alive(context, b, ty, value):
+def kept_alive(context, b, ty, value):
     """`value` with each array in it that NumPy owns (no meminfo: an argument or a view of
     one) given a meminfo that holds its NumPy array, so a list can keep it past the call."""
     if isinstance(ty, t.BaseTuple):
         for i, item_ty in enumerate(ty.types):
             if _holds_arrays(item_ty):
-                value = b.insert_value(value, _kept_alive(context, b, item_ty,
+                value = b.insert_value(value, kept_alive(context, b, item_ty,
                                                           b.extract_value(value, i)), i)
         return value
     if not isinstance(ty, t.Array):
@@ -196,7 +196,7 @@ def _holds_arrays(ty):
 def _store_new(context, b, item_ty, value, address):
     """Store `value` in an empty slot with a reference of the list's own."""
     if _holds_arrays(item_ty):
-        value = _kept_alive(context, b, item_ty, value)
+        value = kept_alive(context, b, item_ty, value)
     incref(b, item_ty, value)
     dm.store_item(b, item_ty, value, address)
 
@@ -817,14 +817,37 @@ def _sort_items(a, tmp, n, reverse):
         _reverse_items(a, n)
 
 
+@register_jitable
+def _sort_by_key(lst, key, reverse):
+    """Python's `sort(key=...)`: key called once per item, then the items ordered by their
+    keys, stably (each key paired with its index, negated when reversing so that equal keys
+    keep their order once the sorted pairs are reversed)."""
+    n = len(lst)
+    pairs = [(key(lst[i]), -i if reverse else i) for i in range(n)]
+    _merge_sort(pairs, pairs.copy(), n)
+    if reverse:
+        _reverse_items(pairs, n)
+    items = lst.copy()
+    for j in range(n):
+        index = pairs[j][1]
+        lst[j] = items[-index if reverse else index]
+
+
 @overload_method(t.ListType, "sort")
 def _sort(lst, key=None, reverse=None):
-    if key is not None:
-        raise TypingError("kiln does not support sort(key=...) in compiled code")
     if reverse is not None and not isinstance(reverse, _INTLIKE):
         return None
     if lst.is_undefined:
         return lambda lst, key=None, reverse=False: None
+    if key is not None and not isinstance(key, t.NoneType):
+        if getattr(key, "captured", ()):
+            raise TypingError(f"kiln cannot yet sort with a key function that reads the "
+                              f"enclosing function's locals ({', '.join(key.captured)}): a "
+                              "nested function gets them only where it is called by name")
+
+        def impl_key(lst, key=None, reverse=False):
+            _sort_by_key(lst, key, reverse)
+        return impl_key
     if isinstance(lst.item_type, t.Number):
         def impl_numbers(lst, key=None, reverse=False):  # in place in the item buffer
             items = _list_items(lst)
@@ -838,15 +861,13 @@ def _sort(lst, key=None, reverse=None):
 
 @overload(sorted)
 def _sorted(iterable, key=None, reverse=None):
-    if key is not None:
-        raise TypingError("kiln does not support sorted(key=...) in compiled code")
     from .iteration import item_type_of
     if item_type_of(iterable) is None:
         return None
 
     def impl(iterable, key=None, reverse=False):
         result = list(iterable)
-        result.sort(reverse=reverse)
+        result.sort(key=key, reverse=reverse)
         return result
     return impl
 

@@ -516,6 +516,106 @@ for _name, _op, _fill in (
     overload_method(t.SetType, _name)(lambda a, b, _typer=_typer: _typer(a, b, True))
 
 
+# ---- the methods with any number of arguments, as CPython's ---------------------------------
+
+_MOST_ARGUMENTS = 4
+
+
+def _copy_of(s):
+    return s.copy()
+
+
+def _nothing(s):
+    return None
+
+
+def _chained(step, first=None):
+    """`s.m(a, b, ...)` for two to four arguments: `step` for each argument in turn, on
+    s (`first`, when given, makes the set the later steps work on: a new set)."""
+    first = first or step
+
+    def two(s, a, b):
+        return step(first(s, a), b)
+
+    def three(s, a, b, c):
+        return step(step(first(s, a), b), c)
+
+    def four(s, a, b, c, d):
+        return step(step(step(first(s, a), b), c), d)
+    return {2: two, 3: three, 4: four}
+
+
+@register_jitable
+def _union_step(r, x):
+    return r.union(x)
+
+
+@register_jitable
+def _intersection_step(r, x):
+    return r.intersection(x)
+
+
+@register_jitable
+def _difference_step(r, x):
+    return r.difference(x)
+
+
+@register_jitable
+def _update_step(r, x):
+    r.update(x)
+    return r
+
+
+@register_jitable
+def _intersection_update_step(r, x):
+    r.intersection_update(x)
+    return r
+
+
+@register_jitable
+def _difference_update_step(r, x):
+    r.difference_update(x)
+    return r
+
+
+def _returning_none(impls):
+    """The in-place methods return None, whatever their steps return."""
+    two_steps, three_steps, four_steps = (register_jitable(impls[n]) for n in (2, 3, 4))
+
+    def two(s, a, b):
+        two_steps(s, a, b)
+
+    def three(s, a, b, c):
+        three_steps(s, a, b, c)
+
+    def four(s, a, b, c, d):
+        four_steps(s, a, b, c, d)
+    return {2: two, 3: three, 4: four}
+
+
+def _several(name, none_of, impls):
+    """`s.name(*others)` with no argument (`none_of`) or two to four (`impls`); one argument
+    is the method above."""
+    @overload_method(t.SetType, name)
+    def method(s, *others):
+        if len(others) == 1:
+            return None
+        if len(others) > _MOST_ARGUMENTS:
+            raise TypingError(f"kiln's set.{name}() takes at most {_MOST_ARGUMENTS} "
+                              f"arguments, not {len(others)}; call it more than once")
+        return none_of if not others else impls[len(others)]
+    method.__name__ = method.__qualname__ = f"_{name}_several"
+
+
+for _name, _step in (("union", _union_step), ("intersection", _intersection_step),
+                     ("difference", _difference_step)):
+    _several(_name, _copy_of, _chained(_step))
+for _name, _step in (("update", _update_step),
+                     ("intersection_update", _intersection_update_step),
+                     ("difference_update", _difference_update_step)):
+    _several(_name, _nothing, _returning_none(_chained(_step)))
+
+
 def _in_place_operator(op, apply):
     """`a op= b` for two sets: `apply(a, b)` (the method that changes a), then a."""
     @overload(op)

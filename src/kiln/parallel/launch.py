@@ -152,6 +152,23 @@ def _threads_wanted(builder):
     return builder.load(count, typ=dm.i64)
 
 
+def _without_gil(context, builder, body):
+    """Run `body` with the GIL released if this thread holds it, so that chunks which take
+    it (an objmode block, print) can run on the other threads meanwhile."""
+    b, null = builder, ir.Constant(dm.ptr, None)
+    held = b.icmp_signed("!=", b.call(context.declare_external("PyGILState_Check", dm.i32, []),
+                                      []), ir.Constant(dm.i32, 0))
+    state = context.alloca(b, dm.ptr)
+    b.store(null, state)
+    with b.if_then(held):
+        b.store(b.call(context.declare_external("PyEval_SaveThread", dm.ptr, []), []), state)
+    body()
+    saved = b.load(state, typ=dm.ptr)
+    with b.if_then(b.icmp_unsigned("!=", saved, null)):
+        b.call(context.declare_external("PyEval_RestoreThread", ir.VoidType(), [dm.ptr]),
+               [saved])
+
+
 def _run(context, builder, chunk, result, combine, count, captured_value, captured_struct):
     b = builder
     slots = threads.MAX_THREADS
@@ -166,7 +183,7 @@ def _run(context, builder, chunk, result, combine, count, captured_value, captur
                      (_STATUSES, statuses), (_EXCEPTIONS, exceptions)):
         b.store(value, struct_field(b, env, _ENV, i))
     run = context.declare_external(threads.SYMBOL, ir.VoidType(), [dm.ptr, dm.ptr, dm.i64])
-    b.call(run, [chunk, env, _threads_wanted(b)])
+    _without_gil(context, b, lambda: b.call(run, [chunk, env, _threads_wanted(b)]))
     chunks = b.load(struct_field(b, env, _ENV, _CHUNKS), typ=dm.i64)
 
     def slot(array, element_type, k):

@@ -109,6 +109,11 @@ class _Unboxer:
 
     def unbox(self, ty, obj):
         b, api = self.b, self.api
+        if isinstance(ty, t.Literal):   # compiled for this value only (kiln.literally)
+            value = self.unbox(ty.type, obj)
+            self.require(b.icmp_unsigned("==", value, api.context.get_constant(
+                b, ty.type, ty.value)))
+            return value
         if isinstance(ty, t.Boolean):
             true, false = api.global_object("_Py_TrueStruct"), api.global_object("_Py_FalseStruct")
             is_py = b.or_(b.icmp_unsigned("==", obj, true), b.icmp_unsigned("==", obj, false))

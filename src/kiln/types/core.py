@@ -223,10 +223,32 @@ class BooleanLiteral(Boolean):
     def key(self):
         return (self.value,)
 
+    @property
+    def literal_value(self):   # Numba's name
+        return self.value
+
+
+class IntegerLiteral(Integer):
+    """An integer known at compile time because the function is compiled for its value
+    (`kiln.literally`): library overloads see it as BooleanLiteral's are seen."""
+
+    def __init__(self, value):
+        self.type = int64 if -2**63 <= value < 2**63 else uint64
+        super().__init__(f"Literal[int]({value})", self.type.np_dtype)
+        self.value = value
+
+    @property
+    def key(self):
+        return (self.value,)
+
+    literal_value = BooleanLiteral.literal_value
+
 
 def unliteral(ty):
     """`ty` without a compile-time value: what code is compiled and values are held as."""
-    return boolean if isinstance(ty, BooleanLiteral) else ty
+    if isinstance(ty, BooleanLiteral):
+        return boolean
+    return ty.type if isinstance(ty, IntegerLiteral) else ty
 
 
 class ExceptionClass(Opaque):

@@ -234,7 +234,10 @@ class Typer:
         self.argtypes = argtypes
         self.declared_return = declared_return
         self.options = options
-        self.locals = dict(zip(ir.arg_names, argtypes))
+        self.locals = {name: ty.type if isinstance(ty, t.Literal) else ty
+                       for name, ty in zip(ir.arg_names, argtypes)}
+        self.literal_values = {name: ty.value for name, ty in zip(ir.arg_names, argtypes)
+                               if isinstance(ty, t.Literal)}   # library/literally.py
         self.handlers = []  # the enclosing except blocks, innermost last (bare `raise`)
 
     # -- driver ----------------------------------------------------------------------------
@@ -568,6 +571,8 @@ class Typer:
         if name in self.ir.local_names:
             if name not in self.locals:
                 raise _Deferred(name, node)
+            if name in self.literal_values:
+                self.constants[node] = self.literal_values[name]
             return self.locals[name]
         if name in self.ir.free_values:
             return self.frozen(self.ir.free_values[name], node, name)
