@@ -201,10 +201,12 @@ def _constructor(boxed, init):
     if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         raise TypeError(f"jitclass {boxed.__qualname__}: __init__ cannot take *args or "
                         "**kwargs in compiled code")
-    names = [f"a{i}" for i in range(len(params))]
+    names = [p.name for p in params]
+    passed = [f"{p.name}={p.name}" if p.kind == p.KEYWORD_ONLY else p.name for p in params]
     make = _compiled_source(f"{boxed.__qualname__}()",
                             f"def make({', '.join(names)}):\n"
-                            f"    return cls({', '.join(names)})\n", {"cls": boxed})
+                            f"    return _kiln_class_({', '.join(passed)})\n",
+                            {"_kiln_class_": boxed})
 
     def __new__(cls, *args, **kwargs):
         if init is None:
@@ -213,7 +215,7 @@ def _constructor(boxed, init):
             return make()
         bound = signature.bind(None, *args, **kwargs)
         bound.apply_defaults()
-        return make(*bound.args[1:])
+        return make(*(bound.arguments[name] for name in names))
     return __new__
 
 

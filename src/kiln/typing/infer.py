@@ -337,7 +337,7 @@ class Typer:
         elif isinstance(target, ast.Attribute):   # `obj.name = value`: ("setattr", name)
             obj = self.expr(target.value)
             self.calls[target] = self.resolve(("setattr", target.attr), (obj, ty), target,
-                                              what=f"setting {obj}.{target.attr}")
+                                              what=f"setting {target.attr!r} of {obj}")
         else:
             raise self.error("kiln can assign only to names, tuples of names, items and "
                              "attributes", target, UnsupportedError)
@@ -374,7 +374,7 @@ class Typer:
         elif isinstance(target, ast.Attribute):
             self.calls[(node, "setitem")] = self.resolve(
                 ("setattr", target.attr), (obj, result), target,
-                what=f"setting {obj}.{target.attr}")
+                what=f"setting {target.attr!r} of {obj}")
         else:
             self.calls[(node, "setitem")] = self.resolve(operator.setitem, (obj, index, result),
                                                          target)
