@@ -3,7 +3,8 @@ that make `Cls(args)`, `obj.field`, `obj.field = v`, `obj.method(...)`, properti
 methods and dunder methods (`len(obj)`, `obj[i]`, `obj + other`) calls of compiled code.
 
 An instance is a pointer to an NRT meminfo whose data is a struct of its fields in spec
-order, each in its memory layout (types/classes.py). A new instance is all zeros; its
+order, each in its memory layout (types/classes.py). A new instance is all zeros (reading a
+container, array or instance field still zero is CPython's AttributeError); its
 destructor (one per class, an internal function of each module that makes instances)
 releases the fields that own references, so an instance held by nothing is freed with
 what it holds. A field is read as a borrowed value and stored with a reference of its own
@@ -132,8 +133,24 @@ class Attribute(Template):
         field_ty = cls.fields[self.name]
 
         def lower(ctx, b, sig, llargs):
-            return dm.load_item(b, field_ty, _field_address(b, obj, llargs[0], index))
+            value = dm.load_item(b, field_ty, _field_address(b, obj, llargs[0], index))
+            unset = _never_assigned(b, field_ty, value)
+            if unset is not None:   # as CPython: reading an attribute never set
+                ctx.guard(b, unset, AttributeError,
+                          f"'{cls.class_name}' object has no attribute '{self.name}'")
+            return value
         return Resolution(t.Signature(field_ty, (obj,)), lower)
+
+
+def _never_assigned(b, ty, value):
+    """For a field whose zeros are no valid value (a container or instance: NULL, an array:
+    no data), whether `value` is still those zeros; None for other fields."""
+    null = ir.Constant(dm.ptr, None)
+    if isinstance(ty, (t.ListType, t.DictType, t.ClassInstanceType)):
+        return b.icmp_unsigned("==", value, null)
+    if isinstance(ty, t.Array):
+        return b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_DATA), null)
+    return None
 
 
 class SetAttribute(Template):
