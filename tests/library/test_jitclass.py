@@ -145,15 +145,36 @@ class Pair:
         self.left, self.right = self.right, self.left
 
 
+class Num:
+    """Operators as dunder methods; keyword arguments and defaults."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        return self.v == other.v
+
+    def __lt__(self, other):
+        return self.v < other.v
+
+    def __contains__(self, x):
+        return x == self.v
+
+    def bump(self, by=1, times=1):
+        self.v += by * times
+        return self.v
+
+
 JitCounter = jitclass(Counter, [("count", int64), ("total", float64), ("step", int64)])
 JitArrayStack = jitclass(ArrayStack, {"data": float64[:], "size": int64})
 JitListStack = jitclass(ListStack, [("items", types.ListType(float64))])
 JitVector = jitclass(Vector, [("values", float64[:]), ("norm_calls", int64)])
 JitPair = jitclass(Pair, [("left", JitCounter.class_type.instance_type),
                           ("right", JitCounter.class_type.instance_type), ("moves", int64)])
+JitNum = jitclass(Num, [("v", int64)])
 # the compiled twin of each plain class, for drivers that close over classes
 TWINS = {Counter: JitCounter, ArrayStack: JitArrayStack, ListStack: JitListStack,
-         Vector: JitVector, Pair: JitPair}
+         Vector: JitVector, Pair: JitPair, Num: JitNum}
 
 
 def twins(make_driver, *classes):
@@ -363,6 +384,23 @@ def test_dunder_add():
     for a, b in [(np.array([3.0, 0.0]), np.array([0.0, 4.0])), (np.zeros(0), np.zeros(0)),
                  (np.array([NAN]), np.array([1.0])), (np.ones(2), np.ones(3))]:
         agree(plain, compiled, a, b)
+
+
+def num_driver(Cls):
+    def drive(a, b):
+        x, y = Cls(a), Cls(b)
+        return (x == y, x < y, y < x, b in x, a in x, x.bump(), x.bump(3), x.bump(by=2),
+                x.bump(-1, times=4), x.bump(by=5, times=2), x.v)
+    return drive
+
+
+@pytest.mark.parametrize("a, b", [(3, 4), (4, 4), (-2, -7), (0, 0), (2**62, -2**62)])
+def test_dunders_and_keyword_arguments(a, b):
+    plain, compiled = twins(num_driver, Num)
+    agree(plain, compiled, a, b)
+    x, y = JitNum(a), JitNum(b)          # the same dunders from Python
+    assert (x == y, x < y, b in x, x.bump(times=2, by=3)) == \
+        (Num(a) == Num(b), Num(a) < Num(b), b in Num(a), Num(a).bump(times=2, by=3))
 
 
 # ---- a class holding another ------------------------------------------------------------------

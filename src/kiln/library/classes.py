@@ -67,7 +67,10 @@ def _call(tctx, dispatcher, args, kws, what):
     """The resolution of a call of a jitclass's compiled function, or a TypingError."""
     res = tctx.resolve_dispatcher(dispatcher, tuple(args), dict(kws))
     if res is None:
-        raise TypingError(f"{what} cannot be called with ({', '.join(map(str, args))})")
+        shown = ", ".join([*map(str, args), *(f"{k}={v}" for k, v in kws.items())])
+        why = (": kiln does not yet pass keyword arguments after an omitted parameter that "
+               "has a default; pass that argument too") if kws else ""
+        raise TypingError(f"{what} cannot be called with ({shown}){why}")
     return res
 
 
