@@ -32,8 +32,7 @@ _LAZY = {"cfunc": "kiln.ccallback", "carray": "kiln.library.foreign",
 
 def __getattr__(name):
     # kiln.cuda, kiln.typed, kiln.runtime, kiln.config, kiln.experimental, the ufunc builder
-    # and the thread
-    # layer load only when first used, so `import kiln` stays cheap.
+    # and the thread layer load only when first used, so `import kiln` stays cheap.
     import importlib
     if name in ("cuda", "typed", "runtime", "config", "experimental"):
         return importlib.import_module(f"kiln.{name}")

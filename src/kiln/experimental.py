@@ -118,10 +118,19 @@ def _fields(cls, spec):
     return fields
 
 
+_IGNORED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+            "__annotations__", "__firstlineno__", "__static_attributes__", "__slots__"}
+
+
 def _make(cls, spec):
     fields = _fields(cls, spec)
     methods, statics, properties, init = {}, {}, {}, None
-    for name, value in cls.__dict__.items():
+    members = {}
+    for base in reversed(cls.__mro__[:-1]):   # a plain base class's methods are inherited
+        members.update(base.__dict__)
+    for name, value in members.items():
+        if name in _IGNORED or (name == "__hash__" and value is None):  # (set by __eq__)
+            continue
         if isinstance(value, staticmethod):
             statics[name] = njit(value.__func__)
         elif isinstance(value, property):
@@ -134,6 +143,10 @@ def _make(cls, spec):
         elif isinstance(value, classmethod):
             raise TypeError(f"jitclass {cls.__name__}: class methods ({name!r}) are not "
                             "supported")
+        else:
+            raise TypeError(f"jitclass {cls.__name__}: class members other than methods "
+                            f"and properties are not supported ({name!r}); make it a field "
+                            "or a global constant")
     clash = set(fields) & (set(methods) | set(statics) | set(properties))
     if clash:
         raise TypeError(f"jitclass {cls.__name__}: {', '.join(sorted(clash))} is both a field "

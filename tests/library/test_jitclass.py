@@ -662,3 +662,31 @@ def test_field_read_before_it_is_assigned():
     with pytest.raises(AttributeError):
         JitLazy(False).data
     assert JitLazy(False).n == 0
+
+
+def test_methods_of_a_plain_base_class_are_inherited():
+    class Base:
+        def twice(self):
+            return 2 * self.v
+
+    class Derived(Base):
+        def __init__(self, v):
+            self.v = v
+    JitDerived = jitclass(Derived, [("v", float64)])
+
+    @njit
+    def twice(d):
+        return d.twice()
+    for v in (1.5, -0.0, NAN, INF):
+        assert same(Derived(v).twice(), twice(JitDerived(v)))
+        assert same(Derived(v).twice(), JitDerived(v).twice())
+
+
+def test_class_members_are_refused():
+    class Constant:
+        LIMIT = 5
+
+        def __init__(self):
+            self.v = 0
+    with pytest.raises(TypeError, match="LIMIT"):
+        jitclass(Constant, [("v", int64)])
