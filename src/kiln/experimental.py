@@ -151,7 +151,7 @@ def _make(cls, spec):
     if clash:
         raise TypeError(f"jitclass {cls.__name__}: {', '.join(sorted(clash))} is both a field "
                         "and a method or property")
-    class_type = t.ClassType(cls.__qualname__, fields, methods, statics, properties, init)
+    class_type = t.ClassType(cls.__name__, fields, methods, statics, properties, init)
     namespace = {"__slots__": (), "__doc__": cls.__doc__, "__module__": cls.__module__,
                  "__qualname__": cls.__qualname__, "class_type": class_type, "py_class": cls}
     for name, getter_setter in properties.items():
@@ -161,7 +161,7 @@ def _make(cls, spec):
     for name, dispatcher in statics.items():
         namespace[name] = staticmethod(dispatcher)
     for name, ty in fields.items():
-        namespace[name] = _field_property(cls, name, ty)
+        namespace[name] = _field_property(class_type, name, ty)
     boxed = type(cls.__name__, (JitClassInstance,), namespace)
     boxed.__new__ = _constructor(boxed, init)
     from .library.classes import register_class
@@ -176,23 +176,25 @@ def _method(dispatcher):
     return method
 
 
-def _compiled_source(name, source, namespace):
+def _compiled_source(class_type, what, source, namespace):
     """An @njit function from generated `source` (kept in linecache, where kiln reads
-    source that has no file)."""
-    filename = f"<kiln jitclass {name}>"
+    source that has no file, under a name of its own class: two classes may share a
+    qualified name)."""
+    filename = f"<kiln {class_type.name} {what}>"
     lines = source.splitlines(keepends=True)
     linecache.cache[filename] = (len(source), None, lines, filename)
     exec(compile(source, filename, "exec"), namespace)
     return njit(namespace[source.split()[1].split("(")[0]])
 
 
-def _field_property(cls, name, ty):
+def _field_property(class_type, name, ty):
     """A Python property reading and writing the field through compiled accessors; a value
     of the wrong type is a TypeError, as Numba's boxed instances raise."""
-    where = f"{cls.__qualname__}.{name}"
-    get = _compiled_source(f"{where} get", f"def get(self):\n    return self.{name}\n", {})
-    put = _compiled_source(f"{where} set", f"def put(self, value):\n    self.{name} = value\n",
-                           {})
+    where = f"{class_type.class_name}.{name}"
+    get = _compiled_source(class_type, f"{name} get",
+                           f"def get(self):\n    return self.{name}\n", {})
+    put = _compiled_source(class_type, f"{name} set",
+                           f"def put(self, value):\n    self.{name} = value\n", {})
 
     def setter(self, value):
         try:
@@ -216,7 +218,7 @@ def _constructor(boxed, init):
                         "**kwargs in compiled code")
     names = [p.name for p in params]
     passed = [f"{p.name}={p.name}" if p.kind == p.KEYWORD_ONLY else p.name for p in params]
-    make = _compiled_source(f"{boxed.__qualname__}()",
+    make = _compiled_source(boxed.class_type, "constructor",
                             f"def make({', '.join(names)}):\n"
                             f"    return _kiln_class_({', '.join(passed)})\n",
                             {"_kiln_class_": boxed})

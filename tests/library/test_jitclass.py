@@ -690,3 +690,38 @@ def test_class_members_are_refused():
             self.v = 0
     with pytest.raises(TypeError, match="LIMIT"):
         jitclass(Constant, [("v", int64)])
+
+
+def test_constructor_keywords_and_defaults_in_compiled_code():
+    def driver(Cls):
+        def make(start, step):
+            a, b, c = Cls(start), Cls(start, step=step), Cls(step=step, start=start)
+            return a.step, b.step, c.step, c.count
+        return make
+    plain, compiled = twins(driver, Counter)
+    for start, step in ((0, 1), (-4, 3), (2**40, -2)):
+        agree(plain, compiled, start, step)
+
+
+def test_classes_sharing_a_name_stay_apart():
+    def make(kind):
+        if kind:
+            class Same:
+                def __init__(self, a):
+                    self.a = a
+            return jitclass(Same, [("a", float64)])
+
+        class Same:
+            def __init__(self, a, b):
+                self.a = a + b
+        return jitclass(Same, [("a", int64)])
+    One, Two = make(True), make(False)
+    assert One(1.5).a == 1.5 and Two(1, 2).a == 3
+    assert One.class_type.instance_type != Two.class_type.instance_type
+
+    @njit
+    def total(x, y):
+        return x.a + y.a
+    assert total(One(0.5), Two(2, 3)) == 5.5
+    assert total(Two(2, 3), Two(-2, 3)) == 6     # a second specialization
+    assert len(total.signatures) == 2
