@@ -122,6 +122,11 @@ _IGNORED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
             "__annotations__", "__firstlineno__", "__static_attributes__", "__slots__"}
 
 
+# methods that would replace what the Python object of an instance does itself
+_PYTHON_MACHINERY = {"__new__", "__del__", "__getattr__", "__getattribute__", "__setattr__",
+                     "__delattr__", "__init_subclass__", "__reduce__", "__reduce_ex__"}
+
+
 def _make(cls, spec):
     fields = _fields(cls, spec)
     methods, statics, properties, init = {}, {}, {}, None
@@ -131,6 +136,9 @@ def _make(cls, spec):
     for name, value in members.items():
         if name in _IGNORED or (name == "__hash__" and value is None):  # (set by __eq__)
             continue
+        if name in _PYTHON_MACHINERY or (isinstance(value, property) and value.fget is None):
+            raise TypeError(f"jitclass {cls.__name__}: {name!r} is not supported (the "
+                            "instance's Python object is kiln's; a property needs a getter)")
         if isinstance(value, staticmethod):
             statics[name] = njit(value.__func__)
         elif isinstance(value, property):

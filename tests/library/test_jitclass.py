@@ -682,6 +682,18 @@ def test_methods_of_a_plain_base_class_are_inherited():
         assert same(Derived(v).twice(), JitDerived(v).twice())
 
 
+def test_python_machinery_is_refused():
+    class Finalized:
+        def __del__(self):
+            pass
+
+    class WriteOnly:
+        x = property(None, lambda self, v: None)
+    for cls in (Finalized, WriteOnly):
+        with pytest.raises(TypeError, match="not supported"):
+            jitclass(cls, [("v", int64)])
+
+
 def test_class_members_are_refused():
     class Constant:
         LIMIT = 5
