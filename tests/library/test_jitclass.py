@@ -737,3 +737,64 @@ def test_classes_sharing_a_name_stay_apart():
     assert total(One(0.5), Two(2, 3)) == 5.5
     assert total(Two(2, 3), Two(-2, 3)) == 6     # a second specialization
     assert len(total.signatures) == 2
+
+
+class Sized:
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+
+class Flagged:
+    def __init__(self, n):
+        self.n = n
+
+    def __bool__(self):
+        return self.n > 10
+
+
+class Plain:
+    def __init__(self, n):
+        self.n = n
+
+
+TWINS.update({Sized: jitclass(Sized, [("n", int64)]), Flagged: jitclass(Flagged, [("n", int64)]),
+              Plain: jitclass(Plain, [("n", int64)])})
+
+
+def truth_driver(SizedCls, FlaggedCls, PlainCls):
+    def drive(n):
+        maybe = None
+        if n > 3:
+            maybe = PlainCls(n)
+        seen = -1
+        if maybe is not None:       # an instance or None, as a local
+            maybe.n += 1
+            seen = maybe.n
+        hits = 0
+        if SizedCls(n):
+            hits += 1
+        if FlaggedCls(n):
+            hits += 10
+        if PlainCls(n):
+            hits += 100
+        return (bool(SizedCls(n)), bool(FlaggedCls(n)), bool(PlainCls(n)), not SizedCls(n),
+                hits, seen)
+    return drive
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 11, -3])
+def test_truth_and_instances_that_may_be_none(n):
+    agree(*twins(truth_driver, Sized, Flagged, Plain), n)
+
+
+def test_len_is_checked_as_cpython_checks_it():
+    def driver(SizedCls):
+        def length(n):
+            return len(SizedCls(n))
+        return length
+    plain, compiled = twins(driver, Sized)
+    for n in (0, 7, -1):
+        agree(plain, compiled, n)

@@ -118,6 +118,8 @@ class Attribute(Template):
 
     def resolve(self, tctx, args, kws):
         (obj,) = args
+        if isinstance(obj, t.Optional) and isinstance(obj.type, t.ClassInstanceType):
+            obj = obj.type   # an instance or None: the call checks that it is not None
         if isinstance(obj, t.Function) and hasattr(obj.pyfunc, "class_type"):
             static = obj.pyfunc.class_type.staticmethods.get(self.name)
             if static is None:
@@ -226,8 +228,51 @@ class Dunder(Template):
         cls = _class_of(args[0]) if args else None
         if cls is None or self.dunder not in cls.methods:
             return None
+        if self.dunder == "__len__":
+            return _length(tctx, cls, args)
         return _call(tctx, cls.methods[self.dunder], args, kws,
                      f"{cls.class_name}.{self.dunder}()")
+
+
+class Truth(Template):
+    """`if obj:` and `bool(obj)` as CPython: `__bool__`, else `__len__() != 0`, else true."""
+
+    def resolve(self, tctx, args, kws):
+        cls = _class_of(args[0]) if len(args) == 1 and not kws else None
+        if cls is None:
+            return None
+        where = f"{cls.class_name}.__bool__()"
+        if "__bool__" in cls.methods:
+            res = _call(tctx, cls.methods["__bool__"], args, {}, where)
+            if res.signature.return_type != t.boolean:
+                raise TypingError(f"{where} should return bool, not "
+                                  f"{res.signature.return_type}")
+            return res
+        if "__len__" not in cls.methods:
+            return Resolution(t.Signature(t.boolean, args),
+                              lambda ctx, b, sig, llargs: ir.Constant(dm.i1, 1))
+        res = _length(tctx, cls, args)
+
+        def lower(ctx, b, sig, llargs):
+            n = res.lower(ctx, b, res.signature, llargs)
+            return b.icmp_signed("!=", n, ir.Constant(n.type, 0))
+        return Resolution(t.Signature(t.boolean, args), lower)
+
+
+def _length(tctx, cls, args):
+    """`__len__()` checked as CPython's `len()` checks it: an int, not negative."""
+    res = _call(tctx, cls.methods["__len__"], args, {}, f"{cls.class_name}.__len__()")
+    length = res.signature.return_type
+    if not isinstance(length, t.Integer):
+        raise TypingError(f"{cls.class_name}.__len__() should return an integer, not {length}")
+
+    def lower(ctx, b, sig, llargs):
+        n = res.lower(ctx, b, res.signature, llargs)
+        if length.signed:
+            ctx.guard(b, b.icmp_signed("<", n, ir.Constant(n.type, 0)), ValueError,
+                      "__len__() should return >= 0")
+        return ctx.cast(b, n, length, t.int64)
+    return Resolution(t.Signature(t.int64, res.signature.args), lower, new_reference=True)
 
 
 DUNDERS = {len: "__len__", operator.getitem: "__getitem__", operator.setitem: "__setitem__",
@@ -260,6 +305,10 @@ def register_class(pycls, class_type):
         if key not in _registered:
             _registered.add(key)
             registry.register(key, makers[key[0]](key[1]))
+    for key in (operator.truth, bool):
+        if key not in _registered:
+            _registered.add(key)
+            registry.register(key, Truth())
     for fn, dunder in DUNDERS.items():
         if dunder in class_type.methods and fn not in _registered:
             _registered.add(fn)
