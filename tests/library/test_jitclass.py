@@ -798,3 +798,25 @@ def test_len_is_checked_as_cpython_checks_it():
     plain, compiled = twins(driver, Sized)
     for n in (0, 7, -1):
         agree(plain, compiled, n)
+
+
+def test_instance_type_in_an_explicit_signature():
+    @njit(int64(JitCounter.class_type.instance_type, int64))
+    def bump(c, k):
+        c.count += k
+        return c.count
+    c = JitCounter(1)
+    assert bump(c, 2) == 3 and c.count == 3
+    with pytest.raises(TypeError):
+        bump(Counter(1), 2)
+
+
+SHARED = JitCounter(1)   # made at import: a global lives as long as the module
+
+
+def test_global_instance_is_refused_with_a_reason():
+    @njit
+    def read():
+        return SHARED.count
+    with pytest.raises(kiln.errors.UnsupportedError, match="SHARED"):
+        read()
