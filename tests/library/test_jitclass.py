@@ -820,3 +820,72 @@ def test_global_instance_is_refused_with_a_reason():
         return SHARED.count
     with pytest.raises(kiln.errors.UnsupportedError, match="SHARED"):
         read()
+
+
+class Cell:
+    """The remaining dunders, each returning a number so results compare directly."""
+
+    def __init__(self, v):
+        self.v = v
+        self.log = 0.0
+
+    def __getitem__(self, i):
+        return self.v * i
+
+    def __setitem__(self, i, x):
+        self.log += i * x
+
+    def __sub__(self, other):
+        return self.v - other.v
+
+    def __mul__(self, k):
+        return self.v * k
+
+    def __truediv__(self, k):
+        return self.v / k
+
+    def __floordiv__(self, k):
+        return self.v // k
+
+    def __mod__(self, k):
+        return self.v % k
+
+    def __ne__(self, other):
+        return self.v != other.v
+
+    def __le__(self, other):
+        return self.v <= other.v
+
+    def __gt__(self, other):
+        return self.v > other.v
+
+    def __ge__(self, other):
+        return self.v >= other.v
+
+    def __neg__(self):
+        return -self.v
+
+    def __abs__(self):
+        return abs(self.v)
+
+    def __hash__(self):
+        return 7
+
+
+TWINS[Cell] = jitclass(Cell, [("v", float64), ("log", float64)])
+
+
+def cell_driver(Cls):
+    def drive(a, b, k):
+        x, y = Cls(a), Cls(b)
+        x[3] = k
+        x[-1] = 2.0
+        return (x[2], x.log, x - y, x * k, x / k, x // k, x % k, x != y, x <= y, x > y,
+                x >= y, -x, abs(y), hash(x))
+    return drive
+
+
+@pytest.mark.parametrize("a, b, k", [(1.5, 2.0, 3.0), (-2.0, -2.0, 0.5), (0.0, -0.0, -4.0),
+                                     (NAN, 1.0, 2.0), (INF, -INF, 3.0), (5.0, 1.0, 0.0)])
+def test_more_dunders(a, b, k):
+    agree(*twins(cell_driver, Cell), a, b, k)
