@@ -18,7 +18,7 @@ from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, f2, f4, 
 
 __version__ = "0.1.0"
 __all__ = ["njit", "jit", "cfunc", "carray", "farray", "prange", "vectorize", "guvectorize", "set_num_threads",
-           "get_num_threads", "get_thread_id", "threading_layer", "errors", "types", "typeof", "b1", "bool_", "boolean", "c8", "c16",
+           "get_num_threads", "get_thread_id", "threading_layer", "literal_unroll", "errors", "types", "typeof", "b1", "bool_", "boolean", "c8", "c16",
            "complex64", "complex128", "f2", "f4", "f8", "float16", "float32", "float64", "i1",
            "i2", "i4", "i8", "int8", "int16", "int32", "int64", "intp", "u1", "u2", "u4", "u8",
            "uint8", "uint16", "uint32", "uint64", "uintp", "void", "none"]
@@ -27,7 +27,7 @@ __all__ = ["njit", "jit", "cfunc", "carray", "farray", "prange", "vectorize", "g
 _LAZY = {"cfunc": "kiln.ccallback", "carray": "kiln.library.foreign",
          "farray": "kiln.library.foreign", "vectorize": "kiln.ufunc", "guvectorize": "kiln.ufunc", "set_num_threads": "kiln.runtime.threads",
          "get_num_threads": "kiln.runtime.threads", "get_thread_id": "kiln.runtime.threads",
-         "threading_layer": "kiln.runtime.threads"}
+         "threading_layer": "kiln.runtime.threads", "literal_unroll": "kiln.typing.unroll"}
 
 
 def __getattr__(name):

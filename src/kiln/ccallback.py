@@ -185,7 +185,7 @@ def c_wrapper_of(dispatcher, sig):
     with _wrappers_lock:
         per_signature = _wrappers.setdefault(dispatcher, {})
         if sig not in per_signature:
-            per_signature[sig] = CFunc(dispatcher.py_func, sig, dispatcher.options, dispatcher)
+            per_signature[sig] = CFunc(dispatcher.typed_func, sig, dispatcher.options, dispatcher)
         return per_signature[sig]
 
 

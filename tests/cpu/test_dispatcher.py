@@ -160,14 +160,59 @@ def test_recursion_with_explicit_signature():
     assert fib(20) == 6765
 
 
-def test_recursion_without_signature_is_a_clear_error():
-    @njit
+def test_recursion_without_signature_is_inferred_from_the_base_case():
     def fact(n):
         if n <= 1:
             return 1
-        return n * fact(n - 1)
-    with pytest.raises(kiln.errors.TypingError, match="explicit signature"):
-        fact(5)
+        return n * fact_c(n - 1)
+    fact_c = njit(fact)
+
+    def halves(n):              # the base case says int, the recursion makes it float
+        if n <= 0:
+            return 1
+        return halves_c(n - 1) * 0.5
+    halves_c = njit(halves)
+
+    def total(a, i):            # the recursive call's result kept in a local first
+        if i == len(a):
+            return 0.0
+        rest = total_c(a, i + 1)
+        return a[i] + rest
+    total_c = njit(total)
+    for n in (0, 1, 5, 20):
+        assert fact_c(n) == fact(n) and type(fact_c(n)) is int
+        assert fact_c(float(n)) == fact(float(n))
+        assert halves_c(n) == halves(n) and type(halves_c(n)) is float
+    a = np.array([1.5, -2.0, np.inf])
+    assert total_c(a, 0) == total(a, 0) and total_c(a[:0], 0) == 0.0
+
+
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd_c(n - 1)
+
+
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even_c(n - 1)
+
+
+is_even_c, is_odd_c = njit(is_even), njit(is_odd)
+
+
+def test_mutual_recursion_without_signatures():
+    for n in (0, 1, 7, 10):
+        assert (is_even_c(n), is_odd_c(n)) == (is_even(n), is_odd(n))
+
+
+def test_recursion_without_a_base_case_is_a_clear_error():
+    @njit
+    def forever(n):
+        return forever(n - 1)
+    with pytest.raises(kiln.errors.TypingError, match="calls itself on every path that returns"):
+        forever(5)
 
 
 def test_closures_and_globals_are_frozen():
@@ -177,6 +222,38 @@ def test_closures_and_globals_are_frozen():
     def use(x):
         return x * scale + offsets[1] + len(offsets)
     assert njit(use)(2.0) == use(2.0)
+
+
+OFFSET = 1
+
+
+def add_offset(x):
+    return x + OFFSET
+
+
+def test_a_second_dispatcher_reads_globals_when_it_compiles():
+    """As in Numba: each dispatcher freezes the globals it sees when it compiles; a first
+    dispatcher keeps what it compiled, called from Python and from compiled code."""
+    global OFFSET
+    first = njit(add_offset)
+
+    @njit
+    def twice_first(x):
+        return first(x) * 2
+    assert (first(1), twice_first(1)) == (2, 4)
+    OFFSET = 10
+    try:
+        second = njit(add_offset)
+
+        @njit
+        def both(x):
+            return second(x) * 100 + first(x)
+        assert second(1) == add_offset(1) == 11
+        assert both(1) == 1102 and first(1) == 2 and twice_first(1) == 4
+        assert first(1.5) == add_offset(1.5)     # a new specialization compiles now
+        assert second.py_func is add_offset is first.py_func
+    finally:
+        OFFSET = 1
 
 
 def test_global_array_is_read_only_constant():

@@ -452,7 +452,7 @@ class Generator:
         if k == 0:
             return f"int({v}.{self.pick(['argmin', 'argmax'])}())", 64
         if k == 1:
-            return f"int({self.pick(['np.any', 'np.all'])}({v}))", 1
+            return f"int({self.pick(['np.any', 'np.all', 'any', 'all'])}({v}))", 1
         if kind == "ivec":
             return f"int({v}.{self.pick(['sum', 'min', 'max', 'prod'])}())", I64
         return f"int(({v} > {self.float_expr(scope, 0)}).sum())", 64
@@ -913,7 +913,8 @@ class Generator:
             else:
                 step = self.pick(["1", "-1", "2", "-3", f"{self.small(self.int_expr(scope, 1))[0]} % 5 - 2"])
                 args = f"{bounds[0]} - 10, {bounds[1]}, {step}"
-            self.emit(indent, f"for {i} in range({args}):")
+            walk = self.pick(["range", "range", "range", "reversed(range"])
+            self.emit(indent, f"for {i} in {walk}({args}){')' * walk.count('(')}:")
             inner.append(Var(i, "int", 32))
         self.block(inner, indent + 1, depth, True, returns)
         if self.chance(0.3):

@@ -3,7 +3,11 @@ len, range, sum, and the attributes of numbers."""
 import itertools
 import math
 
+import numpy as np
 import pytest
+
+import kiln
+from kiln import njit
 
 from helpers import same, jit, chk, I64_MIN, I64_MAX
 
@@ -320,3 +324,54 @@ def test_conjugate():
 def test_conjugate_real():
     for x in [1.5, -0.0, 7, True]:
         chk(conj, x)
+
+
+def reversed_walks(a, items, pair, bounds):
+    out = []
+    for x in reversed(range(bounds[0], bounds[1], bounds[2])):
+        out.append(x)
+    for y in reversed(a):
+        out.append(int(y))
+    for z in reversed(items):
+        out.append(z)
+    for w in reversed(pair):
+        out.append(w)
+    return out
+
+
+@pytest.mark.parametrize("r", [range(1, 10, 3), range(5, -7, -4), range(0), range(3, 3),
+                               range(-2, 5)])
+def test_reversed_against_python(r):
+    from kiln.typed import List
+    a, pair = np.arange(4.0)[::-1], (7, -8)
+    for items in ([], [4, 5, -1]):
+        bounds = (r.start, r.stop, r.step)
+        want = reversed_walks(a, items, pair, bounds)
+        got = njit(reversed_walks)(a, List.empty_list(kiln.int64) if not items else
+                                   List(items), pair, bounds)
+        assert list(got) == want
+
+
+def any_all(a, items, pair, set_items, d):
+    s = set(set_items)
+    return (any(a), all(a), any(items), all(items), any(pair), all(pair), any(range(0)),
+            all(range(1, 3)), any(s), all(s), any(d), all(d.values()))
+
+
+@pytest.mark.parametrize("a", [np.zeros(0), np.array([0.0, np.nan]), np.array([-0.0, 0.0]),
+                               np.array([1, 2, 0], dtype=np.int8), np.ones(3, bool)])
+def test_any_and_all_of_iterables_against_python(a):
+    from kiln.typed import Dict, List
+    items, pair, s = List([0, 3]), (True, False), (0.0, 2.5)
+    d = Dict.empty(kiln.int64, kiln.float64)
+    d[0], d[1] = 1.5, 0.0
+    assert njit(any_all)(a, items, pair, s, d) == any_all(a, [0, 3], pair, s, dict(d))
+
+
+def uses_map(a):
+    return list(map(abs, a))
+
+
+def test_builtins_kiln_lacks_are_named():
+    with pytest.raises(kiln.errors.UnsupportedError, match=r"does not support map\(\)"):
+        njit(uses_map)(np.zeros(2))

@@ -213,6 +213,61 @@ def test_tuple_of_functions():
         assert same(expected, total((c_square, c_cos, NDTRI), x))
 
 
+@njit("float64(float64)")
+def halved(x):
+    return x / 2.0
+
+
+@njit
+def negated(x):
+    return -x
+
+
+def test_compiled_functions_in_a_list_a_tuple_loop_and_a_variable():
+    """Different compiled functions are values of one FunctionType when one of them has a
+    signature (the others compile for it), as Numba's first-class functions."""
+    @njit
+    def over_a_list(x):
+        s = 0.0
+        for f in [negated, halved, negated]:
+            s += f(x)
+        return s
+
+    @njit
+    def over_a_tuple(fns, x):
+        s = 0.0
+        for f in fns:
+            s = f(s + x)
+        return s
+
+    @njit
+    def chosen(which, x):
+        f = halved if which else negated
+        fs = [negated, halved]
+        return f(x) + fs[1 - which](x)
+
+    for x in (1.5, -0.0, math.inf, math.nan):
+        assert same(-x + x / 2.0 - x, over_a_list(x))
+        assert same(-((0.0 + x) / 2.0 + x), over_a_tuple((halved, negated), x))
+        assert same(x / 2.0 - x, chosen(1, x)) and same(-x + x / 2.0, chosen(0, x))
+
+
+def test_functions_without_a_signature_in_one_list_say_what_to_do():
+    @njit
+    def first(x):
+        return x
+
+    @njit
+    def second(x):
+        return x
+
+    @njit
+    def both(x):
+        return [first, second][0](x)
+    with pytest.raises(TypingError, match="same explicit signature"):
+        both(1.0)
+
+
 def test_exception_in_a_compiled_function_value_propagates():
     @njit
     def checked(x):

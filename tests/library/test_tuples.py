@@ -2,11 +2,14 @@
 comparison, concatenation, len, iteration; global and closure constants frozen at compile time."""
 import math
 
+import numpy as np
 import pytest
+
+import kiln
 
 from helpers import check, jit, chk
 from operations import eq, ne
-from kiln import njit
+from kiln import literal_unroll, njit
 from kiln.errors import TypingError
 
 NAN = math.nan
@@ -252,3 +255,135 @@ def test_ordering_is_lexicographic_as_in_python():
         for op in (tuple_lt, tuple_le, tuple_gt, tuple_ge):
             chk(op, a, b)
             chk(op, b, a)
+
+
+def total_of(*xs):
+    s = 0.0
+    for x in xs:
+        s += x
+    return s, len(xs)
+
+
+def head_and_count(a, *rest):
+    return a + len(rest)
+
+
+total_of_c, head_and_count_c = njit(total_of), njit(head_and_count)
+
+
+def star_args_from_compiled_code(v):
+    return total_of_c(1.0, v, 3.0), total_of_c(), head_and_count_c(1), head_and_count_c(1, v, v)
+
+
+@pytest.mark.parametrize("args", [(), (1.5,), (1.0, -2.0, NAN), (1, 2.5, True)])
+def test_star_args(args):
+    if len({type(a) for a in args}) <= 1:    # a loop over a tuple needs one item type
+        chk(total_of, *args)
+    if args:
+        chk(head_and_count, *args)
+    for v in (2.0, -0.0, math.inf):
+        chk(star_args_from_compiled_code, v)
+    # a tuple passed as the one extra argument stays one argument
+    assert jit(head_and_count)(1, (2, 3)) == head_and_count(1, (2, 3)) == 2
+
+
+def test_star_args_in_a_nested_function_is_refused_with_the_line():
+    def outer(x):
+        def inner(*a):
+            return len(a)
+        return inner(x, x)
+    with pytest.raises(kiln.errors.UnsupportedError, match="nested in them"):
+        njit(outer)(1)
+
+
+def add3(a, b, c):
+    return a * 100 + b * 10 + c
+
+
+add3_c = njit(add3)
+
+
+def call_unpacking(t):
+    return add3_c(*t), add3_c(1, *t[1:]), max(*t), min(0, *t)
+
+
+def display_unpacking(t, u):
+    return (*t, 5, *u), (*u,)
+
+
+def slices(t):
+    return t[1:], t[:-1], t[::-1], t[::2], t[5:], t[-2:10], t[:]
+
+
+def shape_unpacking(t):
+    return np.zeros((*t, 2)).shape
+
+
+def unpacking_an_array(a):
+    return add3_c(*a)
+
+
+def test_star_unpacking_of_tuples_in_calls_and_displays():
+    for t in ((1, 2, 3), (4, -2, 7), (1.5, 2, True)):
+        if t[0] != 1.5:   # max() of mixed numbers has one type in compiled code
+            chk(call_unpacking, t)
+        chk(display_unpacking, t, (True, 2.5))
+        chk(slices, t)
+    chk(display_unpacking, (), ())
+    chk(shape_unpacking, (2, 3))
+    with pytest.raises(kiln.errors.UnsupportedError, match="only a tuple"):
+        njit(unpacking_an_array)(np.arange(3))
+
+
+def unrolled_sum(t):
+    s = 0.0
+    for x in literal_unroll(t):
+        y = x * 2
+        s += y
+    return s
+
+
+def unrolled_break_else(t):
+    n = 0
+    for x in literal_unroll(t):
+        if n == 2:
+            break
+        n += 1
+    else:
+        n = -1
+    return n
+
+
+def unrolled_skip_none(t):
+    out = []
+    for x in literal_unroll(t):
+        if x is None:
+            continue
+        out.append(x + 1.0)
+    return out
+
+
+def unrolled_arrays(t, a):
+    total = a.copy()
+    for x in literal_unroll(t):
+        total = total + x      # one type after the loop: the name is used outside it
+    return total
+
+
+@pytest.mark.parametrize("t", [(), (1,), (1, 2.5, True), (3, -1), (1.5, (2, 3)), (1, None, 2.5)])
+def test_literal_unroll_types_the_body_once_per_item(t):
+    if all(isinstance(x, (int, float)) for x in t):
+        chk(unrolled_sum, t)
+    chk(unrolled_break_else, t)
+    if any(isinstance(x, (int, float)) for x in t) and \
+            all(isinstance(x, (int, float)) or x is None for x in t):
+        chk(unrolled_skip_none, t)
+    chk(unrolled_arrays, tuple(x for x in t if isinstance(x, (int, float))) + (np.ones(2),),
+        np.arange(2.0))
+
+
+def test_literal_unroll_outside_a_loop_is_a_clear_error():
+    def misuse(t):
+        return literal_unroll(t)
+    with pytest.raises(TypingError, match="literal_unroll"):
+        njit(misuse)((1, 2.0))

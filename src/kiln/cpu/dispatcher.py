@@ -53,10 +53,14 @@ class Dispatcher:
         self.__module__ = py_func.__module__
         self.__wrapped__ = py_func
         self._pysig = inspect.signature(py_func)
+        # with `*args`, the extra arguments are passed as one tuple after the others
+        self._positional = [p for p in self._pysig.parameters.values()
+                            if p.kind != inspect.Parameter.VAR_POSITIONAL]
+        self._star = len(self._positional) < len(self._pysig.parameters)
         self._specializations = {}
         self._table = None
         self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
-        register_compiled_function(py_func, self)
+        self.typed_func = register_compiled_function(py_func, self)
         for sig in self.explicit_signatures:
             self.compile(sig)
 
@@ -66,8 +70,10 @@ class Dispatcher:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        """The first call: installs the C trampoline as this dispatcher's `__call__`."""
-        self._install_trampoline()
+        """The first call: installs the C trampoline as this dispatcher's `__call__` (not
+        with `*args`: an entry point cannot tell a packed tuple from a tuple argument)."""
+        if not self._star:
+            self._install_trampoline()
         return self._fallback(*args, **kwargs)
 
     def _install_trampoline(self):
@@ -100,13 +106,15 @@ class Dispatcher:
         return bound.args
 
     def _argument_types(self, args):
-        n = len(self._pysig.parameters)
-        if len(args) != n:
+        n = len(self._positional)
+        if len(args) != n and not (self._star and len(args) > n):
             if len(args) < n:
                 args = self._bind_arguments(args, {})
             else:
                 raise TypeError(f"{self.__name__}() takes {n} positional arguments but "
                                 f"{len(args)} were given")
+        if self._star:
+            args = tuple(args[:n]) + (tuple(args[n:]),)
         types_ = []
         for i, a in enumerate(args):
             try:
@@ -137,8 +145,11 @@ class Dispatcher:
 
     def bind_types(self, args, kws):
         """For a call from compiled code: the argument types in parameter order, the keyword
-        names in that order, and the (type, value) of each default filled in after them."""
-        params = list(self._pysig.parameters.values())
+        names in that order, and the (type, value) of each default filled in after them.
+        With `*args`, the types as given (`packed_argtypes` says how they are passed)."""
+        params = self._positional
+        if self._star and len(args) >= len(params) and not kws:
+            return tuple(args), (), []
         if len(args) > len(params):
             return None
         ordered, kw_order, defaults = list(args), [], []
@@ -152,6 +163,14 @@ class Dispatcher:
                 return None
         return tuple(ordered), tuple(kw_order), defaults
 
+    def packed_argtypes(self, argtypes):
+        """The parameter types of a call with `argtypes`: with `*args`, the extra arguments
+        become one tuple (the number of them that stays unpacked, too)."""
+        if not self._star:
+            return tuple(argtypes), len(argtypes)
+        n = len(self._positional)
+        return tuple(argtypes[:n]) + (t.tuple_of(argtypes[n:]),), n
+
     # -- compiling -------------------------------------------------------------------------
     def compile(self, signature):
         """Compile eagerly for a signature ("f8(i4, i4)", a Signature or a tuple of types)."""
@@ -163,7 +182,7 @@ class Dispatcher:
     def _compile_types(self, argtypes, declared_return):
         from ..compiler import compile_cpu
         try:
-            result = compile_cpu(self.py_func, argtypes, self.options, declared_return,
+            result = compile_cpu(self.typed_func, argtypes, self.options, declared_return,
                                  exact_layout=not self.explicit_signatures, cache=self._cache)
         except KilnError as e:
             shown = ", ".join(map(str, argtypes))

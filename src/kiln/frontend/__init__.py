@@ -102,7 +102,7 @@ def _parse_fragment(text):
 
 
 def assigned_names(fn: ast.FunctionDef) -> set:
-    names = {a.arg for a in fn.args.args}
+    names = {a.arg for a in fn.args.args} | ({fn.args.vararg.arg} if fn.args.vararg else set())
     for node in ast.walk(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
@@ -149,6 +149,9 @@ def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -
     """The FunctionIR of a function nested in `outer`, taking `captured` as extra arguments."""
     loc = outer.loc(node)
     _check_signature(node, loc)
+    if node.args.vararg:
+        raise UnsupportedError("kiln compiles *args in @njit functions, not yet in functions "
+                               "nested in them", loc)
     if node.args.defaults or node.decorator_list:
         raise UnsupportedError("nested functions in compiled code cannot have default "
                                "arguments or decorators", loc)
@@ -165,9 +168,9 @@ def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -
 
 def _check_signature(fn: ast.FunctionDef, loc):
     a = fn.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise UnsupportedError("kiln compiles functions with plain positional parameters only "
-                               "(no *args, **kwargs or keyword-only parameters)", loc)
+    if a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise UnsupportedError("kiln compiles functions with positional parameters and "
+                               "*args only (no **kwargs or keyword-only parameters)", loc)
 
 
 def build_function_ir(pyfunc) -> FunctionIR:
@@ -175,7 +178,9 @@ def build_function_ir(pyfunc) -> FunctionIR:
     node, filename = _parse(pyfunc)
     node.decorator_list = []
     _Comprehensions().visit(node)
-    ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args), {})
+    # `*args` is one more parameter, a tuple of the extra arguments (cpu/dispatcher.py)
+    star = (node.args.vararg.arg,) if node.args.vararg else ()
+    ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})
     _check_signature(node, ir.loc(node))
     for stmt in ast.walk(node):
         if isinstance(stmt, (ast.Global, ast.Nonlocal)):
@@ -183,7 +188,8 @@ def build_function_ir(pyfunc) -> FunctionIR:
                                    ir.loc(stmt))
     ir.local_names = frozenset(assigned_names(node))
     defaults = pyfunc.__defaults__ or ()
-    ir.defaults = dict(zip(ir.arg_names[len(ir.arg_names) - len(defaults):], defaults))
+    positional = ir.arg_names[:len(node.args.args)]
+    ir.defaults = dict(zip(positional[len(positional) - len(defaults):], defaults))
     ir.free_values = _free_values(pyfunc, node, ir.local_names)
     return ir
 

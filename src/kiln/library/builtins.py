@@ -131,6 +131,51 @@ def _sum(seq, start=0):
     return None
 
 
+def _iterable(seq):
+    from .iteration import item_type_of
+    return isinstance(seq, t.Type) and item_type_of(seq) is not None
+
+
+@overload(any)
+def _any(seq):
+    if _iterable(seq):
+        def impl(seq):
+            for v in seq:
+                if v:
+                    return True
+            return False
+        return impl
+    return None
+
+
+@overload(all)
+def _all(seq):
+    if _iterable(seq):
+        def impl(seq):
+            for v in seq:
+                if not v:
+                    return False
+            return True
+        return impl
+    return None
+
+
+@overload(reversed)
+def _reversed(seq):
+    """What a loop over `reversed(seq)` walks: a reversed range, the array viewed
+    backwards, or a reversed copy of a list or tuple (so changing the list during the loop
+    does not change the walk, where CPython's iterator would see it)."""
+    if isinstance(seq, t.RangeType):
+        def reversed_range(seq):
+            last = seq.start + (len(seq) - 1) * seq.step
+            return range(last, seq.start - seq.step, -seq.step)
+        return reversed_range
+    if isinstance(seq, (t.Array, t.ListType, t.UniTuple)) or \
+            (isinstance(seq, t.BaseTuple) and len(seq) == 0):
+        return lambda seq: seq[::-1]
+    return None
+
+
 # ---- len / range -----------------------------------------------------------------------------
 
 @template(len)

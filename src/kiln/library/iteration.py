@@ -106,6 +106,12 @@ def iteration_for(context, builder, value, ty):
                 return arr.with_builder(b).subarray(index, item_type)
         return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                               lambda b, index: b.icmp_signed("<", index, length), item, item_type)
+    if isinstance(ty, t.Tuple) and item_type_of(ty) is not None:   # as a tuple of one type
+        same = t.UniTuple(item_type_of(ty), len(ty))
+        value = context.make_tuple(b, same, [
+            context.cast(b, b.extract_value(value, i), x, same.dtype)
+            for i, x in enumerate(ty.types)])
+        ty = same
     if isinstance(ty, t.UniTuple):
         slot = context.alloca(b, dm.value_type(ty))
         b.store(value, slot)
@@ -179,6 +185,18 @@ def _positions(context, b, value, ty):
                           item_type_of(ty))
 
 
+def _common_function(tuple_ty):
+    """The FunctionType a loop over a tuple of different functions gives (Numba's
+    first-class functions; see typing/unify.py), or None."""
+    from ..typing.unify import unify
+    if not all(isinstance(x, (t.Dispatcher, t.FunctionType)) for x in tuple_ty.types):
+        return None
+    common = tuple_ty.types[0]
+    for x in tuple_ty.types[1:]:
+        common = common and unify(common, x)
+    return common
+
+
 def item_type_of(ty):
     """The type of the items a `for` loop over `ty` gives, or None if it is not iterable."""
     if isinstance(ty, t.RangeType):
@@ -189,6 +207,8 @@ def item_type_of(ty):
         return ty.copy(ndim=ty.ndim - 1, layout="C" if ty.layout == "C" else "A")
     if isinstance(ty, t.UniTuple):
         return ty.dtype
+    if isinstance(ty, t.Tuple):
+        return _common_function(ty)
     if isinstance(ty, t.ListType):
         return ty.item_type
     if isinstance(ty, t.SetType):

@@ -28,7 +28,7 @@ from ..codegen import datamodel as dm
 from ..codegen.ownership import decref, has_refs, incref
 from ..errors import TypingError
 from ..runtime import nrt
-from ..typing.unify import can_convert, unify
+from ..typing.unify import can_convert, unify, why_not_unified
 from .fusion import counted_loop
 from .registry import intrinsic, overload, overload_method, register_jitable, template
 
@@ -419,7 +419,8 @@ def display_type(item_types):
         merged = ty if isinstance(result, t.Undefined) else unify(result, ty)
         if merged is None:
             raise TypingError(f"the items of this list have types {result} and {ty}, which "
-                              "have no common type (a list holds items of one type)")
+                              "have no common type (a list holds items of one type)"
+                              + why_not_unified(result, ty))
         result = merged
     return t.ListType(result)
 

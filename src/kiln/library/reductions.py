@@ -25,7 +25,8 @@ from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dt
                      elements_at, evaluate, flat_condition, leaf_arrays, leaf_elements,
                      leaf_strides, leaf_values, nest)
 from .pairwise import BLOCK, pairwise_sum, pairwise_total
-from .registry import omitted, overload, overload_method, register_jitable, template
+from .registry import (intrinsic, omitted, overload, overload_method, register_jitable,
+                       template)
 from .split import add, by_ranges, multiply
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 
@@ -467,15 +468,21 @@ def _prod(a):
 def _extremes(better, method):
     """The split reductions to the extreme of x[lo:hi], and to its (value, index): a NaN,
     once met, wins; of equal values the first."""
+    step = _vectorizable_extreme(better, method)
+
     @register_jitable
     def over(x, lo, hi, seed):
         best = item_in_range(x, lo)
-        for i in range(lo, hi):
+        unordered = False
+        for i in range(lo, hi):   # no early exit, so LLVM vectorizes it
             v = item_in_range(x, i)
-            if v != v:
-                return v
-            if better(v, best):
-                best = v
+            unordered |= v != v
+            best = step(best, v)
+        if unordered or _is_float_zero(best):   # the first NaN; the first zero's sign
+            for i in range(lo, hi):
+                v = item_in_range(x, i)
+                if v != v or (v == best and not unordered):
+                    return v
         return best
 
     @register_jitable
@@ -516,6 +523,46 @@ def _extreme(method, better):
             return extreme_of(x, 0)
         return extreme
     return ov
+
+
+def _vectorizable_extreme(better, method):
+    """`step(best, v)`: v if `better(v, best)` else best. For floats it is LLVM's
+    `minnum`/`maxnum` with the no-NaN and no-signed-zero flags, which the loop vectorizer
+    turns into SIMD min/max: the caller tests for NaN itself and then discards this result
+    (the flags make it undefined, never a trap), and a zero of either sign may win among
+    equal zeros, as with NumPy's SIMD loops."""
+    @register_jitable
+    def choose(best, v):
+        return v if better(v, best) else best
+
+    @intrinsic
+    def step(typingctx, best, v):
+        if best != v:
+            return None
+        if not isinstance(best, t.Float):
+            chosen = typingctx.type_function(choose, (best, v))
+
+            def call_choose(context, builder, sig, args):
+                return context.call_function(builder, chosen, args)
+            return best(best, v), call_choose
+
+        def codegen(context, builder, sig, args):
+            ty = args[0].type
+            fn = builder.module.declare_intrinsic(f"llvm.{method}num", [ty],
+                                                  ir.FunctionType(ty, [ty, ty]))
+            return builder.call(fn, list(args), fastmath=("nnan", "nsz"))
+        return best(best, v), codegen
+    return step
+
+
+@intrinsic
+def _is_float_zero(typingctx, x):
+    """Whether x is a float 0.0 or -0.0 (constant False for other types)."""
+    def codegen(context, builder, sig, args):
+        if not isinstance(x, t.Float):
+            return ir.Constant(dm.i1, 0)
+        return builder.fcmp_ordered("==", args[0], ir.Constant(args[0].type, 0.0))
+    return t.boolean(x), codegen
 
 
 @register_jitable

@@ -23,6 +23,15 @@ def static_getitem(tuple_ty, index: int) -> Resolution:
                       builder.extract_value(args[0], index))
 
 
+def static_getslice(tuple_ty, slice_ty, bounds: slice) -> Resolution:
+    """`tup[a:b:c]` with constant bounds: the tuple of those items."""
+    picked = range(len(tuple_ty))[bounds]
+    result = t.tuple_of(tuple_ty.types[i] for i in picked)
+    return Resolution(result(tuple_ty, slice_ty), lambda context, builder, sig, args:
+                      context.make_tuple(builder, result, [builder.extract_value(args[0], i)
+                                                           for i in picked]))
+
+
 @template(operator.getitem)
 def _getitem(tctx, tup, index):
     if not isinstance(tup, t.UniTuple) or not isinstance(index, (t.Integer, t.Boolean)):

@@ -4,21 +4,33 @@ implementations alike."""
 from __future__ import annotations
 
 import threading
+import types
 import weakref
 
 from .. import types as t
 from ..errors import TypingError
 from ..library.registry import Resolution, registry
 from ..types.typeof import typeof_global
-from .unify import can_convert
+from .unify import can_convert, unify
 
 
 _compiled_functions = weakref.WeakKeyDictionary()  # Python function -> its dispatcher
 
 
 def register_compiled_function(pyfunc, dispatcher):
-    """Called by each target's dispatcher as it is made."""
+    """Called by each target's dispatcher as it is made; returns the function the
+    dispatcher types: `pyfunc`, or for a second dispatcher of it a copy (same code, same
+    live globals), typed anew, so its globals are read when it compiles, as in Numba
+    (`njit(f)` after a global of f changed sees the new value, and the first dispatcher
+    keeps what it compiled)."""
+    if pyfunc in _compiled_functions and isinstance(pyfunc, types.FunctionType):
+        pyfunc = types.FunctionType(pyfunc.__code__, pyfunc.__globals__, pyfunc.__name__,
+                                    pyfunc.__defaults__, pyfunc.__closure__)
+        pyfunc.__kwdefaults__ = dispatcher.py_func.__kwdefaults__
+        pyfunc.__qualname__ = dispatcher.py_func.__qualname__
+        pyfunc.__module__ = dispatcher.py_func.__module__
     _compiled_functions[pyfunc] = dispatcher
+    return pyfunc
 
 
 class TypingContext:
@@ -63,8 +75,10 @@ class TypingContext:
 
     # -- functions -------------------------------------------------------------------------
     def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
-        """Type `pyfunc` for `argtypes` once per context; recursion needs `declared_return`."""
-        from .infer import infer_function
+        """Type `pyfunc` for `argtypes` once per context. A recursive call before the
+        return type is known is typed on a second attempt, with the type of the returns
+        that do not recurse (infer.RecursionPending)."""
+        from .infer import RecursionPending
         from ..options import CompileOptions
         options = options or CompileOptions()
         key = (pyfunc, tuple(argtypes), options)
@@ -74,20 +88,55 @@ class TypingContext:
             if key in self._in_progress:
                 declared = self._in_progress[key]
                 if declared is None:
-                    raise TypingError(
-                        f"{pyfunc.__qualname__!r} calls itself; kiln can type a recursive "
-                        "function only when it has an explicit signature, e.g. "
-                        "@njit('int64(int64)')")
+                    raise RecursionPending({key})
                 self._called_while_typed.add(key)
                 return _PendingFunction(self, key, declared)
             self._in_progress[key] = declared_return
             try:
-                typed = infer_function(self, pyfunc, tuple(argtypes), declared_return, options)
+                typed = self._infer_recursive(key, declared_return)
             finally:
                 del self._in_progress[key]
             typed.recursive = key in self._called_while_typed  # every cycle has one such
             self._typed[key] = typed
             return typed
+
+    MAX_RETURN_GUESSES = 8
+
+    def _infer_recursive(self, key, declared_return):
+        """Infer `key`'s function; while it waits on its own return type, again with the
+        type its other returns give (widened until the result agrees with it). What was
+        typed during a guess that proved wrong is typed again (it may have used it)."""
+        from .infer import RecursionPending, infer_function
+        pyfunc, argtypes, options = key
+        for _ in range(self.MAX_RETURN_GUESSES):
+            before = set(self._typed)
+            guess = self._in_progress[key]
+            try:
+                typed = infer_function(self, pyfunc, argtypes, declared_return, options)
+            except RecursionPending as pending:
+                if key not in pending.keys or declared_return is not None:
+                    raise     # a function further out is waited on
+                if pending.partial is None:
+                    raise TypingError(
+                        f"{pyfunc.__qualname__!r} calls itself on every path that returns: "
+                        "kiln infers a recursive function's return type from a return that "
+                        "does not recurse (a base case); add one, or an explicit signature, "
+                        "e.g. @njit('int64(int64)')") from None
+                found = pending.partial
+            else:
+                if guess is None or typed.return_type == guess:
+                    return typed
+                found = typed.return_type
+            widened = found if guess is None else unify(guess, found)
+            if widened is None or widened == guess:
+                raise TypingError(f"{pyfunc.__qualname__!r} is recursive and returns {guess} "
+                                  f"on some paths and {found} on others; give it an explicit "
+                                  "signature")
+            self._in_progress[key] = widened
+            for stale in set(self._typed) - before:
+                del self._typed[stale]
+        raise TypingError(f"the return type of the recursive function {pyfunc.__qualname__!r} "
+                          "did not settle; give it an explicit signature")
 
     def typed_inner(self, fn, argtypes, options):
         """A nested function typed (once per argument types and options) from its AST, with
@@ -129,7 +178,7 @@ class TypingContext:
         if bound is None:
             return None
         given, kw_order, defaults = bound
-        full = given + tuple(ty for ty, _ in defaults)
+        full, unpacked = disp.packed_argtypes(given + tuple(ty for ty, _ in defaults))
         declared = None
         if disp.explicit_signatures:
             matches = [s for s in disp.explicit_signatures
@@ -137,13 +186,19 @@ class TypingContext:
             if not matches:
                 return None
             full, declared = tuple(matches[0].args), matches[0].return_type
-        typed = self.type_function(disp.py_func, full, declared, disp.options)
+        typed = self.type_function(disp.typed_func, full, declared, disp.options)
+
+        packed = unpacked < len(full)          # `*args`: the rest passed as one tuple
+        passed = full[:unpacked] + tuple(full[-1].types) if packed else full[:len(given)]
 
         def lower(ctx, builder, sig, llargs):
             extra = [ctx.cast(builder, ctx.get_constant(builder, ty, value), ty, target)
                      for (ty, value), target in zip(defaults, full[len(given):])]
-            return ctx.call_function(builder, typed.resolved(), list(llargs) + extra)
-        return Resolution(t.Signature(typed.return_type, full[:len(given)]), lower, kw_order,
+            llargs = list(llargs) + extra
+            if packed:
+                llargs[unpacked:] = [ctx.make_tuple(builder, full[-1], llargs[unpacked:])]
+            return ctx.call_function(builder, typed.resolved(), llargs)
+        return Resolution(t.Signature(typed.return_type, passed), lower, kw_order,
                           new_reference=True)
 
 

@@ -9,6 +9,7 @@ dead branch here and in code generation alike.
 from __future__ import annotations
 
 import ast
+import copy
 import hashlib
 import inspect
 import operator
@@ -23,7 +24,8 @@ from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
 from . import exceptions
-from .unify import can_convert, unify
+from .unify import can_convert, unify, why_not_unified
+from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
 
 BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -99,6 +101,19 @@ class TypedFunction:
         return self.typemap[node]
 
 
+class RecursionPending(Exception):
+    """A call reached a function still being typed whose return type is not known yet
+    (recursion without a signature). The statement with the call is skipped for this
+    pass; a typing that ends with such statements raises it again, with `partial`, the
+    type its other returns give, so the function waited on (one of `keys`) is typed again
+    with that as its return type (TypingContext.type_function), as Numba infers it from a
+    base case."""
+
+    def __init__(self, keys, partial=None):
+        self.keys = frozenset(keys)
+        self.partial = partial
+
+
 class _Deferred(Exception):
     """A local was read before this pass gave it a type; retried on the next pass. One
     still untyped when typing ends is assigned on no path kiln compiles, so its statement
@@ -115,15 +130,17 @@ class _Deferred(Exception):
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
 
 
-def _symbol_for(ir, argtypes, options) -> str:
+def _symbol_for(ir, argtypes, options, constants) -> str:
     """A deterministic LLVM name (the same in every process, so the IR text can key the
     on-disk cache), made unique if two different functions share a qualified name. Two
     closures of one inner function that capture equal values compile alike, so they share
     a name: library overloads make such closures anew on every call, and a counter of them
-    would make the name depend on what the process compiled before."""
+    would make the name depend on what the process compiled before. The values typing
+    froze (`constants`: globals among them) are part of what a name means, so a function
+    typed again after a global changed gets a name of its own."""
     what = (ir.pyfunc.__module__, ir.qualname, argtypes, options)
     digest = hashlib.sha1(repr(what).encode()).hexdigest()[:12]
-    named = (_contents(ir.pyfunc, set()), argtypes, options)
+    named = (_contents(ir.pyfunc, set()), argtypes, options, _contents(constants, set()))
     symbol, n = f"kiln.{ir.qualname}.{digest}", 1
     while _symbols.setdefault(symbol, named) != named:
         symbol, n = f"kiln.{ir.qualname}.{digest}.{n}", n + 1
@@ -191,7 +208,7 @@ def infer_ir(tctx, ir, argtypes, declared_return, options) -> TypedFunction:
                           f"{len(argtypes)} were given", ir.loc(ir.node))
     typer = Typer(tctx, ir, argtypes, declared_return, options)
     typed = typer.run()
-    typed.symbol = _symbol_for(ir, tuple(argtypes), options)
+    typed.symbol = _symbol_for(ir, tuple(argtypes), options, tuple(typed.constants.values()))
     return typed
 
 
@@ -225,12 +242,15 @@ class Typer:
             self.changed = False
             self.deferred = {}
             self.typemap, self.calls, self.constants, self.returns = {}, {}, {}, []
+            self.waiting = set()
             self.block(self.ir.node.body)
             if not self.changed:
                 break
         else:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
+        if self.waiting:
+            raise RecursionPending(self.waiting, self._returned_so_far())
         for d in self.deferred.values():
             if d.items:
                 raise self.error(f"the item types of {d.name!r} (a dict or a set) are not "
@@ -249,6 +269,10 @@ class Typer:
                     raise TypingError(f"cannot return {ty} from a function declared to return "
                                       f"{self.declared_return}", self.ir.loc(node))
             return self.declared_return
+        result = self._returned_so_far()
+        return t.none if result is None else result
+
+    def _returned_so_far(self):
         result = None
         for ty, node in self.returns:
             merged = ty if result is None else unify(result, ty)
@@ -257,7 +281,7 @@ class Typer:
                                   f"{ty} on others, which have no common type",
                                   self.ir.loc(node))
             result = merged
-        return t.none if result is None else result
+        return result
 
     def _falls_through(self):
         last = self.ir.node.body[-1]
@@ -276,7 +300,7 @@ class Typer:
         new = unify(old, ty)
         if new is None:
             raise self.error(f"variable {name!r} is assigned {old} and {ty}, which have no "
-                             "common type", node)
+                             "common type" + why_not_unified(old, ty), node)
         if new != old:
             self.locals[name] = new
             self.changed = True
@@ -284,10 +308,17 @@ class Typer:
     # -- statements ------------------------------------------------------------------------
     def block(self, stmts):
         for stmt in stmts:
+            if (stmt, "unreachable") in self.constants:
+                break
             try:
-                self.stmt(stmt)
+                if isinstance(stmt, ast.If):
+                    self.stmt_If(stmt, stmts[stmts.index(stmt) + 1:])
+                else:
+                    self.stmt(stmt)
             except _Deferred as d:
                 self.deferred[stmt] = d
+            except RecursionPending as pending:
+                self.waiting |= pending.keys
             except KilnError as e:
                 raise e.with_location(self.ir.loc(stmt))
 
@@ -379,13 +410,18 @@ class Typer:
             self.calls[(node, "setitem")] = self.resolve(operator.setitem, (obj, index, result),
                                                          target)
 
-    def stmt_If(self, node):
+    def stmt_If(self, node, following=()):
         self.condition(node.test)
         taken = self.constants.get((node.test, "truth"))
         if taken is None or taken:
             self.block(node.body)
         if taken is None or not taken:
             self.block(node.orelse)
+        branch = None if taken is None else node.body if taken else node.orelse
+        if branch and isinstance(branch[-1], _JUMPS) and following:
+            # what follows a branch always taken that always leaves is never run (nor
+            # typed: `if x is None: continue` in a loop unrolled for a None item)
+            self.constants[(following[0], "unreachable")] = True
 
     def stmt_While(self, node):
         self.condition(node.test)
@@ -393,6 +429,11 @@ class Typer:
         self.block(node.orelse)
 
     def stmt_For(self, node):
+        if self.is_call_of(node.iter, literal_unroll) and len(node.iter.args) == 1:
+            number = len(self.ir.local_names)     # distinct per loop: each adds names
+            added = unroll(node, self.expr(node.iter.args[0]), self.ir.node, number)
+            self.ir.local_names = self.ir.local_names | added
+            self.ir.free_values[UNROLL_RANGE] = range
         iterable = self.expr(node.iter)
         call = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
         self.fix_items(node.iter.func.value if call else node.iter, iterable, "iter", ())
@@ -403,6 +444,12 @@ class Typer:
         self.assign(node.target, item, node)
         self.block(node.body)
         self.block(node.orelse)
+
+    def is_call_of(self, node, pyfunc):
+        if not isinstance(node, ast.Call):
+            return False
+        fn = self.expr(node.func)
+        return isinstance(fn, t.Function) and fn.pyfunc is pyfunc
 
     def iteration_item(self, ty, node):
         from ..library.iteration import item_type_of
@@ -575,6 +622,7 @@ class Typer:
         fn = self.expr(node.func)
         if isinstance(fn, t.Function) and fn.pyfunc in _READ_ONLY_SEQUENCES and node.args:
             node.args[0] = _lists_as_tuples(node.args[0])
+        node.args[:] = self.unpacked(node.args)
         args = tuple(self.expr(a) for a in node.args)
         if any(k.arg is None for k in node.keywords):
             raise self.error("'**' arguments are not supported in compiled code", node,
@@ -600,8 +648,9 @@ class Typer:
                 fn = t.Function(BINARY_OF[fn.pyfunc])   # `a += b` of immutable values
             name = getattr(fn.pyfunc, "__qualname__", repr(fn.pyfunc))
             module = getattr(fn.pyfunc, "__module__", None)
-            library_module = module in ("math", "cmath") or str(module).startswith("numpy")
-            if library_module:
+            library_module = module in ("math", "cmath", "builtins") or \
+                str(module).startswith("numpy")
+            if library_module and module != "builtins":
                 name = f"{module.replace('numpy', 'np')}.{name}"
             if not self.tctx.has_templates(fn.pyfunc) and library_module:
                 raise self.error(f"kiln does not support {name}() in compiled code yet", node,
@@ -799,13 +848,26 @@ class Typer:
             self.deferred[node] = d
             return None
 
+    def constant_slice(self, node):
+        """(start, stop, step) of a slice written with constants (or omitted), else None."""
+        if not isinstance(node, ast.Slice):
+            return None
+        parts = [None if p is None else self.constants.get(p, ...)
+                 for p in (node.lower, node.upper, node.step)]
+        ok = all(p is None or (type(p) is int) for p in parts) and parts[2] != 0
+        return parts if ok else None
+
     def expr_Subscript(self, node):
         obj = self.expr(node.value)
         index = self.expr(node.slice)
         constant = self.constants.get(node.slice)
+        bounds = self.constant_slice(node.slice)
         if isinstance(obj, t.BaseTuple) and isinstance(constant, int):
             from ..library.tuples import static_getitem
             res = static_getitem(obj, constant)
+        elif isinstance(obj, t.BaseTuple) and bounds is not None:
+            from ..library.tuples import static_getslice
+            res = static_getslice(obj, index, slice(*bounds))
         else:
             obj = self.fix_items(node.value, obj, "getitem", (index,))
             res = self.resolve(operator.getitem, (obj, index), node)
@@ -821,7 +883,33 @@ class Typer:
         return t.SliceType(has_step=node.step is not None)
 
     def expr_Tuple(self, node):
+        node.elts[:] = self.unpacked(node.elts)
         return t.tuple_of(self.expr(e) for e in node.elts)
+
+    def unpacked(self, items):
+        """`items` with each `*name` of a tuple replaced by `name[0], name[1], ...`: a
+        tuple's length is known when compiling (the tree is parsed anew for each typing,
+        so the rewrite belongs to this specialization)."""
+        out = []
+        for item in items:
+            if not isinstance(item, ast.Starred):
+                out.append(item)
+                continue
+            # read once per item: only an expression without calls may be read again
+            pure = not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda))
+                           for n in ast.walk(item.value))
+            ty = self.expr(item.value) if pure else None
+            if not isinstance(ty, t.BaseTuple):
+                what = f"not {ty}" if ty else "bind the call's result to a name first"
+                raise self.error("kiln unpacks '*' only a tuple (its length is known when "
+                                 f"compiling): {what}", item, UnsupportedError)
+            for i in range(len(ty)):
+                index = ast.Subscript(value=copy.deepcopy(item.value),
+                                      slice=ast.Constant(value=i), ctx=ast.Load())
+                for new in ast.walk(index):
+                    ast.copy_location(new, item)
+                out.append(index)
+        return out
 
 
 # NumPy functions whose first argument, a sequence, is only read
@@ -835,6 +923,9 @@ def _lists_as_tuples(node):
         return ast.copy_location(ast.Tuple([_lists_as_tuples(e) for e in node.elts],
                                            ast.Load()), node)
     return node
+
+
+_JUMPS = (ast.Continue, ast.Break, ast.Return, ast.Raise)
 
 
 def _always_returns(stmt) -> bool:

@@ -52,11 +52,46 @@ def unify(a: t.Type, b: t.Type):
         if any(i is None for i in items):
             return None
         return t.tuple_of(items)
+    if isinstance(a, _FUNCTIONS) and isinstance(b, _FUNCTIONS):
+        return _common_function_type(a, b)
     if isinstance(a, t.ListType) and isinstance(b, t.ListType):  # `[]` takes the other's items
         return b if a.is_undefined else a if b.is_undefined else None
     if isinstance(a, (t.DictType, t.SetType)) and type(a) is type(b):  # `{}` takes the other's
         return b if a.is_undefined else a if b.is_undefined else None
     return None
+
+
+_FUNCTIONS = (t.Dispatcher, t.FunctionType)
+
+
+def _only_signature(fn):
+    """A function value's one signature: a FunctionType's, or a compiled function's only
+    explicit or compiled signature (None while it has none or several)."""
+    if isinstance(fn, t.FunctionType):
+        return fn.signature
+    found = fn.dispatcher.explicit_signatures or fn.dispatcher.nopython_signatures
+    return found[0] if len(found) == 1 else None
+
+
+def _common_function_type(a, b):
+    """Two different functions in one list, tuple loop or variable are values of a
+    FunctionType (Numba's first-class functions): of the signature that one of them has,
+    the other compiled for it where it has none yet."""
+    signatures = {s for s in map(_only_signature, (a, b)) if s is not None}
+    if len(signatures) != 1:
+        return None
+    try:
+        return t.FunctionType(signatures.pop())
+    except TypeError:    # not a C signature (an array argument, say)
+        return None
+
+
+def why_not_unified(a, b) -> str:
+    """What to add to a "no common type" error about `a` and `b`."""
+    if isinstance(a, _FUNCTIONS) and isinstance(b, _FUNCTIONS):
+        return ("; different functions are one type when they have one signature: give "
+                "them the same explicit signature, e.g. @njit('float64(float64)')")
+    return ""
 
 
 def can_convert(src: t.Type, dst: t.Type) -> bool:

@@ -1,4 +1,6 @@
 """Whole-array reductions against NumPy: bit for bit, NaN and empty arrays included."""
+import re
+
 import numpy as np
 import pytest
 
@@ -48,3 +50,19 @@ def test_empty_arrays():
     with pytest.raises(ValueError, match="empty sequence"):
         njit(arg)(np.zeros(0))
     assert njit(total)(np.zeros(0)) == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_min_and_max_are_simd_loops_that_keep_nan_and_zero_signs(dtype):
+    compiled = njit(minimum)
+    for values in ([3.0, -0.0, 2.0], [0.0, 3.0], [np.nan, 1.0], [1.0, np.nan],
+                   [-np.inf, np.nan, np.inf], [np.inf, 5.0], [3.0, -0.0, 0.0], [0.0, -0.0]):
+        for n in (1, 2, 1001):   # the special values at the front, the middle and the end
+            a = np.full(n + len(values), 7.0, dtype)
+            a[n // 2:n // 2 + len(values)] = values
+            # of 0.0 and -0.0, NumPy returns either (by its SIMD lanes), kiln the first
+            first_zero = a[a == 0][:1]
+            assert same(np.min(a) if len(first_zero) == 0 or np.isnan(a).any()
+                        else first_zero[0], compiled(a))
+    # the loop has no early exit for a NaN, so LLVM vectorizes it (minnum on vectors)
+    assert re.search(r"minnum\.v\d+f(32|64)", compiled.inspect_llvm(compiled.signatures[-1]))
