@@ -32,10 +32,10 @@ _LAZY = {"cfunc": "kiln.ccallback", "literally": "kiln.library.literally", "carr
 
 
 def __getattr__(name):
-    # kiln.cuda, kiln.typed, kiln.runtime, kiln.config, the ufunc builder and the thread
-    # layer load only when first used, so `import kiln` stays cheap.
+    # kiln.cuda, kiln.typed, kiln.runtime, kiln.config, kiln.experimental, the ufunc builder
+    # and the thread layer load only when first used, so `import kiln` stays cheap.
     import importlib
-    if name in ("cuda", "typed", "runtime", "config"):
+    if name in ("cuda", "typed", "runtime", "config", "experimental"):
         return importlib.import_module(f"kiln.{name}")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)

@@ -339,13 +339,13 @@ class FunctionLowerer:
         elif isinstance(target, (ast.Tuple, ast.List)):
             for i, (elt, item_ty) in enumerate(zip(target.elts, ty.types)):
                 self.assign(elt, b.extract_value(value, i), item_ty)
-        else:  # Subscript
-            obj, index = self.expr(target.value), self.expr(target.slice)
-            self.call(self.typed.calls[target], [obj, index, value],
-                      [self.type_of(target.value), self.type_of(target.slice), ty],
-                      release=False)
-            self.release(obj)
-            self.release(index)
+        else:  # an item or an attribute: operator.setitem or ("setattr", name)
+            keys = [target.value] + ([target.slice] if isinstance(target, ast.Subscript) else [])
+            values = [self.expr(k) for k in keys]
+            self.call(self.typed.calls[target], values + [value],
+                      [self.type_of(k) for k in keys] + [ty], release=False)
+            for v in values:
+                self.release(v)
 
     def stmt_Delete(self, node):
         for target in node.targets:   # `del d[k]`: operator.delitem
@@ -369,14 +369,15 @@ class FunctionLowerer:
             self.assign(target, result, calls[node].signature.return_type)
             self.release(result)
             return
-        obj, index = self.expr(target.value), self.expr(target.slice)
-        obj_ty, index_ty = self.type_of(target.value), self.type_of(target.slice)
+        # an item (object and index) or an attribute (the object alone)
+        keys = [target.value] + ([target.slice] if isinstance(target, ast.Subscript) else [])
+        values, types_ = [self.expr(k) for k in keys], [self.type_of(k) for k in keys]
         get = calls[(node, "getitem")]
-        cur = self.call(get, [obj, index], [obj_ty, index_ty], release=False)
+        cur = self.call(get, values, types_, release=False)
         value = self.operand(calls[node], 1, node.value, node)
         result = self.call(calls[node], [cur, value], [get.signature.return_type, value_ty])
-        self.call(calls[(node, "setitem")], [obj, index, result],
-                  [obj_ty, index_ty, calls[node].signature.return_type])
+        self.call(calls[(node, "setitem")], values + [result],
+                  types_ + [calls[node].signature.return_type])
 
     def condition(self, node):
         if (node, "truth") in self.typed.constants:

@@ -150,6 +150,8 @@ class _Unboxer:
             return self.unbox_list(ty, obj)
         if isinstance(ty, t.DictType):
             return self.unbox_dict(ty, obj)
+        if isinstance(ty, t.ClassInstanceType):
+            return self.unbox_instance(ty, obj)
         if isinstance(ty, t.FunctionType):
             return self.unbox_function(ty, obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
@@ -260,6 +262,16 @@ class _Unboxer:
         from ..typed.typeddict import MEMINFO_OFFSET, Dict
         return self._unbox_container(ty, obj, Dict, MEMINFO_OFFSET, has_tag)
 
+    def unbox_instance(self, ty, obj):
+        """A jitclass instance itself (borrowed), if `obj` is one of exactly this class."""
+        from ..experimental import MEMINFO_OFFSET
+        from ..library.classes import python_class
+        b, api = self.b, self.api
+        self.require(api.is_type(obj, api.constant_object(python_class(ty))))
+        meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, MEMINFO_OFFSET, dm.ptr)])
+        self.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
+        return meminfo
+
     def _unbox_container(self, ty, obj, cls, offset, has_tag):
         b, api = self.b, self.api
         self.require(api.is_type(obj, api.constant_object(cls)))
@@ -328,6 +340,8 @@ def box(api, ty, value, fail=_return_null):
         return _box_dict(api, ty, value, fail)
     if isinstance(ty, t.SetType):
         return _box_set(api, ty, value, fail)
+    if isinstance(ty, t.ClassInstanceType):
+        return _box_instance(api, ty, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 
@@ -429,6 +443,22 @@ def _box_set(api, ty, value, fail):
     table = t.DictType(ty.item_type, t.boolean)
     set_tag(api.builder, value, table)
     return _box_container(api, table, value, fail, set_from_native)
+
+
+def _box_instance(api, ty, value, fail):
+    """The jitclass's Python object, taking over the reference to the instance."""
+    from ..experimental import from_native
+    from ..library.classes import python_class
+    b = api.builder
+    address = api.call("PyLong_FromVoidPtr", dm.ptr, [value])
+    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                      [api.constant_object(from_native), api.constant_object(python_class(ty)),
+                       address, ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    api.decref(address)
+    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
+        nrt.emit_decref(b, value)
+        fail(b)
+    return result
 
 
 def _box_container(api, ty, value, fail, from_native):

@@ -12,6 +12,7 @@ from .containers import (  # noqa: F401
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401
     RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)
+from .classes import ClassType, ClassInstanceType  # noqa: F401
 from .typeof import typeof  # noqa: F401
 
 # Numba's short and alternative names.

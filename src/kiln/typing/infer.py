@@ -370,9 +370,13 @@ class Typer:
             index = self.expr(target.slice)
             obj = self.fix_items(target.value, self.expr(target.value), "setitem", (index, ty))
             self.calls[target] = self.resolve(operator.setitem, (obj, index, ty), target)
+        elif isinstance(target, ast.Attribute):   # `obj.name = value`: ("setattr", name)
+            obj = self.expr(target.value)
+            self.calls[target] = self.resolve(("setattr", target.attr), (obj, ty), target,
+                                              what=f"setting {target.attr!r} of {obj}")
         else:
-            raise self.error("kiln can assign only to names, tuples of names and array items",
-                             target, UnsupportedError)
+            raise self.error("kiln can assign only to names, tuples of names, items and "
+                             "attributes", target, UnsupportedError)
 
     def stmt_AugAssign(self, node):
         op = BINOPS[type(node.op)]
@@ -388,15 +392,25 @@ class Typer:
             get = self.resolve(operator.getitem, (obj, index), target)
             self.calls[(node, "getitem")] = get
             current = get.signature.return_type
+        elif isinstance(target, ast.Attribute):
+            obj = self.expr(target.value)
+            get = self.resolve(("attr", target.attr), (obj,), target,
+                               what=f"reading {obj}.{target.attr}")
+            self.calls[(node, "getitem")] = get
+            current = get.signature.return_type
         else:
-            raise self.error("kiln can augment-assign only names and array items", target,
-                             UnsupportedError)
+            raise self.error("kiln can augment-assign only names, items and attributes",
+                             target, UnsupportedError)
         res = self.tctx.resolve(INPLACE[op], (current, value)) or \
             self.resolve(op, (current, value), node)
         self.calls[node] = res
         result = res.signature.return_type
         if isinstance(target, ast.Name):
             self.set_local(target.id, result, target)
+        elif isinstance(target, ast.Attribute):
+            self.calls[(node, "setitem")] = self.resolve(
+                ("setattr", target.attr), (obj, result), target,
+                what=f"setting {target.attr!r} of {obj}")
         else:
             self.calls[(node, "setitem")] = self.resolve(operator.setitem, (obj, index, result),
                                                          target)

@@ -1,0 +1,250 @@
+"""`kiln.experimental.jitclass`: classes whose instances live in compiled code (Numba's
+`numba.experimental.jitclass`).
+
+    @jitclass([("count", int64)])          # or @jitclass({"count": int64}), or annotations
+    class Counter:
+        def __init__(self, start):
+            self.count = start
+        def add(self, n):
+            self.count += n
+            return self.count
+
+The decorator types the fields from the spec (a list of (name, type) pairs or a dict; the
+class's annotations give the fields the spec leaves out), compiles every method, property
+and static method as an @njit function with the instance first, and returns a Python class
+standing for the jitclass. Calling it, from Python or from compiled code, runs the compiled
+`__init__` on a new instance (library/classes.py lays it out). From Python an instance is a
+small object holding one reference to the instance's meminfo: its fields read and write the
+instance through compiled accessors, its methods are the compiled methods, and passing it
+to compiled code hands over the very instance (runtime/boxing.py), so changes are seen on
+both sides.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import typing
+
+import numpy as np
+
+from . import types as t
+from .decorators import njit
+from .runtime import nrt
+from .typed.typedlist import probe_offset
+from .typing.unify import can_convert
+
+__all__ = ["jitclass"]
+
+
+def jitclass(cls_or_spec=None, spec=None):
+    """`@jitclass`, `@jitclass(spec)`, `jitclass(cls, spec)`: compile the class."""
+    if isinstance(cls_or_spec, type):
+        return _make(cls_or_spec, spec)
+    if spec is not None:
+        raise TypeError("jitclass(spec) takes one spec; use jitclass(cls, spec)")
+    return lambda cls: _make(cls, cls_or_spec)
+
+
+class JitClassInstance:
+    """The Python face of a jitclass instance: one reference to its meminfo."""
+
+    __slots__ = ("_meminfo",)
+    _kiln_frozen_ = False   # an instance changes: pass it as an argument, never freeze it
+
+    def _kiln_typeof_(self):
+        return type(self).class_type.instance_type
+
+    def __del__(self):
+        if self._meminfo:
+            address, self._meminfo = self._meminfo, 0
+            nrt.release_from_python(address)
+
+    def __repr__(self):
+        return f"<{type(self).__qualname__} jitclass instance at {self._meminfo:#x}>"
+
+
+MEMINFO_OFFSET = probe_offset(JitClassInstance)
+
+
+def _python_type(annotation, where):
+    """A field's kiln type from a spec value or an annotation."""
+    if isinstance(annotation, t.Type):
+        return annotation
+    if isinstance(annotation, type) and issubclass(annotation, JitClassInstance):
+        return annotation.class_type.instance_type
+    python = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
+    if annotation in python:
+        return python[annotation]
+    if isinstance(annotation, type) and issubclass(annotation, np.generic):
+        try:
+            return t.from_dtype(np.dtype(annotation))
+        except TypeError:
+            pass
+    raise TypeError(f"{where}: {annotation!r} is not a kiln type (give a type such as "
+                    "kiln.float64, kiln.int64[:] or OtherClass.class_type.instance_type)")
+
+
+def _storable(ty) -> bool:
+    """Whether a jitclass field can hold values of `ty`."""
+    if isinstance(ty, t.BaseTuple):
+        return all(map(_storable, ty.types))
+    if isinstance(ty, (t.ListType, t.DictType)):
+        return not ty.is_undefined
+    return isinstance(ty, (t.Boolean, t.Integer, t.Float, t.Complex, t.Array,
+                           t.ClassInstanceType))
+
+
+def _fields(cls, spec):
+    if spec is None:
+        spec = {}
+    elif not isinstance(spec, dict):
+        try:
+            spec = dict(spec)
+        except (TypeError, ValueError):
+            raise TypeError(f"jitclass {cls.__name__}: the spec must be a dict or a list of "
+                            "(name, type) pairs") from None
+    fields = {}
+    for name, ty in spec.items():
+        fields[name] = _python_type(ty, f"jitclass {cls.__name__}, field {name!r}")
+    for name, ann in inspect.get_annotations(cls).items():
+        if name not in fields and typing.get_origin(ann) is not typing.ClassVar:
+            fields[name] = _python_type(ann, f"jitclass {cls.__name__}, field {name!r}")
+    for name, ty in fields.items():
+        if not _storable(ty):
+            raise TypeError(f"jitclass {cls.__name__}: field {name!r} has type {ty}, which "
+                            "kiln cannot store in a jitclass (numbers, arrays, tuples, typed "
+                            "lists and dicts, and jitclass instances can be)")
+    return fields
+
+
+_IGNORED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+            "__annotations__", "__firstlineno__", "__static_attributes__", "__slots__"}
+
+
+# methods that would replace what the Python object of an instance does itself
+_PYTHON_MACHINERY = {"__new__", "__del__", "__getattr__", "__getattribute__", "__setattr__",
+                     "__delattr__", "__init_subclass__", "__reduce__", "__reduce_ex__"}
+
+
+def _make(cls, spec):
+    fields = _fields(cls, spec)
+    methods, statics, properties, init = {}, {}, {}, None
+    members = {}
+    for base in reversed(cls.__mro__[:-1]):   # a plain base class's methods are inherited
+        members.update(base.__dict__)
+    for name, value in members.items():
+        if name in _IGNORED or (name == "__hash__" and value is None):  # (set by __eq__)
+            continue
+        if name in _PYTHON_MACHINERY or (isinstance(value, property) and value.fget is None):
+            raise TypeError(f"jitclass {cls.__name__}: {name!r} is not supported (the "
+                            "instance's Python object is kiln's; a property needs a getter)")
+        if isinstance(value, staticmethod):
+            statics[name] = njit(value.__func__)
+        elif isinstance(value, property):
+            properties[name] = (njit(value.fget), value.fset and njit(value.fset))
+        elif inspect.isfunction(value):
+            if name == "__init__":
+                init = njit(value)
+            else:
+                methods[name] = njit(value)
+        elif isinstance(value, classmethod):
+            raise TypeError(f"jitclass {cls.__name__}: class methods ({name!r}) are not "
+                            "supported")
+        else:
+            raise TypeError(f"jitclass {cls.__name__}: class members other than methods "
+                            f"and properties are not supported ({name!r}); make it a field "
+                            "or a global constant")
+    clash = set(fields) & (set(methods) | set(statics) | set(properties))
+    if clash:
+        raise TypeError(f"jitclass {cls.__name__}: {', '.join(sorted(clash))} is both a field "
+                        "and a method or property")
+    class_type = t.ClassType(cls.__name__, fields, methods, statics, properties, init)
+    namespace = {"__slots__": (), "__doc__": cls.__doc__, "__module__": cls.__module__,
+                 "__qualname__": cls.__qualname__, "class_type": class_type, "py_class": cls}
+    for name, getter_setter in properties.items():
+        namespace[name] = property(*getter_setter)
+    for name, dispatcher in methods.items():
+        namespace[name] = _method(dispatcher)
+    for name, dispatcher in statics.items():
+        namespace[name] = staticmethod(dispatcher)
+    for name, ty in fields.items():
+        namespace[name] = _field_property(class_type, name, ty)
+    boxed = type(cls.__name__, (JitClassInstance,), namespace)
+    boxed.__new__ = _constructor(boxed, init)
+    from .library.classes import register_class
+    register_class(boxed, class_type)
+    return boxed
+
+
+def _method(dispatcher):
+    @functools.wraps(dispatcher.py_func)
+    def method(self, *args, **kwargs):
+        return dispatcher(self, *args, **kwargs)
+    return method
+
+
+def _compiled_source(class_type, what, source, namespace):
+    """An @njit function from generated `source` (kept in linecache, where kiln reads
+    source that has no file, under a name of its own class: two classes may share a
+    qualified name)."""
+    filename = f"<kiln {class_type.name} {what}>"
+    lines = source.splitlines(keepends=True)
+    linecache.cache[filename] = (len(source), None, lines, filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return njit(namespace[source.split()[1].split("(")[0]])
+
+
+def _field_property(class_type, name, ty):
+    """A Python property reading and writing the field through compiled accessors; a value
+    of the wrong type is a TypeError, as Numba's boxed instances raise."""
+    where = f"{class_type.class_name}.{name}"
+    get = _compiled_source(class_type, f"{name} get",
+                           f"def get(self):\n    return self.{name}\n", {})
+    put = _compiled_source(class_type, f"{name} set",
+                           f"def put(self, value):\n    self.{name} = value\n", {})
+
+    def setter(self, value):
+        try:
+            value_ty = t.typeof(value)
+        except (TypeError, ValueError):
+            value_ty = None
+        if value_ty is None or not can_convert(value_ty, ty):
+            raise TypeError(f"cannot assign a {type(value).__name__} to field {where}, "
+                            f"which is {ty}")
+        put(self, value)
+    return property(lambda self: get(self), setter, doc=f"field {name}: {ty}")
+
+
+def _constructor(boxed, init):
+    """`Cls(*args)` from Python: the arguments bound to `__init__`'s parameters as Python
+    would (defaults filled in), then a compiled function that makes the instance."""
+    signature = inspect.signature(init.py_func) if init else inspect.Signature()
+    params = list(signature.parameters.values())[1:] if init else []
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        raise TypeError(f"jitclass {boxed.__qualname__}: __init__ cannot take *args or "
+                        "**kwargs in compiled code")
+    names = [p.name for p in params]
+    passed = [f"{p.name}={p.name}" if p.kind == p.KEYWORD_ONLY else p.name for p in params]
+    make = _compiled_source(boxed.class_type, "constructor",
+                            f"def make({', '.join(names)}):\n"
+                            f"    return _kiln_class_({', '.join(passed)})\n",
+                            {"_kiln_class_": boxed})
+
+    def __new__(cls, *args, **kwargs):
+        if init is None:
+            if args or kwargs:
+                raise TypeError(f"{cls.__qualname__}() takes no arguments")
+            return make()
+        bound = signature.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        return make(*(bound.arguments[name] for name in names))
+    return __new__
+
+
+def from_native(boxed, address):
+    """A Python instance of the jitclass `boxed` taking over the reference at `address`
+    (called by boxing)."""
+    result = object.__new__(boxed)
+    result._meminfo = address
+    return result

@@ -1,0 +1,315 @@
+"""jitclass instances in compiled code: their layout, their destructor, and the templates
+that make `Cls(args)`, `obj.field`, `obj.field = v`, `obj.method(...)`, properties, static
+methods and dunder methods (`len(obj)`, `obj[i]`, `obj + other`) calls of compiled code.
+
+An instance is a pointer to an NRT meminfo whose data is a struct of its fields in spec
+order, each in its memory layout (types/classes.py). A new instance is all zeros (reading a
+container, array or instance field still zero is CPython's AttributeError); its
+destructor (one per class, an internal function of each module that makes instances)
+releases the fields that own references, so an instance held by nothing is freed with
+what it holds. A field is read as a borrowed value and stored with a reference of its own
+(arrays that NumPy owns are kept alive as a list's items are, library/lists.py).
+
+Templates are keyed by attribute and method names (`("attr", name)`, `("method", name)`,
+`("setattr", name)`), registered once per name that any jitclass uses; each applies only
+to instances of a class that has that name, so other types are untouched.
+"""
+from __future__ import annotations
+
+import operator
+
+from llvmlite import ir
+
+from .. import types as t
+from ..codegen import datamodel as dm
+from ..codegen.ownership import decref
+from ..errors import TypingError
+from ..runtime import nrt
+from ..typing.unify import can_convert
+from .lists import _module_function, _store_new, _target_data
+from .registry import Resolution, Template, registry
+
+
+# ---- the layout in LLVM IR -------------------------------------------------------------------
+
+def struct_type(inst_ty):
+    return ir.LiteralStructType([dm.memory_type(ty) for _, ty in inst_ty.struct])
+
+
+def _field_address(b, inst_ty, obj, index):
+    return b.gep(nrt.meminfo_data(b, obj), [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
+                 source_etype=struct_type(inst_ty))
+
+
+def _destructor(module, inst_ty):
+    """`void destroy(meminfo)`: release each field that owns references."""
+    def body(fn, b):
+        for index, (_, ty) in enumerate(inst_ty.struct):
+            decref(b, ty, dm.load_item(b, ty, _field_address(b, inst_ty, fn.args[0], index)))
+        b.ret_void()
+    return _module_function(module, f"kiln.jitclass.destroy.{inst_ty}", nrt.DESTRUCTOR, body)
+
+
+def new_instance(context, b, inst_ty):
+    """A new instance (one reference) whose fields are all zeros."""
+    size = max(1, struct_type(inst_ty).get_abi_size(_target_data()))
+    obj = nrt.emit_allocate(b, ir.Constant(dm.i64, size))
+    context.guard(b, b.icmp_unsigned("==", obj, ir.Constant(dm.ptr, None)), MemoryError,
+                  f"cannot allocate an instance of {inst_ty.class_type.class_name}")
+    b.store(ir.Constant(struct_type(inst_ty), None), nrt.meminfo_data(b, obj))
+    nrt.set_destructor(b, obj, _destructor(context.module, inst_ty))
+    return obj
+
+
+# ---- templates ---------------------------------------------------------------------------------
+
+def _call(tctx, dispatcher, args, kws, what):
+    """The resolution of a call of a jitclass's compiled function, or a TypingError."""
+    res = tctx.resolve_dispatcher(dispatcher, tuple(args), dict(kws))
+    if res is None:
+        shown = ", ".join([*map(str, args), *(f"{k}={v}" for k, v in kws.items())])
+        why = (": kiln does not yet pass keyword arguments after an omitted parameter that "
+               "has a default; pass that argument too") if kws else ""
+        raise TypingError(f"{what} cannot be called with ({shown}){why}")
+    return res
+
+
+class Construct(Template):
+    """`Cls(args)` in compiled code: a zeroed instance, then the compiled `__init__`."""
+
+    def __init__(self, class_type):
+        self.class_type = class_type
+
+    def resolve(self, tctx, args, kws):
+        inst_ty = self.class_type.instance_type
+        args, kws = tuple(map(t.unliteral, args)), {k: t.unliteral(v) for k, v in kws.items()}
+        name = f"{self.class_type.class_name}()"
+        if self.class_type.init is None:
+            if args or kws:
+                raise TypingError(f"{name} takes no arguments (the class has no __init__)")
+            return Resolution(t.Signature(inst_ty, ()),
+                              lambda ctx, b, sig, llargs: new_instance(ctx, b, inst_ty),
+                              new_reference=True)
+        init = _call(tctx, self.class_type.init, (inst_ty,) + args, kws, name)
+        if init.signature.return_type != t.none:
+            raise TypingError(f"{self.class_type.class_name}.__init__ should return None, "
+                              f"not {init.signature.return_type}")
+
+        def lower(ctx, b, sig, llargs):
+            obj = new_instance(ctx, b, inst_ty)
+            slot = ctx.hold_until_done(b, obj, inst_ty)   # released if __init__ raises
+            init.lower(ctx, b, init.signature, [obj] + list(llargs))
+            ctx.done_holding(b, slot)
+            return obj
+        return Resolution(t.Signature(inst_ty, init.signature.args[1:]), lower, init.kw_order,
+                          new_reference=True)
+
+
+def _class_of(ty):
+    return ty.class_type if isinstance(ty, t.ClassInstanceType) else None
+
+
+class Attribute(Template):
+    """`obj.name`: a field (borrowed) or a property's getter; a static method read from
+    the class (`Cls.name`) is that compiled function."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def resolve(self, tctx, args, kws):
+        (obj,) = args
+        if isinstance(obj, t.Optional) and isinstance(obj.type, t.ClassInstanceType):
+            obj = obj.type   # an instance or None: the call checks that it is not None
+        if isinstance(obj, t.Function) and hasattr(obj.pyfunc, "class_type"):
+            static = obj.pyfunc.class_type.staticmethods.get(self.name)
+            if static is None:
+                return None
+            return Resolution(t.Signature(t.typeof(static), (obj,)),
+                              lambda ctx, b, sig, llargs: dm.null_value(sig.return_type))
+        cls = _class_of(obj)
+        if cls is None or self.name in cls.methods or self.name in cls.staticmethods:
+            return None   # not a jitclass, or a method: a BoundMethod
+        if self.name in cls.properties:
+            getter = cls.properties[self.name][0]
+            return _call(tctx, getter, (obj,), {}, f"property {cls.class_name}.{self.name}")
+        if self.name not in cls.fields:
+            raise TypingError(f"jitclass {cls.class_name} has no attribute {self.name!r}")
+        index = list(cls.fields).index(self.name)
+        field_ty = cls.fields[self.name]
+
+        def lower(ctx, b, sig, llargs):
+            value = dm.load_item(b, field_ty, _field_address(b, obj, llargs[0], index))
+            unset = _never_assigned(b, field_ty, value)
+            if unset is not None:   # as CPython: reading an attribute never set
+                ctx.guard(b, unset, AttributeError,
+                          f"'{cls.class_name}' object has no attribute '{self.name}'")
+            return value
+        return Resolution(t.Signature(field_ty, (obj,)), lower)
+
+
+def _never_assigned(b, ty, value):
+    """For a field whose zeros are no valid value (a container or instance: NULL, an array:
+    no data), whether `value` is still those zeros; None for other fields."""
+    null = ir.Constant(dm.ptr, None)
+    if isinstance(ty, (t.ListType, t.DictType, t.ClassInstanceType)):
+        return b.icmp_unsigned("==", value, null)
+    if isinstance(ty, t.Array):
+        return b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_DATA), null)
+    return None
+
+
+class SetAttribute(Template):
+    """`obj.name = value`: a field (converted to its declared type, the old value released)
+    or a property's setter."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def resolve(self, tctx, args, kws):
+        obj, value = args[0], t.unliteral(args[1])
+        cls = _class_of(obj)
+        if cls is None:
+            return None
+        where = f"{cls.class_name}.{self.name}"
+        if self.name in cls.properties:
+            setter = cls.properties[self.name][1]
+            if setter is None:
+                raise TypingError(f"property {where} has no setter: it cannot be assigned")
+            return _call(tctx, setter, (obj, value), {}, f"the setter of property {where}")
+        if self.name not in cls.fields:
+            raise TypingError(f"jitclass {cls.class_name} has no field {self.name!r} (its "
+                              f"fields are those of its spec: {', '.join(cls.fields)})")
+        field_ty = cls.fields[self.name]
+        if not can_convert(value, field_ty):
+            raise TypingError(f"cannot assign {value} to field {where}, which is {field_ty}")
+        index = list(cls.fields).index(self.name)
+
+        def lower(ctx, b, sig, llargs):
+            address = _field_address(b, obj, llargs[0], index)
+            old = dm.load_item(b, field_ty, address)
+            _store_new(ctx, b, field_ty, llargs[1], address)
+            decref(b, field_ty, old)
+            return dm.null_value(t.none)
+        return Resolution(t.Signature(t.none, (obj, field_ty)), lower)
+
+
+class Method(Template):
+    """`obj.name(args)`: the compiled method with `obj` as self (a static method without)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def resolve(self, tctx, args, kws):
+        cls = _class_of(args[0])
+        if cls is None:
+            return None
+        where = f"{cls.class_name}.{self.name}()"
+        if self.name in cls.methods:
+            return _call(tctx, cls.methods[self.name], args, kws, where)
+        if self.name not in cls.staticmethods:
+            return None
+        res = _call(tctx, cls.staticmethods[self.name], args[1:], kws, where)
+
+        def lower(ctx, b, sig, llargs):
+            return res.lower(ctx, b, res.signature, llargs[1:])
+        return Resolution(t.Signature(res.signature.return_type,
+                                      (args[0],) + res.signature.args),
+                          lower, res.kw_order, new_reference=True)
+
+
+class Dunder(Template):
+    """An operator or builtin applied to an instance (first operand) whose class defines
+    the dunder method: `len(obj)` calls `obj.__len__()`."""
+
+    def __init__(self, dunder):
+        self.dunder = dunder
+
+    def resolve(self, tctx, args, kws):
+        cls = _class_of(args[0]) if args else None
+        if cls is None or self.dunder not in cls.methods:
+            return None
+        if self.dunder == "__len__":
+            return _length(tctx, cls, args)
+        return _call(tctx, cls.methods[self.dunder], args, kws,
+                     f"{cls.class_name}.{self.dunder}()")
+
+
+class Truth(Template):
+    """`if obj:` and `bool(obj)` as CPython: `__bool__`, else `__len__() != 0`, else true."""
+
+    def resolve(self, tctx, args, kws):
+        cls = _class_of(args[0]) if len(args) == 1 and not kws else None
+        if cls is None:
+            return None
+        where = f"{cls.class_name}.__bool__()"
+        if "__bool__" in cls.methods:
+            res = _call(tctx, cls.methods["__bool__"], args, {}, where)
+            if res.signature.return_type != t.boolean:
+                raise TypingError(f"{where} should return bool, not "
+                                  f"{res.signature.return_type}")
+            return res
+        if "__len__" not in cls.methods:
+            return Resolution(t.Signature(t.boolean, args),
+                              lambda ctx, b, sig, llargs: ir.Constant(dm.i1, 1))
+        res = _length(tctx, cls, args)
+
+        def lower(ctx, b, sig, llargs):
+            n = res.lower(ctx, b, res.signature, llargs)
+            return b.icmp_signed("!=", n, ir.Constant(n.type, 0))
+        return Resolution(t.Signature(t.boolean, args), lower)
+
+
+def _length(tctx, cls, args):
+    """`__len__()` checked as CPython's `len()` checks it: an int, not negative."""
+    res = _call(tctx, cls.methods["__len__"], args, {}, f"{cls.class_name}.__len__()")
+    length = res.signature.return_type
+    if not isinstance(length, t.Integer):
+        raise TypingError(f"{cls.class_name}.__len__() should return an integer, not {length}")
+
+    def lower(ctx, b, sig, llargs):
+        n = res.lower(ctx, b, res.signature, llargs)
+        if length.signed:
+            ctx.guard(b, b.icmp_signed("<", n, ir.Constant(n.type, 0)), ValueError,
+                      "__len__() should return >= 0")
+        return ctx.cast(b, n, length, t.int64)
+    return Resolution(t.Signature(t.int64, res.signature.args), lower, new_reference=True)
+
+
+DUNDERS = {len: "__len__", operator.getitem: "__getitem__", operator.setitem: "__setitem__",
+           operator.contains: "__contains__", operator.add: "__add__",
+           operator.sub: "__sub__", operator.mul: "__mul__", operator.truediv: "__truediv__",
+           operator.floordiv: "__floordiv__", operator.mod: "__mod__",
+           operator.eq: "__eq__", operator.ne: "__ne__", operator.lt: "__lt__",
+           operator.le: "__le__", operator.gt: "__gt__", operator.ge: "__ge__",
+           operator.neg: "__neg__", abs: "__abs__", hash: "__hash__"}
+
+_registered = set()
+_python_classes = {}   # ClassType -> the Python class standing for it (experimental.py)
+
+
+def python_class(inst_ty):
+    """The Python class whose objects box instances of `inst_ty`."""
+    return _python_classes[inst_ty.class_type]
+
+
+def register_class(pycls, class_type):
+    """Make `class_type`'s constructor, attributes, methods and dunders known to typing."""
+    _python_classes[class_type] = pycls
+    registry.register(pycls, Construct(class_type))
+    names = [("attr", n) for n in (*class_type.fields, *class_type.properties,
+                                   *class_type.staticmethods)]
+    names += [("setattr", n) for n in (*class_type.fields, *class_type.properties)]
+    names += [("method", n) for n in (*class_type.methods, *class_type.staticmethods)]
+    makers = {"attr": Attribute, "setattr": SetAttribute, "method": Method}
+    for key in names:
+        if key not in _registered:
+            _registered.add(key)
+            registry.register(key, makers[key[0]](key[1]))
+    for key in (operator.truth, bool):
+        if key not in _registered:
+            _registered.add(key)
+            registry.register(key, Truth())
+    for fn, dunder in DUNDERS.items():
+        if dunder in class_type.methods and fn not in _registered:
+            _registered.add(fn)
+            registry.register(fn, Dunder(dunder))
