@@ -889,3 +889,27 @@ def cell_driver(Cls):
                                      (NAN, 1.0, 2.0), (INF, -INF, 3.0), (5.0, 1.0, 0.0)])
 def test_more_dunders(a, b, k):
     agree(*twins(cell_driver, Cell), a, b, k)
+
+
+class Factorials:
+    def __init__(self, base):
+        self.base = base
+
+    def of(self, k):          # a method that calls itself, without a signature
+        if k <= 1:
+            return self.base
+        return k * self.of(k - 1)
+
+
+Factorials_j = jitclass([("base", int64)])(Factorials)
+
+
+@njit
+def factorial_through(obj, k):
+    return obj.of(k)
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, 20])
+def test_a_method_that_calls_itself(k):
+    plain, compiled = Factorials(2), Factorials_j(2)
+    assert compiled.of(k) == plain.of(k) == factorial_through(compiled, k)
