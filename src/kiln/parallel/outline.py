@@ -83,7 +83,9 @@ def outline_prange_loops(ir) -> list:
     if outliner.reports:
         from ..frontend import assigned_names
         ir.free_values.update(_HELPERS)
-        ir.local_names = frozenset(assigned_names(ir.node))
+        # the names the loops' bodies had stay known: a comprehension's function, defined
+        # at the top of the function, is called inside a chunk, which passes it `i`
+        ir.local_names = frozenset(assigned_names(ir.node)) | ir.local_names
         ast.fix_missing_locations(ir.node)
     return outliner.reports
 
