@@ -121,7 +121,7 @@ def _sum(seq, start=0):
         return lambda seq, start=0: start
     if isinstance(seq, t.SetType) and seq.is_undefined:   # `set()`, never filled
         return lambda seq, start=0: start
-    if isinstance(seq, (t.Array, t.UniTuple, t.ListType, t.SetType)):
+    if isinstance(seq, (t.Array, t.UniTuple, t.ListType, t.SetType, t.GeneratorType)):
         def impl(seq, start=0):
             total = start
             for v in seq:
