@@ -7,7 +7,8 @@ runs) move every local, temporary and SSA value live across a suspension into a 
 on the heap. So the lowerer needs no state machine of its own: loops, ifs, iterations
 and owning slots work across a `yield` as they do elsewhere. The function with the
 generator's own symbol is its ramp: it allocates the generator, a meminfo whose data is
-a header `{coroutine handle, excinfo, status, last yielded value}`, and calls the body,
+a header `{coroutine handle, excinfo, status, tag, last yielded value}` (the tag
+names the generator's type, checked when Python passes the generator back in), and calls the body,
 which takes its own references to the arguments (the caller's borrow ends with the call)
 and suspends before the first statement, as Python does.
 
@@ -28,12 +29,13 @@ import hashlib
 from llvmlite import ir
 
 from .. import types as t
+from ..library.lists import tag_of
 from ..runtime import nrt
 from . import datamodel as dm
 from .context import STATUS_ERROR, STATUS_OK
 from .ownership import decref
 
-HANDLE, EXCINFO, STATUS, VALUE = range(4)
+HANDLE, EXCINFO, STATUS, TAG, VALUE = range(5)
 
 
 class _Token(ir.Type):
@@ -46,7 +48,7 @@ NO_TOKEN = ir.FormattedConstant(TOKEN, "none")
 
 
 def header_type(yield_type):
-    return ir.LiteralStructType([dm.ptr, dm.ptr, dm.i32, dm.value_type(yield_type)])
+    return ir.LiteralStructType([dm.ptr, dm.ptr, dm.i32, dm.i64, dm.value_type(yield_type)])
 
 
 def _field(b, header, yield_type, index):
@@ -150,9 +152,16 @@ def lower_generator_function(state, typed, fn):
     nrt.set_destructor(b, meminfo, _destructor(module, yield_type))
     header = nrt.meminfo_data(b, meminfo)
     b.store(ir.Constant(header_type(yield_type), None), header)
+    b.store(ir.Constant(dm.i64, tag_of(typed.return_type)), _field(b, header, yield_type, TAG))
     b.call(body, [header, _field(b, header, yield_type, EXCINFO)] + list(fn.args[2:]))
     b.store(meminfo, fn.args[0])
     b.ret(STATUS_OK)
+
+
+def has_tag(b, generator, ty):
+    """Whether the generator is of type `ty` (unboxing a kiln Generator from Python)."""
+    tag = _field(b, nrt.meminfo_data(b, generator), ty.yield_type, TAG)
+    return b.icmp_signed("==", b.load(tag, typ=dm.i64), ir.Constant(dm.i64, tag_of(ty)))
 
 
 def _destructor(module, yield_type):
