@@ -90,6 +90,14 @@ def _min_max(fold2, name):
                         result = fold2(result, v)
                     return result
                 return impl_iter
+            if isinstance(seq, t.GeneratorType):  # the inner loop goes on from the first item
+                def impl_generator(seq):
+                    for result in seq:
+                        for v in seq:
+                            result = fold2(result, v)
+                        return result
+                    raise ValueError(message)
+                return impl_generator
             if isinstance(seq, (t.SetType, t.DictType)):   # no first item to index: the
                 def impl_table(seq):                        # first one iterated
                     if len(seq) == 0:
@@ -129,6 +137,35 @@ def _sum(seq, start=0):
             return total
         return impl
     return None
+
+
+@overload(any)
+def _any(iterable):
+    """Python's `any`: stops at the first true item (so a generator is left there)."""
+    from .iteration import item_type_of
+    if item_type_of(iterable) is None:
+        return None
+
+    def impl(iterable):
+        for v in iterable:
+            if v:
+                return True
+        return False
+    return impl
+
+
+@overload(all)
+def _all(iterable):
+    from .iteration import item_type_of
+    if item_type_of(iterable) is None:
+        return None
+
+    def impl(iterable):
+        for v in iterable:
+            if not v:
+                return False
+        return True
+    return impl
 
 
 # ---- len / range -----------------------------------------------------------------------------
