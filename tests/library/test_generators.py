@@ -573,3 +573,35 @@ def test_yields_without_a_common_type():
 
     with pytest.raises(TypingError, match="no common type"):
         gen(np.arange(2.0))
+
+
+@njit
+def items_and_views(a):
+    for i in range(a.shape[0]):
+        yield a[i:i + 1]
+
+
+@njit
+def generator_of_argument(a):
+    return items_and_views(a[1:])
+
+
+def test_generator_keeps_a_numpy_array_alive():
+    """An array from Python (or a view of one) is held by the generator, not borrowed:
+    the generator outlives the call, and Python may drop the array first."""
+    import gc
+    import sys
+    a = np.arange(1000.0)
+    base = sys.getrefcount(a)
+    g, h = items_and_views(a), generator_of_argument(a)
+    assert sys.getrefcount(a) > base
+    del a
+    gc.collect()
+    junk = [np.full(1000, 7.0) for _ in range(10)]   # reuse freed memory, if any was freed
+    assert [float(x[0]) for x in g] == [float(i) for i in range(1000)]
+    assert float(next(h)[0]) == 1.0
+    b = np.arange(3.0)
+    g = items_and_views(b)
+    del g, h, junk
+    gc.collect()
+    assert sys.getrefcount(b) == base

@@ -9,8 +9,9 @@ and owning slots work across a `yield` as they do elsewhere. The function with t
 generator's own symbol is its ramp: it allocates the generator, a meminfo whose data is
 a header `{coroutine handle, excinfo, status, tag, last yielded value}` (the tag
 names the generator's type, checked when Python passes the generator back in), and calls the body,
-which takes its own references to the arguments (the caller's borrow ends with the call)
-and suspends before the first statement, as Python does.
+which takes its own references to the arguments (the caller's borrow ends with the call;
+an array that NumPy owns is first given a meminfo that holds it, as a list item is) and
+suspends before the first statement, as Python does.
 
 The body's `ret*` argument is the header and its `excinfo**` the header's excinfo field,
 stable across suspensions: a raise inside the body stores its descriptor there, and the
@@ -134,6 +135,7 @@ class Coroutine:
 def lower_generator_function(state, typed, fn):
     """`fn`, the generator function's symbol: the ramp that makes the generator; its body
     is the coroutine `<symbol>.body`."""
+    from ..library.lists import _kept_alive
     from .context import CodegenContext
     from .lower import FunctionLowerer
     module = fn.module
@@ -153,7 +155,10 @@ def lower_generator_function(state, typed, fn):
     header = nrt.meminfo_data(b, meminfo)
     b.store(ir.Constant(header_type(yield_type), None), header)
     b.store(ir.Constant(dm.i64, tag_of(typed.return_type)), _field(b, header, yield_type, TAG))
-    b.call(body, [header, _field(b, header, yield_type, EXCINFO)] + list(fn.args[2:]))
+    # an array NumPy owns (an argument from Python, or a view of one) gets a meminfo that
+    # holds it, as a list item does: the generator may outlive the caller's borrow
+    args = [_kept_alive(ctx, b, ty, arg) for ty, arg in zip(typed.argtypes, fn.args[2:])]
+    b.call(body, [header, _field(b, header, yield_type, EXCINFO)] + args)
     b.store(meminfo, fn.args[0])
     b.ret(STATUS_OK)
 
