@@ -565,6 +565,13 @@ def test_return_with_a_value_is_refused():
         gen(1)
 
 
+def test_a_declared_return_type_that_is_not_the_generator():
+    with pytest.raises(TypingError, match="declared to return int64"):
+        @njit("int64(int64)")
+        def gen(n):
+            yield n
+
+
 def test_yields_without_a_common_type():
     @njit
     def gen(a):

@@ -67,4 +67,9 @@ def generator_type(typer):
             raise TypingError(f"generator {typer.ir.qualname!r} yields {result} and {ty}, "
                               "which have no common type", typer.ir.loc(node))
         result = merged
-    return t.GeneratorType(t.none if result is None else result)
+    result = t.GeneratorType(t.none if result is None else result)
+    declared = typer.declared_return
+    if declared is not None and declared != result:
+        raise TypingError(f"generator {typer.ir.qualname!r} is declared to return {declared}, "
+                          f"but calling it gives a {result}", typer.ir.loc(typer.ir.node))
+    return result
