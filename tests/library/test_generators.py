@@ -462,6 +462,38 @@ def test_exception_from_a_generator_caught_by_the_caller(n):
     check(caught, n)
 
 
+def reentrant(jit):
+    @jit
+    def squares(n):
+        for i in range(n):
+            yield i * i
+
+    @jit
+    def relay(gens):
+        for h in gens:
+            for x in h:
+                yield x
+
+    @jit
+    def f(n):
+        gens = [squares(n)]
+        g = relay(gens)
+        gens.append(g)   # g will iterate over itself
+        total = 0
+        try:
+            for x in g:
+                total += x
+        except ValueError:
+            total = -total - 1
+        gens.pop()   # no cycle left: the leak fixture sees everything freed
+        return total
+    return f
+
+
+def test_generator_resumed_from_inside_itself():
+    check(reentrant, 4)
+
+
 # ---- the Python boundary -------------------------------------------------------------------
 
 @njit

@@ -37,6 +37,7 @@ from .context import STATUS_ERROR, STATUS_OK
 from .ownership import decref
 
 HANDLE, EXCINFO, STATUS, TAG, VALUE = range(5)
+RUNNING = ir.Constant(dm.i32, 2)   # the status while resumed: a resume from inside raises
 
 
 class _Token(ir.Type):
@@ -191,21 +192,24 @@ def _destructor(module, yield_type):
 def resume(context, b, generator, yield_type):
     """Run the generator to its next `yield`: an i1, whether it gave an item (`item`).
     An exception raised in the generator propagates from here, once; a finished generator
-    gives nothing."""
+    gives nothing; resuming it from inside itself is CPython's ValueError."""
     module = b.module
     header = nrt.meminfo_data(b, generator)
     handle = b.load(_field(b, header, yield_type, HANDLE), typ=dm.ptr)
     done = _declare(module, "llvm.coro.done", dm.i1, [dm.ptr])
     with b.if_then(b.not_(b.call(done, [handle]))):
+        status_slot = _field(b, header, yield_type, STATUS)
+        context.guard(b, b.icmp_signed("==", b.load(status_slot, typ=dm.i32), RUNNING),
+                      ValueError, "generator already executing")
         value_ty = dm.value_type(yield_type)
         slot = _field(b, header, yield_type, VALUE)
         decref(b, yield_type, b.load(slot, typ=value_ty))  # the previous item
         b.store(ir.Constant(value_ty, None), slot)
+        b.store(RUNNING, status_slot)
         b.call(_declare(module, "llvm.coro.resume", ir.VoidType(), [dm.ptr]), [handle])
-        status_slot = _field(b, header, yield_type, STATUS)
-        failed = b.icmp_signed("!=", b.load(status_slot, typ=dm.i32), ir.Constant(dm.i32, 0))
+        failed = b.icmp_signed("==", b.load(status_slot, typ=dm.i32), STATUS_ERROR)
+        b.store(STATUS_OK, status_slot)   # a yield leaves RUNNING there
         with b.if_then(failed, likely=False):
-            b.store(STATUS_OK, status_slot)
             excinfo = b.load(_field(b, header, yield_type, EXCINFO), typ=dm.ptr)
             b.store(excinfo, b.function.args[1])
             context.propagate(b, STATUS_ERROR)
