@@ -431,6 +431,8 @@ class Generator:
         return f"{self.vector(kind, scope, d)}.astype(np.float64)"
 
     def float_from_vector(self, scope, depth):
+        if self.chance(0.15):
+            return self.generator_reduction(scope)
         kind = self.pick(["fvec", "ivec"])
         v = self.vector(kind, scope, depth)
         k = self.rng.randrange(3)
@@ -456,6 +458,23 @@ class Generator:
         if kind == "ivec":
             return f"int({v}.{self.pick(['sum', 'min', 'max', 'prod'])}())", I64
         return f"int(({v} > {self.float_expr(scope, 0)}).sum())", 64
+
+    def generator_reduction(self, scope):
+        """A reduction of a generator expression over `arr` or a range (reading only the
+        arguments and its own variable, as a comprehension; see list_value)."""
+        arguments = [v for v in scope if v.name in ("a", "b", "x", "y", "arr", "iarr")]
+        e = self.fresh("e")
+        if self.chance(0.5):
+            inner = arguments + [Var(e, "float", wrap=True)]
+            source = "arr" + self.pick(["", f" if {e} == {e}",
+                                        f" if {e} > {self.float_leaf(inner)}"])
+        else:
+            inner = arguments + [Var(e, "int", 8)]
+            source = f"range({self.rng.randrange(-1, 7)})"
+        item = self.float_expr(inner, 1)
+        return self.pick([f"sum(({item} for {e} in {source}), 0.0)",
+                          f"float(any({item} > 1.0 for {e} in {source}))",
+                          f"float(all({item} != 0.0 for {e} in {source}))"])
 
     # -- statements -------------------------------------------------------------------------
     def assign_int(self, scope, depth):

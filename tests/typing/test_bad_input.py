@@ -111,14 +111,26 @@ CASES = [
             from math import sin  # bad
             return x
      """, (1,), UnsupportedError, ["import"]),
-    ("generator_function", """
+    ("value_of_yield", """
         def f(x):
-            yield x  # bad
-     """, (1,), UnsupportedError, ["yield"]),
-    ("yield_from", """
+            y = yield x  # bad
+     """, (1,), UnsupportedError, ["yield", "send"]),
+    ("value_of_yield_from", """
         def f(x):
-            yield from range(x)  # bad
-     """, (1,), UnsupportedError, ["yield"]),
+            y = yield from range(x)  # bad
+     """, (1,), UnsupportedError, ["yield from"]),
+    ("yield_in_try", """
+        def f(x):
+            try:
+                yield x  # bad
+            finally:
+                pass
+     """, (1,), UnsupportedError, ["yield", "try"]),
+    ("generator_returns_a_value", """
+        def f(x):
+            yield x
+            return x  # bad
+     """, (1,), TypingError, ["returns a value"]),
     ("match_statement", """
         def f(x):
             match x:  # bad
@@ -157,10 +169,10 @@ CASES = [
         def f(x):
             return {v for v in x.reshape(2, 2)}  # bad
      """, (f64(),), TypingError, ["unhashable", "set item"]),
-    ("generator_expression", """
+    ("generator_expression_over_a_number", """
         def f(x):
             return sum(v for v in x)  # bad
-     """, (f64(),), UnsupportedError, ["generator"]),
+     """, (1.5,), TypingError, ["iterate", "float64"]),
     ("list_display_of_mixed_items", """
         def f(x):
             return [x, (x, x)]  # bad

@@ -120,7 +120,11 @@ class CodegenContext:
         fn = ir.Function(self.module, self.function_type(typed), name=typed.symbol)
         fn.linkage = "internal"
         from .lower import FunctionLowerer
-        FunctionLowerer(CodegenContext(self.state, typed.options), typed, fn).lower()
+        if typed.generator:
+            from .generators import lower_generator_function
+            lower_generator_function(self.state, typed, fn)
+        else:
+            FunctionLowerer(CodegenContext(self.state, typed.options), typed, fn).lower()
         return fn
 
     def call_function(self, builder, typed, args):

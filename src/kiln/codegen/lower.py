@@ -48,25 +48,30 @@ class FunctionLowerer:
         self.borrowed = {}  # id(LLVM value) -> type, for values read from a local
         self.fused = {}     # consumer node -> (operations, array operands) fused into it
         self.owning_slots = []  # (slot, type) of every local and temporary that owns refs
+        self.coroutine = None   # a generator's body: its coroutine parts (generators.py)
 
     def lower(self):
         entry = self.fn.append_basic_block("entry")
         self.builder = ir.IRBuilder(entry)
         typed = self.typed
-        if self.owns_references():
+        if self.owns_references() or typed.generator:
             self.exit_block = self.new_block("exit")
             self.status_slot = self.ctx.alloca(self.builder, dm.i32, name="status")
             self.ctx.function_exit = self.leave
             self.ctx.hold_slot = self.slot_for
         # An argument the body never reassigns stays borrowed from the caller (who keeps it
-        # alive for the call): no count is touched to pass it, as a read of a local.
+        # alive for the call): no count is touched to pass it, as a read of a local. A
+        # generator outlives the call, so it owns its arguments.
         reassigned = _assigned_in_body(typed.ir.node)
-        borrowed = set(typed.ir.arg_names) - reassigned
+        borrowed = set() if typed.generator else set(typed.ir.arg_names) - reassigned
         self.slots = {name: self.ctx.alloca(self.builder, dm.value_type(ty), name=name)
                       if name in borrowed else self.slot_for(ty, name)
                       for name, ty in typed.locals.items()}
         self.assigned_flags = self.flags_for_unbound_reads()
-        if typed.recursive and self.ctx.state.target == "cpu" and stack.supported():
+        if typed.generator:
+            from .generators import Coroutine
+            self.coroutine = Coroutine(self)
+        elif typed.recursive and self.ctx.state.target == "cpu" and stack.supported():
             stack.emit_check(self.ctx, self.builder, typed.ir.qualname)
         for name, ty, arg in zip(typed.ir.arg_names, typed.argtypes, self.fn.args[2:]):
             arg.name = name
@@ -74,9 +79,11 @@ class FunctionLowerer:
             if name not in borrowed:
                 incref(self.builder, typed.locals[name], value)  # the local owns one
             self.builder.store(value, self.slots[name])
+        if self.coroutine is not None:
+            self.coroutine.suspend()  # a generator runs from its first next()
         self.block(typed.ir.node.body)
         if not self.builder.block.is_terminated:
-            if isinstance(typed.return_type, (t.NoneType, t.Optional)):  # Python's implicit None
+            if isinstance(typed.return_type, (t.NoneType, t.Optional)) or typed.generator:
                 self.return_value(dm.null_value(t.none), t.none)
             else:  # typing proved every path returns: this block is never reached
                 self.builder.unreachable()
@@ -187,11 +194,17 @@ class FunctionLowerer:
         builder.branch(self.exit_block)
 
     def emit_exit(self):
+        if self.coroutine is not None:
+            self.coroutine.finish(self.release_slots)
+            return
         b = self.builder
         b.position_at_end(self.exit_block)
+        self.release_slots(b)
+        b.ret(b.load(self.status_slot, typ=dm.i32))
+
+    def release_slots(self, b):
         for slot, ty in self.owning_slots:
             decref(b, ty, b.load(slot, typ=dm.value_type(ty)))
-        b.ret(b.load(self.status_slot, typ=dm.i32))
 
     # -- helpers -----------------------------------------------------------------------------
     def type_of(self, node):
@@ -206,6 +219,9 @@ class FunctionLowerer:
             self.builder.position_at_end(self.new_block("dead"))
 
     def return_value(self, value, ty):
+        if self.coroutine is not None:  # `return` ends a generator (the value is None)
+            self.ctx.leave(self.builder, STATUS_OK)
+            return
         rt = self.typed.return_type
         self.builder.store(self.ctx.cast(self.builder, value, ty, rt), self.fn.args[0])
         self.take(value)  # the caller receives this reference
@@ -493,6 +509,9 @@ class FunctionLowerer:
 
     def stmt_FunctionDef(self, node):
         pass  # a nested function has no run-time value; each call compiles it (typing)
+
+    def expr_Yield(self, node):
+        return self.coroutine.lower_yield(node)
 
     def expr_Lambda(self, node):
         return dm.null_value(self.type_of(node))

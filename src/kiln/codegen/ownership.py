@@ -19,7 +19,8 @@ def _owned_parts(ty) -> tuple:
     """Paths (tuples of struct indices) to the meminfo fields inside a value of `ty`."""
     if isinstance(ty, t.Array):
         return ((dm.ARRAY_MEMINFO,),)
-    if isinstance(ty, (t.ListType, t.DictType, t.SetType, t.ClassInstanceType)):
+    if isinstance(ty, (t.ListType, t.DictType, t.SetType, t.ClassInstanceType,
+                       t.GeneratorType)):
         return ((),)   # the value is the meminfo
     if isinstance(ty, t.BaseTuple):
         items = ty.types

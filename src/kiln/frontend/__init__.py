@@ -230,8 +230,10 @@ class _Comprehensions(ast.NodeTransformer):
                     result.append(x * x)
             return result
 
-    Its loop variables stay its own, as in Python 3. Comprehensions in lambdas stay as they
-    are (a lambda has no body to hold the def) and are refused by typing.
+    Its loop variables stay its own, as in Python 3. A generator expression becomes a
+    nested generator function the same way (its body yields each item), and the statement
+    `yield from xs` the loop `for <item> in xs: yield <item>`. Comprehensions in lambdas
+    stay as they are (a lambda has no body to hold the def) and are refused by typing.
 
     `map(f, xs, ys)` and `filter(f, xs)` of the builtins are first written as the list
     comprehensions they equal (`[f(x, y) for x, y in zip(xs, ys)]`, `[x for x in xs if
@@ -288,6 +290,21 @@ class _Comprehensions(ast.NodeTransformer):
                                               ast.Load()), [node.elt], []))
         return self._hoist(node, "setcomp", ast.Set([]), add)   # `{}` with no items: set()
 
+    def visit_GeneratorExp(self, node):
+        return self._hoist(node, "genexpr", None, ast.Expr(ast.Yield(node.elt)))
+
+    def visit_Expr(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.value, ast.YieldFrom):
+            return node
+        item = f"<yield from:{node.lineno}:{node.col_offset}>"
+        loop = ast.For(ast.Name(item, ast.Store()), node.value.value,
+                       [ast.Expr(ast.Yield(ast.Name(item, ast.Load())))], [])
+        for n in ast.walk(loop):
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                ast.copy_location(n, node)
+        return loop
+
     def visit_DictComp(self, node):
         target = ast.Subscript(ast.Name("<result>", ast.Load()), node.key, ast.Store())
         return self._hoist(node, "dictcomp", ast.Dict([], []),
@@ -295,7 +312,7 @@ class _Comprehensions(ast.NodeTransformer):
 
     def _hoist(self, node, kind, empty, body):
         """`node` as a call of a nested function that starts from `empty` and runs `body`
-        for each item of the comprehension's loops."""
+        for each item of the comprehension's loops (a generator when `empty` is None)."""
         if self.hoisted is None:
             return node
         name = f"<{kind}:{node.lineno}:{node.col_offset}:{len(self.hoisted)}>"
@@ -310,8 +327,9 @@ class _Comprehensions(ast.NodeTransformer):
             name=name, args=ast.arguments(posonlyargs=[], args=[], vararg=None,
                                           kwonlyargs=[], kw_defaults=[], kwarg=None,
                                           defaults=[]),
-            body=[ast.Assign([ast.Name(result, ast.Store())], empty), body,
-                  ast.Return(ast.Name(result, ast.Load()))],
+            body=[body] if empty is None else [
+                ast.Assign([ast.Name(result, ast.Store())], empty), body,
+                ast.Return(ast.Name(result, ast.Load()))],
             decorator_list=[], returns=None, type_comment=None, type_params=[])
         for n in ast.walk(fn):  # errors point at the comprehension
             if "lineno" in n._attributes and not hasattr(n, "lineno"):

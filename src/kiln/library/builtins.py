@@ -90,6 +90,14 @@ def _min_max(fold2, name):
                         result = fold2(result, v)
                     return result
                 return impl_iter
+            if isinstance(seq, t.GeneratorType):  # the inner loop goes on from the first item
+                def impl_generator(seq):
+                    for result in seq:
+                        for v in seq:
+                            result = fold2(result, v)
+                        return result
+                    raise ValueError(message)
+                return impl_generator
             if isinstance(seq, (t.SetType, t.DictType)):   # no first item to index: the
                 def impl_table(seq):                        # first one iterated
                     if len(seq) == 0:
@@ -121,7 +129,7 @@ def _sum(seq, start=0):
         return lambda seq, start=0: start
     if isinstance(seq, t.SetType) and seq.is_undefined:   # `set()`, never filled
         return lambda seq, start=0: start
-    if isinstance(seq, (t.Array, t.UniTuple, t.ListType, t.SetType)):
+    if isinstance(seq, (t.Array, t.UniTuple, t.ListType, t.SetType, t.GeneratorType)):
         def impl(seq, start=0):
             total = start
             for v in seq:
@@ -131,33 +139,33 @@ def _sum(seq, start=0):
     return None
 
 
-def _iterable(seq):
-    from .iteration import item_type_of
-    return isinstance(seq, t.Type) and item_type_of(seq) is not None
-
-
 @overload(any)
-def _any(seq):
-    if _iterable(seq):
-        def impl(seq):
-            for v in seq:
-                if v:
-                    return True
-            return False
-        return impl
-    return None
+def _any(iterable):
+    """Python's `any`: stops at the first true item (so a generator is left there)."""
+    from .iteration import item_type_of
+    if item_type_of(iterable) is None:
+        return None
+
+    def impl(iterable):
+        for v in iterable:
+            if v:
+                return True
+        return False
+    return impl
 
 
 @overload(all)
-def _all(seq):
-    if _iterable(seq):
-        def impl(seq):
-            for v in seq:
-                if not v:
-                    return False
-            return True
-        return impl
-    return None
+def _all(iterable):
+    from .iteration import item_type_of
+    if item_type_of(iterable) is None:
+        return None
+
+    def impl(iterable):
+        for v in iterable:
+            if not v:
+                return False
+        return True
+    return impl
 
 
 @overload(reversed)

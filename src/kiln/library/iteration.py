@@ -88,6 +88,25 @@ class RangeIteration:
         b.store(b.extract_value(result, 1), self.done)
 
 
+class GeneratorIteration:
+    """A generator: `more` resumes it (an exception it raises propagates from the loop's
+    test), `item` borrows what it yielded; it keeps its own state."""
+
+    def __init__(self, context, generator, ty):
+        self.context, self.generator, self.item_type = context, generator, ty.yield_type
+
+    def more(self, b):
+        from ..codegen.generators import resume
+        return resume(self.context, b, self.generator, self.item_type)
+
+    def item(self, b):
+        from ..codegen.generators import item
+        return item(b, self.generator, self.item_type)
+
+    def advance(self, b):
+        pass
+
+
 def iteration_for(context, builder, value, ty):
     """The iteration of `value` (of type `ty`) for a `for` loop."""
     b = builder
@@ -143,6 +162,8 @@ def iteration_for(context, builder, value, ty):
     from .nditer import NDIterType, nditer_iteration
     if isinstance(ty, NDIterType):
         return nditer_iteration(context, b, value, ty)
+    if isinstance(ty, t.GeneratorType):
+        return GeneratorIteration(context, value, ty)
     raise TypeError(f"kiln cannot iterate over {ty}")
 
 
@@ -229,6 +250,8 @@ def item_type_of(ty):
     from .nditer import NDIterType
     if isinstance(ty, NDIterType):
         return ty.item_type
+    if isinstance(ty, t.GeneratorType):
+        return ty.yield_type
     return None
 
 

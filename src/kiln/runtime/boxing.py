@@ -152,6 +152,10 @@ class _Unboxer:
             return self.unbox_dict(ty, obj)
         if isinstance(ty, t.ClassInstanceType):
             return self.unbox_instance(ty, obj)
+        if isinstance(ty, t.GeneratorType):
+            from ..codegen.generators import has_tag
+            from ..typed.generator import MEMINFO_OFFSET, Generator
+            return self._unbox_container(ty, obj, Generator, MEMINFO_OFFSET, has_tag)
         if isinstance(ty, t.FunctionType):
             return self.unbox_function(ty, obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
@@ -342,6 +346,9 @@ def box(api, ty, value, fail=_return_null):
         return _box_set(api, ty, value, fail)
     if isinstance(ty, t.ClassInstanceType):
         return _box_instance(api, ty, value, fail)
+    if isinstance(ty, t.GeneratorType):  # a Python iterator that takes over the reference
+        from ..typed.generator import from_native
+        return _box_container(api, ty, value, fail, from_native)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 

@@ -8,7 +8,7 @@ from .core import (  # noqa: F401 - re-exported
     signed_integers, unsigned_integers, floats, complexes, numbers)
 from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
-    DictType, SetType, Undefined, undefined)
+    DictType, SetType, GeneratorType, Undefined, undefined)
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401
     RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)

@@ -171,6 +171,23 @@ class ListType(Type):
         return isinstance(self.item_type, Undefined)
 
 
+class GeneratorType(Type):
+    """What calling a generator function gives (Numba's `types.Generator`): a pointer to
+    an NRT meminfo holding the suspended coroutine (codegen/generators.py). Its layout
+    depends only on the yield type (the coroutine frame, sized by LLVM, holds the rest),
+    so generators of different functions that yield one type are one type."""
+
+    mutable = True
+
+    def __init__(self, yield_type: Type):
+        self.yield_type = yield_type
+        self.name = f"Generator[{yield_type}]"
+
+    @property
+    def key(self):
+        return (self.yield_type,)
+
+
 class DictType(Type):
     """A reference-counted, insertion-ordered hash table (Numba's `types.DictType`): a
     pointer to its NRT meminfo (library/dicts.py). `{}` has undefined key and value types

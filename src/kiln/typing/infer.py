@@ -23,7 +23,7 @@ from ..errors import KilnError, TypingError, UnsupportedError
 from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
-from . import exceptions
+from . import exceptions, generators
 from .unify import can_convert, unify, why_not_unified
 from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
 
@@ -70,7 +70,7 @@ UNSUPPORTED_EXPRS = {
     ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
     ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
-    ast.Yield: "generators", ast.YieldFrom: "generators", ast.Await: "await",
+    ast.Await: "await",
     ast.Starred: "'*' unpacking",
 }
 
@@ -89,6 +89,7 @@ class TypedFunction:
     constants: dict = field(default_factory=dict)  # node -> compile-time value
     symbol: str = ""
     recursive: bool = False   # in a cycle of calls: its frames need a stack guard
+    generator: bool = False   # its body yields: codegen makes it a coroutine
     prange_loops: list = field(default_factory=list)  # the parallel stage's LoopReports
     unassigned: dict = field(default_factory=dict)  # statement or branch of a conditional
     #   expression -> (local, free) it reads that no compiled path assigns: it raises
@@ -239,6 +240,8 @@ class Typer:
         self.literal_values = {name: ty.value for name, ty in zip(ir.arg_names, argtypes)
                                if isinstance(ty, t.Literal)}   # library/literally.py
         self.handlers = []  # the enclosing except blocks, innermost last (bare `raise`)
+        self.generator = bool(generators.yields_in(ir.node))
+        self.yields_in_try = generators.yields_in_try(ir.node) if self.generator else set()
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> TypedFunction:
@@ -247,6 +250,7 @@ class Typer:
             self.deferred = {}
             self.typemap, self.calls, self.constants, self.returns = {}, {}, {}, []
             self.waiting, self.waiting_at = set(), None
+            self.yield_types = []
             self.block(self.ir.node.body)
             if not self.changed:
                 break
@@ -262,9 +266,11 @@ class Typer:
         unassigned = {stmt: (d.name, d.free) for stmt, d in self.deferred.items()}
         return TypedFunction(self.ir, self.argtypes, self.return_type(), self.options,
                              self.locals, self.typemap, self.calls, self.constants,
-                             unassigned=unassigned)
+                             unassigned=unassigned, generator=self.generator)
 
     def return_type(self):
+        if self.generator:
+            return generators.generator_type(self)
         if self._falls_through():  # the implicit `return None` at the end
             self.returns.append((t.none, self.ir.node))
         if self.declared_return is not None:
@@ -336,7 +342,12 @@ class Typer:
         method(node)
 
     def stmt_Expr(self, node):
-        self.expr(node.value)
+        if isinstance(node.value, ast.Yield):
+            generators.type_yield(self, node.value)
+        else:
+            self.expr(node.value)
+
+    expr_Yield = expr_YieldFrom = generators.refuse_yield_value
 
     def stmt_Pass(self, node):
         pass

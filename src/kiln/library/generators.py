@@ -1,0 +1,40 @@
+"""What compiled code does with a generator besides `for` (library/iteration.py):
+`next(g)` and `next(g, default)`."""
+from __future__ import annotations
+
+from .. import types as t
+from ..codegen import generators as gen
+from ..typing.unify import unify
+from .registry import template
+
+
+@template(next)
+def _next(tctx, generator, default=None):
+    if not isinstance(generator, t.GeneratorType):
+        return None
+    item_ty = generator.yield_type
+    if default is not None:
+        item_ty = unify(item_ty, default)
+        if item_ty is None:
+            return None
+
+    def codegen(context, builder, sig, args):
+        got = gen.resume(context, builder, args[0], generator.yield_type)
+        if default is None:
+            with builder.if_then(builder.not_(got), likely=False):
+                context.raise_error(builder, StopIteration, None)
+            return gen.item(builder, args[0], generator.yield_type)
+        with builder.if_else(got) as (then, otherwise):
+            with then:
+                value = context.cast(builder, gen.item(builder, args[0], generator.yield_type),
+                                     generator.yield_type, item_ty)
+                from_item = builder.block
+            with otherwise:
+                fallback = context.cast(builder, args[1], default, item_ty)
+                from_default = builder.block
+        phi = builder.phi(value.type)
+        phi.add_incoming(value, from_item)
+        phi.add_incoming(fallback, from_default)
+        return phi
+    sig = item_ty(generator) if default is None else item_ty(generator, default)
+    return sig, codegen
