@@ -1,4 +1,5 @@
-"""Container kernels: building and sorting a list of floats."""
+"""Container kernels: building and sorting a list of floats, deduplicating with a set, a
+generator pipeline."""
 import numpy as np
 
 from bench.registry import Benchmark, Sizes, register, rng
@@ -28,3 +29,61 @@ register(Benchmark(
     make_inputs=lambda n: (rng().standard_normal(n),),
     sizes=Sizes(full=1_000_000, quick=1_000_000, python=1_000_000), label="{n} float64",
     numpy_ref=_np_list_sort, rtol=1e-12, work=lambda n: n * np.log2(max(n, 2))))
+
+
+def set_dedup(x):
+    """The distinct values of x through a set, and a checksum of them (order-free)."""
+    seen = set()
+    for v in x:
+        seen.add(v)
+    total = 0
+    for v in seen:
+        total += v * v % 1000003
+    return len(seen), total
+
+
+def _np_set_dedup(x):
+    u = np.unique(x)
+    return len(u), int(np.sum(u * u % 1000003))
+
+
+register(Benchmark(
+    name="set_dedup", topic="containers", pyfunc=set_dedup,
+    make_inputs=lambda n: (rng().integers(0, n // 2, n),),
+    sizes=Sizes(full=1_000_000, quick=100_000, python=1_000_000), label="{n} int64",
+    numpy_ref=_np_set_dedup, rtol=0.0, work=float))
+
+
+def squares_of_evens(x):
+    """A generator: the squares of the even items, one at a time."""
+    for v in x:
+        if v % 2 == 0:
+            yield v * v
+
+
+def residues(values):
+    """A generator over a generator: each value modulo 7."""
+    for s in values:
+        yield s % 7
+
+
+def generator_pipeline(x):
+    """Two generators feeding a loop (two suspensions per item)."""
+    total = 0
+    for r in residues(squares_of_evens(x)):
+        total += r
+    return total
+
+
+def _np_generator_pipeline(x):
+    evens = x[x % 2 == 0]
+    return int(np.sum(evens * evens % 7))
+
+
+register(Benchmark(
+    name="generator_pipeline", topic="containers", pyfunc=generator_pipeline,
+    make_inputs=lambda n: (rng().integers(-1000, 1000, n),),
+    sizes=Sizes(full=1_000_000, quick=100_000, python=1_000_000), label="{n} int64",
+    numpy_ref=_np_generator_pipeline, rtol=0.0, work=float,
+    rebound={"squares_of_evens": lambda compiler: compiler.njit(squares_of_evens),
+             "residues": lambda compiler: compiler.njit(residues)}))

@@ -136,7 +136,7 @@ class Coroutine:
 def lower_generator_function(state, typed, fn):
     """`fn`, the generator function's symbol: the ramp that makes the generator; its body
     is the coroutine `<symbol>.body`."""
-    from ..library.lists import _kept_alive
+    from ..library.lists import kept_alive
     from .context import CodegenContext
     from .lower import FunctionLowerer
     module = fn.module
@@ -158,7 +158,7 @@ def lower_generator_function(state, typed, fn):
     b.store(ir.Constant(dm.i64, tag_of(typed.return_type)), _field(b, header, yield_type, TAG))
     # an array NumPy owns (an argument from Python, or a view of one) gets a meminfo that
     # holds it, as a list item does: the generator may outlive the caller's borrow
-    args = [_kept_alive(ctx, b, ty, arg) for ty, arg in zip(typed.argtypes, fn.args[2:])]
+    args = [kept_alive(ctx, b, ty, arg) for ty, arg in zip(typed.argtypes, fn.args[2:])]
     b.call(body, [header, _field(b, header, yield_type, EXCINFO)] + args)
     b.store(meminfo, fn.args[0])
     b.ret(STATUS_OK)
