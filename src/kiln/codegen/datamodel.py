@@ -48,7 +48,7 @@ def value_type(ty: t.Type) -> ir.Type:
         return ir.LiteralStructType([value_type(ty.type), i1])
     if isinstance(ty, (t.RangeType, t.SliceType)):
         return ir.LiteralStructType([intp, intp, intp])
-    if isinstance(ty, (t.RawPointer, t.ListType, t.DictType, t.SetType)):  # its meminfo
+    if isinstance(ty, (t.RawPointer, t.ListType, t.DictType, t.SetType, t.UnicodeType)):  # meminfo
         return ptr
     if isinstance(ty, (t.NoneType, t.Opaque)):
         return i8  # no runtime content: a placeholder byte

@@ -225,7 +225,11 @@ class BooleanLiteral(Boolean):
 
 
 def unliteral(ty):
-    """`ty` without a compile-time value: what code is compiled and values are held as."""
+    """`ty` without a compile-time value: what code is compiled and values are held as (a
+    string constant is a `unicode_type` value at run time)."""
+    if isinstance(ty, StringLiteral):
+        from .containers import unicode_type
+        return unicode_type
     return boolean if isinstance(ty, BooleanLiteral) else ty
 
 

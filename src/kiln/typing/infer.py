@@ -23,7 +23,7 @@ from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
 from . import exceptions
-from .unify import can_convert, unify
+from .unify import can_convert, held, unify
 
 BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -268,7 +268,7 @@ class Typer:
 
     # -- locals ----------------------------------------------------------------------------
     def set_local(self, name, ty, node):
-        old = self.locals.get(name)
+        old, ty = self.locals.get(name), held(ty)
         if old is None:
             self.locals[name] = ty
             self.changed = True
@@ -411,7 +411,7 @@ class Typer:
 
     def stmt_Return(self, node):
         ty = t.none if node.value is None else self.expr(node.value)
-        self.returns.append((ty, node))
+        self.returns.append((held(ty), node))
 
     def stmt_Raise(self, node):
         exceptions.type_raise(self, node)

@@ -1,0 +1,156 @@
+"""Strings in compiled code against CPython: arguments and returns, constants, len,
+indexing and slicing, comparisons, +, *, `in`, hashing (dict keys, set items, list items,
+kiln.typed containers from Python), exceptions with string arguments and bad programs.
+Inputs cover the empty string and non-ASCII text (é, 中, an emoji outside the BMP)."""
+import pytest
+
+from kiln import njit, types
+from kiln.errors import TypingError
+from kiln.typed import Dict, List
+
+TEXTS = ["", "a", "abc", "héllo", "中文字", "a😀b", "😀", "aaa", "abcabc", " x y "]
+
+
+def check(pyfunc, *args):
+    """Compiled and CPython agree: same value and type, or the same exception type."""
+    try:
+        expected = pyfunc(*args)
+    except Exception as e:   # noqa: BLE001 - the compiled function must raise the same type
+        with pytest.raises(type(e)):
+            njit(pyfunc)(*args)
+        return
+    got = njit(pyfunc)(*args)
+    assert type(got) is type(expected) and got == expected, (args, expected, got)
+
+
+@pytest.mark.parametrize("s", TEXTS)
+def test_argument_and_return(s):
+    check(lambda s: s, s)
+    check(lambda s: len(s), s)
+    check(lambda s: (s, len(s), bool(s)), s)
+
+
+def test_constants():
+    check(lambda: "héllo 中😀")
+    check(lambda: "")
+    check(lambda: ("a", "bc"))
+
+    def reassigned(flag):
+        x = "one"
+        if flag:
+            x = "two" + x
+        return x
+    check(reassigned, True)
+    check(reassigned, False)
+
+
+@pytest.mark.parametrize("s", TEXTS)
+@pytest.mark.parametrize("i", [0, 1, 2, -1, -2, -3, 3, 5, -6])
+def test_index(s, i):
+    check(lambda s, i: s[i], s, i)
+
+
+@pytest.mark.parametrize("s", ["", "a", "héllo", "a😀b中文"])
+def test_slices(s):
+    for start in (None, -7, -2, 0, 1, 3, 9):
+        for stop in (None, -9, -1, 0, 2, 4, 10):
+            for step in (None, 1, 2, 3, -1, -2):
+                check(lambda s, a, b, c: s[a:b:c], s, start, stop, step)
+    check(lambda s: s[::0], s)   # ValueError as CPython
+
+
+@pytest.mark.parametrize("a", TEXTS)
+@pytest.mark.parametrize("b", ["", "a", "abc", "abd", "ab", "中", "a😀b"])
+def test_comparisons_and_operators(a, b):
+    check(lambda a, b: (a == b, a != b, a < b, a <= b, a > b, a >= b), a, b)
+    check(lambda a, b: (a + b, b in a, a in b), a, b)
+
+
+@pytest.mark.parametrize("s", ["", "ab", "中😀"])
+@pytest.mark.parametrize("n", [-1, 0, 1, 3])
+def test_repeat(s, n):
+    check(lambda s, n: (s * n, n * s), s, n)
+
+
+def test_constant_operands():
+    check(lambda s: ("x" + s + "!", s == "abc", "b" in s, s < "b", "ab" * 2), "abc")
+
+
+def test_hash_is_consistent_and_never_minus_one():
+    f = njit(lambda a, b: (hash(a) == hash(b), hash(a) != -1))
+    for a in TEXTS:
+        assert f(a, a) == (True, True)
+        assert f(a, a + "") == (True, True)
+    assert f("abc", "abd")[0] is False
+
+
+def test_dict_with_string_keys_counts_words():
+    def count(words):
+        d = {}
+        for i in range(len(words)):
+            w = words[i]
+            d[w] = d.get(w, 0) + 1
+        return d
+    words = "the cat and the hat and the 中 😀 the".split()
+    got = njit(count)(List(words))
+    assert dict(got) == count(words) and list(got) == list(count(words))
+
+
+def test_string_sets_and_lists():
+    def build(s):
+        items = [s, s + "x", "y", s]
+        return set(items), items, "y" in set(items), items.index("y")
+    for s in ("", "é", "y"):
+        expected = build(s)
+        got = njit(build)(s)
+        assert got[0] == expected[0] and list(got[1]) == expected[1] and got[2:] == expected[2:]
+
+
+def test_typed_containers_from_python():
+    d = Dict.empty(types.unicode_type, types.int64)
+    d["héllo"] = 1
+    d["中"] = 2
+    lookup = njit(lambda d, k: d[k])
+    assert lookup(d, "中") == 2
+    with pytest.raises(KeyError):
+        lookup(d, "missing")
+    @njit
+    def add(d, k, v):
+        d[k] = v
+    add(d, "😀", 3)
+    assert dict(d) == {"héllo": 1, "中": 2, "😀": 3}
+    lst = List(["a", "", "中😀"])
+    assert njit(lambda l, i: l[i])(lst, 2) == "中😀"
+    assert list(lst) == ["a", "", "中😀"]
+
+
+def test_exception_with_string_argument():
+    def bad(s):
+        if len(s) > 2:
+            raise ValueError(s + " is too long", len(s))
+        return s
+    check(bad, "ab")
+    with pytest.raises(ValueError) as info:
+        njit(bad)("中文字")
+    assert info.value.args == ("中文字 is too long", 3)
+
+    def caught(s):
+        try:
+            raise KeyError(s + "!")
+        except KeyError:
+            return 1
+    check(caught, "x")
+
+
+def test_bad_programs_name_the_problem():
+    with pytest.raises(TypingError, match="line"):
+        njit(lambda s: s + 1)("a")
+    with pytest.raises(TypingError, match="no_such_method"):
+        njit(lambda s: s.no_such_method())("a")
+    with pytest.raises(TypingError):
+        njit(lambda s: s[1.5])("a")
+
+
+def test_type_names():
+    assert types.unicode_type is types.string
+    assert types.typeof("x") == types.unicode_type
