@@ -154,3 +154,82 @@ def test_bad_programs_name_the_problem():
 def test_type_names():
     assert types.unicode_type is types.string
     assert types.typeof("x") == types.unicode_type
+
+
+def test_iteration():
+    def chars(s):
+        out, n = "", 0
+        for c in s:
+            out = c + out
+            n += 1
+        for c in "xy":
+            out += c
+        return out, n
+    for s in TEXTS:
+        check(chars, s)
+
+    def stops(s):
+        for c in s:
+            if c == "b":
+                raise ValueError(c)
+        return 0
+    check(stops, "abc")
+    check(stops, "ac")
+
+
+METHOD_CASES = [
+    (lambda s: s.split(), [" a  b c ", "", "中 😀\tx\n", "   "]),
+    (lambda s: (s.split(None, 1), s.split(None, 0)), [" a  b c ", "a b", "  ", ""]),
+    (lambda s: (s.split(","), s.split(",", 1), s.split(", ")), ["a,b,,c", "", ",", "a, b"]),
+    (lambda s: s.split(""), ["abc"]),
+    (lambda s: (",".join(s.split()), "".join(s.split(" "))), [" a b ", "", "中 文"]),
+    (lambda s: (s.strip(), s.lstrip(), s.rstrip(), s.strip("xa"), s.rstrip("")),
+     ["  ab  ", "xaxbx", "", "\u3000中\u2028", "xxx"]),
+    (lambda s: (s.find("b"), s.rfind("b"), s.count("b"), s.find("b", 2), s.count(""),
+                s.find("", 9), s.rfind("", 1, 2), s.count("b", -2), s.find("b", -9, -1)),
+     ["abcb", "", "b", "😀b😀b"]),
+    (lambda s: s.index("c"), ["abc", "xyz"]),
+    (lambda s: s.rindex("c", 0, 2), ["acbc", "abc"]),
+    (lambda s: (s.replace("a", "xy"), s.replace("", "-"), s.replace("a", "", 1),
+                s.replace("", "-", 2), s.replace("an", "中", 0)), ["banana", "", "a"]),
+    (lambda s: (s.startswith("ab"), s.endswith("a"), s.startswith(""), s.endswith("😀")),
+     ["abca", "", "a", "x😀"]),
+    (lambda s: (s.upper(), s.lower(), s.isupper(), s.islower()),
+     ["Héllo ΑΒγ Дж ѐЀ", "ABC", "abc1", "", "1", "ÀÞ×àþ÷"]),
+    (lambda s: (s.isdigit(), s.isalpha(), s.isspace(), s.isalnum()),
+     ["123", "abcé", " \t\x1c\u3000", "a1", "", "a b", "Ωж"]),
+    (lambda s: (s.zfill(6), s.center(7, "*"), s.ljust(5), s.rjust(5, "中"), s.center(6),
+                s.zfill(1)), ["-12", "+1", "abc", "", "ab", "-"]),
+    (lambda s: s.center(5, "ab"), ["x"]),
+    (lambda s: (ord(s[0]), chr(ord(s[0]) + 1), ord("é")), ["a", "中", "😀"]),
+    (lambda s: ord(s), ["ab", ""]),
+    (lambda n: chr(n), [0x110000, -1, 0x10FFFF]),
+]
+
+
+@pytest.mark.parametrize("index", range(len(METHOD_CASES)))
+def test_methods(index):
+    def plain(value):
+        if isinstance(value, List):
+            return [plain(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(plain(v) for v in value)
+        return value
+    f, inputs = METHOD_CASES[index]
+    compiled = njit(f)
+    for x in inputs:
+        try:
+            expected = f(x)
+        except Exception as e:   # noqa: BLE001
+            with pytest.raises(type(e)):
+                compiled(x)
+            continue
+        got = plain(compiled(x))
+        assert got == expected, (x, expected, got)
+
+
+def test_bad_method_arguments():
+    with pytest.raises(TypingError, match="str.find"):
+        njit(lambda s: s.find(1))("a")
+    with pytest.raises(TypingError, match="str.join"):
+        njit(lambda s: s.join((1, 2)))("a")

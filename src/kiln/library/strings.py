@@ -97,6 +97,26 @@ def constant_string(context, b, text: str):
     return gv
 
 
+def string_iteration(context, b, s):
+    """`for c in s`: each character as a new one-character string, held by the function
+    (released when the next one replaces it, or at its exit), so the item is a borrow as
+    a list's item is."""
+    from .iteration import ONE, IndexIteration
+    from ..codegen.ownership import decref
+    held = context.hold_slot(t.unicode_type)
+
+    def item(b, index):
+        char = new_string(context, b, ir.Constant(dm.i64, 1))
+        b.store(b.load(_code_point_address(b, s, index), typ=dm.i32),
+                _code_point_address(b, char, ir.Constant(dm.i64, 0)))
+        decref(b, t.unicode_type, b.load(held, typ=dm.ptr))
+        b.store(char, held)
+        return char
+    return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
+                          lambda b, index: b.icmp_signed("<", index, length_of(b, s)), item,
+                          t.unicode_type)
+
+
 # ---- primitives --------------------------------------------------------------------------
 
 def _new_reference(codegen):
