@@ -2,7 +2,12 @@
 indexing and slicing, comparisons, +, *, `in`, hashing (dict keys, set items, list items,
 kiln.typed containers from Python), exceptions with string arguments and bad programs.
 Inputs cover the empty string and non-ASCII text (é, 中, an emoji outside the BMP)."""
+import math
+
+import numpy as np
 import pytest
+
+import kiln
 
 from kiln import njit, types
 from kiln.errors import TypingError
@@ -233,3 +238,95 @@ def test_bad_method_arguments():
         njit(lambda s: s.find(1))("a")
     with pytest.raises(TypingError, match="str.join"):
         njit(lambda s: s.join((1, 2)))("a")
+
+
+@pytest.mark.parametrize("x", [0, 1, -1, 123456789, -2**63, 2**63 - 1, True, False,
+                               0.0, -0.0, 1.0, 0.1, 1e22, 1e-7, 1 / 3, float("inf"),
+                               -float("inf"), 123456789012345678.0, 5e-324])
+def test_str_of_numbers(x):
+    check(lambda x: str(x), x)
+    check(lambda x: f"{x}", x)
+
+
+def test_str_of_other_values():
+    check(lambda: (str(), str(None), str("中"), str(np.uint64(2**64 - 1)), str(np.int8(-5))))
+    check(lambda: str(float("nan")))
+
+
+@pytest.mark.parametrize("s", ["12", " -0 ", "+7", "1_000", "_1", "1__0", "1_", "", "x", "- 1",
+                               "9223372036854775807", "-9223372036854775808", "\u3000 42\n"])
+def test_int_of_str(s):
+    check(lambda s: int(s), s)
+
+
+def test_int_of_str_past_int64_is_overflow():
+    with pytest.raises(OverflowError):
+        njit(lambda s: int(s))("9223372036854775808")
+
+
+@pytest.mark.parametrize("s", ["1.5", " -2e3 ", "inf", "-Infinity", "+nan", "0x1p3", "", "1e500",
+                               ".5", "5.", "abc", "1.5x", "nan(1)", "1e", "-0.0", "中"])
+def test_float_of_str(s):
+    def parse(s):
+        x = float(s)
+        return x, x != x, math.copysign(1.0, x)
+    try:
+        expected = parse(s)
+    except ValueError:
+        with pytest.raises(ValueError):
+            njit(parse)(s)
+        return
+    got = njit(parse)(s)
+    assert got[1:] == expected[1:] and (expected[1] or got[0] == expected[0]), (s, got)
+
+
+def test_format_specs():
+    def floats(x):
+        return (format(x, ""), format(x, ".3f"), format(x, "8.2f"), format(x, "<8"),
+                format(x, "e"), format(x, "08.1f"), format(x, ".2e"), format(x, "g"))
+    for x in (3.14159, -2.5, 0.0, 1e300, -float("inf")):
+        check(floats, x)
+
+    def ints(x):
+        return (format(x, "d"), format(x, "5d"), format(x, "05d"), format(x, "^7"),
+                format(x, "*>4"), format(x, ".2f"))
+    for x in (42, -7, 0):
+        check(ints, x)
+
+    def texts(s):
+        return format(s, ""), format(s, "s"), format(s, ">5"), format(s, ".2"), format(s, "-^7s")
+    for s in ("ab", "中😀x", ""):
+        check(texts, s)
+
+
+def test_f_strings():
+    def f(n, x, s):
+        return f"n={n} x={x:.3f} s={s!s} {s:>5}|{n:04d}{{}}", f"", f"plain", f"{s}", f"{n}{s}"
+    check(f, 7, 3.14159, "中")
+    check(f, -12, -0.0005, "")
+
+
+def test_f_string_in_raise_reaches_python():
+    def bad(n):
+        if n < 0:
+            raise ValueError(f"bad n={n}")
+        return n
+    with pytest.raises(ValueError, match="^bad n=-3$"):
+        njit(bad)(-3)
+    check(bad, 2)
+
+    def handled(n):
+        try:
+            raise KeyError(f"k{n}")
+        except KeyError:
+            return str(n) + "!"
+    check(handled, 4)
+
+
+def test_bad_format_programs():
+    with pytest.raises(TypingError, match="format spec"):
+        njit(lambda x: f"{x:,}")(1)
+    with pytest.raises(TypingError, match="does not apply"):
+        njit(lambda x: f"{x:d}")(1.5)
+    with pytest.raises(kiln.errors.UnsupportedError, match="!r"):
+        njit(lambda x: f"{x!r}")(1)

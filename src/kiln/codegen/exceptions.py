@@ -290,10 +290,8 @@ def lower_raise(lowerer, node):
     for arg, text in zip(what.arg_nodes, what.texts):
         if text is not None:
             args.append((None, text))
-        else:
-            value = lowerer.expr(arg)
-            args.append((lowerer.type_of(arg), value))
-            lowerer.release(value)
+        else:   # a value that owns memory (a string) stays held: the exit releases it
+            args.append((lowerer.type_of(arg), lowerer.expr(arg)))
     raise_with_args(lowerer.ctx, b, what.exc_class, args)
 
 

@@ -8,7 +8,7 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "it
            "printing", "optional", "allocation", "creation",
            "ufuncs", "reductions", "shapes", "linalg", "decompositions", "stacked",
            "selection", "sorting", "random", "joining", "routines", "statistics", "foreign",
-           "lists", "strings", "string_methods", "hashing", "dicts", "sets")
+           "lists", "strings", "string_methods", "string_conversions", "hashing", "dicts", "sets")
 _loaded = False
 
 

@@ -67,7 +67,7 @@ UNSUPPORTED_EXPRS = {
     ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
     ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
-    ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
+    ast.NamedExpr: "':=' assignment expressions",
     ast.Yield: "generators", ast.YieldFrom: "generators", ast.Await: "await",
     ast.Starred: "'*' unpacking",
 }
@@ -698,6 +698,27 @@ class Typer:
         if isinstance(value, (int, float, complex)):  # `-1` is a constant (a static index)
             self.constants[node] = op(value)
         return res.signature.return_type
+
+    def expr_JoinedStr(self, node):
+        """An f-string: its parts (constants and fields) joined by `+` of strings."""
+        for part in node.values:
+            self.expr(part)
+        self.calls[node] = self.resolve(operator.add, (t.unicode_type, t.unicode_type), node)
+        return t.unicode_type
+
+    def expr_FormattedValue(self, node):
+        """A field `{x:spec}` of an f-string: `format(x, spec)`, the spec a constant."""
+        spec = node.format_spec.values if node.format_spec is not None else []
+        if node.conversion not in (-1, ord("s")) or node.conversion != -1 and spec or \
+                not all(isinstance(p, ast.Constant) for p in spec):
+            raise self.error("kiln supports f-string fields {x} and {x:spec} with a constant "
+                             "spec (no !r, !a, or fields inside the spec)", node,
+                             UnsupportedError)
+        text = "".join(p.value for p in spec)
+        self.constants[(node, "spec")] = text
+        self.calls[node] = self.resolve(format, (self.expr(node.value), t.StringLiteral(text)),
+                                        node)
+        return t.unicode_type
 
     def expr_BoolOp(self, node):
         result = None
