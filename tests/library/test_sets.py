@@ -457,3 +457,17 @@ def extremes(n, a):
                                   (0, 1.0)])   # ValueError: empty
 def test_min_and_max_of_sets_and_dicts(n, a):
     check(extremes, n, a)
+
+
+def string_items(s):
+    items = {s, "b", s + s}
+    items.add("中")
+    items.discard("b")
+    other = set(s.split())
+    return items, "b" in items, s in items, len(items), items | other, items & other, \
+        sorted(items)[0]
+
+
+def test_string_items():
+    for s in ("", "a", "a b 😀", "é"):
+        check(string_items, s)
