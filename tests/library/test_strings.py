@@ -35,6 +35,13 @@ def test_argument_and_return(s):
     check(lambda s: (s, len(s), bool(s)), s)
 
 
+def test_tuples_of_strings_in_and_out():
+    check(lambda t, n: (t[0] + t[1] * n, t), ("a", "é"), 3)
+    check(lambda t, n: (t[0] + t[1] * n, t), ("", ""), 0)
+    with pytest.raises(TypingError, match="unsupported operand"):
+        njit(lambda t: t[0] + t[1])(("a", 2))
+
+
 def test_constants():
     check(lambda: "héllo 中😀")
     check(lambda: "")
