@@ -88,6 +88,25 @@ def test_constant_operands():
     check(lambda s: ("x" + s + "!", s == "abc", "b" in s, s < "b", "ab" * 2), "abc")
 
 
+def test_empty_containers_typed_by_string_constants():
+    def build(flag):
+        x = "a" if flag else "bc"
+        d = {}
+        d["k"] = 1
+        d[x] = 2
+        items = []
+        items.append("z")
+        items.append(x)
+        seen = set()
+        seen.add("q")
+        acc = ""
+        for _ in range(3):
+            acc += x
+        return d["k"] + d[x], items[0] + items[1], "q" in seen, acc, "a" == "a", "ab"[1]
+    check(build, True)
+    check(build, False)
+
+
 def test_hash_is_consistent_and_never_minus_one():
     f = njit(lambda a, b: (hash(a) == hash(b), hash(a) != -1))
     for a in TEXTS:

@@ -373,7 +373,7 @@ def implied_dict_type(receiver, method, args):
     if isinstance(key, t.Undefined) or isinstance(value, t.Undefined):
         return None
     _require_key(key)
-    return t.DictType(key, value)
+    return t.DictType(held(key), held(value))
 
 
 def reads_items(receiver, method, args) -> bool:

@@ -409,7 +409,7 @@ def implied_list_type(receiver, method, args):
         item = item_type_of(args[0])
     if item is None or isinstance(item, t.Undefined):
         return None
-    return t.ListType(item)
+    return t.ListType(held(item))
 
 
 def display_type(item_types):

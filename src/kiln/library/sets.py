@@ -91,7 +91,7 @@ def implied_set_type(receiver, method, args):
     if item is None or isinstance(item, t.Undefined):
         return None
     _require_item(item)
-    return t.SetType(item)
+    return t.SetType(held(item))
 
 
 def reads_set_items(receiver, method) -> bool:
@@ -338,7 +338,7 @@ def _as_set(other, what):
     if item is None:
         raise TypingError(f"{what}() takes a set or an iterable, not {other}")
     _require_item(item)
-    return t.SetType(item)
+    return t.SetType(held(item))
 
 
 @overload_method(t.SetType, "update")
