@@ -349,6 +349,24 @@ def test_f_string_in_raise_reaches_python():
     check(handled, 4)
 
 
+def test_str_format_and_percent():
+    def formatted(n, x, s):
+        return ("{} items, {:.2f} each, {}!".format(n, x, s), "{0}-{1:>6}".format(n, x),
+                "no fields {{}}".format(), "{}{}{}{}{}{}".format(s, n, x, s, n, True),
+                "%d items, %.2f each, %s! %5d|%-4s|%05.1f %%" % (n, x, s, n, s, x),
+                "n=%d" % n, "%s" % s, "%i/%s/%d" % (n, True, False), "%e %g" % (x, x))
+    check(formatted, 3, 1.234, "é")
+    check(formatted, -3, -2.5e-10, "")
+    with pytest.raises(TypingError, match="takes 2 arguments"):
+        njit(lambda n: "{} {}".format(n))(1)
+    with pytest.raises(TypingError, match="takes 1 values"):
+        njit(lambda n: "%d" % (n, n))(1)
+    with pytest.raises(TypingError, match="does not support the % format"):
+        njit(lambda n: "%x" % n)(1)
+    with pytest.raises(TypingError, match="str.format fields"):
+        njit(lambda n: "{name}".format(n))(1)
+
+
 def test_bad_format_programs():
     with pytest.raises(TypingError, match="format spec"):
         njit(lambda x: f"{x:,}")(1)

@@ -1,5 +1,6 @@
-"""Strings from numbers and numbers from strings: `str(x)`, `int(s)`, `float(s)` and the
-`format(x, spec)` that f-strings call for each `{x:spec}` field.
+"""Strings from numbers and numbers from strings: `str(x)`, `int(s)`, `float(s)`, the
+`format(x, spec)` that f-strings call for each `{x:spec}` field, and `str.format` and `%`
+of a constant format string (each field a `format` call with its spec as a constant).
 
 Floats are formatted by CPython's own `PyOS_double_to_string` (shortest round-trip for
 `str`/`repr`, the same digits as CPython for 'f', 'e' and 'g'), called with the GIL held;
@@ -10,6 +11,8 @@ an integer past int64 is an OverflowError rather than a big int.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from llvmlite import ir
 
@@ -18,7 +21,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime import nrt
 from .fusion import counted_loop
-from .registry import intrinsic, overload, register_jitable
+from .registry import intrinsic, omitted, overload, overload_method, register_jitable
 from .string_methods import _is_space
 from .strings import (_str_get, _str_len, _str_new, _str_set, _substring, code_points,
                       fill_header, is_string)
@@ -262,8 +265,8 @@ def _format(value, spec=None):
         @register_jitable
         def convert(value):
             return _substring(value, 0, min(precision, _str_len(value)))
-    else:
-        to_text = _str_of(value)
+    else:   # format(True, "d") is "1"
+        to_text = _str_of(t.int64 if kind == "d" and isinstance(value, t.Boolean) else value)
         if to_text is None:
             raise TypingError(f"kiln cannot format a {value} as text")
         convert = register_jitable(to_text)
@@ -291,3 +294,100 @@ def _format(value, spec=None):
             _str_set(result, k, fill_point)
         return result
     return impl
+
+
+# ---- str.format and % of a constant format string ---------------------------------------------
+
+MAX_ARGUMENTS = 6   # of str.format (a `%` takes a tuple of any length)
+
+
+def _filler(pieces, specs):
+    """A compiled `fill(values)`: pieces[0] + format(values[0], specs[0]) + pieces[1] + ...,
+    one function per field, each adding its field to the one before (the texts are
+    constants of the closures, so each `format` sees its spec)."""
+    head = pieces[0]
+
+    @register_jitable
+    def fill(v):
+        return _substring(head, 0, len(head))
+    for k, (spec, piece) in enumerate(zip(specs, pieces[1:])):
+        fill = _field_step(fill, k, spec, piece)
+    return fill
+
+
+def _field_step(before, k, spec, piece):
+    @register_jitable
+    def fill(v):
+        return before(v) + format(v[k], spec) + piece
+    return fill
+
+
+def _format_fields(text):
+    """(pieces, specs) of a str.format string with automatic fields `{}`/`{:spec}` (or
+    `{0}`, `{1}`... in order), or a TypingError."""
+    import string
+    pieces, specs = [""], []
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as e:
+        raise TypingError(f"bad format string {text!r}: {e}") from None
+    for literal, field, spec, conversion in parsed:
+        pieces[-1] += literal
+        if field is None:
+            continue
+        if field not in ("", str(len(specs))) or conversion not in (None, "s") or "{" in spec:
+            raise TypingError(f"kiln supports str.format fields {{}} and {{:spec}} (in "
+                              f"order, no !r or nested fields), not {{{field}}} in {text!r}")
+        specs.append(spec)
+        pieces.append("")
+    return pieces, specs
+
+
+def _percent_fields(text):
+    """(pieces, specs) of a `%` format string: %d %i %s %f %e %g with flags '-' and '0', a
+    width and a precision, and %%; the specs as format() specs."""
+    import re
+    pieces, specs, at = [""], [], 0
+    for m in re.finditer(r"%([-0]?)(\d*)(?:\.(\d+))?([diseEfgG%])?", text):
+        pieces[-1] += text[at:m.start()]
+        at = m.end()
+        flag, width, precision, kind = m.groups()
+        if kind == "%" and not (flag or width or precision):
+            pieces[-1] += "%"
+            continue
+        if kind is None or kind == "%" or kind in "EG":
+            raise TypingError(f"kiln does not support the % format {m.group()!r} in {text!r}")
+        spec = {"-": "<", "0": "0", "": ""}[flag] + width + \
+            ("" if precision is None else "." + precision) + {"i": "d", "s": ""}.get(kind, kind)
+        specs.append(spec)
+        pieces.append("")
+    pieces[-1] += text[at:]
+    return pieces, specs
+
+
+@overload_method(t.StringLiteral, "format")
+def _str_format(fmt, a=None, b=None, c=None, d=None, e=None, f=None):
+    pieces, specs = _format_fields(fmt.value)
+    given = [x for x in (a, b, c, d, e, f) if not omitted(x)]
+    if len(given) != len(specs):
+        raise TypingError(f"str.format of {fmt.value!r} takes {len(specs)} arguments (at most "
+                          f"{MAX_ARGUMENTS} in compiled code), not {len(given)}")
+    fill = _filler(pieces, specs)
+
+    def impl(fmt, a=None, b=None, c=None, d=None, e=None, f=None):
+        return fill((a, b, c, d, e, f))
+    return impl
+
+
+@overload(operator.mod)
+def _percent(fmt, values):
+    if not isinstance(fmt, t.StringLiteral):
+        return None
+    pieces, specs = _percent_fields(fmt.value)
+    count = len(values) if isinstance(values, t.BaseTuple) else 1
+    if count != len(specs):
+        raise TypingError(f"{fmt.value!r} % ... takes {len(specs)} values, not {count}")
+    fill = _filler(pieces, specs)
+    if isinstance(values, t.BaseTuple):
+        return lambda fmt, values: fill(values)
+    return lambda fmt, values: fill((values,))
