@@ -1,10 +1,10 @@
 """`str` methods, `ord` and `chr` in compiled code, written in Python on the string
 primitives of library/strings.py.
 
-Character classes and case follow CPython for ASCII, Latin-1, Greek and Cyrillic letters
-(the ranges in `_lower_of`/`_upper_of`; `isspace` is CPython's exact list); other code
-points are not letters, not digits and have no case here (CPython's Unicode tables would
-be the complete rule), and a case change is one code point for one (ß stays ß).
+Character classes and case follow CPython for ASCII, Latin-1, the basic Greek letters and
+Cyrillic (the ranges in `_lower_of`/`_upper_of`; `isspace` is CPython's exact list); other
+code points are not letters, not digits and have no case here (CPython's Unicode tables
+would be the complete rule), and a case change is one code point for one (ß stays ß).
 """
 from __future__ import annotations
 
@@ -45,6 +45,12 @@ def _upper_of(c):
         return c - 32
     if 0x450 <= c <= 0x45F:
         return c - 80
+    if c == 0xFF:   # ÿ
+        return 0x178
+    if c == 0xB5:   # µ
+        return 0x39C
+    if c == 0x3C2:   # final sigma
+        return 0x3A3
     return c
 
 
@@ -55,13 +61,20 @@ def _lower_of(c):
         return c + 32
     if 0x400 <= c <= 0x40F:
         return c + 80
+    if c == 0x178:   # Ÿ
+        return 0xFF
     return c
 
 
 @register_jitable
+def _is_lower_only(c):
+    """Lower-case letters with no upper case of one code point (ß, ª, º)."""
+    return c == 0xDF or c == 0xAA or c == 0xBA
+
+
+@register_jitable
 def _is_alpha(c):
-    return _upper_of(c) != c or _lower_of(c) != c or c == 0xDF or c == 0xFF or \
-        c == 0xAA or c == 0xB5 or c == 0xBA
+    return _upper_of(c) != c or _lower_of(c) != c or _is_lower_only(c)
 
 
 @register_jitable
@@ -120,7 +133,7 @@ def _cased(upper):
         cased = False
         for k in range(_str_len(s)):
             c = _str_get(s, k)
-            if _lower_of(c) != c or _upper_of(c) != c:
+            if _lower_of(c) != c or _upper_of(c) != c or _is_lower_only(c):
                 if (_lower_of(c) != c) != upper:
                     return False
                 cased = True
