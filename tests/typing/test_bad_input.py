@@ -138,10 +138,6 @@ CASES = [
                 s += a
             return s
      """, ((1, 2, 3),), UnsupportedError, ["starred"]),
-    ("raise_non_constant_message", """
-        def f(x):
-            raise ValueError("bad value " + str(x))  # bad
-     """, (1,), KilnError, []),
     # -- expressions kiln does not compile ------------------------------------------------
     ("list_comprehension_of_mixed_items", """
         def f(x):
@@ -179,10 +175,10 @@ CASES = [
             s.add(x)  # bad
             return s
      """, (f64(),), TypingError, ["unhashable"]),
-    ("f_string", """
+    ("f_string_repr_field", """
         def f(x):
-            return f"{x}"  # bad
-     """, (1,), UnsupportedError, []),
+            return f"{x!r}"  # bad
+     """, (1,), UnsupportedError, ["!r"]),
     ("string_concatenation", """
         def f(x):
             return "a" + x  # bad
