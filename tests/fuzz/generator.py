@@ -83,6 +83,8 @@ class Generator:
         self.dicts = random.Random(f"dicts {seed}").random() < 0.25
         # and a quarter build sets of ints (a stream of their own too)
         self.sets = random.Random(f"sets {seed}").random() < 0.25
+        # and a fifth use string expressions in integer ones (a stream of their own too)
+        self.strings = random.Random(f"strings {seed}").random() < 0.2
         # a third of array programs are parallel=True with prange loops; decided by an rng
         # of its own so that the other programs stay those of earlier versions
         self.prange_rng = random.Random(f"prange {seed}")
@@ -148,6 +150,8 @@ class Generator:
             return self.int_from_dict(scope, d)
         if self.sets and self.chance(0.08) and self.set_names(scope):
             return self.int_from_set(scope, d)
+        if self.strings and self.chance(0.08):
+            return self.int_from_str(scope, d)
         k = self.rng.randrange(16)
         if k == 0:
             (lt, lb), (rt, rb) = self.int_expr(scope, d), self.int_expr(scope, d)
@@ -587,6 +591,37 @@ class Generator:
         if self.chance(0.5):
             return f"{a}:{b}"
         return f"{a}:{b}:{self.pick(['1', '2', '-1', '-2', '3'])}"
+
+    # -- strings: literals, str(int), +, * by a small int, slices; read as ints --------------
+    def str_expr(self, scope, depth):
+        """A string expression (at most a few hundred characters: repeats are 0-2 times)."""
+        k = 0 if depth <= 0 else self.rng.randrange(6)
+        if k == 0:
+            return self.pick(['""', '"a"', '"abc"', '"héllo"', '"中😀x"', '" a b "'])
+        if k == 1:
+            return f"({self.str_expr(scope, depth - 1)} + {self.str_expr(scope, depth - 1)})"
+        if k == 2:
+            return f"({self.str_expr(scope, depth - 1)} * {self.rng.randrange(-1, 3)})"
+        if k == 3:
+            bounds = ["", "-1", "0", "1", "2", "-3", "5"]
+            return (f"{self.str_expr(scope, depth - 1)}[{self.pick(bounds)}:{self.pick(bounds)}"
+                    f":{self.pick(['1', '2', '-1', '-2'])}]")
+        if k == 4:
+            return f"str({self.small(self.int_expr(scope, depth - 1))[0]})"
+        return f"{self.str_expr(scope, depth - 1)}.strip()"
+
+    def int_from_str(self, scope, depth):
+        a, b = self.str_expr(scope, depth), self.str_expr(scope, depth)
+        k = self.rng.randrange(5)
+        if k == 0:
+            return f"len({a})", SMALL
+        if k == 1:
+            return f"int({a} in {b})", 1
+        if k == 2:
+            return f"int({a} {self.pick(['==', '!=', '<', '>='])} {b})", 1
+        if k == 3:
+            return f"{a}.find({b})", SMALL
+        return f"int(hash({a}) == hash({b}))", 1
 
     # -- dicts of int -> int -------------------------------------------------------------------
     def dict_names(self, scope):

@@ -636,3 +636,43 @@ def for_before_types_are_fixed(n):
 
 def test_a_loop_over_a_dict_typed_by_a_later_statement():
     check(for_before_types_are_fixed, 4)
+
+
+def word_counts(words):
+    counts = {}
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+def string_keys(s):
+    d = {s: 1, "b": 2, s + s: 3}
+    d["中"] = d.pop("b", 0) + 10
+    found = ("b" in d, s in d, d.get("😀", -1), len(d))
+    del d[s]
+    return d, found
+
+
+def test_string_keys():
+    for words in ([], ["a"], "the cat and the hat and the 中 😀 the é".split(), ["", "", " "]):
+        check(word_counts, List(words) if words else List.empty_list(kiln.types.unicode_type))
+    for s in ("a", "", "é😀"):
+        check(string_keys, s)
+    check(missing_string_key, "x")
+    check(missing_string_key, "中")
+
+
+def missing_string_key(k):
+    d = {"a": 1, "中!": 2}
+    return d[k + "!"]
+
+
+def test_typed_dict_of_strings_between_python_and_compiled_code():
+    d = Dict.empty(kiln.types.unicode_type, kiln.types.unicode_type)
+    d["clé"] = "valeur"
+    d[""] = "中"
+    add = njit(lambda d, k: d.setdefault(k + "!", k))
+    assert add(d, "x") == "x"
+    assert dict(d) == {"clé": "valeur", "": "中", "x!": "x"}
+    same_dict = njit(lambda d: d)
+    assert dict(same_dict(d)) == dict(d)

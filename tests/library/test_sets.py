@@ -488,3 +488,17 @@ def too_many_arguments(a):
 def test_more_arguments_than_kiln_takes_is_a_clear_error():
     with pytest.raises(TypingError, match="at most 4 arguments"):
         jit(too_many_arguments)(np.array([1]))
+
+
+def string_items(s):
+    items = {s, "b", s + s}
+    items.add("中")
+    items.discard("b")
+    other = set(s.split())
+    return items, "b" in items, s in items, len(items), items | other, items & other, \
+        sorted(items)[0]
+
+
+def test_string_items():
+    for s in ("", "a", "a b 😀", "é"):
+        check(string_items, s)

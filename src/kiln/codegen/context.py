@@ -236,6 +236,9 @@ class CodegenContext:
                                                  for it, v in zip(ty.types, value)])
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
+        if isinstance(ty, t.UnicodeType):
+            from ..library.strings import constant_string
+            return constant_string(self, builder, value)
         if isinstance(ty, t.FunctionType):  # a function frozen into the code: its addresses
             from ..ccallback import function_addresses
             self.state.keepalive.append(value)
@@ -310,6 +313,8 @@ class CodegenContext:
         if isinstance(src, (t.ListType, t.DictType, t.SetType)) and type(dst) is type(src) and \
                 src.is_undefined:
             return value  # an empty `[]` or `{}` whose item types a later use fixed
+        if isinstance(src, t.StringLiteral) and isinstance(dst, t.UnicodeType):
+            return self.get_constant(builder, dst, src.value)
         if isinstance(dst, (t.RawPointer, t.FunctionType)):
             return self._cast_pointer(builder, value, src, dst)
         if isinstance(dst, (t.Opaque, t.NoneType)):

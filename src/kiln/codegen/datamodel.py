@@ -49,7 +49,7 @@ def value_type(ty: t.Type) -> ir.Type:
     if isinstance(ty, (t.RangeType, t.SliceType)):
         return ir.LiteralStructType([intp, intp, intp])
     if isinstance(ty, (t.RawPointer, t.ListType, t.DictType, t.SetType, t.ClassInstanceType,
-                       t.GeneratorType)):  # its meminfo
+                       t.GeneratorType, t.UnicodeType)):  # its meminfo
         return ptr
     if isinstance(ty, t.Literal) and isinstance(ty.type, t.Number):  # kiln.literally's
         return value_type(ty.type)                                     # argument

@@ -33,7 +33,7 @@ from ..typing.exceptions import Reraise
 from ..runtime.threads import callee, struct_field
 from . import datamodel as dm
 from .context import STATUS_ERROR
-from .ownership import decref
+from .ownership import decref, has_refs, incref
 
 DESCRIPTOR = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr])
 CLASS_CELL, MESSAGE, MAKE_ARGS, MEMINFO = range(4)
@@ -113,8 +113,30 @@ def raise_with_args(ctx, builder, exc_class, args):
         builder.store(value, _field(builder, desc, index))
     payload = struct_field(builder, desc, layout, 1)
     for i, (ty, value) in enumerate(values):
+        incref(builder, ty, value)   # the descriptor's own (strings), released by its destructor
         builder.store(value, struct_field(builder, payload, layout.elements[1], i))
+    if any(has_refs(ty) for ty, _ in values):
+        nrt.set_destructor(builder, meminfo, _payload_destructor(ctx, [ty for ty, _ in values]))
     _raise(ctx, builder, desc)
+
+
+def _payload_destructor(ctx, types_):
+    """`void destroy(meminfo)` of a descriptor whose run-time arguments own references."""
+    module = ctx.module
+    name = "kiln.exc.destroy." + hashlib.sha1(repr(types_).encode()).hexdigest()[:16]
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, nrt.DESTRUCTOR, name=name)
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        layout = ir.LiteralStructType([DESCRIPTOR, ir.LiteralStructType(
+            [dm.value_type(ty) for ty in types_])])
+        payload = struct_field(b, nrt.meminfo_data(b, fn.args[0]), layout, 1)
+        for i, ty in enumerate(types_):
+            address = struct_field(b, payload, layout.elements[1], i)
+            decref(b, ty, b.load(address, typ=dm.value_type(ty)))
+        b.ret_void()
+    return fn
 
 
 def _raise(ctx, builder, desc):
@@ -155,7 +177,9 @@ def _args_maker(ctx, kinds):
                             [ctx.state.global_string(kind)], argtypes=[dm.ptr])
         else:
             address = struct_field(b, payload, layout.elements[1], position)
-            item = box(api, kind, b.load(address, typ=dm.value_type(kind)), fail)
+            value = b.load(address, typ=dm.value_type(kind))
+            incref(b, kind, value)   # boxing takes a reference; the descriptor keeps its own
+            item = box(api, kind, value, fail)
             position += 1
         with b.if_then(b.icmp_unsigned("==", item, null), likely=False):
             fail(b)
@@ -335,10 +359,8 @@ def lower_raise(lowerer, node):
     for arg, text in zip(what.arg_nodes, what.texts):
         if text is not None:
             args.append((None, text))
-        else:
-            value = lowerer.expr(arg)
-            args.append((lowerer.type_of(arg), value))
-            lowerer.release(value)
+        else:   # a value that owns memory (a string) stays held: the exit releases it
+            args.append((lowerer.type_of(arg), lowerer.expr(arg)))
     raise_with_args(lowerer.ctx, b, what.exc_class, args)
 
 

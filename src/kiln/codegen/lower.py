@@ -603,6 +603,28 @@ class FunctionLowerer:
         return self.call(res, [self.operand(res, 0, node.operand, node)],
                          [self.type_of(node.operand)])
 
+    def expr_JoinedStr(self, node):
+        b = self.builder
+        if not node.values:   # f""
+            value = self.ctx.get_constant(b, t.unicode_type, "")
+            incref(b, t.unicode_type, value)
+            return self.owned(value, t.unicode_type)
+        res = self.typed.calls[node]
+        value, ty = self.expr(node.values[0]), self.type_of(node.values[0])
+        if len(node.values) == 1 and isinstance(ty, t.StringLiteral):   # f"text"
+            value = self.ctx.cast(b, value, ty, t.unicode_type)
+            incref(b, t.unicode_type, value)
+            return self.owned(value, t.unicode_type)
+        for part in node.values[1:]:
+            value = self.call(res, [value, self.expr(part)], [ty, self.type_of(part)])
+            ty = t.unicode_type
+        return value
+
+    def expr_FormattedValue(self, node):
+        spec = t.StringLiteral(self.typed.constants[(node, "spec")])
+        return self.call(self.typed.calls[node], [self.expr(node.value), dm.null_value(spec)],
+                         [self.type_of(node.value), spec])
+
     def expr_BoolOp(self, node):
         """Short-circuit: `a and b` is b if a is true else a (converted to the common type)."""
         b = self.builder

@@ -1,7 +1,7 @@
 """Which values own runtime memory, and the one place that counts their references.
 
-An array made in compiled code points to an NRT meminfo, a list, a dict or a jitclass
-instance is one; tuples, Optionals and library
+An array made in compiled code points to an NRT meminfo, a list, a dict, a string or a
+jitclass instance is one; tuples, Optionals and library
 structs (`zip`, `enumerate`) own whatever their items own. Code generation calls `incref`
 and `decref` with a value's kiln type and they walk it; types that own nothing generate
 no code at all, so scalar code is unchanged."""
@@ -20,7 +20,7 @@ def _owned_parts(ty) -> tuple:
     if isinstance(ty, t.Array):
         return ((dm.ARRAY_MEMINFO,),)
     if isinstance(ty, (t.ListType, t.DictType, t.SetType, t.ClassInstanceType,
-                       t.GeneratorType)):
+                       t.GeneratorType, t.UnicodeType)):
         return ((),)   # the value is the meminfo
     if isinstance(ty, t.BaseTuple):
         items = ty.types

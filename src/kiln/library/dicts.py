@@ -28,7 +28,7 @@ from ..codegen import datamodel as dm
 from ..codegen.ownership import decref, has_refs
 from ..errors import TypingError
 from ..runtime import nrt
-from ..typing.unify import can_convert, unify
+from ..typing.unify import can_convert, held, unify
 from . import lists
 from .hashing import hashable
 from .lists import (_list_get, _list_init, _list_len, _list_replace, _list_reserve,
@@ -373,7 +373,7 @@ def implied_dict_type(receiver, method, args):
     if isinstance(key, t.Undefined) or isinstance(value, t.Undefined):
         return None
     _require_key(key)
-    return t.DictType(key, value)
+    return t.DictType(held(key), held(value))
 
 
 def reads_items(receiver, method, args) -> bool:
@@ -391,7 +391,7 @@ def display_type(key_types, value_types):
     merged = []
     for what, types_ in (("keys", key_types), ("values", value_types)):
         result = t.undefined
-        for ty in types_:
+        for ty in map(held, types_):
             new = ty if isinstance(result, t.Undefined) else unify(result, ty)
             if new is None:
                 raise TypingError(f"the {what} of this dict have types {result} and {ty}, "

@@ -1,8 +1,9 @@
 """`hash()` in compiled code, equal to CPython's for every key type a dict takes, so a dict
 made by kiln orders and finds keys as CPython's would.
 
-One overload of the builtin `hash` is the hook: a new key type (strings) adds a branch
-here, and dicts (library/dicts.py) need nothing else. The algorithms follow CPython's C
+One overload of the builtin `hash` is the hook: a new key type adds a branch here, and
+dicts (library/dicts.py) need nothing else. Strings are the exception to "equal to
+CPython's": theirs is FNV-1a (library/strings.py), as CPython's is randomized per process. The algorithms follow CPython's C
 code (Python/pyhash.c, Objects/longobject.c, Objects/tupleobject.c): integers and floats
 reduce modulo the Mersenne prime 2**61 - 1 (so hash(2) == hash(2.0)), -1 becomes -2, and
 tuples mix their items' hashes with xxHash's primes. A NaN hashes to 0: CPython hashes it
@@ -17,6 +18,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .registry import intrinsic, overload, register_jitable
+from .strings import is_string, string_hash
 
 _BITS = 61
 _MODULUS = (1 << _BITS) - 1
@@ -88,7 +90,7 @@ def _tuple_hasher(n):
 
 def hashable(ty) -> bool:
     """Whether values of `ty` can be dict keys."""
-    if isinstance(ty, (t.Integer, t.Boolean, t.Float)):
+    if isinstance(ty, (t.Integer, t.Boolean, t.Float, t.UnicodeType, t.StringLiteral)):
         return True
     return isinstance(ty, t.BaseTuple) and all(map(hashable, ty.types))
 
@@ -103,6 +105,8 @@ def _hash(value):
         return lambda value: _hash_uint64(value)
     if isinstance(value, t.Float):
         return lambda value: _hash_float(np.float64(value))
+    if is_string(value):
+        return lambda value: string_hash(value)
     if isinstance(value, t.BaseTuple) and hashable(value):
         finish = _tuple_hasher(len(value))
 
@@ -112,8 +116,8 @@ def _hash(value):
                 acc = _mix(acc, lane)
             return finish(acc)
         return impl_tuple
-    raise TypingError(f"unhashable type: {value} (only numbers and tuples of them can be "
-                      "hashed in compiled code)")
+    raise TypingError(f"unhashable type: {value} (only numbers, strings and tuples of "
+                      "them can be hashed in compiled code)")
 
 
 def _hash_of(x):

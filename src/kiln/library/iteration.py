@@ -1,6 +1,6 @@
 """`for` loops. An iteration keeps its own state in stack slots (which LLVM promotes to
 registers): `more` tests, `item` reads the current item, `advance` steps. Ranges, arrays,
-uniform tuples and lists iterate by an index; `enumerate` and `zip` compose other iterations."""
+uniform tuples, lists and strings iterate by an index; `enumerate` and `zip` compose other iterations."""
 from __future__ import annotations
 
 import operator
@@ -144,6 +144,9 @@ def iteration_for(context, builder, value, ty):
     if isinstance(ty, t.ListType):
         from .lists import list_iteration
         return list_iteration(context, b, value, ty)
+    if isinstance(ty, (t.UnicodeType, t.StringLiteral)):
+        from .strings import string_iteration
+        return string_iteration(context, b, context.cast(b, value, ty, t.unicode_type))
     from .dicts import DictViewType, dict_iteration
     if isinstance(ty, (t.DictType, t.SetType, DictViewType)):
         return dict_iteration(context, b, value, ty)
@@ -232,6 +235,8 @@ def item_type_of(ty):
         return _common_function(ty)
     if isinstance(ty, t.ListType):
         return ty.item_type
+    if isinstance(ty, (t.UnicodeType, t.StringLiteral)):
+        return t.unicode_type
     if isinstance(ty, t.SetType):
         return None if ty.is_undefined else ty.item_type
     from .dicts import view_item_type

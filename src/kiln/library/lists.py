@@ -28,7 +28,7 @@ from ..codegen import datamodel as dm
 from ..codegen.ownership import decref, has_refs, incref
 from ..errors import TypingError
 from ..runtime import nrt
-from ..typing.unify import can_convert, unify, why_not_unified
+from ..typing.unify import can_convert, held, unify, why_not_unified
 from .fusion import counted_loop
 from .registry import intrinsic, overload, overload_method, register_jitable, template
 
@@ -409,13 +409,13 @@ def implied_list_type(receiver, method, args):
         item = item_type_of(args[0])
     if item is None or isinstance(item, t.Undefined):
         return None
-    return t.ListType(item)
+    return t.ListType(held(item))
 
 
 def display_type(item_types):
     """The type of the display `[a, b, ...]`: its items' common type."""
     result = t.undefined
-    for ty in item_types:
+    for ty in map(held, item_types):
         merged = ty if isinstance(result, t.Undefined) else unify(result, ty)
         if merged is None:
             raise TypingError(f"the items of this list have types {result} and {ty}, which "

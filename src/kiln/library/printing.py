@@ -8,11 +8,13 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen.ownership import incref
 from .registry import template
 
 
 def _printable(ty):
-    return isinstance(ty, (t.Number, t.NoneType, t.StringLiteral, t.BaseTuple, t.Array))
+    return isinstance(ty, (t.Number, t.NoneType, t.StringLiteral, t.UnicodeType, t.BaseTuple,
+                           t.Array))
 
 
 @template(print, target="cpu")
@@ -36,6 +38,8 @@ def _print(tctx, *args):
                 text = context.state.global_string(ty.value)
                 objects.append(api.call("PyUnicode_FromString", dm.ptr, [text]))
             else:
+                if isinstance(ty, t.UnicodeType):   # lent to print; boxing takes a reference
+                    incref(builder, ty, value)
                 objects.append(box(api, ty, value, fail))
         result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
                           [api.constant_object(builtins.print)] + objects +

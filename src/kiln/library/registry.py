@@ -59,7 +59,9 @@ class IntrinsicTemplate(Template):
         self.targets = targets
 
     def resolve(self, tctx, args, kws):
-        args, kws = _unliteral(args, kws)  # intrinsics type values, not constants
+        # intrinsics type values, not constants; a string constant stays one (a C type
+        # name, a dtype name), as a template may need its text
+        args, kws = _unliteral(args, kws, strings=False)
         kw_order = ()
         if kws:
             params = list(inspect.signature(self.fn).parameters)[1:]
@@ -75,8 +77,10 @@ class IntrinsicTemplate(Template):
                           getattr(codegen, "fusion", None))
 
 
-def _unliteral(args, kws):
-    return tuple(map(t.unliteral, args)), {k: t.unliteral(v) for k, v in kws.items()}
+def _unliteral(args, kws, strings=True):
+    def strip(ty):
+        return ty if not strings and isinstance(ty, t.StringLiteral) else t.unliteral(ty)
+    return tuple(map(strip, args)), {k: strip(v) for k, v in kws.items()}
 
 
 def omitted(ty):

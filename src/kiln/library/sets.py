@@ -19,7 +19,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..typing.unify import can_convert, unify
+from ..typing.unify import can_convert, held, unify
 from .dicts import (DELETED, _copy_into, _delete, _dict_hashes, _dict_keys, _dict_new_like,
                     _dict_used, _dict_values, _entries_count, _hash_at, _key_at, _lookup,
                     _slot_of_entry, _store, clear_table, converter, new_dict)
@@ -65,7 +65,7 @@ def _require_item(item):
 def display_type(item_types):
     """The type of the display `{a, b, ...}`: its items' common type."""
     result = t.undefined
-    for ty in item_types:
+    for ty in map(held, item_types):
         merged = ty if isinstance(result, t.Undefined) else unify(result, ty)
         if merged is None:
             raise TypingError(f"the items of this set have types {result} and {ty}, which "
@@ -91,7 +91,7 @@ def implied_set_type(receiver, method, args):
     if item is None or isinstance(item, t.Undefined):
         return None
     _require_item(item)
-    return t.SetType(item)
+    return t.SetType(held(item))
 
 
 def reads_set_items(receiver, method) -> bool:
@@ -338,7 +338,7 @@ def _as_set(other, what):
     if item is None:
         raise TypingError(f"{what}() takes a set or an iterable, not {other}")
     _require_item(item)
-    return t.SetType(item)
+    return t.SetType(held(item))
 
 
 @overload_method(t.SetType, "update")

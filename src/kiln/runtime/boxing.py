@@ -29,7 +29,13 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     fn = ir.Function(context.module, fnty, name=name)
     builder = ir.IRBuilder(fn.append_basic_block("entry"))
     api = PyAPI(context, builder)
-    unboxer = _Unboxer(api, fn.append_basic_block("mismatch"), exact_layout)
+    # one slot per string argument: the copy unboxing makes, released after the call or
+    # when a later argument does not match (NULL until made)
+    string_slots = []
+    for _ in range(sum(map(_strings_in, typed.argtypes))):
+        string_slots.append(builder.alloca(dm.ptr))
+        builder.store(ir.Constant(dm.ptr, None), string_slots[-1])
+    unboxer = _Unboxer(api, fn.append_basic_block("mismatch"), exact_layout, string_slots)
     _, args, nargsf = fn.args
     nargs = builder.and_(nargsf, ir.Constant(dm.i64, VECTORCALL_OFFSET_MASK))
     defaults = _constant_defaults(typed)
@@ -63,14 +69,32 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     status = builder.call(native_fn, [retslot, excslot] + values)
     if typed.options.nogil:
         api.call("PyEval_RestoreThread", ir.VoidType(), [thread_state])
+    _release_strings(builder, string_slots)
     with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
         emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
         builder.ret(ir.Constant(dm.ptr, None))
     result = builder.load(retslot, typ=dm.value_type(typed.return_type))
     builder.ret(box(api, typed.return_type, result))
     builder.position_at_end(unboxer.mismatch)
+    _release_strings(builder, string_slots)
     builder.ret(api.new_reference("_Py_NotImplementedStruct"))
+    if unboxer.no_memory is not None:
+        builder.position_at_end(unboxer.no_memory)
+        _release_strings(builder, string_slots)
+        api.call("PyErr_NoMemory", dm.ptr, [])
+        builder.ret(ir.Constant(dm.ptr, None))
     return fn
+
+
+def _strings_in(ty) -> int:
+    if isinstance(ty, t.UnicodeType):
+        return 1
+    return sum(map(_strings_in, ty.types)) if isinstance(ty, t.BaseTuple) else 0
+
+
+def _release_strings(builder, slots):
+    for slot in slots:
+        nrt.emit_decref(builder, builder.load(slot, typ=dm.ptr))
 
 
 def _constant_defaults(typed):
@@ -89,11 +113,13 @@ def _constant_defaults(typed):
 
 
 class _Unboxer:
-    def __init__(self, api, mismatch, exact_layout):
+    def __init__(self, api, mismatch, exact_layout, string_slots=()):
         self.api = api
         self.b = api.builder
         self.mismatch = mismatch
         self.exact_layout = exact_layout
+        self.string_slots = iter(string_slots)
+        self.no_memory = None   # the block that raises MemoryError, made on first need
 
     def require(self, ok):
         """Continue only if the i1 `ok` holds; otherwise the argument does not match."""
@@ -158,10 +184,31 @@ class _Unboxer:
             return self._unbox_container(ty, obj, Generator, MEMINFO_OFFSET, has_tag)
         if isinstance(ty, t.FunctionType):
             return self.unbox_function(ty, obj)
+        if isinstance(ty, t.UnicodeType):
+            return self.unbox_string(obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
             self.require(b.icmp_unsigned("==", obj, api.constant_object(ty.dispatcher)))
             return dm.null_value(ty)
         raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
+
+    def unbox_string(self, obj):
+        """A copy of a `str` as a kiln string (released by the entry point after the call)."""
+        from ..library import strings
+        b, api = self.b, self.api
+        self.require(api.is_type(obj, api.global_object("PyUnicode_Type")))
+        n = api.call("PyUnicode_GetLength", dm.i64, [obj])
+        size = b.add(b.mul(n, ir.Constant(dm.i64, 4)), ir.Constant(dm.i64, strings.HEADER_BYTES))
+        s = nrt.emit_allocate(b, size)
+        if self.no_memory is None:
+            self.no_memory = b.append_basic_block("no_memory")
+        made = b.append_basic_block("string")
+        b.cbranch(b.icmp_unsigned("==", s, ir.Constant(dm.ptr, None)), self.no_memory, made)
+        b.position_at_end(made)
+        b.store(s, next(self.string_slots))
+        strings.fill_header(b, s, n)
+        api.call("PyUnicode_AsUCS4", dm.ptr,
+                 [obj, strings.code_points(b, s), n, ir.Constant(dm.i32, 0)])
+        return s
 
     def unbox_function(self, ty, obj):
         """A function's two addresses, from `entry_address` (ccallback.py): None, or a
@@ -349,7 +396,22 @@ def box(api, ty, value, fail=_return_null):
     if isinstance(ty, t.GeneratorType):  # a Python iterator that takes over the reference
         from ..typed.generator import from_native
         return _box_container(api, ty, value, fail, from_native)
+    if isinstance(ty, t.UnicodeType):
+        return _box_string(api, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
+
+
+def _box_string(api, value, fail):
+    """A `str` copied from the code points (UCS-4 is a kind CPython takes as it is)."""
+    from ..library import strings
+    b = api.builder
+    result = api.call("PyUnicode_FromKindAndData", dm.ptr,
+                      [ir.Constant(dm.i32, 4), strings.code_points(b, value),
+                       strings.length_of(b, value)])
+    nrt.emit_decref(b, value)
+    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
+        fail(b)
+    return result
 
 
 def _box_tuple(api, ty, value, fail):

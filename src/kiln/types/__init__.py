@@ -8,7 +8,7 @@ from .core import (  # noqa: F401 - re-exported
     signed_integers, unsigned_integers, floats, complexes, numbers)
 from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
-    DictType, SetType, GeneratorType, Undefined, undefined)
+    DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType, unicode_type)
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401
     RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)
@@ -24,6 +24,7 @@ c8, c16 = complex64, complex128
 byte = uint8
 intc, uintc = int32, uint32
 void = none
+string = unicode_type
 
 
 # Numba's groups of types.
@@ -37,8 +38,6 @@ number_domain = integer_domain | real_domain | complex_domain
 __all__ = [name for name in dir() if not name.startswith("_")]
 
 _ABSENT = {
-    "unicode_type": "strings are not supported in compiled code yet",
-    "string": "strings are not supported in compiled code yet",
     "Omitted": "kiln passes an omitted argument's default value to overloads instead",
     "NPDatetime": "datetime64 is not supported in compiled code",
     "NPTimedelta": "timedelta64 is not supported in compiled code",

@@ -109,6 +109,16 @@ def tuple_of(types) -> BaseTuple:
     return Tuple(types)
 
 
+class UnicodeType(Type):
+    """A Python `str` (library/strings.py): a pointer to an NRT meminfo holding the length,
+    a cached hash and the code points. Immutable: every operation makes a new string."""
+
+    name = "unicode_type"
+
+
+unicode_type = UnicodeType()
+
+
 class RangeType(Type):
     """The value of `range(...)`: start, stop, step as int64."""
 

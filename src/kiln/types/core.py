@@ -245,7 +245,11 @@ class IntegerLiteral(Integer):
 
 
 def unliteral(ty):
-    """`ty` without a compile-time value: what code is compiled and values are held as."""
+    """`ty` without a compile-time value: what code is compiled and values are held as (a
+    string constant is a `unicode_type` value at run time)."""
+    if isinstance(ty, StringLiteral):
+        from .containers import unicode_type
+        return unicode_type
     if isinstance(ty, BooleanLiteral):
         return boolean
     return ty.type if isinstance(ty, IntegerLiteral) else ty

@@ -7,7 +7,7 @@ import types as pytypes
 import numpy as np
 
 from . import core
-from .containers import Array, tuple_of
+from .containers import Array, tuple_of, unicode_type
 
 
 def array_layout(arr: np.ndarray) -> str:
@@ -59,6 +59,8 @@ def _typeof(value):
         return None
     if cls is float:
         return core.float64
+    if cls is str:
+        return unicode_type
     if cls is complex:
         return core.complex128
     if value is None:

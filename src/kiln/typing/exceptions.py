@@ -24,7 +24,7 @@ def _passable(ty):
         return _passable(ty.type)
     if isinstance(ty, t.BaseTuple):
         return all(map(_passable, ty.types))
-    return isinstance(ty, _SCALARS)
+    return isinstance(ty, (*_SCALARS, t.UnicodeType))
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,8 +80,8 @@ def type_raise(typer, node):
             continue
         if not _passable(ty):
             raise typer.error(f"kiln cannot pass a value of type {ty} to an exception raised "
-                              "in compiled code (numbers, booleans, None, tuples of them and "
-                              "constant strings only)", arg, UnsupportedError)
+                              "in compiled code (numbers, booleans, None, strings and tuples "
+                              "of them only)", arg, UnsupportedError)
         texts.append(None)
     typer.constants[node] = Raise(cls_ty.exc_class, tuple(call_args), tuple(texts))
 

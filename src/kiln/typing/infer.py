@@ -24,7 +24,7 @@ from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
 from . import exceptions, generators
-from .unify import can_convert, unify, why_not_unified
+from .unify import can_convert, held, unify, why_not_unified
 from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
 
 BINOPS = {
@@ -69,7 +69,7 @@ UNSUPPORTED_EXPRS = {
     ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
     ast.SetComp: "set comprehensions",
     ast.GeneratorExp: "generator expressions",
-    ast.JoinedStr: "f-strings", ast.NamedExpr: "':=' assignment expressions",
+    ast.NamedExpr: "':=' assignment expressions",
     ast.Await: "await",
     ast.Starred: "'*' unpacking",
 }
@@ -302,7 +302,7 @@ class Typer:
 
     # -- locals ----------------------------------------------------------------------------
     def set_local(self, name, ty, node):
-        old = self.locals.get(name)
+        old, ty = self.locals.get(name), held(ty)
         if old is None:
             self.locals[name] = ty
             self.changed = True
@@ -490,7 +490,7 @@ class Typer:
 
     def stmt_Return(self, node):
         ty = t.none if node.value is None else self.expr(node.value)
-        self.returns.append((ty, node))
+        self.returns.append((held(ty), node))
 
     def stmt_Raise(self, node):
         exceptions.type_raise(self, node)
@@ -781,6 +781,27 @@ class Typer:
         if isinstance(value, (int, float, complex)):  # `-1` is a constant (a static index)
             self.constants[node] = op(value)
         return res.signature.return_type
+
+    def expr_JoinedStr(self, node):
+        """An f-string: its parts (constants and fields) joined by `+` of strings."""
+        for part in node.values:
+            self.expr(part)
+        self.calls[node] = self.resolve(operator.add, (t.unicode_type, t.unicode_type), node)
+        return t.unicode_type
+
+    def expr_FormattedValue(self, node):
+        """A field `{x:spec}` of an f-string: `format(x, spec)`, the spec a constant."""
+        spec = node.format_spec.values if node.format_spec is not None else []
+        if node.conversion not in (-1, ord("s")) or node.conversion != -1 and spec or \
+                not all(isinstance(p, ast.Constant) for p in spec):
+            raise self.error("kiln supports f-string fields {x} and {x:spec} with a constant "
+                             "spec (no !r, !a, or fields inside the spec)", node,
+                             UnsupportedError)
+        text = "".join(p.value for p in spec)
+        self.constants[(node, "spec")] = text
+        self.calls[node] = self.resolve(format, (self.expr(node.value), t.StringLiteral(text)),
+                                        node)
+        return t.unicode_type
 
     def expr_BoolOp(self, node):
         result = None

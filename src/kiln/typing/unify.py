@@ -29,8 +29,20 @@ def arithmetic_result(a: t.Number, b: t.Number) -> t.Number:
     return promote_numbers(a, b)  # NumPy's rule: int16 with float32 is float32
 
 
+def held(ty: t.Type) -> t.Type:
+    """The type a variable, a container or a return holds a value of `ty` as: a string
+    constant (also inside a tuple) becomes a run-time string."""
+    if isinstance(ty, t.StringLiteral):
+        return t.unicode_type
+    if isinstance(ty, t.BaseTuple) and any(isinstance(x, (t.StringLiteral, t.BaseTuple))
+                                           for x in ty.types):
+        return t.tuple_of(map(held, ty.types))
+    return ty
+
+
 def unify(a: t.Type, b: t.Type):
     """The narrowest type that holds values of both `a` and `b`, or None."""
+    a, b = held(a), held(b)
     if a == b:
         return a
     if isinstance(a, t.NoneType) or isinstance(b, t.NoneType):  # T or None: Optional(T)
@@ -96,6 +108,7 @@ def why_not_unified(a, b) -> str:
 
 def can_convert(src: t.Type, dst: t.Type) -> bool:
     """Whether a value of `src` may be passed where `dst` is declared (explicit signatures)."""
+    src = held(src)
     if src == dst:
         return True
     if isinstance(dst, t.Optional):

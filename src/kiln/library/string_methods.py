@@ -1,0 +1,481 @@
+"""`str` methods, `ord` and `chr` in compiled code, written in Python on the string
+primitives of library/strings.py.
+
+Character classes and case follow CPython for ASCII, Latin-1, the basic Greek letters and
+Cyrillic (the ranges in `_lower_of`/`_upper_of`; `isspace` is CPython's exact list); other
+code points are not letters, not digits and have no case here (CPython's Unicode tables
+would be the complete rule), and a case change is one code point for one (ß stays ß).
+"""
+from __future__ import annotations
+
+from .. import types as t
+from ..errors import TypingError
+from .registry import omitted, overload, overload_method, register_jitable
+from .strings import (_find, _str_copy, _str_get, _str_len, _str_new, _str_set, _substring,
+                      is_string)
+
+_INTLIKE = (t.Integer, t.Boolean)
+_STR = (t.UnicodeType, t.StringLiteral)   # a method of a run-time string or of a constant
+
+
+def _require_string(ty, method, what="argument"):
+    if not is_string(ty):
+        raise TypingError(f"str.{method}'s {what} must be a str, not {ty}")
+
+
+# ---- characters --------------------------------------------------------------------------
+
+@register_jitable
+def _is_space(c):
+    return (9 <= c <= 13 or 28 <= c <= 32 or c == 0x85 or c == 0xA0 or c == 0x1680 or
+            0x2000 <= c <= 0x200A or c == 0x2028 or c == 0x2029 or c == 0x202F or
+            c == 0x205F or c == 0x3000)
+
+
+@register_jitable
+def _is_digit(c):
+    return 48 <= c <= 57
+
+
+@register_jitable
+def _upper_of(c):
+    """The upper-case letter of c, or c (see the module docstring for the ranges)."""
+    if 97 <= c <= 122 or 0xE0 <= c <= 0xFE and c != 0xF7 or \
+            0x3B1 <= c <= 0x3C9 and c != 0x3C2 or 0x430 <= c <= 0x44F:
+        return c - 32
+    if 0x450 <= c <= 0x45F:
+        return c - 80
+    if c == 0xFF:   # ÿ
+        return 0x178
+    if c == 0xB5:   # µ
+        return 0x39C
+    if c == 0x3C2:   # final sigma
+        return 0x3A3
+    return c
+
+
+@register_jitable
+def _lower_of(c):
+    if 65 <= c <= 90 or 0xC0 <= c <= 0xDE and c != 0xD7 or \
+            0x391 <= c <= 0x3A9 and c != 0x3A2 or 0x410 <= c <= 0x42F:
+        return c + 32
+    if 0x400 <= c <= 0x40F:
+        return c + 80
+    if c == 0x178:   # Ÿ
+        return 0xFF
+    return c
+
+
+@register_jitable
+def _is_lower_only(c):
+    """Lower-case letters with no upper case of one code point (ß, ª, º)."""
+    return c == 0xDF or c == 0xAA or c == 0xBA
+
+
+@register_jitable
+def _is_alpha(c):
+    return _upper_of(c) != c or _lower_of(c) != c or _is_lower_only(c)
+
+
+@register_jitable
+def _map_case(s, upper):
+    n = _str_len(s)
+    result = _str_new(n)
+    for k in range(n):
+        c = _str_get(s, k)
+        _str_set(result, k, _upper_of(c) if upper else _lower_of(c))
+    return result
+
+
+@overload_method(_STR, "upper")
+def _upper(s):
+    return lambda s: _map_case(s, True)
+
+
+@overload_method(_STR, "lower")
+def _lower(s):
+    return lambda s: _map_case(s, False)
+
+
+def _predicate(test):
+    """`s.isdigit()` & co.: a non-empty string whose every character passes."""
+    @register_jitable
+    def all_pass(s):
+        n = _str_len(s)
+        if n == 0:
+            return False
+        for k in range(n):
+            if not test(_str_get(s, k)):
+                return False
+        return True
+
+    def ov(s):
+        def impl(s):
+            return all_pass(s)
+        return impl
+    return ov
+
+
+@register_jitable
+def _is_alnum(c):
+    return _is_alpha(c) or _is_digit(c)
+
+
+for _name, _test in (("isdigit", _is_digit), ("isalpha", _is_alpha), ("isspace", _is_space),
+                     ("isalnum", _is_alnum)):
+    overload_method(_STR, _name)(_predicate(_test))
+
+
+def _cased(upper):
+    """isupper/islower: some cased character, and none of the other case."""
+    @register_jitable
+    def test(s):
+        cased = False
+        for k in range(_str_len(s)):
+            c = _str_get(s, k)
+            if _lower_of(c) != c or _upper_of(c) != c or _is_lower_only(c):
+                if (_lower_of(c) != c) != upper:
+                    return False
+                cased = True
+        return cased
+
+    def ov(s):
+        def impl(s):
+            return test(s)
+        return impl
+    return ov
+
+
+overload_method(_STR, "isupper")(_cased(True))
+overload_method(_STR, "islower")(_cased(False))
+
+
+@overload(ord)
+def _ord(c):
+    if not is_string(c):
+        return None
+
+    def impl(c):
+        if _str_len(c) != 1:
+            raise TypeError("ord() expected a character")
+        return _str_get(c, 0)
+    return impl
+
+
+@overload(chr)
+def _chr(i):
+    if not isinstance(i, _INTLIKE):
+        return None
+
+    def impl(i):
+        if i < 0 or i > 0x10FFFF:
+            raise ValueError("chr() arg not in range(0x110000)")
+        result = _str_new(1)
+        _str_set(result, 0, i)
+        return result
+    return impl
+
+
+# ---- searching ---------------------------------------------------------------------------
+
+@register_jitable
+def _bounds(n, start, end):
+    """[start, end) of s[start:end] as CPython's find & co. clip them."""
+    if end > n:
+        end = n
+    elif end < 0:
+        end = max(end + n, 0)
+    if start < 0:
+        start = max(start + n, 0)
+    return start, end
+
+
+@register_jitable
+def _rfind(s, sub, start, end):
+    m = _str_len(sub)
+    for i in range(end - m, start - 1, -1):
+        k = 0
+        while k < m and _str_get(s, i + k) == _str_get(sub, k):
+            k += 1
+        if k == m:
+            return i
+    return -1
+
+
+def _searching(method, search, missing):
+    """find/rfind (-1 when absent) and index/rindex (ValueError)."""
+    def ov(s, sub, start=None, end=None):
+        _require_string(sub, method)
+
+        def impl(s, sub, start=None, end=None):
+            n = _str_len(s)
+            a, b = _bounds(n, 0 if start is None else start, n if end is None else end)
+            found = -1 if a > n else search(s, sub, a, b)
+            if found < 0 and missing:
+                raise ValueError("substring not found")
+            return found
+        return impl
+    return ov
+
+
+overload_method(_STR, "find")(_searching("find", _find, False))
+overload_method(_STR, "rfind")(_searching("rfind", _rfind, False))
+overload_method(_STR, "index")(_searching("index", _find, True))
+overload_method(_STR, "rindex")(_searching("rindex", _rfind, True))
+
+
+@register_jitable
+def _count_in(s, sub, start, end):
+    m = _str_len(sub)
+    if m == 0:
+        return end - start + 1 if start <= end else 0
+    count, i = 0, start
+    while True:
+        i = _find(s, sub, i, end)
+        if i < 0:
+            return count
+        count += 1
+        i += m
+
+
+@overload_method(_STR, "count")
+def _count(s, sub, start=None, end=None):
+    _require_string(sub, "count")
+
+    def impl(s, sub, start=None, end=None):
+        n = _str_len(s)
+        a, b = _bounds(n, 0 if start is None else start, n if end is None else end)
+        return 0 if a > n else _count_in(s, sub, a, b)
+    return impl
+
+
+@register_jitable
+def _matches_at(s, sub, at):
+    m = _str_len(sub)
+    if at < 0 or at + m > _str_len(s):
+        return False
+    for k in range(m):
+        if _str_get(s, at + k) != _str_get(sub, k):
+            return False
+    return True
+
+
+@overload_method(_STR, "startswith")
+def _startswith(s, prefix):
+    _require_string(prefix, "startswith")
+    return lambda s, prefix: _matches_at(s, prefix, 0)
+
+
+@overload_method(_STR, "endswith")
+def _endswith(s, suffix):
+    _require_string(suffix, "endswith")
+    return lambda s, suffix: _matches_at(s, suffix, _str_len(s) - _str_len(suffix))
+
+
+# ---- building ----------------------------------------------------------------------------
+
+@register_jitable
+def _joined(parts, sep):
+    """sep.join(parts) of a list of strings."""
+    n, m = len(parts), _str_len(sep)
+    total = 0
+    for k in range(n):
+        total += _str_len(parts[k])
+    result = _str_new(total + m * max(n - 1, 0))
+    at = 0
+    for k in range(n):
+        if k > 0:
+            _str_copy(result, at, sep, 0, m)
+            at += m
+        part = parts[k]
+        _str_copy(result, at, part, 0, _str_len(part))
+        at += _str_len(part)
+    return result
+
+
+@overload_method(_STR, "join")
+def _join(sep, parts):
+    if not (isinstance(parts, t.ListType) and is_string(parts.item_type)):
+        raise TypingError(f"str.join takes a list of str in compiled code, not {parts}")
+    return lambda sep, parts: _joined(parts, sep)
+
+
+@overload_method(_STR, "replace")
+def _replace(s, old, new, count=None):
+    _require_string(old, "replace")
+    _require_string(new, "replace")
+
+    def impl(s, old, new, count=None):
+        limit = -1 if count is None else count
+        parts = []
+        n, m = _str_len(s), _str_len(old)
+        if m == 0:   # CPython inserts `new` before each character and at the end
+            if limit == 0:
+                return _substring(s, 0, n)
+            parts.append(_str_new(0))
+            k = 0
+            while k < n and (limit < 0 or len(parts) < limit):
+                parts.append(_substring(s, k, 1))
+                k += 1
+            parts.append(_substring(s, k, n - k))
+            return _joined(parts, new)
+        i = 0
+        while limit != 0:
+            j = _find(s, old, i, n)
+            if j < 0:
+                break
+            parts.append(_substring(s, i, j - i))
+            i = j + m
+            limit -= 1
+        parts.append(_substring(s, i, n - i))
+        return _joined(parts, new)
+    return impl
+
+
+@register_jitable
+def _in_chars(c, chars):
+    for k in range(_str_len(chars)):
+        if _str_get(chars, k) == c:
+            return True
+    return False
+
+
+@register_jitable
+def _strip_at(c, chars, whitespace):
+    return _is_space(c) if whitespace else _in_chars(c, chars)
+
+
+def _stripping(method, left, right):
+    def ov(s, chars=None):
+        if not omitted(chars):
+            _require_string(chars, method)
+
+        def impl(s, chars=None):
+            whitespace = chars is None
+            pattern = _str_new(0) if chars is None else chars
+            i, j = 0, _str_len(s)
+            if left:
+                while i < j and _strip_at(_str_get(s, i), pattern, whitespace):
+                    i += 1
+            if right:
+                while j > i and _strip_at(_str_get(s, j - 1), pattern, whitespace):
+                    j -= 1
+            return _substring(s, i, j - i)
+        return impl
+    return ov
+
+
+overload_method(_STR, "strip")(_stripping("strip", True, True))
+overload_method(_STR, "lstrip")(_stripping("lstrip", True, False))
+overload_method(_STR, "rstrip")(_stripping("rstrip", False, True))
+
+
+@register_jitable
+def _split_whitespace(s, limit):
+    parts = []
+    n, i = _str_len(s), 0
+    while True:
+        while i < n and _is_space(_str_get(s, i)):
+            i += 1
+        if i == n:
+            return parts
+        if limit == 0:   # the rest, as it is, is the last part
+            parts.append(_substring(s, i, n - i))
+            return parts
+        j = i
+        while j < n and not _is_space(_str_get(s, j)):
+            j += 1
+        parts.append(_substring(s, i, j - i))
+        limit -= 1
+        i = j
+
+
+@register_jitable
+def _split_on(s, sep, limit):
+    m = _str_len(sep)
+    if m == 0:
+        raise ValueError("empty separator")
+    parts = []
+    n, i = _str_len(s), 0
+    while limit != 0:
+        j = _find(s, sep, i, n)
+        if j < 0:
+            break
+        parts.append(_substring(s, i, j - i))
+        i = j + m
+        limit -= 1
+    parts.append(_substring(s, i, n - i))
+    return parts
+
+
+@overload_method(_STR, "split")
+def _split(s, sep=None, maxsplit=None):
+    if omitted(sep):
+        return lambda s, sep=None, maxsplit=None: _split_whitespace(
+            s, -1 if maxsplit is None else maxsplit)
+    _require_string(sep, "split", "separator")
+    return lambda s, sep=None, maxsplit=None: _split_on(
+        s, sep, -1 if maxsplit is None else maxsplit)
+
+
+LEFT, RIGHT, CENTER = 0, 1, 2   # where s goes in its field
+
+
+@register_jitable
+def _padded(s, width, fill, align):
+    """s in a field of `width` characters, padded with the code point `fill`."""
+    n = _str_len(s)
+    if width <= n:
+        return _substring(s, 0, n)
+    pad = width - n
+    if align == LEFT:
+        before = 0
+    elif align == RIGHT:
+        before = pad
+    else:   # as CPython: the odd one goes left when both pad and width are odd
+        before = pad // 2 + (pad & width & 1)
+    result = _str_new(width)
+    for k in range(before):
+        _str_set(result, k, fill)
+    _str_copy(result, before, s, 0, n)
+    for k in range(before + n, width):
+        _str_set(result, k, fill)
+    return result
+
+
+@register_jitable
+def _fill_char(fillchar):
+    if _str_len(fillchar) != 1:
+        raise TypeError("The fill character must be exactly one character long")
+    return _str_get(fillchar, 0)
+
+
+def _justifying(method, align):
+    def ov(s, width, fillchar=None):
+        if not omitted(fillchar):
+            _require_string(fillchar, method, "fill character")
+
+        def impl(s, width, fillchar=None):
+            fill = 32 if fillchar is None else _fill_char(fillchar)
+            return _padded(s, width, fill, align)
+        return impl
+    return ov
+
+
+overload_method(_STR, "ljust")(_justifying("ljust", LEFT))
+overload_method(_STR, "rjust")(_justifying("rjust", RIGHT))
+overload_method(_STR, "center")(_justifying("center", CENTER))
+
+
+@overload_method(_STR, "zfill")
+def _zfill(s, width):
+    def impl(s, width):
+        result = _padded(s, width, 48, RIGHT)
+        n = _str_len(s)
+        if width > n and n > 0:
+            c = _str_get(s, 0)
+            if c == 43 or c == 45:   # the sign moves to the front
+                _str_set(result, 0, c)
+                _str_set(result, width - n, 48)
+        return result
+    return impl
