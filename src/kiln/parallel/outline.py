@@ -23,10 +23,7 @@ names it assigns are private to each chunk; a reduction variable (`s += e`, `s =
 `s = min(s, e)`, ...) starts each chunk at its operation's identity (min and max at the
 value before the loop) and the chunks' results are combined in chunk order, then into the
 variable, in place for `s += e` (an array reduced into gets one private array per chunk,
-then the sum is added into the array itself, as the serial loop would have). A chunk's
-float `+` and `*` reductions may be reassociated, so LLVM keeps one partial result per SIMD
-lane: the split across threads already changes the order of the operations, and the sum is
-then memory-bound instead of bound by the latency of one chain of additions. A loop whose meaning would change is left serial, and the reason is reported:
+then the sum is added into the array itself, as the serial loop would have). A loop whose meaning would change is left serial, and the reason is reported:
 a `break` or `return` in it, a value carried from one iteration to the next, a private
 name read after the loop. An update of an array element that every iteration may touch
 (`out[j] += ...` where j does not depend on the loop variable) is a race: refused with an
@@ -37,7 +34,6 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from ..codegen.context import REASSOCIATE
 from ..codegen.unbound import unbound_reads
 from ..errors import TypingError
 from . import launch, prange
@@ -343,11 +339,6 @@ def _rewrite(loop, number, reductions, shared):
     bounds = [ast.Constant(0), args[0], ast.Constant(1)] if len(args) == 1 else \
         [args[0], args[1], args[2] if len(args) == 3 else ast.Constant(1)]
     names = sorted(reductions)
-    for op, statements in reductions.values():
-        if op in ("+", "*"):   # each chunk may keep several partial results (SIMD lanes)
-            for stmt in statements:
-                setattr(stmt if isinstance(stmt, ast.AugAssign) else stmt.value, REASSOCIATE,
-                        True)
     out = [ast.Assign(targets=[ast.Tuple(elts=[_name(n, ast.Store) for n in (start, stop, step)],
                                          ctx=ast.Store())],
                       value=ast.Tuple(elts=bounds, ctx=ast.Load())),
