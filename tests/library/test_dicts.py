@@ -676,3 +676,17 @@ def test_typed_dict_of_strings_between_python_and_compiled_code():
     assert dict(d) == {"clé": "valeur", "": "中", "x!": "x"}
     same_dict = njit(lambda d: d)
     assert dict(same_dict(d)) == dict(d)
+
+
+def keyword_dicts(x, name):
+    d = dict(a=1, b=x)
+    d.update(dict(c=3, a=5))
+    d[name] = -1
+    empty = dict()
+    empty["k"] = x
+    return d, d["a"], name in d, empty
+
+
+def test_dict_with_keyword_arguments():
+    for x, name in ((7, "a"), (-2, "zz"), (0, "")):
+        check(keyword_dicts, x, name)

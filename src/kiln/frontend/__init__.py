@@ -235,6 +235,7 @@ class _Comprehensions(ast.NodeTransformer):
     `yield from xs` the loop `for <item> in xs: yield <item>`. Comprehensions in lambdas
     stay as they are (a lambda has no body to hold the def) and are refused by typing.
 
+    `dict(k=v)` becomes the display `{"k": v}`, and
     `map(f, xs, ys)` and `filter(f, xs)` of the builtins are first written as the list
     comprehensions they equal (`[f(x, y) for x, y in zip(xs, ys)]`, `[x for x in xs if
     f(x)]`): compiled code gets their items, as a list instead of a lazy iterator."""
@@ -246,6 +247,11 @@ class _Comprehensions(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         fn = node.func
+        named = [k for k in node.keywords if k.arg is not None]
+        if isinstance(fn, ast.Name) and fn.id == "dict" and not node.args and named and \
+                len(named) == len(node.keywords) and self.is_builtin("dict"):
+            return ast.copy_location(ast.Dict([ast.Constant(k.arg) for k in named],
+                                              [k.value for k in named]), node)
         if not (isinstance(fn, ast.Name) and fn.id in ("map", "filter") and len(node.args) >= 2
                 and not node.keywords and self.is_builtin(fn.id)):
             return node
