@@ -515,3 +515,17 @@ def test_a_prange_loop_followed_by_break_in_an_enclosing_loop():
         return total
     (report,) = loop_reports(check(fn, np.linspace(-3, 4, 50), 3))
     assert report.parallel
+
+
+def comprehensions_in_the_body(a, arr):
+    out = np.zeros(len(arr))
+    for i in prange(len(arr)):
+        out[i] = sum([a * arr[i] for _ in range(3)], 0.0) + sum((arr[0] - a for _ in range(2)), 0.0)
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_comprehensions_in_the_body_read_the_outer_arguments(n):
+    # fuzz seeds 123047, 123073: the comprehension's function is defined at the top of the
+    # function, so the chunk did not receive the arguments it reads (NameError)
+    check(comprehensions_in_the_body, 1.5, np.arange(float(n)) - 2.0)

@@ -124,14 +124,14 @@ def assigned_names(fn) -> set:
     return names
 
 
-def _free_names(fn) -> set:
+def free_names(fn) -> set:
     """The names `fn` reads without binding them, those its nested functions read included."""
     used = set()
     for node in _own_scope(fn):
         if isinstance(node, ast.Name):
             used.add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.Lambda)):
-            used |= _free_names(node)
+            used |= free_names(node)
     return used - assigned_names(fn)
 
 
@@ -151,7 +151,7 @@ def inner_function_node(node) -> ast.FunctionDef:
 def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
     """The outer function's locals that a nested function reads (passed to it as hidden
     trailing arguments at each call, so it sees their current values, as a closure does)."""
-    return tuple(sorted(_free_names(node) & outer.local_names))
+    return tuple(sorted(free_names(node) & outer.local_names))
 
 
 class _InnerFunction:

@@ -198,12 +198,20 @@ class _Outliner:
             raise _Serial(f"`{name}` is assigned in the loop and read after it (line "
                           f"{node.lineno}); a parallel loop has no last iteration to take it "
                           "from")
-        shared = tuple(sorted((_loaded(loop.body) & outer_names) - stored))
+        shared = tuple(sorted((self.read_by(loop.body) & outer_names) - stored))
         for node in _walk_body(loop.body):
             if node in self.maybe_unbound and getattr(node, "id", None) in shared:
                 raise _Serial(f"line {node.lineno}: `{node.id}` may be unassigned when the "
                               "loop starts")
         return reductions, private, shared
+
+    def read_by(self, body) -> set:
+        """The names `body` reads, with those the function's nested functions it calls
+        read (a comprehension, hoisted to the top of the function, reads `a` for it)."""
+        from ..frontend import free_names
+        nested = {n.name: n for n in self.ir.node.body if isinstance(n, ast.FunctionDef)}
+        read = _loaded(body)
+        return read.union(*(free_names(nested[name]) for name in read & set(nested)))
 
     def check_races(self, loop, stored):
         """Refuse `a[j] op= ...` on a shared array where j does not depend on the loop
