@@ -387,3 +387,24 @@ def test_literal_unroll_outside_a_loop_is_a_clear_error():
         return literal_unroll(t)
     with pytest.raises(TypingError, match="literal_unroll"):
         njit(misuse)((1, 2.0))
+
+
+def starred_targets(t):
+    a, *rest = t
+    *init, z = t
+    p, *mid, q = t
+    mid.append(q)
+    return a, rest, init, z, p, mid, q
+
+
+def starred_from_a_call(t):
+    a, *rest = identity(t)
+    return a
+
+
+def test_starred_assignment_targets_get_lists():
+    for t in ((1, 2, 3, 4), (1.5, -2.0, 3.0), (True, 2, 3)):
+        got, want = jit(starred_targets)(t), starred_targets(t)
+        assert [list(g) if isinstance(g, kiln.typed.List) else g for g in got] == list(want)
+    with pytest.raises(kiln.errors.UnsupportedError, match="bind the call's result"):
+        njit(starred_from_a_call)((1, 2))

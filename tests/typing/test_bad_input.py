@@ -138,11 +138,11 @@ CASES = [
                     return 1
             return 0
      """, (1,), UnsupportedError, ["match"]),
-    ("starred_assignment", """
+    ("starred_assignment_of_an_array", """
         def f(t):
             a, *b = t  # bad
             return a
-     """, ((1, 2, 3),), UnsupportedError, ["starred"]),
+     """, (f64(),), UnsupportedError, ["starred", "only a tuple"]),
     ("starred_for_target", """
         def f(t):
             s = 0

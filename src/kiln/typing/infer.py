@@ -355,6 +355,8 @@ class Typer:
     stmt_Break = stmt_Continue = stmt_Pass
 
     def stmt_Assign(self, node):
+        if len(node.targets) == 1:
+            self.unpack_starred_target(node)
         ty = self.expr(node.value)
         for target in node.targets:
             self.assign(target, ty, node)
@@ -926,6 +928,35 @@ class Typer:
     def expr_Tuple(self, node):
         node.elts[:] = self.unpacked(node.elts)
         return t.tuple_of(self.expr(e) for e in node.elts)
+
+    def unpack_starred_target(self, node):
+        """`a, *rest, z = t` of a tuple becomes `a, rest, z = t[0], [t[1], ...], t[-1]`
+        (the starred name gets a list, as in Python; the tuple's length is known)."""
+        target = node.targets[0]
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            return
+        stars = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+        if len(stars) != 1:
+            return
+        pure = not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda))
+                       for n in ast.walk(node.value))
+        ty = self.expr(node.value) if pure else None
+        if not isinstance(ty, t.BaseTuple) or len(ty) < len(target.elts) - 1:
+            what = f"not {ty}" if ty else "bind the call's result to a name first"
+            raise self.error("kiln unpacks into a starred name only a tuple (its length is "
+                             f"known when compiling) with enough items: {what}",
+                             target.elts[stars[0]], UnsupportedError)
+        star, after = stars[0], len(target.elts) - stars[0] - 1
+
+        def item(i):
+            return ast.Subscript(value=copy.deepcopy(node.value), slice=ast.Constant(i),
+                                 ctx=ast.Load())
+        rest = ast.List([item(i) for i in range(star, len(ty) - after)], ast.Load())
+        values = [item(i) for i in range(star)] + [rest] + \
+            [item(i) for i in range(len(ty) - after, len(ty))]
+        target.elts[star] = target.elts[star].value
+        node.value = ast.copy_location(ast.Tuple(values, ast.Load()), node.value)
+        ast.fix_missing_locations(node)
 
     def unpacked(self, items):
         """`items` with each `*name` of a tuple replaced by `name[0], name[1], ...`: a
