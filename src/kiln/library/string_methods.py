@@ -319,16 +319,7 @@ def _replace(s, old, new, count=None):
                 k += 1
             parts.append(_substring(s, k, n - k))
             return _joined(parts, new)
-        i = 0
-        while limit != 0:
-            j = _find(s, old, i, n)
-            if j < 0:
-                break
-            parts.append(_substring(s, i, j - i))
-            i = j + m
-            limit -= 1
-        parts.append(_substring(s, i, n - i))
-        return _joined(parts, new)
+        return _joined(_split_on(s, old, limit), new)   # the pieces between matches
     return impl
 
 
