@@ -929,6 +929,13 @@ class Typer:
         node.elts[:] = self.unpacked(node.elts)
         return t.tuple_of(self.expr(e) for e in node.elts)
 
+    def rereadable_type(self, node):
+        """The type of `node` if it may be read once per item of a tuple it unpacks (an
+        expression without calls), else None."""
+        if any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
+            return None
+        return self.expr(node)
+
     def unpack_starred_target(self, node):
         """`a, *rest, z = t` of a tuple becomes `a, rest, z = t[0], [t[1], ...], t[-1]`
         (the starred name gets a list, as in Python; the tuple's length is known)."""
@@ -938,9 +945,7 @@ class Typer:
         stars = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
         if len(stars) != 1:
             return
-        pure = not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda))
-                       for n in ast.walk(node.value))
-        ty = self.expr(node.value) if pure else None
+        ty = self.rereadable_type(node.value)
         if not isinstance(ty, t.BaseTuple) or len(ty) < len(target.elts) - 1:
             what = f"not {ty}" if ty else "bind the call's result to a name first"
             raise self.error("kiln unpacks into a starred name only a tuple (its length is "
@@ -967,10 +972,7 @@ class Typer:
             if not isinstance(item, ast.Starred):
                 out.append(item)
                 continue
-            # read once per item: only an expression without calls may be read again
-            pure = not any(isinstance(n, (ast.Call, ast.NamedExpr, ast.Lambda))
-                           for n in ast.walk(item.value))
-            ty = self.expr(item.value) if pure else None
+            ty = self.rereadable_type(item.value)
             if not isinstance(ty, t.BaseTuple):
                 what = f"not {ty}" if ty else "bind the call's result to a name first"
                 raise self.error("kiln unpacks '*' only a tuple (its length is known when "
