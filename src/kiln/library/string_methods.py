@@ -11,8 +11,8 @@ from __future__ import annotations
 from .. import types as t
 from ..errors import TypingError
 from .registry import omitted, overload, overload_method, register_jitable
-from .strings import (_find, _str_copy, _str_get, _str_len, _str_new, _str_set, _substring,
-                      is_string)
+from .strings import (_find, _matches_at, _str_copy, _str_get, _str_len, _str_new, _str_set,
+                      _substring, is_string)
 
 _INTLIKE = (t.Integer, t.Boolean)
 _STR = (t.UnicodeType, t.StringLiteral)   # a method of a run-time string or of a constant
@@ -192,12 +192,8 @@ def _bounds(n, start, end):
 
 @register_jitable
 def _rfind(s, sub, start, end):
-    m = _str_len(sub)
-    for i in range(end - m, start - 1, -1):
-        k = 0
-        while k < m and _str_get(s, i + k) == _str_get(sub, k):
-            k += 1
-        if k == m:
+    for i in range(end - _str_len(sub), start - 1, -1):
+        if _matches_at(s, sub, i):
             return i
     return -1
 
@@ -247,17 +243,6 @@ def _count(s, sub, start=None, end=None):
         a, b = _bounds(n, 0 if start is None else start, n if end is None else end)
         return 0 if a > n else _count_in(s, sub, a, b)
     return impl
-
-
-@register_jitable
-def _matches_at(s, sub, at):
-    m = _str_len(sub)
-    if at < 0 or at + m > _str_len(s):
-        return False
-    for k in range(m):
-        if _str_get(s, at + k) != _str_get(sub, k):
-            return False
-    return True
 
 
 @overload_method(_STR, "startswith")

@@ -206,14 +206,22 @@ def _substring(s, start, n):
 
 
 @register_jitable
+def _matches_at(s, sub, at):
+    """Whether `sub` occurs in `s` at index `at`."""
+    m = _str_len(sub)
+    if at < 0 or at + m > _str_len(s):
+        return False
+    for k in range(m):
+        if _str_get(s, at + k) != _str_get(sub, k):
+            return False
+    return True
+
+
+@register_jitable
 def _find(s, sub, start, end):
     """The first index in [start, end) where `sub` starts, or -1 (naive search)."""
-    m = _str_len(sub)
-    for i in range(start, end - m + 1):
-        k = 0
-        while k < m and _str_get(s, i + k) == _str_get(sub, k):
-            k += 1
-        if k == m:
+    for i in range(start, end - _str_len(sub) + 1):
+        if _matches_at(s, sub, i):
             return i
     return -1
 
