@@ -1,6 +1,7 @@
 """prange loops in parallel=True functions, each checked against the same function run by
 CPython (where prange is range) on the same inputs."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -49,6 +50,29 @@ def test_scalar_reductions_against_python(n):
     compiled = check(dot_and_extremes, a, b, rtol=1e-12)
     (report,) = loop_reports(compiled)
     assert report.parallel and report.reductions == {"s": "+", "lo": "min", "hi": "max"}
+
+
+def sum_of_squares(x):
+    s = 0.0
+    p = 1.0
+    for i in prange(x.shape[0]):
+        s += x[i] * x[i]
+        p = p * (1.0 + x[i] * 1e-9)
+    return s, p
+
+
+@pytest.mark.parametrize("values", [[], [1.5], [np.inf, 1.0], [np.nan, 2.0], [-np.inf, np.inf],
+                                    list(range(-500, 1001))])
+def test_float_reductions_may_reassociate_but_keep_special_values(values):
+    x = np.array(values, dtype=np.float64)
+    compiled = check(sum_of_squares, x, rtol=1e-14)
+    # each chunk's `+=` and `*` may be regrouped, so LLVM can keep one sum per SIMD lane
+    # (without it the loop is bound by the latency of one chain of additions)
+    ir_text = compiled.inspect_llvm(compiled.signatures[0])
+    assert re.search(r"fadd reassoc", ir_text) and re.search(r"fmul reassoc", ir_text)
+    # and the chunk reads x contiguously (a chunk's i is known non-negative: no wraparound
+    # select in the address, which had turned the vector loads into gathers)
+    assert re.search(r"load <\d+ x double>", ir_text) and "gather" not in ir_text
 
 
 def integer_reductions(x):

@@ -4,6 +4,7 @@ raising exceptions, calls between compiled functions. Library code receives a
 from __future__ import annotations
 
 import importlib
+from contextlib import contextmanager
 
 import numpy as np
 from llvmlite import ir
@@ -66,6 +67,9 @@ class ModuleState:
         return self._strings[text]
 
 
+REASSOCIATE = "kiln_reassociate"   # the attribute that marks an AST node (see reassociating)
+
+
 class CodegenContext:
     """The context of one function being generated (its options decide fast-math and
     bounds checking); module-wide state is shared through `state`."""
@@ -81,6 +85,19 @@ class CodegenContext:
         # Where an exception goes: the dispatch block of the enclosing `try`, if any
         # (codegen/exceptions.py); None leaves the function with the error status.
         self.unwind_to = None
+
+    @contextmanager
+    def reassociating(self, node):
+        """Float operations may be reassociated while lowering `node` when the parallel
+        stage marked it (`REASSOCIATE`): a chunk's reduction `s += e` is then vectorized
+        with several partial sums, as the split across threads already reorders the sum."""
+        saved = self.fastmath
+        if getattr(node, REASSOCIATE, False):
+            self.fastmath = tuple(sorted(set(saved) | {"reassoc"}))
+        try:
+            yield
+        finally:
+            self.fastmath = saved
 
     @property
     def module(self):

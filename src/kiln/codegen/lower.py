@@ -380,7 +380,8 @@ class FunctionLowerer:
             value = self.operand(calls[node], 1, node.value, node)
             cur_ty = self.typed.locals[target.id]
             cur = self.builder.load(self.slots[target.id], typ=dm.value_type(cur_ty))
-            result = self.call(calls[node], [cur, value], [cur_ty, value_ty])
+            with self.ctx.reassociating(node):
+                result = self.call(calls[node], [cur, value], [cur_ty, value_ty])
             self.assign(target, result, calls[node].signature.return_type)
             self.release(result)
             return
@@ -591,9 +592,9 @@ class FunctionLowerer:
 
     def expr_BinOp(self, node):
         res = self.typed.calls[node]
-        return self.call(res, [self.operand(res, 0, node.left, node),
-                               self.operand(res, 1, node.right, node)],
-                         [self.type_of(node.left), self.type_of(node.right)])
+        operands = [self.operand(res, 0, node.left, node), self.operand(res, 1, node.right, node)]
+        with self.ctx.reassociating(node):
+            return self.call(res, operands, [self.type_of(node.left), self.type_of(node.right)])
 
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):

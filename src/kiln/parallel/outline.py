@@ -23,7 +23,10 @@ names it assigns are private to each chunk; a reduction variable (`s += e`, `s =
 `s = min(s, e)`, ...) starts each chunk at its operation's identity (min and max at the
 value before the loop) and the chunks' results are combined in chunk order, then into the
 variable, in place for `s += e` (an array reduced into gets one private array per chunk,
-then the sum is added into the array itself, as the serial loop would have). A loop whose meaning would change is left serial, and the reason is reported:
+then the sum is added into the array itself, as the serial loop would have). A chunk's
+float `+` and `*` reductions may be reassociated, so LLVM keeps one partial result per SIMD
+lane: the split across threads already changes the order of the operations, and the sum is
+then memory-bound instead of bound by the latency of one chain of additions. A loop whose meaning would change is left serial, and the reason is reported:
 a `break` or `return` in it, a value carried from one iteration to the next, a private
 name read after the loop. An update of an array element that every iteration may touch
 (`out[j] += ...` where j does not depend on the loop variable) is a race: refused with an
@@ -34,6 +37,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from ..codegen.context import REASSOCIATE
 from ..codegen.unbound import unbound_reads
 from ..errors import TypingError
 from . import launch, prange
@@ -347,6 +351,11 @@ def _rewrite(loop, number, reductions, shared):
     bounds = [ast.Constant(0), args[0], ast.Constant(1)] if len(args) == 1 else \
         [args[0], args[1], args[2] if len(args) == 3 else ast.Constant(1)]
     names = sorted(reductions)
+    for op, statements in reductions.values():
+        if op in ("+", "*"):   # each chunk may keep several partial results (SIMD lanes)
+            for stmt in statements:
+                setattr(stmt if isinstance(stmt, ast.AugAssign) else stmt.value, REASSOCIATE,
+                        True)
     out = [ast.Assign(targets=[ast.Tuple(elts=[_name(n, ast.Store) for n in (start, stop, step)],
                                          ctx=ast.Store())],
                       value=ast.Tuple(elts=bounds, ctx=ast.Load())),
@@ -356,9 +365,13 @@ def _rewrite(loop, number, reductions, shared):
 
     unit_step = len(args) < 3  # a literal step of 1 keeps the chunk's loop simple for LLVM
 
+    from_zero = isinstance(bounds[0], ast.Constant) and bounds[0].value == 0
+
     def at(bound):  # __pr_start + bound * __pr_step
         offset = _name(bound) if unit_step else \
             ast.BinOp(left=_name(bound), op=ast.Mult(), right=_name(step))
+        if from_zero and unit_step:  # i = lo.. stays known non-negative: a[i] needs no wrap
+            return offset
         return ast.BinOp(left=_name(start), op=ast.Add(), right=offset)
     chunk_range = [at("__pr_lo"), at("__pr_hi")] + ([] if unit_step else [_name(step)])
     chunk_loop = ast.For(target=loop.target, iter=ast.Call(func=_name("range"), args=chunk_range,

@@ -225,7 +225,14 @@ def chunk_bounds(builder, k, parts, count):
     share, extra = b.sdiv(count, parts), b.srem(count, parts)
     before = b.icmp_signed("<", k, extra)
     lo = b.add(b.mul(k, share), b.select(before, k, extra))
-    return lo, b.add(b.add(lo, share), b.zext(before, dm.i64))
+    hi = b.add(b.add(lo, share), b.zext(before, dm.i64))
+    # told to LLVM, 0 <= lo <= hi lets a chunk's `a[i]` drop the negative-index select
+    # (so its loop vectorizes as the serial loop over range(n) does)
+    assume = b.module.declare_intrinsic("llvm.assume", fnty=ir.FunctionType(ir.VoidType(),
+                                                                            [ir.IntType(1)]))
+    b.call(assume, [b.icmp_signed(">=", lo, ir.Constant(dm.i64, 0))])
+    b.call(assume, [b.icmp_signed("<=", lo, hi)])
+    return lo, hi
 
 
 def callee(builder, pointer, fnty=CHUNK_TYPE):
