@@ -254,10 +254,24 @@ def _lookup(d, key, h):
         if ix == DUMMY:
             if free < 0:
                 free = i
-        elif _hash_at(d, ix) == h and _key_at(d, ix) == key:
+        elif _holds(d, ix, key, h):
             return i, ix
         perturb = (perturb >> 5) & ((1 << 59) - 1)   # an unsigned shift, as CPython's
         i = (i * 5 + perturb + 1) & mask
+
+
+def _holds(d, ix, key, h):
+    """Whether entry `ix` holds `key`, whose hash is h (compiled code only)."""
+
+
+@overload(_holds)
+def _entry_holds(d, ix, key, h):
+    # equal numbers hash alike, so for number keys the stored hash adds nothing but a
+    # second random read (a set of ints reads index and keys only); for others (strings,
+    # tuples) comparing hashes first skips most comparisons of unequal keys
+    if isinstance(d.key_type, t.Number) and isinstance(key, t.Number):
+        return lambda d, ix, key, h: _key_at(d, ix) == key
+    return lambda d, ix, key, h: _hash_at(d, ix) == h and _key_at(d, ix) == key
 
 
 @register_jitable
