@@ -408,3 +408,26 @@ def test_starred_assignment_targets_get_lists():
         assert [list(g) if isinstance(g, kiln.typed.List) else g for g in got] == list(want)
     with pytest.raises(kiln.errors.UnsupportedError, match="bind the call's result"):
         njit(starred_from_a_call)((1, 2))
+
+
+def starred_loop_targets(items):
+    out = []
+    for a, *rest, z in items:
+        out.append(a * 100.0 + len(rest) * 10.0 + z)
+        for r in rest:
+            out.append(r)
+    for *init, last in items:
+        out.append(sum(init) - last)
+    return out
+
+
+@pytest.mark.parametrize("items", [[(1.0, 2.0, 3.0, 4.0), (5.0, -6.0, np.nan, 8.0)],
+                                   [(1.5, 2.5)], [(np.inf, 0.0, -0.0)]])
+def test_starred_loop_targets_unpack_each_item(items):
+    got = list(jit(starred_loop_targets)(kiln.typed.List(items)))
+    np.testing.assert_array_equal(got, starred_loop_targets(items))
+
+
+def test_starred_loop_target_over_no_items():
+    assert list(jit(starred_loop_targets)(kiln.typed.List.empty_list(
+        kiln.types.UniTuple(kiln.types.float64, 3)))) == []

@@ -454,6 +454,7 @@ class Typer:
             added = unroll(node, self.expr(node.iter.args[0]), self.ir.node, number)
             self.ir.local_names = self.ir.local_names | added
             self.ir.free_values[UNROLL_RANGE] = range
+        self.unstar_loop_target(node)
         iterable = self.expr(node.iter)
         call = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
         self.fix_items(node.iter.func.value if call else node.iter, iterable, "iter", ())
@@ -464,6 +465,19 @@ class Typer:
         self.assign(node.target, item, node)
         self.block(node.body)
         self.block(node.orelse)
+
+    def unstar_loop_target(self, node):
+        """`for a, *rest in items:` becomes `for item in items: a, *rest = item` (a
+        starred assignment target, which unpacks a tuple)."""
+        target = node.target
+        if not (isinstance(target, (ast.Tuple, ast.List)) and
+                any(isinstance(e, ast.Starred) for e in target.elts)):
+            return
+        name = f"__kiln_loop_item{len(self.ir.local_names)}"
+        self.ir.local_names = self.ir.local_names | {name}
+        node.target = ast.copy_location(ast.Name(name, ast.Store()), target)
+        unpack = ast.Assign(targets=[target], value=ast.Name(name, ast.Load()))
+        node.body.insert(0, ast.fix_missing_locations(ast.copy_location(unpack, target)))
 
     def is_call_of(self, node, pyfunc):
         if not isinstance(node, ast.Call):
@@ -957,6 +971,10 @@ class Typer:
             return ast.Subscript(value=copy.deepcopy(node.value), slice=ast.Constant(i),
                                  ctx=ast.Load())
         rest = ast.List([item(i) for i in range(star, len(ty) - after)], ast.Load())
+        if not rest.elts and isinstance(ty, t.UniTuple) and len(ty):
+            # nothing left for it: `[t[0]][:0]`, an empty list of the tuple's item type
+            rest = ast.Subscript(value=ast.List([item(0)], ast.Load()),
+                                 slice=ast.Slice(upper=ast.Constant(0)), ctx=ast.Load())
         values = [item(i) for i in range(star)] + [rest] + \
             [item(i) for i in range(len(ty) - after, len(ty))]
         target.elts[star] = target.elts[star].value
