@@ -204,6 +204,53 @@ def _list_vacate(tctx, lst, i):
     return t.none(lst, t.int64), codegen
 
 
+@intrinsic
+def _append_entry(tctx, d, key, value, h):
+    """Append the entry (key, value, h) to the three lists, each taking its reference,
+    through the header (no list value is made, so no references are counted on the way)."""
+    if not is_table(d) or d.is_undefined:
+        return None
+    parts = _parts(d)
+
+    def codegen(context, b, sig, args):
+        for part, value in zip((KEYS, VALUES, HASHES), args[1:]):
+            list_ty = parts[part]
+            lst = b.load(_field(b, args[0], part), typ=dm.ptr)
+            n = lists.size_of(b, lst)
+            grown = b.add(n, ir.Constant(dm.i64, 1))
+            lists.reserve(context, b, list_ty, lst, grown)
+            lists._store_new(context, b, list_ty.item_type, value,
+                             lists._item_address(b, lst, list_ty.item_type, n))
+            b.store(grown, lists._field(b, lst, lists.SIZE))
+        return dm.null_value(t.none)
+    return t.none(d, d.key_type, d.value_type, t.int64), codegen
+
+
+def _item_setter(part, name):
+    """An intrinsic `set(d, i, x)`: replace item i of one of the dict's lists, through the
+    header (as `_item_getter` reads)."""
+    def typer(tctx, d, i, value):
+        if not is_table(d) or d.is_undefined or not isinstance(i, t.Integer):
+            return None
+        item = _parts(d)[part].item_type
+
+        def codegen(context, b, sig, args):
+            address = lists._item_address(b, b.load(_field(b, args[0], part), typ=dm.ptr),
+                                          item, args[1])
+            old = dm.load_item(b, item, address) if has_refs(item) else None
+            lists._store_new(context, b, item, args[2], address)
+            if old is not None:
+                decref(b, item, old)
+            return dm.null_value(t.none)
+        return t.none(d, t.int64, item), codegen
+    typer.__name__ = typer.__qualname__ = name
+    return intrinsic(typer)
+
+
+_set_value_at = _item_setter(VALUES, "_set_value_at")
+_set_slot_at = _item_setter(INDEX, "_set_slot_at")
+
+
 @lru_cache(maxsize=None)
 def converter(ty):
     """An intrinsic `convert(x)` giving x as a value of `ty` (a key is stored, and hashed,
@@ -329,17 +376,21 @@ def _store(d, key, value):
     h = hash(key)
     slot, ix = _lookup(d, key, h)
     if ix >= 0:
-        _list_replace(_dict_values(d), ix, value)
-        return
+        _set_value_at(d, ix, value)
+    else:
+        _insert_new(d, key, value, h, slot)
+
+
+@register_jitable
+def _insert_new(d, key, value, h, slot):
+    """Add the entry of a key not in d, whose free index slot _lookup found."""
     n = _entries_count(d)
     if 3 * (n + 1) > 2 * _index_size(d):   # keep a third of the slots EMPTY
         _resize(d, _dict_used(d) + 1)
         slot, ix = _lookup(d, key, h)
         n = _entries_count(d)
-    _dict_keys(d).append(key)
-    _dict_values(d).append(value)
-    _dict_hashes(d).append(h)
-    _list_replace(_dict_index(d), slot, n)
+    _append_entry(d, key, value, h)
+    _set_slot_at(d, slot, n)
     _dict_set_used(d, _dict_used(d) + 1)
 
 
@@ -353,7 +404,7 @@ def _find(d, key):
 
 @register_jitable
 def _delete(d, slot, ix):
-    _list_replace(_dict_index(d), slot, DUMMY)
+    _set_slot_at(d, slot, DUMMY)
     _list_replace(_dict_hashes(d), ix, DELETED)
     _list_vacate(_dict_keys(d), ix)
     _list_vacate(_dict_values(d), ix)

@@ -31,6 +31,8 @@ _PRIME_5 = 2870177450012600261
 
 @register_jitable
 def _hash_int64(x):
+    if 0 <= x < _MODULUS:   # most ints hash to themselves: no 64-bit division
+        return x
     if x >= 0:
         h = x % _MODULUS
     else:   # -(|x| mod P), with |x| computed without overflowing at -2**63

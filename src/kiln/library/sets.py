@@ -21,7 +21,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..typing.unify import can_convert, held, unify
 from .dicts import (DELETED, _copy_into, _delete, _dict_hashes, _dict_keys, _dict_new_like,
-                    _dict_used, _dict_values, _entries_count, _hash_at, _key_at, _lookup,
+                    _dict_used, _dict_values, _entries_count, _hash_at, _insert_new, _key_at, _lookup,
                     _slot_of_entry, _store, clear_table, converter, new_dict)
 from .hashing import hashable
 from .lists import _list_set_size, _new_reference
@@ -116,7 +116,11 @@ def _is(tctx, a, b):
 
 @register_jitable
 def _add(s, item):
-    _store(s, item, True)
+    """A set's values are unused: adding an item already there writes nothing."""
+    h = hash(item)
+    slot, ix = _lookup(s, item, h)
+    if ix < 0:
+        _insert_new(s, item, True, h, slot)
 
 
 @register_jitable
