@@ -15,14 +15,16 @@ from .frontend.objmode import objmode
 from .parallel import prange
 from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, f2, f4, f8, float16,
                     float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, intp, u1, u2,
-                    u4, u8, uint8, uint16, uint32, uint64, uintp, void, none, typeof)
+                    u4, u8, uint8, uint16, uint32, uint64, uintp, void, none, typeof,
+                    deferred_type, optional)
 
 __version__ = "0.1.0"
 __all__ = ["njit", "jit", "objmode", "literally", "cfunc", "carray", "farray", "prange", "vectorize", "guvectorize", "set_num_threads",
            "get_num_threads", "get_thread_id", "threading_layer", "literal_unroll", "errors", "types", "typeof", "b1", "bool_", "boolean", "c8", "c16",
            "complex64", "complex128", "f2", "f4", "f8", "float16", "float32", "float64", "i1",
            "i2", "i4", "i8", "int8", "int16", "int32", "int64", "intp", "u1", "u2", "u4", "u8",
-           "uint8", "uint16", "uint32", "uint64", "uintp", "void", "none"]
+           "uint8", "uint16", "uint32", "uint64", "uintp", "void", "none", "deferred_type",
+           "optional"]
 
 
 _LAZY = {"cfunc": "kiln.ccallback", "literally": "kiln.library.literally", "carray": "kiln.library.foreign",

@@ -91,8 +91,10 @@ def _storable(ty) -> bool:
         return all(map(_storable, ty.types))
     if isinstance(ty, (t.ListType, t.DictType)):
         return not ty.is_undefined
+    if isinstance(ty, t.Optional):   # optional(OtherClass...) or optional(node_type)
+        return isinstance(ty.type, (t.ClassInstanceType, t.DeferredType)) or _storable(ty.type)
     return isinstance(ty, (t.Boolean, t.Integer, t.Float, t.Complex, t.Array,
-                           t.ClassInstanceType))
+                           t.ClassInstanceType, t.DeferredType))
 
 
 def _fields(cls, spec):
@@ -168,8 +170,8 @@ def _make(cls, spec):
         namespace[name] = _method(dispatcher)
     for name, dispatcher in statics.items():
         namespace[name] = staticmethod(dispatcher)
-    for name, ty in fields.items():
-        namespace[name] = _field_property(class_type, name, ty)
+    for name in fields:
+        namespace[name] = _field_property(class_type, name)
     boxed = type(cls.__name__, (JitClassInstance,), namespace)
     boxed.__new__ = _constructor(boxed, init)
     from .library.classes import register_class
@@ -195,7 +197,7 @@ def _compiled_source(class_type, what, source, namespace):
     return njit(namespace[source.split()[1].split("(")[0]])
 
 
-def _field_property(class_type, name, ty):
+def _field_property(class_type, name):
     """A Python property reading and writing the field through compiled accessors; a value
     of the wrong type is a TypeError, as Numba's boxed instances raise."""
     where = f"{class_type.class_name}.{name}"
@@ -209,11 +211,12 @@ def _field_property(class_type, name, ty):
             value_ty = t.typeof(value)
         except (TypeError, ValueError):
             value_ty = None
+        ty = class_type.fields[name]   # (a deferred type is defined by now)
         if value_ty is None or not can_convert(value_ty, ty):
             raise TypeError(f"cannot assign a {type(value).__name__} to field {where}, "
                             f"which is {ty}")
         put(self, value)
-    return property(lambda self: get(self), setter, doc=f"field {name}: {ty}")
+    return property(lambda self: get(self), setter, doc=f"field {name}")
 
 
 def _constructor(boxed, init):

@@ -913,3 +913,102 @@ def factorial_through(obj, k):
 def test_a_method_that_calls_itself(k):
     plain, compiled = Factorials(2), Factorials_j(2)
     assert compiled.of(k) == plain.of(k) == factorial_through(compiled, k)
+
+
+# ---- self-referential classes: deferred_type and optional fields ------------------------------
+
+class TreeNode:
+    """A binary search tree node whose children are TreeNodes or None."""
+
+    def __init__(self, key):
+        self.key = key
+        self.left = None
+        self.right = None
+
+
+def tree_insert(root, key):
+    node = root
+    while True:
+        if key < node.key:
+            if node.left is None:
+                node.left = node_class(key)
+                return
+            node = node.left
+        else:
+            if node.right is None:
+                node.right = node_class(key)
+                return
+            node = node.right
+
+
+def tree_build(values):
+    root = node_class(values[0])
+    for v in values[1:]:
+        tree_insert(root, v)
+    return root
+
+
+def tree_depth(node):
+    if node is None:
+        return 0
+    return 1 + max(tree_depth(node.left), tree_depth(node.right))
+
+
+def tree_keys(node, out):
+    if node is not None:
+        tree_keys(node.left, out)
+        out.append(node.key)
+        tree_keys(node.right, out)
+    return out
+
+
+_node_type = kiln.deferred_type()
+JitTreeNode = jitclass(TreeNode, [("key", float64), ("left", types.optional(_node_type)),
+                                  ("right", types.optional(_node_type))])
+_node_type.define(JitTreeNode.class_type.instance_type)
+
+
+def _tree_drivers(cls, wrap=lambda fn: fn):
+    """The drivers above with `node_class` bound to cls, each wrapped by `wrap` (njit for
+    the jitclass), calling each other through one namespace."""
+    namespace = {"node_class": cls, "max": max}
+    for fn in (tree_insert, tree_build, tree_depth, tree_keys):
+        namespace[fn.__name__] = wrap(type(fn)(fn.__code__, namespace, fn.__name__))
+    return namespace
+
+
+@pytest.mark.parametrize("values", [[1.0], [3.0, 1.0, 2.0, -0.0, 5.0, 4.0], list(range(20)),
+                                    [2.5, -INF, INF, 1e300, 2.5]])
+def test_self_referential_tree_through_deferred_type(values):
+    plain = _tree_drivers(TreeNode)
+    compiled = _tree_drivers(JitTreeNode, njit)
+    x = np.array(values)
+    want_root, got_root = plain["tree_build"](list(values)), compiled["tree_build"](x)
+    assert compiled["tree_depth"](got_root) == plain["tree_depth"](want_root)
+    # walked from Python too: optional fields box to None or to the child instance
+    assert plain["tree_keys"](got_root, []) == plain["tree_keys"](want_root, []) == sorted(values)
+    assert (got_root.left is None) == (want_root.left is None)
+    got_root.right = JitTreeNode(7.0)
+    want_root.right = TreeNode(7.0)
+    assert compiled["tree_depth"](got_root) == plain["tree_depth"](want_root)
+    got_root.left = None
+    assert got_root.left is None
+    with pytest.raises(TypeError, match="TreeNode.left"):
+        got_root.left = 3.0
+
+
+def test_deferred_type_must_be_defined_once_before_use():
+    pending = kiln.deferred_type()
+
+    class Link:
+        def __init__(self):
+            self.next = None
+    JitLink = jitclass(Link, [("next", types.optional(pending))])
+    with pytest.raises(TypingError, match="not defined yet"):
+        JitLink()
+    with pytest.raises(TypeError, match="kiln type"):
+        pending.define(Link)
+    pending.define(JitLink.class_type.instance_type)
+    assert JitLink().next is None
+    with pytest.raises(TypeError, match="already defined"):
+        pending.define(float64)

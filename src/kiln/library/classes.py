@@ -82,6 +82,7 @@ class Construct(Template):
 
     def resolve(self, tctx, args, kws):
         inst_ty = self.class_type.instance_type
+        inst_ty.require_defined()
         args, kws = tuple(map(t.unliteral, args)), {k: t.unliteral(v) for k, v in kws.items()}
         name = f"{self.class_type.class_name}()"
         if self.class_type.init is None:

@@ -12,7 +12,7 @@ from .containers import (  # noqa: F401
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401
     RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)
-from .classes import ClassType, ClassInstanceType  # noqa: F401
+from .classes import ClassType, ClassInstanceType, DeferredType, deferred_type  # noqa: F401
 from .typeof import typeof  # noqa: F401
 
 # Numba's short and alternative names.
@@ -25,6 +25,7 @@ byte = uint8
 intc, uintc = int32, uint32
 void = none
 string = unicode_type
+optional = Optional
 
 
 # Numba's groups of types.

@@ -55,7 +55,18 @@ class ClassInstanceType(Type):
     @property
     def struct(self):
         """The fields' (name, type) pairs in memory order."""
+        self.require_defined()
         return tuple(self.class_type.fields.items())
+
+    def require_defined(self):
+        """A TypingError if a field's type is a deferred type not defined yet."""
+        for name, ty in self.class_type.fields.items():
+            pending = undefined_in(ty)
+            if pending is not None:
+                from ..errors import TypingError
+                raise TypingError(f"jitclass {self.class_type.class_name}: field {name!r} has "
+                                  f"the type {pending}, not defined yet: call its define() "
+                                  "with the class's instance type before using the class")
 
     def __reduce__(self):
         return _instance_type, (self.class_type.uid,)
@@ -67,3 +78,60 @@ def _class_type(uid):
 
 def _instance_type(uid):
     return _by_uid[uid].instance_type
+
+
+class DeferredType(Type):
+    """A type named before it exists (Numba's `deferred_type()`): a jitclass field such as
+    `optional(node_type)` refers to its own class, which exists only once decorated.
+    `define(ty)` fixes it, and every jitclass field that held it holds `ty` from then on."""
+
+    def __init__(self):
+        self.uid = next(_counter)
+        self.type = None
+        self.name = f"deferred#{self.uid}"
+
+    @property
+    def key(self):
+        return (self.uid,)
+
+    def define(self, ty: Type):
+        if self.type is not None:
+            raise TypeError(f"{self.name} is already defined as {self.type}")
+        if not isinstance(ty, Type):
+            raise TypeError(f"define() takes a kiln type, not {ty!r}")
+        self.type = ty
+        for class_type in list(_by_uid.values()):
+            class_type.fields = {name: resolved(field) for name, field in
+                                 class_type.fields.items()}
+
+    def get(self):
+        return self.type
+
+
+def deferred_type() -> DeferredType:
+    return DeferredType()
+
+
+def resolved(ty: Type) -> Type:
+    """`ty` with each defined DeferredType in it replaced by its type."""
+    from .containers import BaseTuple, ListType, Optional, tuple_of
+    if isinstance(ty, DeferredType):
+        return ty if ty.type is None else ty.type
+    if isinstance(ty, Optional):
+        return Optional(resolved(ty.type))
+    if isinstance(ty, ListType) and not ty.is_undefined:
+        return ListType(resolved(ty.item_type))
+    if isinstance(ty, BaseTuple):
+        return tuple_of([resolved(x) for x in ty.types])
+    return ty
+
+
+def undefined_in(ty: Type):
+    """The first DeferredType in `ty` not defined yet, or None."""
+    from .containers import BaseTuple, ListType, Optional
+    if isinstance(ty, DeferredType):
+        return ty if ty.type is None else undefined_in(ty.type)
+    parts = [ty.type] if isinstance(ty, Optional) else \
+        [ty.item_type] if isinstance(ty, ListType) else \
+        list(ty.types) if isinstance(ty, BaseTuple) else []
+    return next((found for found in map(undefined_in, parts) if found is not None), None)
