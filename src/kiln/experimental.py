@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import linecache
 import typing
 
 import numpy as np
 
 from . import types as t
 from .decorators import njit
+from .frontend.source import keep_source
 from .runtime import nrt
 from .typed.typedlist import probe_offset
 from .typing.unify import can_convert
@@ -187,12 +187,10 @@ def _method(dispatcher):
 
 
 def _compiled_source(class_type, what, source, namespace):
-    """An @njit function from generated `source` (kept in linecache, where kiln reads
-    source that has no file, under a name of its own class: two classes may share a
-    qualified name)."""
+    """An @njit function from generated `source` (kept where kiln reads source that has
+    no file, under a name of its own class: two classes may share a qualified name)."""
     filename = f"<kiln {class_type.name} {what}>"
-    lines = source.splitlines(keepends=True)
-    linecache.cache[filename] = (len(source), None, lines, filename)
+    keep_source(filename, source.splitlines(keepends=True))
     exec(compile(source, filename, "exec"), namespace)
     return njit(namespace[source.split()[1].split("(")[0]])
 

@@ -1012,3 +1012,18 @@ def test_deferred_type_must_be_defined_once_before_use():
     assert JitLink().next is None
     with pytest.raises(TypeError, match="already defined"):
         pending.define(float64)
+
+
+def test_generated_accessors_survive_a_cleared_linecache():
+    # the field accessors and constructor are compiled on first use from source kiln
+    # generated; a linecache.clearcache() in between (tools call it) must not lose it
+    import linecache
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+    JitBox = jitclass(Box, [("v", float64)])
+    linecache.clearcache()
+    box = JitBox(2.5)
+    box.v = -0.0
+    assert math.copysign(1.0, box.v) == -1.0

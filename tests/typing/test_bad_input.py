@@ -143,13 +143,13 @@ CASES = [
             a, *b = t  # bad
             return a
      """, (f64(),), UnsupportedError, ["starred", "only a tuple"]),
-    ("starred_for_target", """
-        def f(t):
-            s = 0
-            for a, *b in ((1, 2, 3),):  # bad
+    ("starred_for_target_over_array_rows", """
+        def f(x):
+            s = 0.0
+            for a, *b in x:  # bad
                 s += a
             return s
-     """, ((1, 2, 3),), UnsupportedError, ["starred"]),
+     """, (np.ones((2, 3)),), UnsupportedError, ["starred", "only a tuple"]),
     # -- expressions kiln does not compile ------------------------------------------------
     ("list_comprehension_of_mixed_items", """
         def f(x):

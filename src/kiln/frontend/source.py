@@ -58,8 +58,21 @@ def _find_elsewhere(code) -> bool:
     return False
 
 
+_KEPT = {}   # file name -> lines, of the texts kiln itself made or received (keep_source)
+
+
+def keep_source(filename, lines):
+    """Make `lines` the text of `filename` for kiln, for good: linecache holds it for
+    inspect and error messages, but anyone may clear linecache (`linecache.clearcache()`),
+    so kiln keeps its own copy to put back."""
+    _KEPT[filename] = list(lines)
+    linecache.cache[filename] = (sum(map(len, lines)), None, list(lines), filename)
+
+
 def _candidates(code):
     """Texts that may hold the function, as lists of lines numbered as in its file."""
+    if code.co_filename in _KEPT:
+        yield _KEPT[code.co_filename]
     if code.co_filename == "<string>":
         argv = getattr(sys, "orig_argv", [])
         if "-c" in argv[:-1]:
@@ -172,8 +185,7 @@ def remember_source(source, pyfunc):
         return
     filename, first, lines = source
     if not linecache.getlines(filename):
-        padded = ["\n"] * (first - 1) + list(lines)
-        linecache.cache[filename] = (sum(map(len, padded)), None, padded, filename)
+        keep_source(filename, ["\n"] * (first - 1) + list(lines))
     code = getattr(pyfunc, "__code__", None)
     if code is not None and code.co_filename != filename:
         pyfunc.__code__ = code.replace(co_filename=filename)
