@@ -5,7 +5,7 @@ A dict is a pointer to an NRT meminfo whose data is the header
 `{ptr keys, ptr values, ptr hashes, ptr index, i64 used, i64 tag}`. As CPython's compact
 dict, the entries are kept in insertion order in arrays (here three lists of
 library/lists.py: keys, values and each key's hash) and found through `index`, a list of
-int64 whose length is a power of two, probed by open addressing with CPython's
+int32 (at most 2**31 - 1 entries) whose length is a power of two, probed by open addressing with CPython's
 perturbation: a slot holds an entry's position, EMPTY or DUMMY (a deleted entry's slot,
 which probing steps over). A deleted entry keeps its place with the hash DELETED (CPython's
 hash is never -1) and its key and value released; growing the index compacts the entries.
@@ -37,6 +37,8 @@ from .registry import intrinsic, omitted, overload, overload_method, register_ji
 
 HEADER = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.i64, dm.i64])
 KEYS, VALUES, HASHES, INDEX, USED, TAG = range(6)
+INDEX_ITEM = t.int32       # an entry's position: half the memory (and cache) of int64
+MAX_ENTRIES = 2 ** 31 - 1  # so a table holds fewer entries (deleted ones included)
 EMPTY, DUMMY = -1, -2      # index slots that hold no entry
 DELETED = -1               # the hash of a deleted entry
 MIN_SIZE = 8
@@ -52,7 +54,7 @@ def _field(b, d, index):
 def _parts(dict_ty):
     """The list types of the keys, values, hashes and index."""
     return (t.ListType(dict_ty.key_type), t.ListType(dict_ty.value_type),
-            t.ListType(t.int64), t.ListType(t.int64))
+            t.ListType(t.int64), t.ListType(INDEX_ITEM))
 
 
 def used_of(b, d):
@@ -389,6 +391,8 @@ def _insert_new(d, key, value, h, slot):
         _resize(d, _dict_used(d) + 1)
         slot, ix = _lookup(d, key, h)
         n = _entries_count(d)
+    if n >= MAX_ENTRIES:
+        raise MemoryError("a dict or set holds at most 2**31 - 1 entries")
     _append_entry(d, key, value, h)
     _set_slot_at(d, slot, n)
     _dict_set_used(d, _dict_used(d) + 1)
