@@ -69,3 +69,38 @@ def test_special_values_and_shapes():
     assert total(b.T) == np.sum(b.T) and total(b[:, 1:]) == np.sum(b[:, 1:])
     c = np.arange(SPLIT_ITEMS * 2, dtype=np.complex128) * (1 + 2j)
     assert total(c) == np.sum(c)   # complex sums stay on one thread, still NumPy's
+
+
+@njit(parallel=True)
+def total_of_expression(a, b):
+    return np.sum(a * b + 1.0)
+
+
+@njit(parallel=True)
+def mean_of_expression(a, b):
+    return (np.sqrt(np.abs(a)) - b).mean()
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fused_expression_sums_split_and_equal_numpy(n, dtype):
+    # the expression is summed where it is computed, its pairwise recursion cut into the
+    # same subtrees, so the result is NumPy's sum of the temporary, bit for bit
+    rng = np.random.default_rng(n)
+    a, b = (rng.standard_normal((2, n)) * 1e3).astype(dtype)
+    if n > 5:
+        a[3], b[4] = np.inf, np.nan if n % 2 else -np.inf
+    assert same_float(total_of_expression(a, b), np.sum(a * b + 1.0))
+    if n:
+        assert same_float(mean_of_expression(a, b), (np.sqrt(np.abs(a)) - b).mean())
+
+
+def same_float(got, want):
+    return got == want or (np.isnan(got) and np.isnan(want))
+
+
+def test_fused_expression_sum_is_split():
+    a = np.ones(SPLIT_ITEMS)
+    assert total_of_expression(a, a) == 2.0 * SPLIT_ITEMS
+    chunk = re.compile(r'@"[^"]*\.split\.\d+\.chunk"')
+    assert any(chunk.search(text) for text in total_of_expression.inspect_llvm().values())

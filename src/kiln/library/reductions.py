@@ -24,10 +24,10 @@ from .axes import around_axis, axis_normalizer, normalized_axis
 from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dtype_of,
                      elements_at, evaluate, flat_condition, leaf_arrays, leaf_elements,
                      leaf_strides, leaf_values, nest)
-from .pairwise import BLOCK, pairwise_sum, pairwise_total
+from .pairwise import BLOCK, DEPTH, pairwise_sum, pairwise_total
 from .registry import (intrinsic, omitted, overload, overload_method, register_jitable,
                        template)
-from .split import add, by_ranges, multiply
+from .split import PIECES, SPLIT_ITEMS, add, by_ranges, multiply
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 
 def as_flat(a):
@@ -129,6 +129,50 @@ def _emit_pairwise_sum(context, tree):
     return fn
 
 
+def _split_pairwise_sum(context, builder, fn, dtype, leaves, count):
+    """`fn` (an `_emit_pairwise_sum`) over all `count` elements, split across the threads
+    when long: its recursion cut into PIECES subtrees, as pairwise.py cuts an array's, so the
+    sum has the serial one's bits."""
+    name = "float sum of an array expression (pairwise)"
+    if name not in context.state.split_reductions:
+        context.state.split_reductions.append(name)
+    from ..parallel.launch import split_loop
+    from ..runtime.threads import struct_field
+    item = dm.value_type(dtype)
+    slots = ir.ArrayType(item, PIECES)
+    partials = context.alloca(builder, slots)
+    total = context.alloca(builder, item)
+    i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
+
+    def emit(ctx, b, lo, hi, passed):
+        *leaf_args, n, out = passed
+
+        def piece(k):   # the subtree k: its path from the root, most significant bit first
+            start, size = i64(0), n
+            for level in range(DEPTH - 1, -1, -1):
+                half = b.lshr(size, i64(1))
+                half = b.sub(half, b.and_(half, i64(7)))   # pairwise.py's _half
+                right = b.trunc(b.lshr(k, i64(level)), dm.i1)
+                start = b.select(right, b.add(start, half), start)
+                size = b.select(right, b.sub(size, half), half)
+            b.store(ctx.call_internal(b, fn, dtype, leaf_args + [start, size]),
+                    struct_field(b, out, slots, k))
+        counted_loop(b, hi, piece, start=lo)
+
+    with builder.if_else(builder.icmp_signed(">=", count, i64(SPLIT_ITEMS))) as (long, short):
+        with long:
+            split_loop(context, builder, i64(PIECES), list(leaves) + [count, partials], emit)
+            level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
+                     for k in range(PIECES)]
+            while len(level) > 1:
+                level = [builder.fadd(level[k], level[k + 1]) for k in range(0, len(level), 2)]
+            builder.store(level[0], total)
+        with short:
+            builder.store(context.call_internal(builder, fn, dtype,
+                                                list(leaves) + [i64(0), count]), total)
+    return builder.load(total, typ=item)
+
+
 def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
     """A reduction of an array expression: `flat_reduce(tree, count)` over same-shape
     C-contiguous leaves, else `python_impl` of the expression computed into a temporary. A
@@ -176,8 +220,12 @@ def _fused_float_reduction(method, python_impl_for, finish):
         def codegen(context, builder, sig, args):
             def flat_reduce(tree, count):
                 fn = _emit_pairwise_sum(context, tree)
-                total = context.call_internal(builder, fn, a.dtype, leaf_values(tree) +
-                                              [ir.Constant(dm.i64, 0), count])
+                if context.options.parallel:
+                    total = _split_pairwise_sum(context, builder, fn, a.dtype,
+                                                leaf_values(tree), count)
+                else:
+                    total = context.call_internal(builder, fn, a.dtype, leaf_values(tree) +
+                                                  [ir.Constant(dm.i64, 0), count])
                 return finish(builder, total, count)
             return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
         codegen.fusion = Consumer(frozenset({0}))

@@ -19,7 +19,8 @@ Which reductions are split, and how:
 - not split: the float `prod` (NumPy multiplies the items in order, so another grouping
   would round differently), complex sums (NumPy pairs real and imaginary parts in its own
   way), reductions along an axis, and those of an array expression (`np.min(a * b)`,
-  computed where it is folded). A non-contiguous array is reduced through its contiguous
+  computed where it is folded) except the float sum and mean, which reductions.py cuts
+  like an array's pairwise sum. A non-contiguous array is reduced through its contiguous
   copy, which is split.
 """
 from __future__ import annotations
