@@ -104,3 +104,33 @@ def test_fused_expression_sum_is_split():
     assert total_of_expression(a, a) == 2.0 * SPLIT_ITEMS
     chunk = re.compile(r'@"[^"]*\.split\.\d+\.chunk"')
     assert any(chunk.search(text) for text in total_of_expression.inspect_llvm().values())
+
+
+@njit(parallel=True)
+def folds_of_expressions(a, b):
+    return np.max(np.abs(a - b)), (a * b).min(), np.any(a > b), np.all(a + b)
+
+
+@pytest.mark.parametrize("n", LENGTHS[1:])
+@pytest.mark.parametrize("planted", [None, "nan", "inf", "equal"])
+def test_fused_expression_folds_split_and_equal_numpy(n, planted):
+    # min/max/any/all of an expression are folded over equal ranges on the threads and
+    # joined in order (the first NaN, or the first of equal values, wins), as serially
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal((2, n))
+    if planted == "nan":
+        a[n * 2 // 3] = np.nan
+    elif planted == "inf":
+        a[-1], b[0] = np.inf, -np.inf
+    elif planted == "equal":
+        a[:] = 2.0
+        b[:] = 1.0
+    want = (np.max(np.abs(a - b)), (a * b).min(), np.any(a > b), np.all(a + b))
+    got = folds_of_expressions(a, b)
+    assert all(same_float(g, w) for g, w in zip(got[:2], want[:2])), (got, want)
+    assert got[2:] == want[2:]
+
+
+def test_fused_fold_of_nothing_raises_as_numpy():
+    with pytest.raises(ValueError, match="zero-size array"):
+        folds_of_expressions(np.zeros(0), np.zeros(0))

@@ -129,35 +129,49 @@ def _emit_pairwise_sum(context, tree):
     return fn
 
 
-def _split_pairwise_sum(context, builder, fn, dtype, leaves, count):
-    """`fn` (an `_emit_pairwise_sum`) over all `count` elements, split across the threads
-    when long: its recursion cut into PIECES subtrees, as pairwise.py cuts an array's, so the
-    sum has the serial one's bits."""
-    name = "float sum of an array expression (pairwise)"
+def _subtree_bounds(b, k, n):
+    """(start, size) of the k-th of PIECES subtrees of the pairwise recursion over n items
+    (its path from the root, most significant bit first), as pairwise.py cuts an array."""
+    i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
+    start, size = i64(0), n
+    for level in range(DEPTH - 1, -1, -1):
+        half = b.lshr(size, i64(1))
+        half = b.sub(half, b.and_(half, i64(7)))   # pairwise.py's _half
+        right = b.trunc(b.lshr(k, i64(level)), dm.i1)
+        start = b.select(right, b.add(start, half), start)
+        size = b.select(right, b.sub(size, half), half)
+    return start, size
+
+
+def _range_bounds(b, k, n):
+    """(start, size) of the k-th of PIECES equal ranges of n items."""
+    pieces = ir.Constant(dm.i64, PIECES)
+    start = b.udiv(b.mul(n, k), pieces)
+    return start, b.sub(b.udiv(b.mul(n, b.add(k, ir.Constant(dm.i64, 1))), pieces), start)
+
+
+def _split_fused(context, builder, name, fn, rt, leaves, count, bounds, join):
+    """`fn(leaves..., start, size)` over all `count` elements of an array expression, split
+    across the threads in a parallel function when long: PIECES pieces (`bounds(b, k, n)`)
+    on the threads, joined in order as a balanced tree by `join(b, left, right)`; a grouping
+    that gives the serial result's bits (NumPy's pairwise tree, or an exact fold)."""
+    i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
+    if not context.options.parallel:
+        return context.call_internal(builder, fn, rt, list(leaves) + [i64(0), count])
     if name not in context.state.split_reductions:
         context.state.split_reductions.append(name)
     from ..parallel.launch import split_loop
     from ..runtime.threads import struct_field
-    item = dm.value_type(dtype)
+    item = dm.value_type(rt)
     slots = ir.ArrayType(item, PIECES)
     partials = context.alloca(builder, slots)
     total = context.alloca(builder, item)
-    i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
 
     def emit(ctx, b, lo, hi, passed):
         *leaf_args, n, out = passed
-
-        def piece(k):   # the subtree k: its path from the root, most significant bit first
-            start, size = i64(0), n
-            for level in range(DEPTH - 1, -1, -1):
-                half = b.lshr(size, i64(1))
-                half = b.sub(half, b.and_(half, i64(7)))   # pairwise.py's _half
-                right = b.trunc(b.lshr(k, i64(level)), dm.i1)
-                start = b.select(right, b.add(start, half), start)
-                size = b.select(right, b.sub(size, half), half)
-            b.store(ctx.call_internal(b, fn, dtype, leaf_args + [start, size]),
-                    struct_field(b, out, slots, k))
-        counted_loop(b, hi, piece, start=lo)
+        counted_loop(b, hi, lambda k: b.store(
+            ctx.call_internal(b, fn, rt, leaf_args + list(bounds(b, k, n))),
+            struct_field(b, out, slots, k)), start=lo)
 
     with builder.if_else(builder.icmp_signed(">=", count, i64(SPLIT_ITEMS))) as (long, short):
         with long:
@@ -165,10 +179,10 @@ def _split_pairwise_sum(context, builder, fn, dtype, leaves, count):
             level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
                      for k in range(PIECES)]
             while len(level) > 1:
-                level = [builder.fadd(level[k], level[k + 1]) for k in range(0, len(level), 2)]
+                level = [join(builder, level[k], level[k + 1]) for k in range(0, len(level), 2)]
             builder.store(level[0], total)
         with short:
-            builder.store(context.call_internal(builder, fn, dtype,
+            builder.store(context.call_internal(builder, fn, rt,
                                                 list(leaves) + [i64(0), count]), total)
     return builder.load(total, typ=item)
 
@@ -219,13 +233,11 @@ def _fused_float_reduction(method, python_impl_for, finish):
 
         def codegen(context, builder, sig, args):
             def flat_reduce(tree, count):
-                fn = _emit_pairwise_sum(context, tree)
-                if context.options.parallel:
-                    total = _split_pairwise_sum(context, builder, fn, a.dtype,
-                                                leaf_values(tree), count)
-                else:
-                    total = context.call_internal(builder, fn, a.dtype, leaf_values(tree) +
-                                                  [ir.Constant(dm.i64, 0), count])
+                total = _split_fused(context, builder,
+                                     "float sum of an array expression (pairwise)",
+                                     _emit_pairwise_sum(context, tree), a.dtype,
+                                     leaf_values(tree), count, _subtree_bounds,
+                                     lambda b, left, right: b.fadd(left, right))
                 return finish(builder, total, count)
             return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
         codegen.fusion = Consumer(frozenset({0}))
@@ -751,10 +763,39 @@ def _extreme_step(prefer):
     return step
 
 
-def _fused_fold(method, python_impl_for, step, empty_message=None, start=None):
+def _emit_fold(context, tree, rt, step, start):
+    """An LLVM function folding the tree's elements [first, first + n) (n > 0 when `start`
+    is None) of same-shape C-contiguous leaves: from the first of them (`start` None) or
+    from `start`, by `step(builder, acc, element, dtype)`."""
+    dtype = dtype_of(tree.ty)
+    leaf_types = [ty for _, ty in tree.leaves]
+    fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(ty) for ty in leaf_types]
+                           + [dm.i64, dm.i64])
+    fn = ir.Function(context.module, fnty, context.module.get_unique_name("kiln.fused_fold"))
+    fn.linkage = "internal"
+    inner = CodegenContext(context.state, context.options)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    first, n = fn.args[-2:]
+    here = Tree(tree.ty, list(zip(fn.args[2:-2], leaf_types)), tree.compute)
+    arrays = leaf_arrays(inner, b, here)
+
+    def element(i):
+        return here.compute(inner, b, leaf_elements(b, here, arrays, i))
+    acc = inner.alloca(b, dm.value_type(rt))
+    b.store(element(first) if start is None else ir.Constant(dm.i1, int(start)), acc)
+    skip = ir.Constant(dm.i64, 1 if start is None else 0)
+    counted_loop(b, b.add(first, n), lambda i: b.store(step(b, b.load(acc), element(i), dtype),
+                                                       acc), start=b.add(first, skip))
+    b.store(b.load(acc), fn.args[0])
+    b.ret(ir.Constant(dm.i32, 0))
+    return fn
+
+
+def _fused_fold(method, python_impl_for, step, join, empty_message=None, start=None):
     """`np.<method>(expr)` and `expr.<method>()` folding an array expression where it is
-    computed: from the first element (`start` None) or from `start`, by `step(builder,
-    acc, element, dtype)`; an empty array raises `empty_message` when given."""
+    computed (`_emit_fold`), split across the threads of a parallel function in equal
+    ranges joined by `join(builder, left, right)`, which must give the serial fold's
+    result; an empty array raises `empty_message` when given."""
     def typer(tctx, a, *more):
         if more or not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex) or \
                 a.dtype == t.float16:
@@ -768,17 +809,10 @@ def _fused_fold(method, python_impl_for, step, empty_message=None, start=None):
                     context.guard(builder, builder.icmp_signed("==", count,
                                                                ir.Constant(dm.i64, 0)),
                                   ValueError, empty_message)
-                arrays = leaf_arrays(context, builder, tree)
-
-                def element(i):
-                    return tree.compute(context, builder, leaf_elements(builder, tree, arrays, i))
-                acc = context.alloca(builder, dm.value_type(rt))
-                builder.store(element(ir.Constant(dm.i64, 0)) if start is None else
-                              ir.Constant(dm.i1, int(start)), acc)
-                counted_loop(builder, count, lambda i: builder.store(
-                    step(builder, builder.load(acc), element(i), a.dtype), acc),
-                    start=ir.Constant(dm.i64, 1 if start is None else 0))
-                return builder.load(acc)
+                return _split_fused(context, builder, f"{method} of an array expression",
+                                    _emit_fold(context, tree, rt, step, start), rt,
+                                    leaf_values(tree), count, _range_bounds,
+                                    lambda b, left, right: join(b, left, right, a.dtype))
             return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
         codegen.fusion = Consumer(frozenset({0}))
         return rt(a), codegen
@@ -787,12 +821,16 @@ def _fused_fold(method, python_impl_for, step, empty_message=None, start=None):
 
 
 for _name, _prefer in (("min", "<"), ("amin", "<"), ("max", ">"), ("amax", ">")):
+    # the earlier piece's extreme is the `best` a later one must beat: the first NaN, or
+    # the first of equal values, wins as in the serial fold
     _fused_fold(_name, _extreme(_name[-3:], less if _prefer == "<" else greater),
-                _extreme_step(_prefer),
+                _extreme_step(_prefer), _extreme_step(_prefer),
                 empty_message="zero-size array to reduction operation "
                 f"{'minimum' if _prefer == '<' else 'maximum'} which has no identity")
-_fused_fold("any", _any, lambda b, acc, v, dtype: b.or_(acc, _truth(b, v, dtype)), start=False)
-_fused_fold("all", _all, lambda b, acc, v, dtype: b.and_(acc, _truth(b, v, dtype)), start=True)
+_fused_fold("any", _any, lambda b, acc, v, dtype: b.or_(acc, _truth(b, v, dtype)),
+            lambda b, left, right, dtype: b.or_(left, right), start=False)
+_fused_fold("all", _all, lambda b, acc, v, dtype: b.and_(acc, _truth(b, v, dtype)),
+            lambda b, left, right, dtype: b.and_(left, right), start=True)
 
 
 # ---- accumulations, spread ------------------------------------------------------------------

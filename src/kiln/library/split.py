@@ -18,10 +18,10 @@ Which reductions are split, and how:
   ties), any/all and count_nonzero; the pieces are equal ranges.
 - not split: the float `prod` (NumPy multiplies the items in order, so another grouping
   would round differently), complex sums (NumPy pairs real and imaginary parts in its own
-  way), reductions along an axis, and those of an array expression (`np.min(a * b)`,
-  computed where it is folded) except the float sum and mean, which reductions.py cuts
-  like an array's pairwise sum. A non-contiguous array is reduced through its contiguous
-  copy, which is split.
+  way) and reductions along an axis. Reductions of an array expression (computed where
+  they are folded) are split by reductions.py `_split_fused` on the same plan: the float
+  sum and mean along the pairwise subtrees, min/max/any/all in equal ranges. A
+  non-contiguous array is reduced through its contiguous copy, which is split.
 """
 from __future__ import annotations
 
