@@ -763,10 +763,11 @@ def _extreme_step(prefer):
     return step
 
 
-def _emit_fold(context, tree, rt, step, start):
+def _emit_fold(context, tree, rt, step, start, extreme=None):
     """An LLVM function folding the tree's elements [first, first + n) (n > 0 when `start`
     is None) of same-shape C-contiguous leaves: from the first of them (`start` None) or
-    from `start`, by `step(builder, acc, element, dtype)`."""
+    from `start`, by `step(builder, acc, element, dtype)`; a float min or max (`extreme`
+    "min" or "max") by `_fold_float_extreme`, which gives the same result."""
     dtype = dtype_of(tree.ty)
     leaf_types = [ty for _, ty in tree.leaves]
     fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(ty) for ty in leaf_types]
@@ -783,15 +784,50 @@ def _emit_fold(context, tree, rt, step, start):
         return here.compute(inner, b, leaf_elements(b, here, arrays, i))
     acc = inner.alloca(b, dm.value_type(rt))
     b.store(element(first) if start is None else ir.Constant(dm.i1, int(start)), acc)
-    skip = ir.Constant(dm.i64, 1 if start is None else 0)
-    counted_loop(b, b.add(first, n), lambda i: b.store(step(b, b.load(acc), element(i), dtype),
-                                                       acc), start=b.add(first, skip))
+    if extreme is not None and isinstance(dtype, t.Float):
+        _fold_float_extreme(inner, b, element, first, b.add(first, n), acc,
+                            dm.value_type(rt), extreme)
+    else:
+        skip = ir.Constant(dm.i64, 1 if start is None else 0)
+        counted_loop(b, b.add(first, n), lambda i: b.store(
+            step(b, b.load(acc), element(i), dtype), acc), start=b.add(first, skip))
     b.store(b.load(acc), fn.args[0])
     b.ret(ir.Constant(dm.i32, 0))
     return fn
 
 
-def _fused_fold(method, python_impl_for, step, join, empty_message=None, start=None):
+def _fold_float_extreme(context, b, element, first, stop, acc, ty, method):
+    """acc = the min or max of element(first..stop), as the plain array's (`_extremes`):
+    `minnum`/`maxnum` with the no-NaN flags in a loop without exits, which LLVM vectorizes,
+    noting whether a NaN went by; then, only if one did or the extreme is a zero, a second
+    pass takes the first NaN, or the first zero (its sign), as the ordered fold would."""
+    extreme = b.module.declare_intrinsic(f"llvm.{method}num", [ty], ir.FunctionType(ty, [ty, ty]))
+    unordered = context.alloca(b, dm.i1)
+    b.store(ir.Constant(dm.i1, 0), unordered)
+
+    def fold(i):
+        v = element(i)
+        b.store(b.or_(b.load(unordered), b.fcmp_unordered("uno", v, v)), unordered)
+        b.store(b.call(extreme, [b.load(acc), v], fastmath=("nnan", "nsz")), acc)
+    counted_loop(b, stop, fold, start=first)
+    best, nan_seen = b.load(acc), b.load(unordered)
+    with b.if_then(b.or_(nan_seen, b.fcmp_ordered("==", best, ir.Constant(ty, 0.0))),
+                   likely=False):
+        found = context.alloca(b, dm.i1)
+        b.store(ir.Constant(dm.i1, 0), found)
+
+        def first_match(i):
+            v = element(i)
+            match = b.select(nan_seen, b.fcmp_unordered("uno", v, v),
+                             b.fcmp_ordered("==", v, best))
+            take = b.and_(match, b.not_(b.load(found)))
+            b.store(b.select(take, v, b.load(acc)), acc)
+            b.store(b.or_(b.load(found), take), found)
+        counted_loop(b, stop, first_match, start=first)
+
+
+def _fused_fold(method, python_impl_for, step, join, empty_message=None, start=None,
+                extreme=None):
     """`np.<method>(expr)` and `expr.<method>()` folding an array expression where it is
     computed (`_emit_fold`), split across the threads of a parallel function in equal
     ranges joined by `join(builder, left, right)`, which must give the serial fold's
@@ -810,7 +846,7 @@ def _fused_fold(method, python_impl_for, step, join, empty_message=None, start=N
                                                                ir.Constant(dm.i64, 0)),
                                   ValueError, empty_message)
                 return _split_fused(context, builder, f"{method} of an array expression",
-                                    _emit_fold(context, tree, rt, step, start), rt,
+                                    _emit_fold(context, tree, rt, step, start, extreme), rt,
                                     leaf_values(tree), count, _range_bounds,
                                     lambda b, left, right: join(b, left, right, a.dtype))
             return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
@@ -826,7 +862,8 @@ for _name, _prefer in (("min", "<"), ("amin", "<"), ("max", ">"), ("amax", ">"))
     _fused_fold(_name, _extreme(_name[-3:], less if _prefer == "<" else greater),
                 _extreme_step(_prefer), _extreme_step(_prefer),
                 empty_message="zero-size array to reduction operation "
-                f"{'minimum' if _prefer == '<' else 'maximum'} which has no identity")
+                f"{'minimum' if _prefer == '<' else 'maximum'} which has no identity",
+                extreme=_name[-3:])
 _fused_fold("any", _any, lambda b, acc, v, dtype: b.or_(acc, _truth(b, v, dtype)),
             lambda b, left, right, dtype: b.or_(left, right), start=False)
 _fused_fold("all", _all, lambda b, acc, v, dtype: b.and_(acc, _truth(b, v, dtype)),
