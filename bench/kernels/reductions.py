@@ -98,6 +98,23 @@ for _func, _ref in [(array_max, np.max), (array_argmin, np.argmin)]:
             numpy_ref=_ref, bytes_touched=nbytes(0)))
 
 
+def max_abs_diff(a, b):
+    """A convergence test: the largest change between two iterates, one fused pass."""
+    return np.max(np.abs(a - b))
+
+
+def _two_vectors(n):
+    return (rng(1).standard_normal(n), rng(2).standard_normal(n))
+
+
+for _suffix, _opts in [("", {}), ("_parallel", {"parallel": True})]:
+    # folded where it is computed (no temporaries); in parallel, equal ranges on the threads
+    register(Benchmark(
+        name=f"max_abs_diff{_suffix}", topic="reduction", pyfunc=max_abs_diff,
+        make_inputs=_two_vectors, sizes=_SUMSQ_SIZES, label="{n} float64", options=_opts,
+        numpy_ref=max_abs_diff, bytes_touched=nbytes(0, 1)))
+
+
 def empty_region(x):
     """Opens and closes one parallel region with one iteration per thread: the cost of
     the region itself."""

@@ -812,18 +812,21 @@ def _fold_float_extreme(context, b, element, first, stop, acc, ty, method):
     counted_loop(b, stop, fold, start=first)
     best, nan_seen = b.load(acc), b.load(unordered)
     with b.if_then(b.or_(nan_seen, b.fcmp_ordered("==", best, ir.Constant(ty, 0.0))),
-                   likely=False):
-        found = context.alloca(b, dm.i1)
-        b.store(ir.Constant(dm.i1, 0), found)
-
-        def first_match(i):
-            v = element(i)
-            match = b.select(nan_seen, b.fcmp_unordered("uno", v, v),
-                             b.fcmp_ordered("==", v, best))
-            take = b.and_(match, b.not_(b.load(found)))
-            b.store(b.select(take, v, b.load(acc)), acc)
-            b.store(b.or_(b.load(found), take), found)
-        counted_loop(b, stop, first_match, start=first)
+                   likely=False):   # stops at the first match (an early zero is cheap)
+        pre, head = b.block, b.append_basic_block("first.head")
+        body, done = b.append_basic_block("first.body"), b.append_basic_block("first.done")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(dm.i64)
+        i.add_incoming(first, pre)
+        b.cbranch(b.icmp_signed("<", i, stop), body, done)
+        b.position_at_end(body)
+        v = element(i)
+        match = b.select(nan_seen, b.fcmp_unordered("uno", v, v), b.fcmp_ordered("==", v, best))
+        b.store(b.select(match, v, best), acc)
+        i.add_incoming(b.add(i, ir.Constant(dm.i64, 1)), b.block)
+        b.cbranch(match, done, head)
+        b.position_at_end(done)
 
 
 def _fused_fold(method, python_impl_for, step, join, empty_message=None, start=None,

@@ -240,6 +240,7 @@ def folds(a, b):
     (np.array([3, -7, 1], np.int8), np.array([1, 2, 3], np.uint8)),
     (np.where(np.arange(1000) == 700, np.nan, RNG.random(1000)), RNG.random(1000)),
     (np.where(np.arange(1001) % 500 == 7, -np.inf, 1.0), np.full(1001, 0.5)),
+    (np.linspace(-1, 1, 1001), np.linspace(-1, 1, 1001)),   # a zero extreme: its sign
 ])
 def test_min_max_any_all_of_an_expression(a, b):
     # float min/max fold with SIMD minnum/maxnum and find the first NaN in a second pass
