@@ -88,3 +88,26 @@ def in_place_on_arrays(a):
 
 def test_operator_in_place_functions_on_arrays_write_in_place():
     check(in_place_on_arrays, np.arange(3.0))
+
+
+def test_dtype_conversions_by_numba_s_names():
+    from kiln.np.numpy_support import as_dtype, from_dtype
+    for dtype in ("?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8",
+                  "c8", "c16"):
+        assert as_dtype(from_dtype(np.dtype(dtype))) == np.dtype(dtype)
+        assert kiln.from_dtype(dtype) == from_dtype(dtype)
+    with pytest.raises(NotImplementedError, match="unicode_type cannot be represented"):
+        as_dtype(types.unicode_type)
+    with pytest.raises(TypeError, match="does not support dtype"):
+        from_dtype("M8[ns]")
+
+
+def test_version_info_compares_as_a_tuple():
+    assert kiln.version_info[:3] == tuple(map(int, kiln.__version__.split(".")))
+    assert kiln.version_info >= (0, 1)
+
+
+@pytest.mark.parametrize("name", ["stencil", "generated_jit", "pndindex", "gdb"])
+def test_absent_top_level_names_say_what_to_use(name):
+    with pytest.raises(AttributeError, match=f"kiln has no {name}: .+"):
+        getattr(kiln, name)

@@ -9,6 +9,8 @@
             s += v * v
         return s
 """
+from typing import NamedTuple
+
 from . import errors, types
 from .decorators import jit, njit
 from .frontend.objmode import objmode
@@ -16,7 +18,7 @@ from .parallel import prange
 from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, f2, f4, f8, float16,
                     float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, intp, u1, u2,
                     u4, u8, uint8, uint16, uint32, uint64, uintp, void, none, typeof,
-                    deferred_type, optional)
+                    deferred_type, optional, from_dtype)
 
 __version__ = "0.1.0"
 __all__ = ["njit", "jit", "objmode", "literally", "cfunc", "carray", "farray", "prange", "vectorize", "guvectorize", "set_num_threads",
@@ -24,7 +26,27 @@ __all__ = ["njit", "jit", "objmode", "literally", "cfunc", "carray", "farray", "
            "complex64", "complex128", "f2", "f4", "f8", "float16", "float32", "float64", "i1",
            "i2", "i4", "i8", "int8", "int16", "int32", "int64", "intp", "u1", "u2", "u4", "u8",
            "uint8", "uint16", "uint32", "uint64", "uintp", "void", "none", "deferred_type",
-           "optional"]
+           "optional", "from_dtype", "version_info"]
+
+
+class _VersionInfo(NamedTuple):
+    """`kiln.version_info`, compared as a tuple: `kiln.version_info >= (0, 1)`."""
+    major: int
+    minor: int
+    patch: int
+    string: str
+
+
+version_info = _VersionInfo(*map(int, __version__.split(".")), __version__)
+
+# Numba names kiln does not have, and what to use instead
+_ABSENT = {
+    "stencil": "write the neighbourhood loop (with prange in a parallel=True function, "
+               "which kiln splits across the threads)",
+    "generated_jit": "it was removed from Numba too (0.59): use kiln.extending.overload",
+    "pndindex": "use prange over the outer axis and np.ndindex inside",
+    "gdb": "kiln does not attach gdb; KILN_DUMP=typed,llvm,asm prints each stage",
+}
 
 
 _LAZY = {"cfunc": "kiln.ccallback", "literally": "kiln.library.literally", "carray": "kiln.library.foreign",
@@ -37,8 +59,10 @@ def __getattr__(name):
     # kiln.cuda, kiln.typed, kiln.runtime, kiln.config, kiln.experimental, the ufunc builder
     # and the thread layer load only when first used, so `import kiln` stays cheap.
     import importlib
-    if name in ("cuda", "typed", "runtime", "config", "experimental"):
+    if name in ("cuda", "typed", "runtime", "config", "experimental", "np"):
         return importlib.import_module(f"kiln.{name}")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _ABSENT:
+        raise AttributeError(f"kiln has no {name}: {_ABSENT[name]}")
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")

@@ -311,5 +311,13 @@ def from_dtype(dtype) -> Number:
         raise TypeError(f"kiln does not support dtype {dtype!r}") from None
 
 
+def as_dtype(ty) -> np.dtype:
+    """The NumPy dtype of a kiln scalar type (Numba's `numpy_support.as_dtype`)."""
+    dtype = getattr(unliteral(ty), "np_dtype", None)
+    if dtype is None:
+        raise NotImplementedError(f"{ty} cannot be represented as a NumPy dtype")
+    return dtype
+
+
 def integer_of(bitwidth: int, signed: bool) -> Integer:
     return from_dtype(f"{'i' if signed else 'u'}{bitwidth // 8}")
