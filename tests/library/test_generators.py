@@ -644,3 +644,68 @@ def test_generator_keeps_a_numpy_array_alive():
     del g, h, junk
     gc.collect()
     assert sys.getrefcount(b) == base
+
+
+# ---- iter() --------------------------------------------------------------------------------
+
+def iterator_shared_by_next_and_for(jit):
+    @jit
+    def f(x):
+        it = iter(x)
+        first = next(it, -1.0)
+        second = next(it, -2.0)
+        rest = 0.0
+        for v in it:     # the loop goes on where next() left off
+            rest += v
+        return first, second, rest, next(it, 99.0)
+    return f
+
+
+@pytest.mark.parametrize("x", ARRAYS + [np.arange(5.0)[::-2]])
+def test_iter_of_an_array(x):
+    check(iterator_shared_by_next_and_for, x)
+
+
+@pytest.mark.parametrize("x", [[1.5, 2.5, -3.0], [], [7.0]])
+def test_iter_of_a_list(x):
+    expected = iterator_shared_by_next_and_for(plain)(list(x))
+    got = iterator_shared_by_next_and_for(njit)(List.empty_list(float) if not x else List(x))
+    assert agree(expected, got)
+
+
+def iter_of_ranges_strings_dicts_and_generators(jit):
+    @jit
+    def f(n, s):
+        r = iter(range(n, -1, -2))
+        chars = iter(s)
+        d = {}
+        for i in range(n):
+            d[i * 3] = i
+        keys = iter(d)
+        squares = (i * i for i in range(n))
+        same_generator = iter(squares)
+        return (next(r), sum(r), next(chars, "?") + next(chars, "!"), next(keys, -1),
+                sum(keys), next(same_generator, -1), next(squares, -1))
+    return f
+
+
+@pytest.mark.parametrize("n, s", [(5, "héllo"), (0, ""), (1, "a"), (10, "πλ")])
+def test_iter_of_ranges_strings_dicts_and_generators(n, s):
+    check(iter_of_ranges_strings_dicts_and_generators, n, s)
+
+
+def next_past_the_end(jit):
+    @jit
+    def f(x):
+        it = iter(x)
+        return next(it)
+    return f
+
+
+def test_next_past_the_end_raises_stop_iteration():
+    check(next_past_the_end, np.zeros(0))
+
+
+def test_iter_of_a_number_is_a_typing_error():
+    with pytest.raises(TypingError, match="iter"):
+        njit(lambda x: iter(x))(3.0)

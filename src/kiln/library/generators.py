@@ -1,11 +1,11 @@
 """What compiled code does with a generator besides `for` (library/iteration.py):
-`next(g)` and `next(g, default)`."""
+`next(g)` and `next(g, default)`; and `iter(x)`, a generator over x."""
 from __future__ import annotations
 
 from .. import types as t
 from ..codegen import generators as gen
 from ..typing.unify import unify
-from .registry import template
+from .registry import overload, register_jitable, template
 
 
 @template(next)
@@ -38,3 +38,21 @@ def _next(tctx, generator, default=None):
         return phi
     sig = item_ty(generator) if default is None else item_ty(generator, default)
     return sig, codegen
+
+
+@register_jitable
+def _each(iterable):
+    for item in iterable:
+        yield item
+
+
+@overload(iter)
+def _iter(iterable):
+    """`iter(x)`: a generator over x's items (one with the state Python's iterator keeps:
+    `next` and `for` share it); a generator is its own iterator."""
+    if isinstance(iterable, t.GeneratorType):
+        return lambda iterable: iterable
+    from .iteration import item_type_of
+    if item_type_of(iterable) is None:
+        return None
+    return lambda iterable: _each(iterable)
