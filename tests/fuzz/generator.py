@@ -552,9 +552,13 @@ class Generator:
 
     def float_from_list(self, scope, depth):
         l = self.pick(self.list_names(scope))
-        k = self.rng.randrange(3)
+        k = self.rng.randrange(4)
         if k == 0:
             return f"{l}[{self.int_expr(scope, depth)[0]}]"
+        if k == 3:   # an iterator that next() advances before sum() takes the rest
+            it = self.fresh("it")
+            return self.pick([f"next(iter({l}), {self.float_leaf(scope)})",
+                              f"(lambda {it}: next({it}, 0.25) + sum({it}, 0.0))(iter({l}))"])
         return f"{self.pick(['min', 'max'])}({l})"
 
     def int_from_list(self, scope, depth):
