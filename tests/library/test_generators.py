@@ -652,12 +652,8 @@ def iterator_shared_by_next_and_for(jit):
     @jit
     def f(x):
         it = iter(x)
-        first = next(it, -1.0)
-        second = next(it, -2.0)
-        rest = 0.0
-        for v in it:     # the loop goes on where next() left off
-            rest += v
-        return first, second, rest, next(it, 99.0)
+        head = (next(it, -1.0), next(it, -2.0))
+        return head, sum(it, 0.0), next(it, 99.0)    # sum goes on where next() left off
     return f
 
 

@@ -27,7 +27,7 @@ from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dt
 from .pairwise import BLOCK, DEPTH, pairwise_sum, pairwise_total
 from .registry import (intrinsic, omitted, overload, overload_method, register_jitable,
                        template)
-from .split import PIECES, SPLIT_ITEMS, add, by_ranges, multiply
+from .split import PIECES, add, by_ranges, multiply, split_pieces
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 
 def as_flat(a):
@@ -69,25 +69,35 @@ def _in_c_order(a):
     return lambda a: flat_view(c_contiguous(a))
 
 
+def _expression_function(context, tree, name):
+    """A new internal function `i32 f(ret*, exc*, leaves..., first, n)` over the elements
+    [first, first + n) of the tree's same-shape C-contiguous leaves: (f, its context, a
+    builder in its entry, first, n, `element(i)` computing the tree at flat position i)."""
+    leaf_types = [ty for _, ty in tree.leaves]
+    fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(ty) for ty in leaf_types]
+                           + [dm.i64, dm.i64])
+    fn = ir.Function(context.module, fnty, context.module.get_unique_name(name))
+    fn.linkage = "internal"
+    inner = CodegenContext(context.state, context.options)
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    here = Tree(tree.ty, list(zip(fn.args[2:-2], leaf_types)), tree.compute)
+    arrays = leaf_arrays(inner, b, here)
+
+    def element(i):
+        return here.compute(inner, b, leaf_elements(b, here, arrays, i))
+    return fn, inner, b, fn.args[-2], fn.args[-1], element
+
+
 def _emit_pairwise_sum(context, tree):
     """An LLVM function summing the tree's elements [start, start + n) of same-shape
     C-contiguous leaves as `pairwise_sum` does (the same blocks, the same order), computing
     each element where it is added. It recurses on the two halves, as NumPy does."""
     dtype = dtype_of(tree.ty)
-    leaf_types = [ty for _, ty in tree.leaves]
-    fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(ty) for ty in leaf_types]
-                           + [dm.i64, dm.i64])
-    fn = ir.Function(context.module, fnty, context.module.get_unique_name("kiln.fused_sum"))
-    fn.linkage = "internal"
-    inner = CodegenContext(context.state, context.options)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    start, n = fn.args[-2:]
-    here = Tree(tree.ty, list(zip(fn.args[2:-2], leaf_types)), tree.compute)
-    arrays = leaf_arrays(inner, b, here)
+    fn, inner, b, start, n, at = _expression_function(context, tree, "kiln.fused_sum")
     i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
 
     def element(i):
-        return here.compute(inner, b, leaf_elements(b, here, arrays, b.add(start, i)))
+        return at(b.add(start, i))
 
     def accumulate(slot, i):
         b.store(b.fadd(b.load(slot), element(i)), slot)
@@ -101,9 +111,9 @@ def _emit_pairwise_sum(context, tree):
     b.position_at_end(split)
     half = b.lshr(n, i64(1))
     half = b.sub(half, b.and_(half, i64(7)))
-    left = inner.call_internal(b, fn, dtype, leaf_values(here) + [start, half])
-    right = inner.call_internal(b, fn, dtype, leaf_values(here) + [b.add(start, half),
-                                                                 b.sub(n, half)])
+    left = inner.call_internal(b, fn, dtype, list(fn.args[2:-2]) + [start, half])
+    right = inner.call_internal(b, fn, dtype, list(fn.args[2:-2]) + [b.add(start, half),
+                                                                    b.sub(n, half)])
     finish(b.fadd(left, right))
     b.position_at_end(block)
     zero = ir.Constant(dm.value_type(dtype), 0.0)
@@ -155,36 +165,14 @@ def _split_fused(context, builder, name, fn, rt, leaves, count, bounds, join):
     across the threads in a parallel function when long: PIECES pieces (`bounds(b, k, n)`)
     on the threads, joined in order as a balanced tree by `join(b, left, right)`; a grouping
     that gives the serial result's bits (NumPy's pairwise tree, or an exact fold)."""
-    i64 = lambda v: ir.Constant(dm.i64, v)  # noqa: E731
+    whole = list(leaves) + [ir.Constant(dm.i64, 0), count]
     if not context.options.parallel:
-        return context.call_internal(builder, fn, rt, list(leaves) + [i64(0), count])
-    if name not in context.state.split_reductions:
-        context.state.split_reductions.append(name)
-    from ..parallel.launch import split_loop
-    from ..runtime.threads import struct_field
-    item = dm.value_type(rt)
-    slots = ir.ArrayType(item, PIECES)
-    partials = context.alloca(builder, slots)
-    total = context.alloca(builder, item)
-
-    def emit(ctx, b, lo, hi, passed):
-        *leaf_args, n, out = passed
-        counted_loop(b, hi, lambda k: b.store(
-            ctx.call_internal(b, fn, rt, leaf_args + list(bounds(b, k, n))),
-            struct_field(b, out, slots, k)), start=lo)
-
-    with builder.if_else(builder.icmp_signed(">=", count, i64(SPLIT_ITEMS))) as (long, short):
-        with long:
-            split_loop(context, builder, i64(PIECES), list(leaves) + [count, partials], emit)
-            level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
-                     for k in range(PIECES)]
-            while len(level) > 1:
-                level = [join(builder, level[k], level[k + 1]) for k in range(0, len(level), 2)]
-            builder.store(level[0], total)
-        with short:
-            builder.store(context.call_internal(builder, fn, rt,
-                                                list(leaves) + [i64(0), count]), total)
-    return builder.load(total, typ=item)
+        return context.call_internal(builder, fn, rt, whole)
+    return split_pieces(
+        context, builder, name, dm.value_type(rt), count, list(leaves) + [count],
+        lambda ctx, b, k, passed: ctx.call_internal(b, fn, rt, passed[:-1] +
+                                                    list(bounds(b, k, passed[-1]))),
+        join, lambda b: context.call_internal(b, fn, rt, whole))
 
 
 def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
@@ -769,19 +757,7 @@ def _emit_fold(context, tree, rt, step, start, extreme=None):
     from `start`, by `step(builder, acc, element, dtype)`; a float min or max (`extreme`
     "min" or "max") by `_fold_float_extreme`, which gives the same result."""
     dtype = dtype_of(tree.ty)
-    leaf_types = [ty for _, ty in tree.leaves]
-    fnty = ir.FunctionType(dm.i32, [dm.ptr, dm.ptr] + [dm.value_type(ty) for ty in leaf_types]
-                           + [dm.i64, dm.i64])
-    fn = ir.Function(context.module, fnty, context.module.get_unique_name("kiln.fused_fold"))
-    fn.linkage = "internal"
-    inner = CodegenContext(context.state, context.options)
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    first, n = fn.args[-2:]
-    here = Tree(tree.ty, list(zip(fn.args[2:-2], leaf_types)), tree.compute)
-    arrays = leaf_arrays(inner, b, here)
-
-    def element(i):
-        return here.compute(inner, b, leaf_elements(b, here, arrays, i))
+    fn, inner, b, first, n, element = _expression_function(context, tree, "kiln.fused_fold")
     acc = inner.alloca(b, dm.value_type(rt))
     b.store(element(first) if start is None else ir.Constant(dm.i1, int(start)), acc)
     if extreme is not None and isinstance(dtype, t.Float):

@@ -50,39 +50,49 @@ def split_reduction(name, serial, piece, join, splittable=lambda x, seed: True):
         def codegen(context, builder, sig, args):
             if not (context.options.parallel and splittable(x, seed)):
                 return context.call_python(builder, serial, sig, args)
-            from ..parallel.launch import split_loop
-            from ..runtime.threads import struct_field
-            from .fusion import counted_loop
-            if name not in context.state.split_reductions:
-                context.state.split_reductions.append(name)
-            item = dm.value_type(result)
-            slots = ir.ArrayType(item, PIECES)
-            partials = context.alloca(builder, slots)
-            total = context.alloca(builder, item)
-            n = builder.extract_value(args[0], [dm.ARRAY_SHAPE, 0])
-            long = builder.icmp_signed(">=", n, ir.Constant(dm.i64, SPLIT_ITEMS))
-            with builder.if_else(long) as (split, short):
-                with split:
-                    def emit(ctx, b, lo, hi, passed):
-                        array, seed_value, out = passed
-                        counted_loop(b, hi, lambda k: b.store(
-                            ctx.call_python(b, piece, result(x, t.int64, seed),
-                                            [array, k, seed_value]),
-                            struct_field(b, out, slots, k)), start=lo)
-                    split_loop(context, builder, ir.Constant(dm.i64, PIECES),
-                               [args[0], args[1], partials], emit)
-                    level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
-                             for k in range(PIECES)]
-                    while len(level) > 1:
-                        level = [context.call_python(builder, join, result(result, result),
-                                                     level[k:k + 2])
-                                 for k in range(0, len(level), 2)]
-                    builder.store(level[0], total)
-                with short:
-                    builder.store(context.call_python(builder, serial, sig, args), total)
-            return builder.load(total, typ=item)
+            return split_pieces(
+                context, builder, name, dm.value_type(result),
+                builder.extract_value(args[0], [dm.ARRAY_SHAPE, 0]), list(args),
+                lambda ctx, b, k, passed: ctx.call_python(b, piece, result(x, t.int64, seed),
+                                                          [passed[0], k, passed[1]]),
+                lambda b, left, right: context.call_python(b, join, result(result, result),
+                                                           [left, right]),
+                lambda b: context.call_python(b, serial, sig, args))
         return sig, codegen
     return reduce
+
+
+def split_pieces(context, builder, name, item, count, values, piece, join, serial):
+    """A reduction of `count` items in PIECES pieces on the threads when count >=
+    SPLIT_ITEMS: `piece(ctx, b, k, values)` computes piece k (in a chunk function, from the
+    caller's LLVM `values`), the results are joined in order as a balanced tree by
+    `join(b, left, right)`; a shorter one is `serial(b)` on this thread. `name` is what
+    parallel_diagnostics lists."""
+    from ..parallel.launch import split_loop
+    from ..runtime.threads import struct_field
+    from .fusion import counted_loop
+    if name not in context.state.split_reductions:
+        context.state.split_reductions.append(name)
+    slots = ir.ArrayType(item, PIECES)
+    partials = context.alloca(builder, slots)
+    total = context.alloca(builder, item)
+    long = builder.icmp_signed(">=", count, ir.Constant(dm.i64, SPLIT_ITEMS))
+    with builder.if_else(long) as (split, short):
+        with split:
+            def emit(ctx, b, lo, hi, passed):
+                *given, out = passed
+                counted_loop(b, hi, lambda k: b.store(piece(ctx, b, k, given),
+                                                      struct_field(b, out, slots, k)), start=lo)
+            split_loop(context, builder, ir.Constant(dm.i64, PIECES), values + [partials],
+                       emit)
+            level = [builder.load(struct_field(builder, partials, slots, k), typ=item)
+                     for k in range(PIECES)]
+            while len(level) > 1:
+                level = [join(builder, level[k], level[k + 1]) for k in range(0, len(level), 2)]
+            builder.store(level[0], total)
+        with short:
+            builder.store(serial(builder), total)
+    return builder.load(total, typ=item)
 
 
 @register_jitable
