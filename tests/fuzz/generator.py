@@ -856,7 +856,13 @@ class Generator:
                 t = self.fresh("t")
                 self.emit(indent, f"{t} = ({self.assign_int(scope, 2)}, {self.float_expr(scope, 2)})")
                 p, q = self.fresh("c"), self.fresh("v")
-                self.emit(indent, f"{p}, {q} = {t}")
+                if self.chance(0.3):   # a starred loop target: the rest of each tuple, a list
+                    rest = self.fresh("r")
+                    other = f"({self.assign_int(scope, 1)}, {self.float_expr(scope, 1)})"
+                    self.emit(indent, f"for {p}, *{rest} in [{t}, {other}]:")
+                    self.emit(indent + 1, f"{q} = {p} + sum({rest}, 0.0)")
+                else:
+                    self.emit(indent, f"{p}, {q} = {t}")
                 scope += [Var(t, "tuple"), Var(p, "int", LOCAL_BOUND), Var(q, "float")]
         elif k <= 11 and depth > 0:
             self.if_statement(scope, indent, depth, loop, returns)
