@@ -55,7 +55,8 @@ def test_split_and_rsplit_on_a_separator():
                                                          for sep in seps])
     check(lambda s, sep, m: (s.split(sep, m), s.rsplit(sep, m), s.rsplit(sep, maxsplit=m)),
           [(s, sep, m) for s in SEPARATED for sep in seps for m in MAXSPLITS])
-    check(lambda s: (s.rsplit(","), s.rsplit(",", 1), s.rsplit("a", True)), SEPARATED)
+    check(lambda s: (s.rsplit(","), s.rsplit(",", 1), s.rsplit("a", True),
+                     s.split(sep=",", maxsplit=1), s.rsplit(sep="a")), SEPARATED)
 
 
 def test_split_by_an_empty_separator_is_value_error():
