@@ -596,7 +596,7 @@ class Generator:
             return f"{a}:{b}"
         return f"{a}:{b}:{self.pick(['1', '2', '-1', '-2', '3'])}"
 
-    # -- strings: literals, str(int), +, * by a small int, slices; read as ints --------------
+    # -- strings: literals, str(int), +, * by a small int, slices, methods; read as ints -----
     def str_expr(self, scope, depth):
         """A string expression (at most a few hundred characters: repeats are 0-2 times)."""
         k = 0 if depth <= 0 else self.rng.randrange(6)
@@ -612,11 +612,20 @@ class Generator:
                     f":{self.pick(['1', '2', '-1', '-2'])}]")
         if k == 4:
             return f"str({self.small(self.int_expr(scope, depth - 1))[0]})"
-        return f"{self.str_expr(scope, depth - 1)}.strip()"
+        x = self.str_expr(scope, depth - 1)
+        k = self.rng.randrange(8)
+        if k < 5:
+            return f"{x}.{['strip', 'title', 'swapcase', 'capitalize', 'casefold'][k]}()"
+        if k == 5:
+            return f"({x} + chr(9) + {x}).expandtabs({self.rng.randrange(-1, 4)})"
+        if k == 6:
+            return f"{x}.{self.pick(['removeprefix', 'removesuffix'])}({self.str_expr(scope, 0)})"
+        sep = self.pick(['" "', '"a"', '"😀"'])   # never empty: partition would raise
+        return f"{x}.{self.pick(['partition', 'rpartition'])}({sep})[{self.rng.randrange(3)}]"
 
     def int_from_str(self, scope, depth):
         a, b = self.str_expr(scope, depth), self.str_expr(scope, depth)
-        k = self.rng.randrange(5)
+        k = self.rng.randrange(8)
         if k == 0:
             return f"len({a})", SMALL
         if k == 1:
@@ -625,7 +634,16 @@ class Generator:
             return f"int({a} {self.pick(['==', '!=', '<', '>='])} {b})", 1
         if k == 3:
             return f"{a}.find({b})", SMALL
-        return f"int(hash({a}) == hash({b}))", 1
+        if k == 4:
+            return f"int(hash({a}) == hash({b}))", 1
+        if k == 5:
+            sep = self.pick(["None", '" "', '"a"', '"b😀"'])
+            how = self.pick(["split", "rsplit"])
+            return f"len({a}.{how}({sep}, {self.rng.randrange(-1, 3)}))", SMALL
+        if k == 6:
+            return f"len(({a} + {self.pick(['chr(10)', 'chr(13)', 'chr(0x2028)'])} + {b})" \
+                   f".splitlines({self.pick(['', 'True'])}))", SMALL
+        return f"int({a}.{self.pick(['startswith', 'endswith'])}(({b}, \"a\")))", 1
 
     # -- dicts of int -> int -------------------------------------------------------------------
     def dict_names(self, scope):

@@ -8,7 +8,8 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "it
            "printing", "optional", "allocation", "creation",
            "ufuncs", "reductions", "shapes", "linalg", "decompositions", "stacked",
            "selection", "sorting", "random", "joining", "routines", "statistics", "foreign",
-           "lists", "strings", "string_methods", "string_conversions", "hashing", "dicts", "sets",
+           "lists", "strings", "string_methods", "string_case",
+           "string_conversions", "hashing", "dicts", "sets",
            "objmode", "literally", "generators")
 _loaded = False
 

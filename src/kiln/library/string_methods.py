@@ -1,15 +1,16 @@
 """`str` methods, `ord` and `chr` in compiled code, written in Python on the string
-primitives of library/strings.py.
+primitives of library/strings.py (case conversions are in string_case.py).
 
 Character classes and case follow CPython for ASCII, Latin-1, the basic Greek letters and
-Cyrillic (the ranges in `_lower_of`/`_upper_of`; `isspace` is CPython's exact list); other
-code points are not letters, not digits and have no case here (CPython's Unicode tables
-would be the complete rule), and a case change is one code point for one (ß stays ß).
+Cyrillic (the ranges in `_lower_of`/`_upper_of`; `isspace` and the line breaks of
+`splitlines` are CPython's exact lists); other code points are not letters, not digits and
+have no case here (CPython's Unicode tables would be the complete rule).
 """
 from __future__ import annotations
 
 from .. import types as t
 from ..errors import TypingError
+from ..typing.unroll import literal_unroll
 from .registry import omitted, overload, overload_method, register_jitable
 from .strings import (_find, _matches_at, _str_copy, _str_get, _str_len, _str_new, _str_set,
                       _substring, is_string)
@@ -33,8 +34,20 @@ def _is_space(c):
 
 
 @register_jitable
-def _is_digit(c):
+def _is_decimal(c):
     return 48 <= c <= 57
+
+
+@register_jitable
+def _is_digit(c):
+    """Decimal digits and the superscripts ¹ ² ³ (CPython's isdigit)."""
+    return _is_decimal(c) or c == 0xB2 or c == 0xB3 or c == 0xB9
+
+
+@register_jitable
+def _is_numeric(c):
+    """Digits and the vulgar fractions ¼ ½ ¾ (CPython's isnumeric)."""
+    return _is_digit(c) or 0xBC <= c <= 0xBE
 
 
 @register_jitable
@@ -56,6 +69,7 @@ def _upper_of(c):
 
 @register_jitable
 def _lower_of(c):
+    """The lower-case letter of c, or c; Σ depends on where it stands (`_lower_at`)."""
     if 65 <= c <= 90 or 0xC0 <= c <= 0xDE and c != 0xD7 or \
             0x391 <= c <= 0x3A9 and c != 0x3A2 or 0x410 <= c <= 0x42F:
         return c + 32
@@ -73,28 +87,36 @@ def _is_lower_only(c):
 
 
 @register_jitable
-def _is_alpha(c):
-    return _upper_of(c) != c or _lower_of(c) != c or _is_lower_only(c)
+def _is_upper(c):
+    return _lower_of(c) != c
 
 
 @register_jitable
-def _map_case(s, upper):
-    n = _str_len(s)
-    result = _str_new(n)
-    for k in range(n):
-        c = _str_get(s, k)
-        _str_set(result, k, _upper_of(c) if upper else _lower_of(c))
-    return result
+def _is_lower(c):
+    return _upper_of(c) != c or _is_lower_only(c)
 
 
-@overload_method(_STR, "upper")
-def _upper(s):
-    return lambda s: _map_case(s, True)
+@register_jitable
+def _is_cased(c):
+    """Upper or lower case (CPython's Cased); the letters kiln knows are exactly these."""
+    return _is_upper(c) or _is_lower(c)
 
 
-@overload_method(_STR, "lower")
-def _lower(s):
-    return lambda s: _map_case(s, False)
+@register_jitable
+def _is_alnum(c):
+    return _is_cased(c) or _is_numeric(c)
+
+
+@register_jitable
+def _is_identifier_start(c):
+    return _is_cased(c) or c == 95   # _
+
+
+@register_jitable
+def _is_identifier_char(c):
+    """What may follow the first character of an identifier (XID_Continue), among them
+    the middle dots U+00B7 and U+0387."""
+    return _is_identifier_start(c) or _is_decimal(c) or c == 0xB7 or c == 0x387
 
 
 def _predicate(test):
@@ -116,38 +138,23 @@ def _predicate(test):
     return ov
 
 
-@register_jitable
-def _is_alnum(c):
-    return _is_alpha(c) or _is_digit(c)
-
-
-for _name, _test in (("isdigit", _is_digit), ("isalpha", _is_alpha), ("isspace", _is_space),
-                     ("isalnum", _is_alnum)):
+for _name, _test in (("isdigit", _is_digit), ("isdecimal", _is_decimal),
+                     ("isnumeric", _is_numeric), ("isalpha", _is_cased),
+                     ("isspace", _is_space), ("isalnum", _is_alnum)):
     overload_method(_STR, _name)(_predicate(_test))
 
 
-def _cased(upper):
-    """isupper/islower: some cased character, and none of the other case."""
-    @register_jitable
-    def test(s):
-        cased = False
-        for k in range(_str_len(s)):
-            c = _str_get(s, k)
-            if _lower_of(c) != c or _upper_of(c) != c or _is_lower_only(c):
-                if (_lower_of(c) != c) != upper:
-                    return False
-                cased = True
-        return cased
-
-    def ov(s):
-        def impl(s):
-            return test(s)
-        return impl
-    return ov
-
-
-overload_method(_STR, "isupper")(_cased(True))
-overload_method(_STR, "islower")(_cased(False))
+@overload_method(_STR, "isidentifier")
+def _isidentifier(s):
+    def impl(s):
+        n = _str_len(s)
+        if n == 0 or not _is_identifier_start(_str_get(s, 0)):
+            return False
+        for k in range(1, n):
+            if not _is_identifier_char(_str_get(s, k)):
+                return False
+        return True
+    return impl
 
 
 @overload(ord)
@@ -245,16 +252,87 @@ def _count(s, sub, start=None, end=None):
     return impl
 
 
-@overload_method(_STR, "startswith")
-def _startswith(s, prefix):
-    _require_string(prefix, "startswith")
-    return lambda s, prefix: _matches_at(s, prefix, 0)
+def _require_index(ty, method, what, none=True):
+    """An int argument such as maxsplit, start or end (None too where CPython takes it)."""
+    if not (ty is None or isinstance(ty, _INTLIKE) or none and isinstance(ty, t.NoneType)):
+        raise TypingError(f"str.{method}'s {what} must be an int, not {ty}")
 
 
-@overload_method(_STR, "endswith")
-def _endswith(s, suffix):
-    _require_string(suffix, "endswith")
-    return lambda s, suffix: _matches_at(s, suffix, _str_len(s) - _str_len(suffix))
+def _affix_test(method, at_end):
+    """startswith/endswith: the prefix (suffix) of s[start:end], or any of a tuple's."""
+    @register_jitable
+    def matches(s, affix, start, end):
+        n = _str_len(s)
+        a, b = _bounds(n, 0 if start is None else start, n if end is None else end)
+        m = _str_len(affix)
+        if b - m < a:   # also when start is past the end
+            return False
+        return _matches_at(s, affix, b - m if at_end else a)
+
+    def ov(s, affix, start=None, end=None):
+        _require_index(start, method, "start")
+        _require_index(end, method, "end")
+        if isinstance(affix, t.BaseTuple) and all(map(is_string, affix.types)):
+            if len(affix) == 0:
+                return lambda s, affix, start=None, end=None: False
+
+            def impl_tuple(s, affix, start=None, end=None):
+                for one in literal_unroll(affix):
+                    if matches(s, one, start, end):
+                        return True
+                return False
+            return impl_tuple
+        if not is_string(affix):
+            raise TypingError(f"str.{method}'s argument must be a str or a tuple of str, "
+                              f"not {affix}")
+        return lambda s, affix, start=None, end=None: matches(s, affix, start, end)
+    return ov
+
+
+overload_method(_STR, "startswith")(_affix_test("startswith", False))
+overload_method(_STR, "endswith")(_affix_test("endswith", True))
+
+
+def _removing(method, at_end):
+    """removeprefix/removesuffix: s without the affix when it has it, else s."""
+    def ov(s, affix):
+        _require_string(affix, method)
+
+        def impl(s, affix):
+            n, m = _str_len(s), _str_len(affix)
+            if m == 0 or not _matches_at(s, affix, n - m if at_end else 0):
+                return s
+            return _substring(s, 0 if at_end else m, n - m)
+        return impl
+    return ov
+
+
+overload_method(_STR, "removeprefix")(_removing("removeprefix", False))
+overload_method(_STR, "removesuffix")(_removing("removesuffix", True))
+
+
+def _partitioning(method, search, from_right):
+    """partition/rpartition: (before, sep, after) around the first (last) sep; without
+    one, s and two empty strings (s last for rpartition)."""
+    def ov(s, sep):
+        _require_string(sep, method, "separator")
+
+        def impl(s, sep):
+            n, m = _str_len(s), _str_len(sep)
+            if m == 0:
+                raise ValueError("empty separator")
+            i = search(s, sep, 0, n)
+            if i < 0:
+                if from_right:
+                    return _str_new(0), _str_new(0), s
+                return s, _str_new(0), _str_new(0)
+            return _substring(s, 0, i), sep, _substring(s, i + m, n - i - m)
+        return impl
+    return ov
+
+
+overload_method(_STR, "partition")(_partitioning("partition", _find, False))
+overload_method(_STR, "rpartition")(_partitioning("rpartition", _rfind, True))
 
 
 # ---- building ----------------------------------------------------------------------------
@@ -384,14 +462,135 @@ def _split_on(s, sep, limit):
     return parts
 
 
-@overload_method(_STR, "split")
-def _split(s, sep=None, maxsplit=None):
-    if omitted(sep):
-        return lambda s, sep=None, maxsplit=None: _split_whitespace(
-            s, -1 if maxsplit is None else maxsplit)
-    _require_string(sep, "split", "separator")
-    return lambda s, sep=None, maxsplit=None: _split_on(
-        s, sep, -1 if maxsplit is None else maxsplit)
+@register_jitable
+def _rsplit_whitespace(s, limit):
+    """The words from the right, so that what maxsplit leaves is the start of s."""
+    parts = []
+    j = _str_len(s)
+    while True:
+        while j > 0 and _is_space(_str_get(s, j - 1)):
+            j -= 1
+        if j == 0:
+            break
+        if limit == 0:
+            parts.append(_substring(s, 0, j))
+            break
+        i = j
+        while i > 0 and not _is_space(_str_get(s, i - 1)):
+            i -= 1
+        parts.append(_substring(s, i, j - i))
+        limit -= 1
+        j = i
+    parts.reverse()
+    return parts
+
+
+@register_jitable
+def _rsplit_on(s, sep, limit):
+    m = _str_len(sep)
+    if m == 0:
+        raise ValueError("empty separator")
+    parts = []
+    j = _str_len(s)
+    while limit != 0:
+        i = _rfind(s, sep, 0, j)
+        if i < 0:
+            break
+        parts.append(_substring(s, i + m, j - i - m))
+        j = i
+        limit -= 1
+    parts.append(_substring(s, 0, j))
+    parts.reverse()
+    return parts
+
+
+@register_jitable
+def _limit(maxsplit):
+    """maxsplit as a count of splits left (negative: no limit)."""
+    return -1 if maxsplit is None else maxsplit + 0
+
+
+def _splitting(method, on_whitespace, on_separator):
+    """split/rsplit: at runs of whitespace without sep (no empty parts), else at each sep."""
+    def ov(s, sep=None, maxsplit=None):
+        _require_index(maxsplit, method, "maxsplit", none=False)
+        if omitted(sep):
+            return lambda s, sep=None, maxsplit=None: on_whitespace(s, _limit(maxsplit))
+        _require_string(sep, method, "separator")
+        return lambda s, sep=None, maxsplit=None: on_separator(s, sep, _limit(maxsplit))
+    return ov
+
+
+overload_method(_STR, "split")(_splitting("split", _split_whitespace, _split_on))
+overload_method(_STR, "rsplit")(_splitting("rsplit", _rsplit_whitespace, _rsplit_on))
+
+
+@register_jitable
+def _is_line_break(c):
+    """\\n \\v \\f \\r, the separators \\x1c-\\x1e, NEL, U+2028 and U+2029."""
+    return 10 <= c <= 13 or 28 <= c <= 30 or c == 0x85 or c == 0x2028 or c == 0x2029
+
+
+@overload_method(_STR, "splitlines")
+def _splitlines(s, keepends=None):
+    _require_index(keepends, "splitlines", "keepends", none=False)
+
+    def impl(s, keepends=None):
+        keep = False if keepends is None else keepends
+        parts = []
+        n, i = _str_len(s), 0
+        while i < n:
+            j = i
+            while j < n and not _is_line_break(_str_get(s, j)):
+                j += 1
+            end = j
+            if j < n:   # \r\n is one line break
+                j += 2 if _str_get(s, j) == 13 and j + 1 < n and _str_get(s, j + 1) == 10 else 1
+                if keep:
+                    end = j
+            parts.append(_substring(s, i, end - i))
+            i = j
+        return parts
+    return impl
+
+
+@register_jitable
+def _expand_tabs(s, size, result, write):
+    """The length of s with each tab widened to the next multiple of `size` columns (a
+    line break starts a column count anew), and with `write` the text into result."""
+    at, column = 0, 0
+    for k in range(_str_len(s)):
+        c = _str_get(s, k)
+        if c == 9:
+            if size > 0:
+                step = size - column % size
+                if step > 9223372036854775807 - at:
+                    raise OverflowError("new string is too long")
+                if write:
+                    for j in range(at, at + step):
+                        _str_set(result, j, 32)
+                at += step
+                column += step
+        else:
+            if write:
+                _str_set(result, at, c)
+            at += 1
+            column = 0 if c == 10 or c == 13 else column + 1
+    return at
+
+
+@overload_method(_STR, "expandtabs")
+def _expandtabs(s, tabsize=None):
+    _require_index(tabsize, "expandtabs", "tabsize", none=False)
+
+    def impl(s, tabsize=None):
+        size = 8 if tabsize is None else tabsize + 0
+        if size < -2147483648 or size > 2147483647:   # a C int in CPython
+            raise OverflowError("Python int too large to convert to C int")
+        result = _str_new(_expand_tabs(s, size, _str_new(0), False))
+        _expand_tabs(s, size, result, True)
+        return result
+    return impl
 
 
 LEFT, RIGHT, CENTER = 0, 1, 2   # where s goes in its field
