@@ -69,6 +69,17 @@ def check(pyfunc, *args, rtol=0.0, jitted=None, **options):
     return got
 
 
+def as_python(value):
+    """A compiled result as Python would have it: kiln.typed.List -> list, recursively
+    (inside tuples too)."""
+    from kiln.typed import List
+    if isinstance(value, List):
+        return [as_python(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(as_python(v) for v in value)
+    return value
+
+
 I64_MIN, I64_MAX = -2 ** 63, 2 ** 63 - 1
 _COMPILED = {}
 

@@ -9,21 +9,12 @@ import numpy as np
 import pytest
 
 import kiln
-from helpers import jit, same
+from helpers import jit, same, as_python as plain
 from kiln import njit
 from kiln.errors import TypingError
 from kiln.typed import List
 
 NAN, INF = math.nan, math.inf
-
-
-def plain(value):
-    """A compiled result as Python would have it: kiln.typed.List -> list, recursively."""
-    if isinstance(value, List):
-        return [plain(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(plain(v) for v in value)
-    return value
 
 
 def deep_same(expected, got):

@@ -8,17 +8,9 @@ Inputs cover the empty string, whitespace only, separators at the ends and repea
 non-ASCII text (é, Greek, Cyrillic, emoji) within the letters whose case kiln knows."""
 import pytest
 
+from helpers import as_python as plain
 from kiln import njit
 from kiln.errors import TypingError
-from kiln.typed import List
-
-
-def plain(value):
-    if isinstance(value, List):
-        return [plain(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(plain(v) for v in value)
-    return value
 
 
 def check(pyfunc, inputs):

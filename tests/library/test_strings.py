@@ -9,6 +9,7 @@ import pytest
 
 import kiln
 
+from helpers import as_python as plain
 from kiln import njit, types
 from kiln.errors import TypingError
 from kiln.typed import Dict, List
@@ -242,12 +243,6 @@ METHOD_CASES = [
 
 @pytest.mark.parametrize("index", range(len(METHOD_CASES)))
 def test_methods(index):
-    def plain(value):
-        if isinstance(value, List):
-            return [plain(v) for v in value]
-        if isinstance(value, tuple):
-            return tuple(plain(v) for v in value)
-        return value
     f, inputs = METHOD_CASES[index]
     compiled = njit(f)
     for x in inputs:
