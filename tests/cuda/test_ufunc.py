@@ -1,0 +1,101 @@
+"""`@vectorize([...], target='cuda')` in the simulator against NumPy on the same inputs:
+loop choice, broadcasting, scalars, host and device arrays in and out, `out=`, and the
+errors; and its kernel through the compiled back-end's compiler to PTX."""
+import numpy as np
+import pytest
+
+from kiln import cuda, vectorize
+from kiln.cuda import toolkit
+
+pytestmark = pytest.mark.cuda
+
+
+def rel_diff(x, y):
+    return 2 * (x - y) / (x + y)
+
+
+gpu_rel_diff = vectorize(["float32(float32, float32)", "float64(float64, float64)"],
+                         target="cuda")(rel_diff)
+
+
+@vectorize(["int64(int64, int64, int64)"], target="cuda")
+def clamp(v, lo, hi):
+    return min(max(v, lo), hi)
+
+
+def same(got, want):
+    return np.asarray(got).dtype == np.asarray(want).dtype and \
+        np.array_equal(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_host_arrays_against_numpy(dtype, n):
+    rng = np.random.default_rng(n)
+    a, b = rng.standard_normal((2, n)).astype(dtype)
+    if n > 3:
+        a[0], b[1], a[2], b[2] = np.nan, np.inf, 0.0, -0.0
+    with np.errstate(all="ignore"):
+        want = rel_diff(a, b)
+    assert same(gpu_rel_diff(a, b), want)
+
+
+def test_loops_broadcasting_and_python_scalars_as_numpy_chooses():
+    a = np.arange(1.0, 7.0).reshape(2, 3)
+    b = np.array([1.0, 2.0, 4.0])
+    assert same(gpu_rel_diff(a, b), rel_diff(a, b))                       # (2, 3) with (3,)
+    f32 = np.arange(1, 4, dtype=np.float32)
+    assert same(gpu_rel_diff(f32, 3), rel_diff(f32, np.float32(3)))       # weak scalar: f4
+    assert same(gpu_rel_diff(f32, f32.astype(np.int16)), rel_diff(f32, f32))  # i2 -> f4
+    assert same(gpu_rel_diff(f32, np.ones(3, np.int64)), rel_diff(f32.astype(np.float64),
+                                                                  1.0))  # i8 -> f8
+    got = gpu_rel_diff(3.0, 1.0)                                          # scalars: a scalar
+    assert isinstance(got, np.float64) and got == rel_diff(3.0, 1.0)
+    v = np.array([-5, 0, 3, 12])
+    assert same(clamp(v, 0, 10), np.clip(v, 0, 10))
+
+
+def test_device_arrays_stay_on_the_device():
+    a, b = np.arange(1.0, 9.0), np.linspace(1, 2, 8)
+    got = gpu_rel_diff(cuda.to_device(a), cuda.to_device(b))
+    assert isinstance(got, cuda.DeviceNDArray)
+    assert same(got.copy_to_host(), rel_diff(a, b))
+    mixed = gpu_rel_diff(cuda.to_device(a), 2.0)          # a device input: a device result
+    assert isinstance(mixed, cuda.DeviceNDArray) and same(mixed.copy_to_host(), rel_diff(a, 2.0))
+
+
+def test_out_on_the_host_and_on_the_device():
+    a = np.arange(1.0, 5.0)
+    out = np.empty(4)
+    assert gpu_rel_diff(a, 0.5, out=out) is out and same(out, rel_diff(a, 0.5))
+    d_out = cuda.device_array(4)
+    assert gpu_rel_diff(a, 0.5, out=d_out) is d_out and same(d_out.copy_to_host(), out)
+    with pytest.raises(ValueError, match="out must be a C-contiguous float64 array of shape"):
+        gpu_rel_diff(a, 0.5, out=cuda.device_array(3))
+
+
+def test_errors_name_the_function_and_say_why():
+    with pytest.raises(TypeError, match=r"rel_diff\(\): no loop for inputs \(complex128"):
+        gpu_rel_diff(np.ones(2, complex), 1.0)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        gpu_rel_diff(np.ones(2))
+    with pytest.raises(ValueError, match="device array input must be a C-contiguous float64 "
+                                         "array of shape \\(4,\\)"):
+        gpu_rel_diff(cuda.to_device(np.ones(1)), np.ones(4))
+    with pytest.raises(ValueError, match=r"rel_diff\(\): operands could not be broadcast"):
+        gpu_rel_diff(np.ones(3), np.ones(4))
+    with pytest.raises(TypeError, match="needs its signatures"):
+        vectorize(target="cuda")(rel_diff)
+    with pytest.raises(TypeError, match="needs a return type"):
+        vectorize(["(float64, float64)"], target="cuda")(rel_diff)
+
+
+@pytest.mark.skipif(toolkit.ptxas_path() is None,
+                    reason=f"ptxas not installed: {toolkit.INSTALL_HINT}")
+def test_the_kernel_compiles_to_ptx_for_each_loop():
+    kernel = gpu_rel_diff._kernel.py_func
+    for t in ("float32", "float64"):
+        ptx, _ = cuda.compile_ptx(kernel, f"void({t}[::1], {t}[::1], {t}[::1], int64)",
+                                  cc=(7, 0))
+        toolkit.check_ptx(ptx, (7, 0))
+        assert "ld.global" in ptx and "st.global" in ptx
