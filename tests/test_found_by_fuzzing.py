@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from helpers import check, within_an_ulp
-from kiln import njit
+from kiln import njit, prange
 from kiln.errors import TypingError
 
 
@@ -60,7 +60,7 @@ def test_nan_mod_stored_in_loop():
 CRASHER = """
 import math
 import numpy as np
-from kiln import njit
+from kiln import njit, prange
 from kiln.errors import TypingError
 
 @njit
@@ -369,3 +369,25 @@ def test_the_return_after_a_raise_that_is_always_taken_is_still_typed():
     # failed to compile; CPython only raises when the call is made
     check(uses_a_function_that_always_raises, 5, -1)
     check(uses_a_function_that_always_raises, 5, 1)
+
+
+def private_read_only_where_a_later_prange_raises_first(arr):
+    for i in prange(len(arr)):
+        v = arr[i] * 2
+    s = 0.0
+    for j in prange(len(arr)):
+        if True:
+            raise RuntimeError("fuzz")
+        s += v
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 4])
+def test_a_read_after_an_always_taken_raise_still_keeps_the_loop_serial(n):
+    # fuzz seed 9664: the first loop's `v` is read only in the second loop, after a raise
+    # that always happens; the check for private names read after a loop skipped that
+    # unreachable read and split the first loop, so `v` was never bound outside it, and
+    # the second loop, which reads its shared names when it starts, raised UnboundLocalError
+    # instead of the body's RuntimeError
+    check(private_read_only_where_a_later_prange_raises_first, np.arange(float(n)),
+          parallel=True)

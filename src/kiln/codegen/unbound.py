@@ -23,9 +23,12 @@ class Unbound:
         return name not in self.calls.get(call, ())
 
 
-def unbound_reads(fn: ast.FunctionDef, arg_names, local_names, truth) -> Unbound:
-    """`truth(test)` is a test's truth as typing found it (True/False), or None."""
-    flow = _Flow(frozenset(local_names), truth)
+def unbound_reads(fn: ast.FunctionDef, arg_names, local_names, truth,
+                  fold_constants=True) -> Unbound:
+    """`truth(test)` is a test's truth as typing found it (True/False), or None; constant
+    tests are taken as they read unless `fold_constants` is false (then code after
+    `if True: raise` counts as reachable, for callers that must see every read)."""
+    flow = _Flow(frozenset(local_names), truth, fold_constants)
     flow.block(fn.body, frozenset(arg_names))
     return flow.found
 
@@ -36,14 +39,15 @@ def _meet(states):
 
 
 class _Flow:
-    def __init__(self, local_names, truth):
+    def __init__(self, local_names, truth, fold_constants):
         self.local_names = local_names
         self.typed_truth = truth
+        self.fold_constants = fold_constants
         self.found = Unbound()
         self.breaks = []  # per enclosing loop: the states at its `break`s
 
     def truth(self, test):
-        if isinstance(test, ast.Constant):
+        if isinstance(test, ast.Constant) and self.fold_constants:
             return bool(test.value)
         return self.typed_truth(test)
 

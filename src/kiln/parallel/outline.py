@@ -121,9 +121,10 @@ class _Outliner:
         self.ir = ir
         self.reports = []
         # reads that may find their local unassigned: a chunk is given the shared locals
-        # when the loop starts, so a loop reading one of them stays serial
+        # when the loop starts, so a loop reading one of them stays serial (reads after
+        # `if True: raise` too: the chunk would read them before the body raises)
         self.maybe_unbound = unbound_reads(ir.node, ir.arg_names, ir.local_names,
-                                           lambda test: None).reads
+                                           lambda test: None, fold_constants=False).reads
 
     def is_prange(self, node):
         if not (isinstance(node, ast.Call) and not node.keywords and 1 <= len(node.args) <= 3):
@@ -196,7 +197,8 @@ class _Outliner:
         after = _continuation(where)
         live = unbound_reads(ast.FunctionDef(name="after", args=[], body=after,
                                              decorator_list=[]),
-                             (), private & outer_names, lambda test: None).reads
+                             (), private & outer_names, lambda test: None,
+                             fold_constants=False).reads
         for node in sorted(live, key=lambda n: (n.lineno, n.col_offset)):
             name = node.target.id if isinstance(node, ast.AugAssign) else node.id
             raise _Serial(f"`{name}` is assigned in the loop and read after it (line "
