@@ -237,12 +237,9 @@ def _item_setter(part, name):
         item = _parts(d)[part].item_type
 
         def codegen(context, b, sig, args):
-            address = lists._item_address(b, b.load(_field(b, args[0], part), typ=dm.ptr),
-                                          item, args[1])
-            old = dm.load_item(b, item, address) if has_refs(item) else None
-            lists._store_new(context, b, item, args[2], address)
-            if old is not None:
-                decref(b, item, old)
+            lst = b.load(_field(b, args[0], part), typ=dm.ptr)
+            lists.replace_item(context, b, item, args[2],
+                               lists._item_address(b, lst, item, args[1]))
             return dm.null_value(t.none)
         return t.none(d, t.int64, item), codegen
     typer.__name__ = typer.__qualname__ = name

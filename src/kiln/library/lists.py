@@ -201,6 +201,15 @@ def _store_new(context, b, item_ty, value, address):
     dm.store_item(b, item_ty, value, address)
 
 
+def replace_item(context, b, item_ty, value, address):
+    """Store `value` over the item at `address` (the list's own reference), releasing the
+    item that was there."""
+    old = dm.load_item(b, item_ty, address) if has_refs(item_ty) else None
+    _store_new(context, b, item_ty, value, address)
+    if old is not None:
+        decref(b, item_ty, old)
+
+
 def build_list(context, b, list_ty, values, types_):
     """The list display `[a, b, ...]`: a new list holding its own references to `values`."""
     lst = new_list(context, b, list_ty, ir.Constant(dm.i64, len(values)))
@@ -291,10 +300,7 @@ def _storing(replace, name):
 
         def codegen(context, b, sig, args):
             address = _item_address(b, args[0], item, args[1])
-            old = dm.load_item(b, item, address) if replace and has_refs(item) else None
-            _store_new(context, b, item, args[2], address)
-            if old is not None:
-                decref(b, item, old)
+            (replace_item if replace else _store_new)(context, b, item, args[2], address)
             return dm.null_value(t.none)
         return t.none(lst, t.int64, item), codegen
     typer.__name__ = typer.__qualname__ = name
