@@ -421,7 +421,9 @@ class Generator:
                               f"np.sum(({v})[:, None] - ({v})[None, :], axis=0)",
                               f"np.max(np.stack(({v}, {v} * 2.0)), axis=0)"])
         if k <= 1:
-            op = self.pick(["+", "-", "*", "/", "//", "%", "**"])
+            # no `**` of floats: NumPy 2.4's SIMD pow differs from the C library's (kiln's)
+            # in the last bit (README, Differences; fuzz seed 30244 on an AVX-512 CPU)
+            op = self.pick(["+", "-", "*", "/", "//", "%"])
             left, right = self.vector(kind, scope, d), other
             if self.chance(0.3):
                 left, right = right, left
