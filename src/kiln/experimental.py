@@ -29,7 +29,7 @@ import numpy as np
 
 from . import types as t
 from .decorators import njit
-from .frontend.source import keep_source
+from .frontend.source import define_generated
 from .runtime import nrt
 from .typed.typedlist import probe_offset
 from .typing.unify import can_convert
@@ -189,10 +189,7 @@ def _method(dispatcher):
 def _compiled_source(class_type, what, source, namespace):
     """An @njit function from generated `source` (kept where kiln reads source that has
     no file, under a name of its own class: two classes may share a qualified name)."""
-    filename = f"<kiln {class_type.name} {what}>"
-    keep_source(filename, source.splitlines(keepends=True))
-    exec(compile(source, filename, "exec"), namespace)
-    return njit(namespace[source.split()[1].split("(")[0]])
+    return njit(define_generated(f"<kiln {class_type.name} {what}>", source, namespace))
 
 
 def _field_property(class_type, name):

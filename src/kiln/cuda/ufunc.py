@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..frontend.source import keep_source
+from ..frontend.source import define_generated
 from ..types import parse_signature
 from .devicearray import DeviceNDArray
 from .host import device_array, to_device
@@ -77,8 +77,7 @@ class CUDAUFunc:
         inputs = [self._on_device(a, dt, shape, stream) for a, dt in zip(args, arg_types)]
         result = out if isinstance(out, DeviceNDArray) else \
             device_array(shape, result_type, stream=stream)
-        if result.shape != shape or result.dtype != result_type or \
-                not result.is_c_contiguous():
+        if not result.is_c_contiguous():   # (its shape and dtype are checked above)
             raise ValueError(f"{self.__name__}(): out must be a C-contiguous {result_type} "
                              f"array of shape {shape}")
         n = int(np.prod(shape))
@@ -146,8 +145,5 @@ def _elementwise_kernel(device_fn, nin, name):
               f"    while i < n:\n"
               f"        out[i] = device_fn({', '.join(p + '[i]' for p in params)})\n"
               f"        i += gridsize(1)\n")
-    filename = f"<kiln cuda vectorize {name} {id(device_fn):#x}>"
-    keep_source(filename, source.splitlines(keepends=True))
-    namespace = {"grid": grid, "gridsize": gridsize, "device_fn": device_fn}
-    exec(compile(source, filename, "exec"), namespace)
-    return jit(namespace["vectorized"])
+    return jit(define_generated(f"<kiln cuda vectorize {name} {id(device_fn):#x}>", source,
+                                {"grid": grid, "gridsize": gridsize, "device_fn": device_fn}))

@@ -69,6 +69,14 @@ def keep_source(filename, lines):
     linecache.cache[filename] = (sum(map(len, lines)), None, list(lines), filename)
 
 
+def define_generated(filename, source, namespace):
+    """Run generated `source` (one `def`) in `namespace` as the file `filename`, its text
+    kept for kiln (keep_source); the function it defines."""
+    keep_source(filename, source.splitlines(keepends=True))
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[source.split()[1].split("(")[0]]
+
+
 def _candidates(code):
     """Texts that may hold the function, as lists of lines numbered as in its file."""
     if code.co_filename in _KEPT:
