@@ -128,6 +128,22 @@ def stencil(u, v):
         v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
 
 
+@cuda.jit
+def int64_prefix(a, out):
+    i = cuda.grid(1)
+    if 0 < i < a.shape[0]:
+        out[i] = a[i] - a[i - 1]
+
+
+@needs_ptxas
+def test_int64_accesses_are_64_bit():
+    """The PTX module's data layout is in force when the IR is parsed: LLVM's default one
+    aligns i64 to 4 bytes, which split each int64 load and store in two."""
+    ptx = ptx_for(int64_prefix, "void(int64[:], int64[:])")
+    assert ptx.count("ld.global.b64") == 2 and "st.global.b64" in ptx
+    assert not re.search(r"(ld|st)\.global\.b32", ptx)
+
+
 @needs_ptxas
 @pytest.mark.parametrize("cc", CCS)
 def test_stencil_ptx(cc):

@@ -207,6 +207,10 @@ def _to_libdevice(llvm_ir):
     return llvm_ir, bool(renames)
 
 
+def _without_target(llvm_ir):
+    return re.sub(r'^target (datalayout|triple) = "[^"]*"\n', "", llvm_ir, flags=re.M)
+
+
 def emit_ptx(llvm_ir, kernel_name, cc=(9, 0), fastmath=False, opt=True):
     """Link libdevice where the code needs it, optimize for the device and emit PTX."""
     llvm = _llvm()
@@ -214,9 +218,11 @@ def emit_ptx(llvm_ir, kernel_name, cc=(9, 0), fastmath=False, opt=True):
     tm = llvm.Target.from_triple(TRIPLE).create_target_machine(
         cpu=sm, features=isa, opt=3 if opt else 0)
     llvm_ir, math = _to_libdevice(llvm_ir)
-    module = llvm.parse_assembly(llvm_ir)
-    module.triple = TRIPLE
-    module.data_layout = str(tm.target_data)
+    # The layout goes in before parsing: a load or store without an explicit alignment
+    # takes its type's ABI alignment from the layout the text is parsed with, and LLVM's
+    # default gives i64 only 4 bytes (every int64 access would become two 32-bit ones).
+    module = llvm.parse_assembly(f'target datalayout = "{tm.target_data}"\n'
+                                 f'target triple = "{TRIPLE}"\n{_without_target(llvm_ir)}')
     if math and toolkit.libdevice_path() is not None:
         module.link_in(llvm.parse_bitcode(toolkit.libdevice_path().read_bytes()))
         for fn in module.functions:   # only what the kernel calls stays
