@@ -1,7 +1,8 @@
 """How each kiln type is laid out in LLVM, as a value in registers and as bytes in memory.
 
 Booleans are `i1` in registers and `i8` in arrays; everything else has one representation.
-An array is `{meminfo*, parent*, nitems, itemsize, data*, shape[N], strides[N]}`.
+An array is `{meminfo*, parent*, nitems, itemsize, data*, shape[N], strides[N]}`. A record
+is `{meminfo*, data*}`, a reference to its bytes in an array, which hold `[size x i8]`.
 """
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ def value_type(ty: t.Type) -> ir.Type:
         return ir.ArrayType(value_type(ty.dtype), ty.count)
     if isinstance(ty, t.Tuple):
         return ir.LiteralStructType([value_type(x) for x in ty.types])
+    if isinstance(ty, t.Record):  # its array's meminfo and its address
+        return ir.LiteralStructType([ptr, ptr])
     if isinstance(ty, t.Optional):  # the value and whether there is one
         return ir.LiteralStructType([value_type(ty.type), i1])
     if isinstance(ty, (t.RangeType, t.SliceType)):
@@ -64,6 +67,8 @@ def memory_type(ty: t.Type) -> ir.Type:
     """The LLVM type of `ty` stored in an array element."""
     if isinstance(ty, t.Boolean):
         return i8
+    if isinstance(ty, t.Record):
+        return ir.ArrayType(i8, ty.size)
     return value_type(ty)
 
 
@@ -76,11 +81,21 @@ def from_memory(builder, ty, value):
         else value
 
 
-def load_item(builder, ty, address):
+def load_item(builder, ty, address, meminfo=None):
+    """The item at `address`; a record is a reference to it, owning nothing unless its
+    array's `meminfo` is given (the caller counts the reference)."""
+    if isinstance(ty, t.Record):
+        value = builder.insert_value(null_value(ty), meminfo or ir.Constant(ptr, None), 0)
+        return builder.insert_value(value, address, 1)
     return from_memory(builder, ty, builder.load(address, typ=memory_type(ty)))
 
 
 def store_item(builder, ty, value, address):
+    """Store an item; a record's bytes are copied from where it refers."""
+    if isinstance(ty, t.Record):
+        record = builder.load(builder.extract_value(value, 1), typ=memory_type(ty), align=1)
+        builder.store(record, address, align=1)
+        return
     builder.store(to_memory(builder, ty, value), address)
 
 

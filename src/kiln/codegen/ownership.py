@@ -17,7 +17,7 @@ from . import datamodel as dm
 @lru_cache(maxsize=None)
 def _owned_parts(ty) -> tuple:
     """Paths (tuples of struct indices) to the meminfo fields inside a value of `ty`."""
-    if isinstance(ty, t.Array):
+    if isinstance(ty, (t.Array, t.Record)):   # both hold their meminfo first
         return ((dm.ARRAY_MEMINFO,),)
     if isinstance(ty, (t.ListType, t.DictType, t.SetType, t.ClassInstanceType,
                        t.GeneratorType, t.UnicodeType)):

@@ -79,7 +79,10 @@ class ArrayValue:
         return b.gep(data, [offset], source_etype=dm.i8, inbounds=True)
 
     def load_element(self, indices):
-        return dm.load_item(self.builder, self.ty.dtype, self.element_pointer(indices))
+        """The element at `indices` (a record: a reference into the array, sharing its
+        meminfo)."""
+        return dm.load_item(self.builder, self.ty.dtype, self.element_pointer(indices),
+                            meminfo=self.field(dm.ARRAY_MEMINFO))
 
     def subarray(self, index, result_ty):
         """`a[i]` of an N-d array: the (N-1)-d view of row i (index already normalized)."""
@@ -282,7 +285,10 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
     target = _index_result(array_ty, items, view=_has_ellipsis(index_ty))
     if isinstance(target, t.Array) and (target.ndim or not isinstance(value_ty, t.Number)):
         return _setitem_view(tctx, array_ty, index_ty, value_ty, target)
-    if not isinstance(value_ty, t.Number):
+    if isinstance(array_ty.dtype, t.Record) or isinstance(value_ty, t.Record):
+        if value_ty != array_ty.dtype:   # a record item takes a record of its dtype only
+            raise TypingError(f"cannot store a {value_ty} value into an item of {array_ty}")
+    elif not isinstance(value_ty, t.Number):
         return None
     _check_not_complex_into_real(array_ty, value_ty)
 

@@ -282,11 +282,7 @@ class _Unboxer:
         self.require(b.icmp_signed("==", api.read(obj, P.ARRAY_ND, dm.i32),
                                    ir.Constant(dm.i32, ty.ndim)))
         descr = api.read(obj, P.ARRAY_DESCR, dm.ptr)
-        type_num = api.read(descr, P.DESCR_TYPE_NUM, dm.i32)
-        ok = ir.Constant(dm.i1, 0)
-        for num in P.type_nums(ty.dtype.np_dtype):
-            ok = b.or_(ok, b.icmp_signed("==", type_num, ir.Constant(dm.i32, num)))
-        self.require(ok)
+        self.require(self.dtype_ok(ty.dtype, descr))
         self.require(b.icmp_unsigned("!=", api.read(descr, P.DESCR_BYTEORDER, dm.i8),
                                      ir.Constant(dm.i8, ord(">"))))
         flags = api.read(obj, P.ARRAY_FLAGS, dm.i32)
@@ -300,6 +296,21 @@ class _Unboxer:
                  for d in range(ty.ndim)]
         from ..library.arrays import make_array
         return make_array(api.context, b, ty, data, shape, steps, parent=obj)
+
+    def dtype_ok(self, dtype, descr):
+        """Whether an array's descr is `dtype`: by type number, or for a record by NumPy's
+        comparison of dtypes (every structured dtype has the type number of void)."""
+        b, api = self.b, self.api
+        if isinstance(dtype, t.Record):
+            equal = api.call("PyObject_RichCompareBool", dm.i32,
+                             [descr, api.constant_object(dtype.np_dtype),
+                              ir.Constant(dm.i32, 2)])   # Py_EQ; an error (-1) is no match
+            return b.icmp_signed("==", equal, ir.Constant(dm.i32, 1))
+        type_num = api.read(descr, P.DESCR_TYPE_NUM, dm.i32)
+        ok = ir.Constant(dm.i1, 0)
+        for num in P.type_nums(dtype.np_dtype):
+            ok = b.or_(ok, b.icmp_signed("==", type_num, ir.Constant(dm.i32, num)))
+        return ok
 
     def unbox_list(self, ty, obj):
         """A kiln.typed.List's list itself (borrowed, not copied), if it has this type."""

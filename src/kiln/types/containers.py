@@ -162,6 +162,16 @@ class Undefined(Type):
 undefined = Undefined()
 
 
+def _check_storable(ty, where):
+    """Containers copy their items' bytes; a record is a reference into its array, and a
+    copy would silently stop writing through to it."""
+    from .records import Record
+    if isinstance(ty, Record):
+        from ..errors import TypingError
+        raise TypingError(f"kiln cannot keep a record in {where} (it refers to its array's "
+                          "memory); keep the array and the index instead")
+
+
 class ListType(Type):
     """A growable, reference-counted list of one item type (Numba's `types.ListType`): a
     pointer to its NRT meminfo, so every name bound to a list sees the same items."""
@@ -169,6 +179,7 @@ class ListType(Type):
     mutable = True
 
     def __init__(self, item_type: Type):
+        _check_storable(item_type, "a list")
         self.item_type = self.dtype = item_type
         self.name = f"ListType[{item_type}]"
 
@@ -206,6 +217,8 @@ class DictType(Type):
     mutable = True
 
     def __init__(self, key_type: Type, value_type: Type):
+        _check_storable(key_type, "a dict")
+        _check_storable(value_type, "a dict")
         self.key_type, self.value_type = key_type, value_type
         self.name = f"DictType[{key_type},{value_type}]"
 
@@ -226,6 +239,7 @@ class SetType(Type):
     mutable = True
 
     def __init__(self, item_type: Type):
+        _check_storable(item_type, "a set")
         self.item_type = self.dtype = self.key_type = item_type
         self.value_type = boolean
         self.name = f"Set[{item_type}]"

@@ -303,8 +303,12 @@ _BY_DTYPE = {t.np_dtype: t for t in (boolean,) + numbers}
 
 
 def from_dtype(dtype) -> Number:
-    """The kiln scalar type of a NumPy dtype (native byte order only)."""
+    """The kiln scalar type of a NumPy dtype (native byte order only); a structured dtype
+    gives its Record (types/records.py)."""
     dtype = np.dtype(dtype)
+    if dtype.names is not None:
+        from .records import record_from_dtype
+        return record_from_dtype(dtype, from_dtype)
     try:
         return _BY_DTYPE[dtype]
     except KeyError:

@@ -68,6 +68,8 @@ def _typeof(value):
     if value is Ellipsis:
         return core.ellipsis
     if isinstance(value, np.generic):
+        if value.dtype.names is not None:   # a record scalar (np.void): not yet an argument
+            return None
         if value.dtype.isnative or value.dtype.itemsize == 1:
             try:
                 return core.from_dtype(value.dtype)

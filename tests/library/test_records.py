@@ -1,0 +1,197 @@
+"""Structured arrays: records as references into their array (`a[i].x`, `a[i]["x"]`, their
+assignment, `a["x"]` field views), each checked against NumPy on the same data."""
+import numpy as np
+import pytest
+
+from kiln import njit
+from kiln.errors import TypingError
+
+ALIGNED = np.dtype([("x", np.float64), ("n", np.int32), ("flag", np.bool_),
+                    ("z", np.complex64)], align=True)
+PACKED = np.dtype([("c", np.int8), ("v", np.float64), ("u", np.uint16)])   # v, u unaligned
+
+
+def filled(dtype, n, seed=0):
+    rng = np.random.default_rng(seed)
+    a = np.zeros(n, dtype)
+    for name in dtype.names:
+        kind = dtype.fields[name][0]
+        if kind.kind == "b":
+            a[name] = rng.integers(0, 2, n).astype(bool)
+        elif kind.kind in "iu":
+            a[name] = rng.integers(0, 100, n).astype(kind)
+        else:
+            a[name] = (rng.standard_normal(n) * 10).astype(kind)
+    return a
+
+
+@njit
+def weighted_sum(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        r = a[i]
+        if r.flag:
+            s += r.x * r["n"]
+    return s
+
+
+def python_weighted_sum(a):
+    s = 0.0
+    for r in a:
+        if r["flag"]:
+            s += r["x"] * r["n"]
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 1, 17])
+def test_fields_read_as_numpy(n):
+    a = filled(ALIGNED, n, seed=n)
+    assert weighted_sum(a) == python_weighted_sum(a)
+
+
+def test_nan_and_inf_fields():
+    a = filled(ALIGNED, 4)
+    a["flag"] = True
+    a["x"][1], a["x"][2] = np.nan, np.inf
+    assert np.isnan(weighted_sum(a)) and np.isnan(python_weighted_sum(a))
+
+
+@njit
+def update(a):
+    for r in a:
+        r.n = r.n * 2 - 7      # attribute assignment writes the array
+        r["x"] = -r.x          # so does item assignment
+        if r.n < 0:
+            r.flag = False
+        r.z = r.z * 1j
+
+
+def test_record_writes_reach_the_array():
+    a = filled(ALIGNED, 9, seed=3)
+    expected = a.copy()
+    for r in expected:
+        r["n"] = r["n"] * 2 - 7
+        r["x"] = -r["x"]
+        if r["n"] < 0:
+            r["flag"] = False
+        r["z"] = r["z"] * 1j
+    update(a)
+    np.testing.assert_array_equal(a, expected)
+
+
+@njit
+def through_a_view(a, value):
+    a[1:][::2][0].x = value      # a record of a view of a view
+    a[-1]["n"] = 5               # negative index
+    return a[::-1]["x"]
+
+
+def test_views_and_field_views():
+    a = filled(ALIGNED, 6)
+    expected = a.copy()
+    expected[1]["x"] = 2.5
+    expected[-1]["n"] = 5
+    got = through_a_view(a, 2.5)
+    np.testing.assert_array_equal(a, expected)
+    np.testing.assert_array_equal(got, expected[::-1]["x"])
+    got[0] = 99.0                # the returned field view shares the array's memory
+    assert a["x"][-1] == 99.0
+
+
+@njit
+def field_stats(a):
+    return a["v"].sum(), a["c"].max(), np.mean(a["u"][1:])
+
+
+def test_field_views_in_numpy_functions():
+    a = filled(PACKED, 11, seed=5)   # packed: fields at odd offsets
+    np.testing.assert_allclose(field_stats(a), (a["v"].sum(), a["c"].max(),
+                                                np.mean(a["u"][1:])))
+
+
+@njit
+def copy_items(a, b):
+    for i in range(a.shape[0]):
+        b[i] = a[a.shape[0] - 1 - i]    # a record assigned copies its bytes
+
+
+def test_record_assignment_copies():
+    a, b = filled(PACKED, 5, seed=1), np.zeros(5, PACKED)
+    copy_items(a, b)
+    np.testing.assert_array_equal(b, a[::-1])
+
+
+@njit
+def strided_2d(a):
+    total = 0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j].c = i - j
+            total += a[i, j]["u"]
+    return total
+
+
+def test_two_dimensional_and_non_contiguous():
+    base = filled(PACKED, 24, seed=2).reshape(4, 6)
+    a = base[:, ::2]
+    expected = base.copy()
+    for i in range(4):
+        for j in range(3):
+            expected[i, 2 * j]["c"] = i - j
+    assert strided_2d(a) == int(a["u"].sum())
+    np.testing.assert_array_equal(base, expected)
+
+
+def test_errors_name_the_field_and_the_function():
+    @njit
+    def missing(a):
+        return a[0]["nope"]
+
+    with pytest.raises(TypingError, match="no field 'nope'.*'x', 'n', 'flag', 'z'"):
+        missing(filled(ALIGNED, 1))
+
+    @njit
+    def complex_into_int(a):
+        a[0].n = 1j
+
+    with pytest.raises(TypingError, match="complex"):
+        complex_into_int(filled(ALIGNED, 1))
+
+    @njit
+    def number_into_record(a):
+        a[0] = 1
+
+    with pytest.raises(TypingError, match="cannot store"):
+        number_into_record(filled(ALIGNED, 1))
+
+    @njit
+    def record_in_list(a):
+        return [a[0]]
+
+    with pytest.raises(TypingError, match="record in a list"):
+        record_in_list(filled(ALIGNED, 1))
+
+    @njit
+    def returns_record(a):
+        return a[0]
+
+    with pytest.raises(TypingError, match="cannot return"):
+        returns_record(filled(ALIGNED, 1))
+
+
+def test_other_dtypes_are_other_specializations():
+    other = np.dtype([("x", np.float64), ("n", np.int64), ("flag", np.bool_),
+                      ("z", np.complex64)], align=True)
+    a, b = filled(ALIGNED, 5), filled(other, 5)
+    assert weighted_sum(a) == python_weighted_sum(a)
+    assert weighted_sum(b) == python_weighted_sum(b)
+    assert len(weighted_sum.signatures) == 2
+
+
+def test_record_scalars_are_not_arguments():
+    @njit
+    def field(r):
+        return r.x
+
+    with pytest.raises(TypeError, match="cannot pass"):
+        field(filled(ALIGNED, 1)[0])
