@@ -144,6 +144,60 @@ def test_int64_accesses_are_64_bit():
     assert not re.search(r"(ld|st)\.global\.b32", ptx)
 
 
+PARTICLE = np.dtype([("x", np.float32), ("v", np.float32), ("hits", np.int32),
+                     ("id", np.int64)], align=True)
+
+
+@cuda.jit
+def move_particles(particles, dt, wall):
+    i = cuda.grid(1)
+    if i < particles.shape[0]:
+        p = particles[i]
+        p.x += p.v * dt
+        if p.x > wall:
+            p.x = 2 * wall - p.x
+            p["v"] = -p.v
+            p.hits += 1
+
+
+def moved_by_numpy(particles, dt, wall):
+    out = particles.copy()
+    out["x"] += out["v"] * dt
+    over = out["x"] > wall
+    out["x"][over] = 2 * wall - out["x"][over]
+    out["v"][over] = -out["v"][over]
+    out["hits"][over] += 1
+    return out
+
+
+@simulated
+@pytest.mark.parametrize("n", [0, 1, 100])
+def test_record_kernel_computes_numpy(n):
+    rng = np.random.default_rng(n)
+    particles = np.zeros(n, PARTICLE)
+    particles["x"] = rng.random(n, dtype=np.float32)
+    particles["v"] = rng.standard_normal(n).astype(np.float32)
+    particles["id"] = np.arange(n)
+    expected = moved_by_numpy(particles, np.float32(0.5), np.float32(0.75))
+    d = cuda.to_device(particles)
+    move_particles[max(1, -(-n // 32)), 32](d, np.float32(0.5), np.float32(0.75))
+    got = d.copy_to_host()
+    np.testing.assert_allclose(got["x"], expected["x"], rtol=1e-6)
+    np.testing.assert_array_equal(got[["v", "hits", "id"]], expected[["v", "hits", "id"]])
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_record_kernel_ptx(cc):
+    record = types.from_dtype(PARTICLE)
+    ptx = ptx_for(move_particles, (record[::1], types.float32, types.float32), cc)
+    # fields at their offsets from the record, with their own widths
+    assert re.search(r"ld\.global\.b32\s+%r\w+, \[%rd\d+\+4\]", ptx)    # v
+    assert re.search(r"st\.global\.b32\s+\[%rd\d+\+8\]", ptx)            # hits
+    assert "+16]" not in ptx                                                 # id: untouched
+    assert not generic_data_accesses(ptx)
+
+
 @needs_ptxas
 @pytest.mark.parametrize("cc", CCS)
 def test_stencil_ptx(cc):

@@ -456,7 +456,7 @@ def test_an_argument_kiln_cannot_type_names_the_kernel(fake):
     def kern(a):
         pass
 
-    records = np.zeros(3, np.dtype([("x", np.float64), ("n", np.int32)]))
+    dates = np.zeros(3, "M8[s]")
     with pytest.raises(TypeError, match=r"kernel 'kern': argument 1 \(DeviceNDArray of dtype"):
-        kern[1, 1](cuda.to_device(records))
+        kern[1, 1](cuda.to_device(dates))
     assert "cuLaunchKernel" not in fake.names()

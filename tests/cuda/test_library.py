@@ -1,5 +1,8 @@
 """cuda.reduce and cuda.random."""
 import math
+import re
+import warnings
+import re
 
 import numpy as np
 import pytest
@@ -90,3 +93,47 @@ def test_estimate_pi():
     counts = np.zeros(64, np.int64)
     inside[1, 64](states, counts, 100)
     assert abs(4 * counts.sum() / 6400 - math.pi) < 0.15
+
+
+def test_xoroshiro128p_stream_matches_the_generator():
+    """Each draw is the next output of the thread's state, advanced exactly as the host's
+    reference step advances it (uint64 arithmetic wrapping, no overflow warnings)."""
+    from kiln.cuda.random import _MASK, _step
+
+    @cuda.jit
+    def raw(states, out):
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            for k in range(out.shape[1]):
+                out[i, k] = xoroshiro128p_uniform_float64(states, i)
+
+    n, draws = 8, 5
+    states = create_xoroshiro128p_states(n, seed=11)
+    start = states.copy_to_host()
+    out = np.zeros((n, draws))
+    with warnings.catch_warnings():   # uint64 additions wrap without an overflow warning
+        warnings.simplefilter("error")
+        raw[1, n](states, out)
+    for i in range(n):
+        s0, s1 = int(start[i]["s0"]), int(start[i]["s1"])
+        for k in range(draws):
+            assert out[i, k] == (((s0 + s1) & _MASK) >> 11) * 2.0 ** -53
+            s0, s1 = _step(s0, s1)
+        assert (s0, s1) == tuple(int(v) for v in states.copy_to_host()[i])
+
+
+def test_xoroshiro128p_compiles_to_ptx():
+    from kiln import from_dtype
+    from kiln.cuda import toolkit
+    from kiln.cuda.random import xoroshiro128p_dtype
+    if toolkit.libdevice_path() is None:
+        pytest.skip(f"libdevice not installed: {toolkit.INSTALL_HINT}")
+    state = from_dtype(xoroshiro128p_dtype)
+    ptx, _ = cuda.compile_ptx(draw, (state[::1], from_dtype(np.float64)[:, ::1]), cc=(9, 0))
+    if toolkit.ptxas_path() is not None:
+        toolkit.check_ptx(ptx, (9, 0))
+    # the state's two words, each one 64-bit access
+    assert re.search(r"ld\.global\.(b|u)64", ptx) and re.search(r"st\.global\.(b|u)64", ptx)
+    assert not re.search(r"ld\.global\.(b|u)32", ptx)
+    assert "cvt.rn.f64.u64" in ptx                               # the 53 bits to a double
+    assert "cvt.rn.f32.f64" in ptx                               # normal_float32

@@ -25,18 +25,19 @@ _TWO_PI = 2.0 * math.pi
 
 @jit(device=True)
 def rotl(x, k):
-    """Rotate the 64-bit integer x left by k bits."""
-    return ((x << k) | (x >> (64 - k))) & 0xFFFFFFFFFFFFFFFF
+    """Rotate the uint64 x left by k bits."""
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
 @jit(device=True)
 def xoroshiro128p_next(states, index):
-    """Advance states[index] one step; returns the next 64-bit output."""
-    s0 = int(states[index]["s0"])
-    s1 = int(states[index]["s1"])
-    result = (s0 + s1) & 0xFFFFFFFFFFFFFFFF
+    """Advance states[index] one step; returns the next 64-bit output (uint64, wrapping as
+    on the GPU: the simulator runs kernels without overflow warnings)."""
+    s0 = states[index]["s0"]
+    s1 = states[index]["s1"]
+    result = s0 + s1
     s1 ^= s0
-    states[index]["s0"] = rotl(s0, 55) ^ s1 ^ ((s1 << 14) & 0xFFFFFFFFFFFFFFFF)
+    states[index]["s0"] = rotl(s0, 55) ^ s1 ^ (s1 << np.uint64(14))
     states[index]["s1"] = rotl(s1, 36)
     return result
 
@@ -44,13 +45,15 @@ def xoroshiro128p_next(states, index):
 @jit(device=True)
 def xoroshiro128p_uniform_float64(states, index):
     """A float64 uniform in [0, 1)."""
-    return np.float64((xoroshiro128p_next(states, index) >> 11) * (1.0 / 9007199254740992.0))
+    return np.float64((xoroshiro128p_next(states, index) >> np.uint64(11)) *
+                      (1.0 / 9007199254740992.0))
 
 
 @jit(device=True)
 def xoroshiro128p_uniform_float32(states, index):
     """A float32 uniform in [0, 1)."""
-    return np.float32((xoroshiro128p_next(states, index) >> 40) * (1.0 / 16777216.0))
+    return np.float32((xoroshiro128p_next(states, index) >> np.uint64(40)) *
+                      (1.0 / 16777216.0))
 
 
 @jit(device=True)

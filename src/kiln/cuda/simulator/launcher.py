@@ -1,10 +1,14 @@
 """Running a grid: blocks one after another, each block's threads concurrently on a pool
 of Python threads (reused across blocks and launches), so that `syncthreads` is a real
-barrier. Errors come back to the launching thread naming the kernel, block and thread."""
+barrier. Errors come back to the launching thread naming the kernel, block and thread.
+NumPy's floating-point warnings are off in kernels: its integer scalars wrap and 0.0/0.0
+is NaN without a word, as on a GPU."""
 from __future__ import annotations
 
 import queue
 import threading
+
+import numpy as np
 
 from .. import kernelcontext
 from ..devicearray import DeviceNDArray
@@ -67,7 +71,8 @@ def _run_thread(block, tid):
     kernelcontext.enter(ctx)
     try:
         if block.failure is None:
-            result = block.grid.py_func(*block.grid.args)
+            with np.errstate(all="ignore"):   # integers wrap, 0/0 is NaN: silently, as on a GPU
+                result = block.grid.py_func(*block.grid.args)
             if result is not None:
                 raise TypeError(f"kernel '{block.grid.name}' returned {result!r}; CUDA kernels "
                                 "return nothing: write results into an array argument")
@@ -82,7 +87,9 @@ def _run_thread(block, tid):
 
 def _kernel_arg(arg):
     if isinstance(arg, DeviceNDArray):
-        return memory.view(arg)
+        ary = memory.view(arg)
+        # records: `p = a[i]; p.x += 1` writes the array, as in compiled code
+        return ary.view(np.recarray) if ary.dtype.names is not None else ary
     if isinstance(arg, tuple):
         return tuple(_kernel_arg(a) for a in arg)
     return arg
