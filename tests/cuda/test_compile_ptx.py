@@ -144,6 +144,35 @@ def test_int64_accesses_are_64_bit():
     assert not re.search(r"(ld|st)\.global\.b32", ptx)
 
 
+@cuda.jit
+def lanes(out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = cuda.laneid * 100 + cuda.warpsize
+
+
+@needs_ptxas
+def test_laneid_is_the_special_register():
+    ptx = ptx_for(lanes, "void(int32[:])")
+    assert "%laneid" in ptx
+
+
+@simulated
+def test_laneid_computes_the_lane():
+    out = np.zeros(70, np.int32)
+    lanes[1, 70](out)
+    np.testing.assert_array_equal(out, np.arange(70) % 32 * 100 + 32)
+
+
+def test_laneid_outside_a_kernel():
+    @njit
+    def on_the_cpu():
+        return cuda.laneid
+
+    with pytest.raises(TypingError, match="kiln.cuda.laneid has no meaning"):
+        on_the_cpu()
+
+
 PARTICLE = np.dtype([("x", np.float32), ("v", np.float32), ("hits", np.int32),
                      ("id", np.int64)], align=True)
 

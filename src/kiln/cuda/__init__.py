@@ -32,6 +32,11 @@ from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
 from .reduction import Reduce, reduce
 
 
+# Attributes whose value differs per thread: compiled code reads them through the cuda
+# target's ("attr", name) template on this module (cuda/nvvm.py), not as frozen constants.
+_kiln_per_thread_ = frozenset({"laneid"})
+
+
 def __getattr__(name):
     # The compiler loads on first use, so that importing kiln.cuda stays cheap.
     if name in ("compile_ptx", "compile_ptx_for_current_device"):

@@ -249,6 +249,17 @@ def _lanemask_lt(tctx):
     return t.Signature(t.uint32, ()), codegen
 
 
+@template(("attr", "laneid"), target="cuda")
+def _laneid(tctx, module):
+    """`cuda.laneid`: the thread's lane in its warp (int32, `%laneid`)."""
+    if not (isinstance(module, t.Module) and module.label == "kiln.cuda"):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return _call_intrinsic(builder, "llvm.nvvm.read.ptx.sreg.laneid", dm.i32, [])
+    return t.Signature(t.int32, (module,)), codegen
+
+
 # -- shared and local arrays -----------------------------------------------------------------
 def _array_typer(fname, place, dynamic):
     """shared.array/local.array(shape, dtype, alignment=None): constant arguments; shape 0

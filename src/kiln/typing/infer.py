@@ -637,6 +637,13 @@ class Typer:
         base = self.expr(node.value)
         attr = node.attr
         if isinstance(base, t.Module):
+            if attr in getattr(base.module, "_kiln_per_thread_", ()):   # e.g. cuda.laneid
+                res = self.tctx.resolve(("attr", attr), (base,))
+                if res is None:
+                    raise self.error(f"{base.label}.{attr} has no meaning in this target",
+                                     node)
+                self.calls[node] = res
+                return res.signature.return_type
             if not hasattr(base.module, attr):
                 raise self.error(f"{base.kind} {base.label!r} has no attribute {attr!r}", node)
             return self.frozen(getattr(base.module, attr), node, f"{base.label}.{attr}")
