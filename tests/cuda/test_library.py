@@ -31,6 +31,43 @@ def test_reduce_sum(n):
     assert sum_reduce(values) == values.sum()
 
 
+@cuda.reduce
+def min_reduce(a, b):
+    return min(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.uint32, np.int64,
+                                   np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("n", [1, 33, 700])
+def test_reduce_dtypes_against_numpy(dtype, n):
+    """Shuffled (32/64-bit) and shared-memory (int8, uint16, complex) block folds."""
+    rng = np.random.default_rng(n)
+    values = rng.integers(-20, 20, n).astype(dtype) if np.dtype(dtype).kind != "c" else \
+        (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    expected = values.sum(dtype=dtype)   # wraps for int8 as the kernel's int8 adds do
+    got = sum_reduce(values)
+    assert got.dtype == np.dtype(dtype)
+    if np.dtype(dtype).kind in "fc":
+        np.testing.assert_allclose(got, expected, rtol=1e-5)
+    else:
+        assert got == expected
+    if np.dtype(dtype).kind != "c":   # init (0 by default, as in Numba) is folded in too
+        assert min_reduce(values, init=values[-1]) == values.min()
+        assert max_reduce(values, init=values[0]) == values.max()
+
+
+def test_reduce_many_blocks(monkeypatch):
+    """More values than threads: blocks fold grid-strided slices, then one block folds
+    their values (the block count capped, as for large arrays on a GPU)."""
+    from kiln.cuda import reduction
+    monkeypatch.setattr(reduction, "_MAX_BLOCKS", 3)
+    values = np.arange(5000, dtype=np.int64)
+    assert reduction.Reduce(lambda a, b: a + b)(values, init=7) == values.sum() + 7
+    assert sum_reduce(np.array([1.0, np.nan, 2.0] * 100)) != sum_reduce(np.ones(3))
+    assert np.isnan(sum_reduce(np.array([1.0, np.nan, 2.0] * 100)))
+    assert sum_reduce(np.array([1.0, np.inf] * 300)) == np.inf
+
+
 def test_reduce_options():
     values = np.arange(300, dtype=np.int64)
     assert sum_reduce(values, init=10) == values.sum() + 10
@@ -137,3 +174,21 @@ def test_xoroshiro128p_compiles_to_ptx():
     assert not re.search(r"ld\.global\.(b|u)32", ptx)
     assert "cvt.rn.f64.u64" in ptx                               # the 53 bits to a double
     assert "cvt.rn.f32.f64" in ptx                               # normal_float32
+
+
+@pytest.mark.parametrize("dtype, shuffles", [(np.float32, True), (np.int64, True),
+                                             (np.int8, False), (np.complex64, False)])
+def test_reduce_kernel_ptx(dtype, shuffles):
+    """32- and 64-bit values fold across a warp with shuffles, others in shared memory."""
+    from kiln.cuda import toolkit
+    from kiln.cuda.reduction import _make_kernel
+    from kiln import from_dtype
+    ty = from_dtype(dtype)
+    kernel = _make_kernel(sum_reduce._device_fn, np.dtype(dtype))
+    ptx, _ = cuda.compile_ptx(kernel, (ty[::1], ty[::1], from_dtype(np.int64), ty,
+                                       from_dtype(np.bool_)))
+    if toolkit.ptxas_path() is not None:
+        report = toolkit.check_ptx(ptx, (9, 0))
+        assert "0 bytes spill stores" in report
+    assert ("shfl.sync.down" in ptx) == shuffles
+    assert "bar.sync" in ptx and ".shared" in ptx

@@ -6,28 +6,86 @@
 
     total = sum_reduce(array)          # host or device array; init=0 by default
 
-Written with kiln.cuda's own API, so it runs on every back-end. Each block folds a
-grid-strided slice per thread, then combines its threads' values pairwise in shared
-memory; a second one-block pass combines the blocks' results. The function should be
-associative and commutative.
+Written with kiln.cuda's own API, so it runs on every back-end. Two passes of one kernel:
+the first runs enough blocks to keep every SM streaming (each thread folds a grid-strided
+slice, so the pass is bound by memory bandwidth, as a copy is), and folds each block to
+one value; the second folds the blocks' values in one block. Inside a block, warps fold
+their lanes with shuffles (`shfl_down_sync`, for 32- and 64-bit numbers) and their
+leaders' values meet in shared memory; other dtypes fold in shared memory alone. The
+function should be associative and commutative: the order of folding is a tree.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .devicearray import DeviceNDArray
 from .host import device_array, to_device
-from .intrinsics import blockDim, blockIdx, grid, gridsize, shared, syncthreads, threadIdx
+from .intrinsics import (blockDim, blockIdx, grid, gridsize, shared,
+                         shfl_down_sync, syncthreads, threadIdx, warpsize)
 from .kernel import DeviceFunction, jit
 
-_THREADS = 128
-_MAX_BLOCKS = 64
+_THREADS = 256                 # a multiple of the warp size
+_WARPS = _THREADS // 32
+_MAX_BLOCKS = 1024             # 256k threads: enough loads in flight to fill an H100's HBM
+_FULL_MASK = 0xFFFFFFFF
+
+
+def _shuffles(dtype):
+    """Whether warp shuffles carry `dtype` (shfl moves 32-bit words; kiln pairs two)."""
+    return dtype.kind in "iuf" and dtype.itemsize in (4, 8)
 
 
 def _make_kernel(device_fn, dtype):
+    """`fold(values, out, n, init, use_init)`: out[b] = the fold of block b's values
+    (with init folded into the first when use_init)."""
+    if _shuffles(dtype):
+        @jit(device=True)
+        def fold_block(value, have):
+            """The fold of the first `have` threads' values, in thread 0."""
+            cache = shared.array(_WARPS, dtype)
+            tid = threadIdx.x
+            lane = tid % warpsize
+            warp = tid // warpsize
+            in_warp = min(max(have - warp * warpsize, 0), warpsize)
+            offset = warpsize // 2
+            while offset > 0:
+                other = shfl_down_sync(_FULL_MASK, value, offset)
+                if lane + offset < in_warp:
+                    value = device_fn(value, other)
+                offset //= 2
+            if lane == 0 and in_warp > 0:
+                cache[warp] = value
+            syncthreads()
+            if warp == 0:
+                warps = (have + warpsize - 1) // warpsize
+                value = cache[lane] if lane < warps else value
+                offset = warpsize // 2
+                while offset > 0:
+                    other = shfl_down_sync(_FULL_MASK, value, offset)
+                    if lane + offset < warps:
+                        value = device_fn(value, other)
+                    offset //= 2
+            return value
+    else:
+        @jit(device=True)
+        def fold_block(value, have):
+            """The fold of the first `have` threads' values, in thread 0."""
+            cache = shared.array(_THREADS, dtype)
+            tid = threadIdx.x
+            cache[tid] = value
+            syncthreads()
+            step = _THREADS // 2
+            while step > 0:
+                if tid < step and tid + step < have:
+                    cache[tid] = device_fn(cache[tid], cache[tid + step])
+                step //= 2
+                syncthreads()
+            return cache[0]
+
     @jit
-    def reduce_blocks(values, out, n, init, use_init):
-        cache = shared.array(_THREADS, dtype)
-        tid = threadIdx.x
+    def fold(values, out, n, init, use_init):
         i = grid(1)
+        acc = init
         if i < n:
             acc = values[i]
             if use_init and i == 0:
@@ -36,18 +94,11 @@ def _make_kernel(device_fn, dtype):
             while i < n:
                 acc = device_fn(acc, values[i])
                 i += gridsize(1)
-            cache[tid] = acc
-        syncthreads()
         have = min(n - blockIdx.x * blockDim.x, blockDim.x)
-        step = 1
-        while step < blockDim.x:
-            if tid % (2 * step) == 0 and tid + step < have:
-                cache[tid] = device_fn(cache[tid], cache[tid + step])
-            step *= 2
-            syncthreads()
-        if tid == 0:
-            out[blockIdx.x] = cache[0]
-    return reduce_blocks
+        acc = fold_block(acc, have)
+        if threadIdx.x == 0:
+            out[blockIdx.x] = acc
+    return fold
 
 
 class Reduce:
@@ -75,7 +126,7 @@ class Reduce:
         if kernel is None:
             kernel = self._kernels[values.dtype] = _make_kernel(self._device_fn, values.dtype)
         n = values.size
-        blocks = min(-(-n // _THREADS), _MAX_BLOCKS)
+        blocks = min(-(-n // _THREADS), _MAX_BLOCKS)   # every block has values
         partials = device_array(blocks, values.dtype, stream=stream)
         kernel[blocks, _THREADS, stream](values, partials, n, init, True)
         if blocks > 1:
