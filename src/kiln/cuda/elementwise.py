@@ -19,23 +19,35 @@ _WEAK_KINDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
 
 def choose_loop(name, loops, args):
-    """The first of `loops`, (input dtypes, output dtypes) pairs in the order declared,
-    that every input converts to (see `_converts`), or a TypeError listing them."""
-    weak = not all(map(_is_python_scalar, args))
-    for loop in loops:
-        if all(_converts(a, dt, weak) for a, dt in zip(args, loop[0])):
-            return loop
+    """Of `loops`, tuples starting (input dtypes, output dtypes) in the order declared, the
+    first whose input dtypes are the inputs' own (Python scalars aside), as Numba prefers,
+    else the first every input converts to (see `_converts`); a TypeError listing them if
+    none does."""
+    weak = not all(map(is_python_scalar, args))
+    fits = [loop for loop in loops
+            if all(_converts(a, dt, weak) for a, dt in zip(args, loop[0]))]
+    exact = [loop for loop in fits
+             if all(is_python_scalar(a) or a.dtype == dt for a, dt in zip(args, loop[0]))]
+    if fits:
+        return (exact or fits)[0]
     given = ", ".join(str(_dtype_of(a)) for a in args)
-    listed = "; ".join(f"({', '.join(map(str, ins))}) -> {', '.join(map(str, outs))}"
-                       for ins, outs in loops)
+    listed = "; ".join(f"({', '.join(map(str, loop[0]))}) -> {', '.join(map(str, loop[1]))}"
+                       for loop in loops)
     raise TypeError(f"{name}(): no loop for inputs ({given}); its loops: {listed}")
+
+
+def as_operand(value):
+    """An input as choose_loop and on_device take it: a device array or a Python scalar as
+    it is, anything else (lists, NumPy scalars) as a NumPy array."""
+    return value if isinstance(value, DeviceNDArray) or is_python_scalar(value) else \
+        np.asarray(value)
 
 
 def _dtype_of(value):
     return value.dtype if hasattr(value, "dtype") else type(value).__name__
 
 
-def _is_python_scalar(value):
+def is_python_scalar(value):
     return type(value) in _WEAK_KINDS
 
 
@@ -43,7 +55,7 @@ def _converts(value, dtype, weak):
     """Whether `value` goes to a loop argument of `dtype`: arrays and NumPy scalars by
     NumPy's safe casting; Python scalars beside arrays (`weak`) by kind alone, as NumPy 2
     treats them, and by their default dtype when every input is one."""
-    if _is_python_scalar(value):
+    if is_python_scalar(value):
         if weak:
             return dtype.kind in _WEAK_KINDS[type(value)]
         value = np.asarray(value)
@@ -62,6 +74,21 @@ def on_device(name, value, dtype, shape, stream):
         return value
     host = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=dtype), shape))
     return to_device(host, stream=stream)
+
+
+def deliver(result, out, to_device, stream):
+    """What the caller gets for an output computed in the device array `result`: `out`
+    itself when given (a host one filled from `result`), else `result` when an operand was
+    on the device, else a host copy (a NumPy scalar for a 0-d result, as NumPy gives)."""
+    if isinstance(out, DeviceNDArray):
+        return out
+    if out is not None:
+        out[...] = result.copy_to_host(stream=stream)
+        return out
+    if to_device:
+        return result
+    host = result.copy_to_host(stream=stream)
+    return host[()] if host.shape == () else host
 
 
 def loop_kernel(what, name, device_fn, params, call):

@@ -9,11 +9,10 @@ per signature (Numba's CUDA ufuncs).
     rel_diff(d_a, d_b)             # device arrays in, a device array out (no copy back)
 
 The loop is the first signature every input converts to safely (NumPy's casting; a Python
-scalar only by kind, as NumPy 2 treats it: elementwise.py). Host inputs are broadcast and converted on the
-host, then copied to the device; device inputs must already have the result's shape, the
-loop's dtype and C order (broadcasting them would need a copy the caller did not ask for).
-The kernel is written with kiln.cuda's own API, so it runs on every back-end, the
-simulator included.
+scalar only by kind, as NumPy 2 treats it: elementwise.py). Host inputs are broadcast and
+converted on the host, then copied to the device; device inputs must already have the
+result's shape, the loop's dtype and C order (broadcasting them would need a copy the
+caller did not ask for). A host `out` is filled and returned, whatever the inputs.
 """
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from ..types import parse_signature
 from .devicearray import DeviceNDArray
-from .elementwise import choose_loop, launch, loop_kernel, on_device
+from .elementwise import as_operand, choose_loop, deliver, launch, loop_kernel, on_device
 from .host import device_array
 from .kernel import jit
 
@@ -60,6 +59,7 @@ class CUDAUFunc:
     def __call__(self, *args, out=None, stream=0):
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments ({len(args)} given)")
+        args = [as_operand(a) for a in args]
         arg_types, (result_type,) = choose_loop(self.__name__, self.types, args)
         shapes = [np.shape(a) for a in args]
         try:
@@ -70,8 +70,7 @@ class CUDAUFunc:
         if out is not None and (out.shape != shape or out.dtype != result_type):
             raise ValueError(f"{self.__name__}(): out must be a C-contiguous {result_type} "
                              f"array of shape {shape}, not {out.dtype} {out.shape}")
-        device_result = any(isinstance(a, DeviceNDArray) for a in args) or \
-            isinstance(out, DeviceNDArray)
+        device_result = any(isinstance(a, DeviceNDArray) for a in args)
         inputs = [on_device(self.__name__, a, dt, shape, stream)
                   for a, dt in zip(args, arg_types)]
         result = out if isinstance(out, DeviceNDArray) else \
@@ -81,11 +80,5 @@ class CUDAUFunc:
                              f"array of shape {shape}")
         launch(self._kernel, int(np.prod(shape)),
                [x.reshape(-1) for x in inputs] + [result.reshape(-1)], stream)
-        if device_result:
-            return result
-        host = result.copy_to_host(stream=stream)
-        if out is not None:
-            out[...] = host
-            return out
-        return host[()] if shape == () else host
+        return deliver(result, out, device_result, stream)
 
