@@ -65,6 +65,17 @@ def ramp(a, out):            # m comes only from the output passed in
         out[j] = a[0] * j
 
 
+@guvectorize(["void(int64[:, :], int64[:, :], int64[:, :])"], "(m,n),(n,p)->(m,p)",
+             target="cuda")
+def matmul(a, b, out):        # two-dimensional output cores
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            s = 0
+            for k in range(a.shape[1]):
+                s += a[i, k] * b[k, j]
+            out[i, j] = s
+
+
 def matvec_reference(a, x):
     """The plain Python loop over NumPy's broadcast loop dimensions."""
     loop = np.broadcast_shapes(a.shape[:-2], x.shape[:-1])
@@ -138,6 +149,22 @@ def test_loop_dimensions_broadcast_on_the_host():
     rows = np.arange(6.0).reshape(2, 3)
     got = add_scalar(rows, c)
     assert got.shape == (3, 2, 3) and same(got, rows + c[:, :, None])
+
+
+def test_matrix_products_with_two_dimensional_cores():
+    rng = np.random.default_rng(5)
+    a = rng.integers(-2**20, 2**20, (3, 1, 4, 5))
+    b = rng.integers(-2**20, 2**20, (2, 5, 3))
+    got = matmul(a, b)
+    assert got.dtype == np.int64 and np.array_equal(got, a @ b)     # exact in int64
+    assert np.array_equal(matmul(a[0, 0], b[0]), a[0, 0] @ b[0])
+    assert np.array_equal(matmul(np.ones((2, 0), np.int64), np.ones((0, 3), np.int64)),
+                          np.zeros((2, 3), np.int64))
+    stream = cuda.stream()
+    d = matmul(cuda.to_device(a[:, 0]), cuda.to_device(b[:1].repeat(3, axis=0)),
+               stream=stream)
+    stream.synchronize()
+    assert np.array_equal(d.copy_to_host(), a[:, 0] @ b[0])
 
 
 def test_empty_loops_and_empty_cores():
@@ -307,7 +334,8 @@ def test_the_kernel_compiles_to_ptx_for_each_loop():
              (rowsum, "{t}[:, ::1], {t}[:, ::1]", ("float32", "float64", "int64")),
              (add_scalar, "{t}[:, ::1], {t}[::1], {t}[:, ::1]", ("float64", "int64")),
              (add_first, "{t}[:, ::1], {t}[:, ::1], {t}[:, ::1]", ("float64",)),
-             (lo_hi, "{t}[:, ::1], {t}[:, ::1], {t}[:, ::1]", ("float64",))]
+             (lo_hi, "{t}[:, ::1], {t}[:, ::1], {t}[:, ::1]", ("float64",)),
+             (matmul, "{t}[:, :, ::1], {t}[:, :, ::1], {t}[:, :, ::1]", ("int64",))]
     for gufunc, operands, dtypes in cases:
         for t in dtypes:
             ptx, _ = cuda.compile_ptx(gufunc._kernel.py_func,

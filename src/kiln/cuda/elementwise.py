@@ -23,11 +23,11 @@ def choose_loop(name, loops, args):
     first whose input dtypes are the inputs' own (Python scalars aside), as Numba prefers,
     else the first every input converts to (see `_converts`); a TypeError listing them if
     none does."""
-    weak = not all(map(is_python_scalar, args))
+    weak = not all(map(_is_python_scalar, args))
     fits = [loop for loop in loops
             if all(_converts(a, dt, weak) for a, dt in zip(args, loop[0]))]
     exact = [loop for loop in fits
-             if all(is_python_scalar(a) or a.dtype == dt for a, dt in zip(args, loop[0]))]
+             if all(_is_python_scalar(a) or a.dtype == dt for a, dt in zip(args, loop[0]))]
     if fits:
         return (exact or fits)[0]
     given = ", ".join(str(_dtype_of(a)) for a in args)
@@ -39,7 +39,7 @@ def choose_loop(name, loops, args):
 def as_operand(value):
     """An input as choose_loop and on_device take it: a device array or a Python scalar as
     it is, anything else (lists, NumPy scalars) as a NumPy array."""
-    return value if isinstance(value, DeviceNDArray) or is_python_scalar(value) else \
+    return value if isinstance(value, DeviceNDArray) or _is_python_scalar(value) else \
         np.asarray(value)
 
 
@@ -47,7 +47,7 @@ def _dtype_of(value):
     return value.dtype if hasattr(value, "dtype") else type(value).__name__
 
 
-def is_python_scalar(value):
+def _is_python_scalar(value):
     return type(value) in _WEAK_KINDS
 
 
@@ -55,7 +55,7 @@ def _converts(value, dtype, weak):
     """Whether `value` goes to a loop argument of `dtype`: arrays and NumPy scalars by
     NumPy's safe casting; Python scalars beside arrays (`weak`) by kind alone, as NumPy 2
     treats them, and by their default dtype when every input is one."""
-    if is_python_scalar(value):
+    if _is_python_scalar(value):
         if weak:
             return dtype.kind in _WEAK_KINDS[type(value)]
         value = np.asarray(value)
