@@ -275,6 +275,8 @@ def test_call_errors_name_the_function_and_say_why():
         matvec(a, np.ones(4), np.empty((2, 3), np.float32))
     with pytest.raises(ValueError, match="output 0 must be a C-contiguous float64"):
         matvec(a, np.ones(4), cuda.device_array((3, 2)).T)
+    with pytest.raises(TypeError, match="outputs given both after the inputs and as out="):
+        matvec(a, np.ones(4), np.empty((2, 3)), out=np.empty((2, 3)))
     with pytest.raises(TypeError, match="output 0 must be an array, not list"):
         matvec(a, np.ones(4), out=[[0.0] * 3] * 2)
     with pytest.raises(TypeError, match=r"out= needs 2 output\(s\), not 1"):
@@ -342,3 +344,14 @@ def test_the_kernel_compiles_to_ptx_for_each_loop():
                                       f"void({operands.format(t=t)}, int64)", cc=(7, 0))
             toolkit.check_ptx(ptx, (7, 0))
             assert "ld.global" in ptx and "st.global" in ptx
+
+
+@guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="cuda")
+def writes_past_its_output(a, out):
+    out[1] = a[0]
+
+
+@pytest.mark.cudasim_only
+def test_an_error_in_the_function_names_it():
+    with pytest.raises(IndexError, match="in kernel 'gufunc_writes_past_its_output'"):
+        writes_past_its_output(np.ones((2, 3)))

@@ -94,8 +94,10 @@ def deliver(result, out, to_device, stream):
 def loop_kernel(what, name, device_fn, params, call):
     """A kernel `k(*params, n)` running the statement `call` (which names `device_fn` and
     indexes the params with `i`) for every i < n, grid-strided; generated because the
-    number of operands varies, its source kept for kiln."""
-    source = (f"def {what}({', '.join([*params, 'n'])}):\n"
+    number of operands varies, its source kept for kiln. Its name ('gufunc_matvec') is
+    what errors in it name."""
+    kernel_name = f"{what}_{name}" if name.isidentifier() else what
+    source = (f"def {kernel_name}({', '.join([*params, 'n'])}):\n"
               f"    i = grid(1)\n"
               f"    while i < n:\n"
               f"        {call}\n"

@@ -108,7 +108,10 @@ class CUDAGUFunc:
     def _split(self, args, out):
         """The inputs and the outputs (None where not given): the outputs may follow the
         inputs, or come as out= (an array, or a tuple of them)."""
-        if len(args) == self.nin + self.nout and out is None:
+        if len(args) == self.nin + self.nout:
+            if out is not None:
+                raise TypeError(f"{self.__name__}(): outputs given both after the inputs "
+                                "and as out=")
             return args[:self.nin], list(args[self.nin:])
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} input(s), or its inputs and "
