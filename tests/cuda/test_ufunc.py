@@ -99,3 +99,19 @@ def test_the_kernel_compiles_to_ptx_for_each_loop():
                                   cc=(7, 0))
         toolkit.check_ptx(ptx, (7, 0))
         assert "ld.global" in ptx and "st.global" in ptx
+
+
+@vectorize(["float64(float64)", "float32(float32)"], target="cuda")
+def halve(x):
+    return x / 2
+
+
+def test_an_exact_loop_first_as_numba_and_lists_and_host_out_with_device_inputs():
+    f32 = np.array([1.0, -3.0, np.inf], np.float32)
+    assert same(halve(f32), f32 / 2)                     # float32 has its own loop
+    assert same(halve(np.arange(3, dtype=np.int16)), np.arange(3) / 2)   # else the first
+    assert same(gpu_rel_diff([3.0, 1.0], [1.0, 1.0]), rel_diff(np.array([3.0, 1.0]), 1.0))
+    out = np.full(3, np.nan)
+    a = np.array([1.0, 2.0, 4.0])
+    assert gpu_rel_diff(cuda.to_device(a), cuda.to_device(a + 1), out=out) is out
+    assert same(out, rel_diff(a, a + 1))

@@ -248,8 +248,6 @@ def test_signatures_that_do_not_parse(bad):
         guvectorize([bad], "(n)->()")(bump_kernel)
 
 
-def test_targets():
-    with pytest.raises(NotImplementedError, match="CUDA"):
-        guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="cuda")(bump_kernel)
+def test_targets():   # (target='cuda': tests/cuda/test_gufunc.py)
     with pytest.raises(ValueError, match="unknown guvectorize target"):
         guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="gpu")(bump_kernel)

@@ -54,6 +54,26 @@ def parse_layout(layout):
     return ins, outs
 
 
+def layout_text(ins, outs):
+    """The layout as NumPy spells a gufunc's `.signature`: '(m,n),(n)->(m)'."""
+    return ",".join(f"({','.join(c)})" for c in ins) + "->" + \
+        ",".join(f"({','.join(c)})" for c in outs)
+
+
+def check_core_type(name, layout, core, is_input, k, ty):
+    """A signature's type for operand k must fit its core dimensions: an array of as many
+    dimensions, or for "()" a one-element 1-d array (outputs) or a number (inputs only, as
+    outputs are written in place). TypeError otherwise."""
+    if isinstance(ty, t.Number) and not core and is_input:
+        return
+    if isinstance(ty, t.Array) and (ty.ndim == len(core) or (not core and ty.ndim == 1)):
+        return
+    kind = "a number or a 1-d array" if not core and is_input else \
+        f"a {max(len(core), 1)}-d array"
+    raise TypeError(f"{name}: operand {k} has the core dimensions ({','.join(core)}) in "
+                    f"{layout!r}, so its type must be {kind}, not {ty}")
+
+
 def guvectorize(*args, **options):
     """`@guvectorize([sigs], "(n),(n)->()", target=..., identity=...)`, or
     `@guvectorize("(n),(n)->()")` (lazy)."""
@@ -71,6 +91,13 @@ def guvectorize(*args, **options):
     writable_args = tuple(options.pop("writable_args", ()))
 
     def decorate(fn):
+        if options.get("target") == "cuda":
+            from ..cuda.gufunc import CUDAGUFunc
+            check_options(fn, {**options, "target": "cpu"}, "guvectorize")
+            if writable_args:
+                raise TypeError("writable_args is for guvectorize's CPU targets; a CUDA "
+                                "gufunc's kernel reads device copies of host inputs")
+            return CUDAGUFunc(fn, signatures, ins, outs)
         target = check_options(fn, options, "guvectorize")
         kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout,
                           _writable_inputs(fn, writable_args, len(ins)))
@@ -106,8 +133,7 @@ class _GKernel:
         self.writable = writable   # inputs the kernel may write (writable_args)
         self.cores = ins + outs
         self.nin, self.nout = len(ins), len(outs)
-        self.layout = ",".join(f"({','.join(c)})" for c in ins) + "->" + \
-            ",".join(f"({','.join(c)})" for c in outs)
+        self.layout = layout_text(ins, outs)
         self.identity = options.get("identity")
         self.options = kernel_options(options)
         self.cache = kernel_cache(fn, options)
@@ -149,17 +175,10 @@ class _GKernel:
                                               for ty in kernel_types])
 
     def kernel_type(self, k, ty):
-        core = self.cores[k]
-        if isinstance(ty, t.Number) and not core and k < self.nin:
+        check_core_type(self.fn.__name__, self.layout, self.cores[k], k < self.nin, k, ty)
+        if isinstance(ty, t.Number):
             return ty
-        if isinstance(ty, t.Array) and (ty.ndim == len(core) or (not core and ty.ndim == 1)):
-            return t.Array(ty.dtype, ty.ndim, "A", readonly=k < self.nin and
-                           k not in self.writable)
-        kind = "a number or a 1-d array" if not core and k < self.nin else \
-            f"a {max(len(core), 1)}-d array"
-        raise TypeError(f"{self.fn.__name__}: operand {k} has the core dimensions "
-                        f"({','.join(core)}) in {self.layout!r}, so its type must be {kind}, "
-                        f"not {ty}")
+        return t.Array(ty.dtype, ty.ndim, "A", readonly=k < self.nin and k not in self.writable)
 
     def gufunc(self):
         return make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),

@@ -63,12 +63,9 @@ def check_options(fn, options, what):
     if unknown:
         raise TypeError(f"unknown option(s) for {what}: {', '.join(sorted(unknown))}")
     target = options.get("target", "cpu")
-    if target == "cuda":   # (vectorize takes it before this check)
-        raise NotImplementedError(f"{what}(target='cuda') is not in kiln's CUDA back-end "
-                                  "yet (vectorize(target='cuda') is); write the kernel with "
-                                  "@cuda.jit")
-    if target not in _TARGETS:
-        raise ValueError(f"unknown {what} target {target!r}: choose 'cpu' or 'parallel'")
+    if target not in _TARGETS:   # (target='cuda' is taken before this check)
+        raise ValueError(f"unknown {what} target {target!r}: choose 'cpu', 'parallel' or "
+                         "'cuda'")
     if not inspect.isfunction(fn):
         raise TypeError(f"{what} compiles Python functions, not {type(fn).__name__}")
     return target

@@ -1,0 +1,161 @@
+"""`@guvectorize([...], layout, target='cuda')`: a kernel over core dimensions applied by a
+CUDA kernel, one CUDA thread per element of the loop dimensions (Numba's CUDA gufuncs).
+
+    @guvectorize(["void(float64[:, :], float64[:], float64[:])"], "(m,n),(n)->(m)",
+                 target="cuda")
+    def matvec(a, x, out):
+        for i in range(a.shape[0]):
+            s = 0.0
+            for j in range(a.shape[1]):
+                s += a[i, j] * x[j]
+            out[i] = s
+
+    matvec(a, x)              # host arrays in, a host array out
+    matvec(d_a, d_x, d_out)   # device arrays in (outputs may be passed last), on the device
+
+The user's function is a device function that writes its outputs in place. The loop
+dimensions (each operand's leading dimensions, before its core ones) are broadcast and
+flattened, every operand becomes a C-contiguous device array of shape (loop size, *core
+shape), and thread i calls `fn(op0[i], op1[i], ...)`: a view of each operand's core, or for
+a "()" input declared as a number the number itself ("()" operands declared as arrays are
+laid out (loop size, 1), so the view has one element, as in Numba). The loop is the first
+signature the inputs convert to safely (elementwise.py). Host inputs are broadcast and
+converted on the host; device inputs must already have their full shape, the loop's dtype
+and C order, as for CUDA ufuncs.
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..types import parse_signature, void
+from ..ufunc.gufunc import check_core_type, layout_text
+from .devicearray import DeviceNDArray
+from .elementwise import as_operand, choose_loop, deliver, launch, loop_kernel, on_device
+from .host import device_array
+from .kernel import jit
+
+
+class CUDAGUFunc:
+    """The result of `guvectorize(signatures, layout, target='cuda')`: callable like a
+    gufunc on host and device arrays (and scalars for "()" inputs)."""
+
+    def __init__(self, pyfunc, signatures, ins, outs):
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+        self.signature = layout_text(ins, outs)
+        if not signatures:
+            raise TypeError("guvectorize(target='cuda') needs its signatures, as in Numba "
+                            "(e.g. ['void(float64[:], float64[:])'])")
+        self.nin, self.nout = len(ins), len(outs)
+        self._cores = ins + outs
+        nargs = len(inspect.signature(pyfunc).parameters)
+        if nargs != len(self._cores):
+            raise TypeError(f"{self.__name__}() takes {nargs} arguments but the layout "
+                            f"{self.signature!r} has {len(self._cores)} operands")
+        self.types = [self._loop(sig) for sig in signatures]
+        ops = [f"op{k}" for k in range(len(self._cores))]
+        self._kernel = loop_kernel("gufunc", self.__name__, jit(device=True)(pyfunc), ops,
+                                   f"device_fn({', '.join(p + '[i]' for p in ops)})")
+
+    def _loop(self, sig):
+        """(input dtypes, output dtypes, which operands are numbers) for one signature."""
+        parsed = parse_signature(sig)
+        if parsed.return_type not in (None, void):
+            raise TypeError(f"guvectorize(target='cuda') signature {sig!r}: the kernel writes "
+                            "its outputs and returns nothing; write it as "
+                            "'void(float64[:], ...)'")
+        if len(parsed.args) != len(self._cores):
+            raise TypeError(f"{self.__name__}: the signature {sig!r} has {len(parsed.args)} "
+                            f"arguments, but the layout {self.signature!r} has "
+                            f"{len(self._cores)} operands")
+        for k, (ty, core) in enumerate(zip(parsed.args, self._cores)):
+            check_core_type(self.__name__, self.signature, core, k < self.nin, k, ty)
+        dtypes = [np.dtype(getattr(ty, "dtype", ty).np_dtype) for ty in parsed.args]
+        numbers = tuple(not hasattr(ty, "ndim") for ty in parsed.args)
+        return tuple(dtypes[:self.nin]), tuple(dtypes[self.nin:]), numbers
+
+    def __repr__(self):
+        return f"<kiln CUDA gufunc {self.__name__!r} {self.signature} ({len(self.types)} loops)>"
+
+    def __call__(self, *args, out=None, stream=0):
+        args, outs = self._split(args, out)
+        args = [as_operand(a) for a in args]
+        in_types, out_types, numbers = choose_loop(self.__name__, self.types, args)
+        loop_shape, sizes = self._loop_shape(args, outs)
+        n = int(np.prod(loop_shape))
+        shapes = [loop_shape + tuple(sizes[d] for d in core) for core in self._cores]
+        for k, (o, dt, shape) in enumerate(zip(outs, out_types, shapes[self.nin:])):
+            if o is not None and (o.shape != shape or o.dtype != dt or (
+                    isinstance(o, DeviceNDArray) and not o.is_c_contiguous())):
+                raise ValueError(f"{self.__name__}(): output {k} must be a C-contiguous {dt} "
+                                 f"array of shape {shape}, not {o.dtype} {o.shape}")
+        operands = [on_device(self.__name__, a, dt, shape, stream)
+                    for a, dt, shape in zip(args, in_types, shapes)] + \
+            [o if isinstance(o, DeviceNDArray) else device_array(shape, dt, stream=stream)
+             for o, dt, shape in zip(outs, out_types, shapes[self.nin:])]
+        if n:   # each operand as (n, *core shape); a "()" one declared as an array (n, 1)
+            cores = [shape[len(loop_shape):] or (() if number else (1,))
+                     for shape, number in zip(shapes, numbers)]
+            launch(self._kernel, n, [x.reshape(n, *core) for x, core in zip(operands, cores)],
+                   stream)
+        to_device = any(isinstance(x, DeviceNDArray) for x in (*args, *outs))
+        results = [deliver(r, o, to_device, stream)
+                   for r, o in zip(operands[self.nin:], outs)]
+        return results[0] if self.nout == 1 else tuple(results)
+
+    def _split(self, args, out):
+        """The inputs and the outputs (None where not given): the outputs may follow the
+        inputs, or come as out= (an array, or a tuple of them)."""
+        if len(args) == self.nin + self.nout:
+            if out is not None:
+                raise TypeError(f"{self.__name__}(): outputs given both after the inputs "
+                                "and as out=")
+            return args[:self.nin], list(args[self.nin:])
+        if len(args) != self.nin:
+            raise TypeError(f"{self.__name__}() takes {self.nin} input(s), or its inputs and "
+                            f"its {self.nout} output(s) ({len(args)} given)")
+        outs = [None] * self.nout if out is None else \
+            list(out) if isinstance(out, tuple) else [out]
+        if len(outs) != self.nout:
+            raise TypeError(f"{self.__name__}(): out= needs {self.nout} output(s), not "
+                            f"{len(outs)}")
+        for k, o in enumerate(outs):
+            if o is not None and not isinstance(o, (np.ndarray, DeviceNDArray)):
+                raise TypeError(f"{self.__name__}(): output {k} must be an array, not "
+                                f"{type(o).__name__}")
+        return args, outs
+
+    def _loop_shape(self, args, outs):
+        """The broadcast loop dimensions of the inputs and the size of every core
+        dimension; a ValueError naming the function where they disagree."""
+        sizes, loops = {}, []
+        for k, (value, core) in enumerate(zip([*args, *outs], self._cores)):
+            if value is None:
+                continue
+            what = f"input {k}" if k < self.nin else f"output {k - self.nin}"
+            shape = np.shape(value)
+            if len(shape) < len(core):
+                raise ValueError(f"{self.__name__}(): {what} has the core dimensions "
+                                 f"({','.join(core)}) in {self.signature!r}, so it needs "
+                                 f"at least {len(core)} dimension(s), not shape {shape}")
+            split = len(shape) - len(core)
+            for dim, size in zip(core, shape[split:]):
+                if sizes.setdefault(dim, size) != size:
+                    raise ValueError(f"{self.__name__}(): core dimension {dim!r} is "
+                                     f"{sizes[dim]} in one operand but {size} in {what} "
+                                     f"(layout {self.signature!r})")
+            if k < self.nin:
+                loops.append(shape[:split])
+        try:
+            loop_shape = np.broadcast_shapes(*loops)
+        except ValueError:
+            raise ValueError(f"{self.__name__}(): the loop dimensions of the inputs could not "
+                             f"be broadcast together: {' '.join(map(str, loops))}") from None
+        for k, core in enumerate(self._cores[self.nin:]):
+            missing = [d for d in core if d not in sizes]
+            if missing:
+                raise ValueError(f"{self.__name__}(): core dimension {missing[0]!r} of output "
+                                 f"{k} is in no input; pass the output")
+        return loop_shape, sizes
