@@ -173,6 +173,67 @@ def test_laneid_outside_a_kernel():
         on_the_cpu()
 
 
+@cuda.jit
+def half_math(a, b, out):
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        x, y = a[i], b[i]
+        out[i, 0] = cuda.fp16.hadd(x, y)
+        out[i, 1] = cuda.fp16.hsub(x, y)
+        out[i, 2] = cuda.fp16.hmul(x, y)
+        out[i, 3] = cuda.fp16.hdiv(x, y)
+        out[i, 4] = cuda.fp16.hfma(x, y, x)
+        out[i, 5] = cuda.fp16.hneg(x)
+        out[i, 6] = cuda.fp16.habs(x)
+        out[i, 7] = cuda.fp16.hmax(x, y)
+        out[i, 8] = cuda.fp16.hmin(x, y)
+        out[i, 9] = cuda.fp16.hsqrt(y)
+        out[i, 10] = cuda.fp16.hexp(x)
+        out[i, 11] = cuda.fp16.hlog(y)
+        out[i, 12] = cuda.fp16.hsin(x)
+        out[i, 13] = cuda.fp16.hexp10(x)
+        out[i, 14] = cuda.fp16.hrcp(y)
+        out[i, 15] = cuda.fp16.hfloor(x)
+        out[i, 16] = cuda.fp16.hlt(x, y)
+        out[i, 17] = cuda.fp16.hne(x, y)
+        out[i, 18] = x * y + x          # float16 arithmetic, one rounding per operation
+
+
+def half_math_by_numpy(a, b):
+    h, f = np.float16, np.float32
+    with np.errstate(all="ignore"):
+        return np.stack([
+            a + b, a - b, a * b, (a.astype(f) / b).astype(h),
+            (a.astype(np.float64) * b + a).astype(h), -a, np.abs(a), np.fmax(a, b),
+            np.fmin(a, b), np.sqrt(b.astype(f)).astype(h), np.exp(a.astype(f)).astype(h),
+            np.log(b.astype(f)).astype(h), np.sin(a.astype(f)).astype(h),
+            (f(10) ** a.astype(f)).astype(h), (1 / b.astype(f)).astype(h),
+            np.floor(a), (a < b).astype(h), ((a != b) & (a == a) & (b == b)).astype(h),
+            a * b + a], axis=1)
+
+
+@simulated
+def test_fp16_functions_compute_numpy():
+    a = np.array([1.5, -2.0, np.nan, 0.0, 65504, -0.1], np.float16)
+    b = np.array([0.25, 4.0, 1.0, 0.0, 2.0, np.nan], np.float16)
+    out = np.zeros((len(a), 19), np.float16)
+    half_math[1, 8](a, b, out)
+    np.testing.assert_array_equal(out, half_math_by_numpy(a, b))
+
+
+@needs_ptxas
+@needs_libdevice
+@pytest.mark.parametrize("cc", CCS)
+def test_fp16_ptx(cc):
+    ptx = ptx_for(half_math, "void(float16[:], float16[:], float16[:, :])", cc)
+    native = ("abs.f16", "max.f16", "min.f16") if cc >= (8, 0) else ()   # sm_70: in f32
+    for instruction in ("add.rn.f16", "sub.rn.f16", "mul.rn.f16", "fma.rn.f16", "neg.f16",
+                        "setp.lt.f16", "setp.ne.f16", "sqrt.rn.f32", "cvt.rn.f16.f32",
+                        "cvt.f32.f16", "cvt.rmi.f32.f32") + native:
+        assert instruction in ptx, instruction
+    assert not generic_data_accesses(ptx)
+
+
 PARTICLE = np.dtype([("x", np.float32), ("v", np.float32), ("hits", np.int32),
                      ("id", np.int64)], align=True)
 

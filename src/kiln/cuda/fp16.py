@@ -1,7 +1,8 @@
 """`cuda.fp16`: half-precision arithmetic, comparisons and math on float16 values.
 
 Each function rounds its result to float16, as the GPU's half instructions do; the
-compiled back-end maps them to those instructions.
+compiled back-end maps them to those instructions (fp16_lowering.py). Comparisons are
+ordered (False with a NaN) and max/min let NaN lose, as CUDA's __heq ... __hmax do.
 """
 from __future__ import annotations
 
@@ -40,11 +41,13 @@ def hfma(a, b, c):
 
 
 def hmax(a, b):
-    return _h(max(_h(a), _h(b)))
+    """The larger; NaN loses (CUDA's __hmax)."""
+    return _h(np.fmax(_h(a), _h(b)))
 
 
 def hmin(a, b):
-    return _h(min(_h(a), _h(b)))
+    """The smaller; NaN loses (CUDA's __hmin)."""
+    return _h(np.fmin(_h(a), _h(b)))
 
 
 def heq(a, b):
@@ -52,7 +55,9 @@ def heq(a, b):
 
 
 def hne(a, b):
-    return bool(_h(a) != _h(b))
+    """Ordered, as CUDA's __hne: False when either is NaN."""
+    a, b = _h(a), _h(b)
+    return bool(a == a and b == b and a != b)
 
 
 def hgt(a, b):

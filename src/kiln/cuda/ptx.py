@@ -98,7 +98,7 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False):
     """The LLVM IR (text, before linking and optimization) of the kernel or device function,
     and its return type."""
     from ..compiler import typing_context
-    from . import checks, nvvm, signatures  # noqa: F401 - nvvm registers the templates
+    from . import checks, fp16_lowering, nvvm, signatures  # noqa: F401 - templates
     py_func = getattr(pyfunc, "py_func", pyfunc)
     kind = "device function" if device else "kernel"
     checks.check_source(py_func, kind)
