@@ -234,6 +234,64 @@ def test_fp16_ptx(cc):
     assert not generic_data_accesses(ptx)
 
 
+WEIGHTS = np.linspace(-1, 1, 9, dtype=np.float32)
+TABLE = np.arange(20000, dtype=np.float64).reshape(100, 200)[:, ::2]   # 80 KB, strided
+
+
+@cuda.jit
+def weighted(x, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        w = cuda.const.array_like(WEIGHTS)
+        out[i] = w[i % 9] * x[i] + WEIGHTS[0]
+
+
+@cuda.jit
+def from_table(out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = TABLE[i % 100, i % 100]
+
+
+@needs_ptxas
+def test_global_arrays_are_copied_into_the_module():
+    """The GPU cannot read host memory: a global array's bytes go into the PTX, in
+    constant memory while they fit its 64 KiB, else in global memory."""
+    ptx = ptx_for(weighted, "void(float32[:], float32[:])")
+    assert ptx.count(".const .align 16 .b8") == 1 and "ld.const.b32" in ptx
+    assert f"{WEIGHTS.view(np.uint8)[4]}, {WEIGHTS.view(np.uint8)[5]}" in ptx
+    big = ptx_for(from_table, "void(float64[:])")
+    assert ".global .align 16 .b8" in big and "[80000]" in big and "ld.global" in big
+
+
+@simulated
+def test_global_arrays_compute_numpy():
+    x = np.arange(20, dtype=np.float32)
+    out = np.zeros(20, np.float32)
+    weighted[1, 32](x, out)
+    np.testing.assert_array_equal(out, WEIGHTS[np.arange(20) % 9] * x + WEIGHTS[0])
+    t = np.zeros(150)
+    from_table[1, 150](t)
+    np.testing.assert_array_equal(t, TABLE[np.arange(150) % 100, np.arange(150) % 100])
+
+
+def test_global_arrays_are_read_only_in_kernels():
+    @cuda.jit
+    def writes_a_global(out):
+        WEIGHTS[0] = 1.0
+
+    with pytest.raises(TypingError, match="read-only"):
+        cuda.compile_ptx(writes_a_global, "void(float32[:])")
+
+    @cuda.jit
+    def const_of_an_argument(a):
+        c = cuda.const.array_like(a)
+        a[0] = c[1]
+
+    with pytest.raises(TypingError, match="takes a global array"):
+        cuda.compile_ptx(const_of_an_argument, "void(float32[:])")
+
+
 PARTICLE = np.dtype([("x", np.float32), ("v", np.float32), ("hits", np.int32),
                      ("id", np.int64)], align=True)
 

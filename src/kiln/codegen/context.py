@@ -30,6 +30,8 @@ class ModuleState:
         self.split_reductions = []  # the whole-array reductions library/split.py splits
         self.exc_descriptors = {}  # see exceptions.constant_descriptor
         self._strings = {}
+        self._device_constants = {}   # id(array) -> (array, pointer): device_constant
+        self._constant_bytes = 0
 
     def object_cell(self, obj, name=None):
         """A global cell holding the address of `obj`. An object with a `name` that means it
@@ -54,6 +56,30 @@ class ModuleState:
             cell.linkage = "external"
             self.object_refs[symbol] = obj
         return cell
+
+    def device_constant(self, arr: np.ndarray):
+        """A generic pointer to a copy of the C-contiguous `arr`'s bytes in the module: in
+        the GPU's constant memory (PTX `.const`, cached for reads every thread makes) while
+        the module's constants fit its 64 KiB, in global memory after that."""
+        found = self._device_constants.get(id(arr))
+        if found is not None:
+            return found[1]
+        data = arr.tobytes()
+        space = 4 if self._constant_bytes + len(data) <= 65536 else 1
+        if space == 4:
+            self._constant_bytes += len(data)
+        array_ty = ir.ArrayType(dm.i8, len(data))
+        gv = ir.GlobalVariable(self.module, array_ty,
+                               name=f"kiln.const.{len(self._device_constants)}",
+                               addrspace=space)
+        gv.global_constant = True
+        gv.linkage = "internal"
+        gv.align = 16
+        gv.initializer = ir.Constant(array_ty, bytearray(data))
+        pointer = ir.FormattedConstant(
+            dm.ptr, f"addrspacecast (ptr addrspace({space}) {gv.get_reference()} to ptr)")
+        self._device_constants[id(arr)] = (arr, pointer)   # arr: its id stays its own
+        return pointer
 
     def global_string(self, text: str):
         if text not in self._strings:
@@ -248,15 +274,21 @@ class CodegenContext:
         return dm.null_value(ty)
 
     def constant_array(self, builder, ty, arr: np.ndarray):
-        """A global array frozen into the code: its memory is borrowed and kept alive."""
-        self.state.keepalive.append(arr)
-        self.state.cacheable = False
+        """A global array frozen into the code: on the CPU its memory is borrowed and kept
+        alive; device code gets a copy of its bytes in the module (the GPU cannot read host
+        memory), which typing made C-contiguous and read-only."""
+        if self.target == "cuda":
+            arr = np.ascontiguousarray(arr)
+            data = self.state.device_constant(arr)
+        else:
+            self.state.keepalive.append(arr)
+            self.state.cacheable = False
+            data = ir.Constant(dm.i64, arr.ctypes.data).inttoptr(dm.ptr)
         i64 = dm.i64
         dims = ir.ArrayType(i64, ty.ndim)
         return ir.Constant(dm.value_type(ty), [
             ir.Constant(dm.ptr, None), ir.Constant(dm.ptr, None), ir.Constant(i64, arr.size),
-            ir.Constant(i64, arr.itemsize),
-            ir.Constant(i64, arr.ctypes.data).inttoptr(dm.ptr),
+            ir.Constant(i64, arr.itemsize), data,
             ir.Constant(dims, [ir.Constant(i64, s) for s in arr.shape]),
             ir.Constant(dims, [ir.Constant(i64, s) for s in arr.strides])])
 

@@ -260,6 +260,21 @@ def _laneid(tctx, module):
     return t.Signature(t.int32, (module,)), codegen
 
 
+@template(cu.const.array_like, target="cuda")
+def _const_array_like(tctx, ary):
+    """`cuda.const.array_like(A)` of a global array A: the copy of A the module already
+    holds in constant memory (codegen's device_constant), read-only."""
+    if not isinstance(ary, t.Array):
+        return None
+    if not ary.readonly:
+        raise TypingError("cuda.const.array_like() takes a global array (its contents go "
+                          "into the kernel's constant memory), not a kernel argument")
+
+    def codegen(context, builder, sig, args):
+        return args[0]
+    return t.Signature(ary, (ary,)), codegen
+
+
 # -- shared and local arrays -----------------------------------------------------------------
 def _array_typer(fname, place, dynamic):
     """shared.array/local.array(shape, dtype, alignment=None): constant arguments; shape 0

@@ -58,6 +58,8 @@ class TypingContext:
         ty = typeof_global(value)
         if ty is None and (registry.has(value) or callable(value)):
             return t.Function(value)
+        if self.target == "cuda" and isinstance(ty, t.Array):   # a copy in the module's
+            ty = ty.copy(layout="C", readonly=True)              # constants (codegen)
         return ty
 
     def unbound_dispatcher(self, caller, name):
