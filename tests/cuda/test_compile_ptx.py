@@ -913,9 +913,61 @@ def test_cpu_runtime_left_in_device_code_is_refused():
         cuda.compile_ptx(calls_allocating_njit, "void(float64[:])")
 
 
-def test_lineinfo_is_refused_until_supported():
-    with pytest.raises(UnsupportedError, match="line tables"):
-        cuda.compile_ptx(vector_add, "void(f4[:], f4[:], f4[:])", lineinfo=True)
+def line_of(fn, text):
+    """The line number of the first line of `fn`'s source that contains `text`."""
+    import inspect
+    lines, first = inspect.getsourcelines(getattr(fn, "py_func", fn))
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def located_lines(ptx):
+    """{file index: path} and the set of (file index, line) of the `.loc` directives."""
+    files = dict(re.findall(r'^\s*\.file\s+(\d+)\s+"([^"]+)"', ptx, re.M))
+    lines = {(f, int(n)) for f, n in re.findall(r"^\s*\.loc\s+(\d+)\s+(\d+)", ptx, re.M)}
+    return files, lines
+
+
+@needs_ptxas
+def test_lineinfo_locates_the_kernel_lines():
+    sig = "void(f4[:], f4[:], f4[:])"
+    ptx = ptx_for(vector_add, sig, lineinfo=True)
+    files, lines = located_lines(ptx)
+    (index, path), = files.items()
+    assert path == __file__
+    assert (index, line_of(vector_add, "c[i] = a[i] + b[i]")) in lines
+    assert (index, line_of(vector_add, "i = cuda.grid(1)")) in lines
+    assert ".debug_info" not in ptx and ".debug_abbrev" not in ptx   # lines only
+    assert ".loc" not in ptx_for(vector_add, sig)
+
+
+@needs_ptxas
+@needs_libdevice
+def test_lineinfo_follows_inlined_device_functions():
+    ptx = ptx_for(polar, "void(float32[:], float32[:], float32[:], float32[:])",
+                  lineinfo=True)
+    files, lines = located_lines(ptx)
+    here = [index for index, path in files.items() if path == __file__]
+    assert (here[0], line_of(polar_to_cartesian, "return rho")) in lines
+    assert (here[0], line_of(polar, "y[i] += twice(1)")) in lines
+
+
+@needs_ptxas
+@needs_libdevice
+@pytest.mark.parametrize("kernel, sig", [
+    (stencil, "void(float64[:, :], float64[:, :])"),
+    (half_math, "void(float16[:], float16[:], float16[:, :])"),
+    (weighted, "void(float32[:], float32[:])"),
+    (lanes, "void(int32[:])"),
+])
+def test_lineinfo_assembles(kernel, sig):
+    assert ".loc" in ptx_for(kernel, sig, lineinfo=True, cc=(7, 0))
+
+
+def test_jit_lineinfo_option_and_debug_refused():
+    kernel = cuda.jit("void(f4[:], f4[:], f4[:])", lineinfo=True)(vector_add.py_func)
+    assert ".loc" in kernel.inspect_asm()[(types.float32[:],) * 3]
+    with pytest.raises(UnsupportedError, match="debug=True"):
+        cuda.compile_ptx(vector_add, "void(f4[:], f4[:], f4[:])", debug=True)
 
 
 # -- launch parameters ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ class ModuleState:
         self.split_reductions = []  # the whole-array reductions library/split.py splits
         self.exc_descriptors = {}  # see exceptions.constant_descriptor
         self._strings = {}
+        self.line_table = None        # a linetable.LineTable when lines are described
         self._device_constants = {}   # id(array) -> (array, pointer): device_constant
         self._constant_bytes = 0
 

@@ -54,6 +54,7 @@ class FunctionLowerer:
         entry = self.fn.append_basic_block("entry")
         self.builder = ir.IRBuilder(entry)
         typed = self.typed
+        self.scope = self.describe_lines()
         if self.owns_references() or typed.generator:
             self.exit_block = self.new_block("exit")
             self.status_slot = self.ctx.alloca(self.builder, dm.i32, name="status")
@@ -297,6 +298,17 @@ class FunctionLowerer:
         operation, operands = found
         return operation.apply([self.tree(n) for n in operands])
 
+    def describe_lines(self):
+        """With a line table (lineinfo), this function's scope, its instructions located at
+        the def until the first statement; else None."""
+        table = self.ctx.state.line_table
+        if table is None:
+            return None
+        ir_ = self.typed.ir
+        scope = table.describe(self.fn, ir_.qualname, ir_.filename, ir_.node.lineno)
+        self.builder.debug_metadata = table.location(scope, ir_.node.lineno)
+        return scope
+
     # -- statements --------------------------------------------------------------------------
     def block(self, stmts):
         for stmt in stmts:
@@ -305,6 +317,9 @@ class FunctionLowerer:
             self.fresh_block_if_terminated()
             if self.raised_unassigned(stmt):
                 continue
+            if self.scope is not None:
+                self.builder.debug_metadata = self.ctx.state.line_table.location(
+                    self.scope, stmt.lineno, stmt.col_offset)
             try:
                 getattr(self, "stmt_" + type(stmt).__name__)(stmt)
             except KilnError as e:

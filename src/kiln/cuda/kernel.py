@@ -74,12 +74,17 @@ class _Compiled:
     def __repr__(self):
         return f"<{self.kind} {self.__qualname__}>"
 
+    def compile_options(self) -> dict:
+        """What the decorator's options ask of the PTX compiler."""
+        return {"fastmath": self.options.get("fastmath", False),
+                "lineinfo": bool(self.options.get("lineinfo", False))}
+
     def inspect_llvm(self, signature=None):
         """The LLVM IR compiled for the GPU (before libdevice and optimization): for
         `signature`, else a dict of it per explicit signature's argument types."""
         from .ptx import compile_llvm
         return self._per_signature(signature, lambda sig: compile_llvm(
-            self, sig, self.kind != "kernel", self.options.get("fastmath", False))[0])
+            self, sig, self.kind != "kernel", **self.compile_options())[0])
 
     def inspect_asm(self, signature=None, cc=None):
         """The PTX for compute capability `cc` (default: the current device's when there is
@@ -87,10 +92,9 @@ class _Compiled:
         from .ptx import compile_ptx, target_cc
         if cc is None and backend.active.is_available():
             cc = target_cc(backend.active.context().device.compute_capability)
-        options = {"cc": cc} if cc is not None else {}
+        options = self.compile_options() | ({"cc": cc} if cc is not None else {})
         return self._per_signature(signature, lambda sig: compile_ptx(
-            self, sig, self.kind != "kernel", self.options.get("fastmath", False),
-            **options)[0])
+            self, sig, self.kind != "kernel", **options)[0])
 
     def _per_signature(self, signature, compile_one):
         if signature is not None:

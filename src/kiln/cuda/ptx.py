@@ -75,10 +75,10 @@ def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=(9, 0), lineinfo=F
     compute capability `cc`; returns (ptx, return type). A kernel becomes a `.entry` named
     after the function; with `device=True` the function becomes an external `.func` in
     kiln's internal convention `i32 f(ret*, excinfo**, args...)`."""
-    if lineinfo or debug:
-        raise UnsupportedError("kiln does not emit line tables or debug information for "
-                               "device code yet (lineinfo/debug)")
-    llvm_ir, return_type = compile_llvm(pyfunc, sig, device, fastmath)
+    if debug:
+        raise UnsupportedError("kiln does not emit debug information (variables, types) for "
+                               "device code yet (debug=True); lineinfo=True gives line tables")
+    llvm_ir, return_type = compile_llvm(pyfunc, sig, device, fastmath, lineinfo)
     return emit_ptx(llvm_ir, _name(pyfunc), cc, fastmath, opt), return_type
 
 
@@ -94,9 +94,10 @@ def _name(pyfunc):
     return getattr(pyfunc, "py_func", pyfunc).__name__
 
 
-def compile_llvm(pyfunc, sig, device=False, fastmath=False):
+def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False):
     """The LLVM IR (text, before linking and optimization) of the kernel or device function,
-    and its return type."""
+    and its return type; with `lineinfo`, instructions carry their source lines (PTX
+    `.loc`)."""
     from ..compiler import typing_context
     from . import checks, fp16_lowering, nvvm, signatures  # noqa: F401 - templates
     py_func = getattr(pyfunc, "py_func", pyfunc)
@@ -110,12 +111,16 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False):
     check_device_code(typed)   # (checks.py refused a kernel that returns a value)
     from ..codegen.context import CodegenContext, ModuleState
     state = ModuleState(typed.symbol, tctx, "cuda")
+    if lineinfo:
+        from ..codegen.linetable import LineTable
+        state.line_table = LineTable(state.module)
     context = CodegenContext(state, options)
     native = context.lower_function(typed)
-    if device:
-        _device_entry(state.module, native, py_func.__name__)
-    else:
+    entry = _device_entry(state.module, native, py_func.__name__) if device else \
         _kernel_entry(state.module, native, typed, py_func.__name__)
+    if lineinfo:   # the entry is located at the def too, so what it inlines keeps its lines
+        state.line_table.locate_calls(entry, typed.ir.qualname, typed.ir.filename,
+                                      typed.ir.node.lineno)
     _without_reference_counts(state.module)
     state.module.add_named_metadata("llvm.module.flags", [
         ir.Constant(dm.i32, 4), "nvvm-reflect-ftz", ir.Constant(dm.i32, int(bool(fastmath)))])
@@ -160,6 +165,7 @@ def _kernel_entry(module, native, typed, name):
                                               for ty in typed.argtypes])
     builder.ret_void()
     module.add_named_metadata("nvvm.annotations", [kernel, "kernel", ir.Constant(dm.i32, 1)])
+    return kernel
 
 
 def _device_entry(module, native, name):
@@ -168,6 +174,7 @@ def _device_entry(module, native, name):
     entry = ir.Function(module, native.function_type, name=name)
     builder = ir.IRBuilder(entry.append_basic_block("entry"))
     builder.ret(builder.call(native, entry.args))
+    return entry
 
 
 def _without_reference_counts(module):

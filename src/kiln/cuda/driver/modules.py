@@ -68,8 +68,8 @@ class ModuleCache:
     def _compile(self, kernel, argtypes, cc) -> Program:
         from ..ptx import compile_ptx
         target, isa, too_new = ptxversion.choose(cc, self.driver_version)
-        ptx, _ = compile_ptx(kernel, Signature(void, tuple(argtypes)),
-                             fastmath=kernel.options.get("fastmath", False), cc=target)
+        ptx, _ = compile_ptx(kernel, Signature(void, tuple(argtypes)), cc=target,
+                             **kernel.compile_options())
         emitted = ptxversion.ptx_isa_of(ptx)
         newest = ptxversion.max_ptx_isa(self.driver_version)
         if too_new or emitted > newest:
