@@ -350,12 +350,18 @@ def test_the_read_only_flag_makes_a_read_only_array():
     (dict(dtype=(dlpack.kDLFloat, 128, 1)), "type code 2 of 128 bits"),
     (dict(version=(2, 0)), "DLPack 2.0 tensor: kiln reads DLPack 1.x"),
     (dict(shape=(3, -1)), "negative extent"),
+    (dict(data=None), r"shape \(4,\) with a NULL data pointer"),
+    (dict(tamper=lambda t: setattr(t, "ndim", -1)), "ndim=-1"),
+    (dict(tamper=lambda t: setattr(t, "shape", None)), "ndim=1 and no shape"),
 ])
 def test_refused_tensors_are_released(change, message):
     buffer = np.zeros(16)
-    options = dict(shape=(4,), owner=buffer)
+    options = dict(data=buffer.ctypes.data, shape=(4,), owner=buffer)
     options.update(change)
-    producer = Producer(buffer.ctypes.data, **options)
+    tamper = options.pop("tamper", None)
+    producer = Producer(**options)
+    if tamper is not None:                  # a malformed tensor
+        tamper(producer.managed.dl_tensor)
     with pytest.raises(BufferError, match=message):
         cuda.from_dlpack(producer)
     assert producer.deleted == 1            # the consumer owned it: released at once

@@ -398,11 +398,14 @@ def _view(tensor, readonly, owner, current) -> DeviceNDArray:
         raise BufferError(f"DLPack dtype {kind} of {bits} bits has no kiln dtype: kiln takes "
                           "bool, int8-64, uint8-64, float16/32/64 and complex64/128")
     ndim = tensor.ndim
-    if ndim < 0:
-        raise BufferError(f"DLPack tensor with ndim={ndim}")
+    if ndim < 0 or ndim and not tensor.shape:
+        raise BufferError(f"DLPack tensor with ndim={ndim} and "
+                          f"{'a' if tensor.shape else 'no'} shape")
     shape = tuple(tensor.shape[i] for i in range(ndim))
     if any(n < 0 for n in shape):
         raise BufferError(f"DLPack tensor with a negative extent: shape {shape}")
+    if not tensor.data and 0 not in shape:
+        raise BufferError(f"DLPack tensor of shape {shape} with a NULL data pointer")
     if tensor.strides and ndim:
         strides = tuple(tensor.strides[i] * dtype.itemsize for i in range(ndim))
     else:   # NULL strides: C-contiguous
