@@ -132,8 +132,8 @@ def _native_ir() -> str:
     is_valid = declare("PyCapsule_IsValid", dm.i32, [dm.ptr, dm.ptr])
     get_pointer = declare("PyCapsule_GetPointer", dm.ptr, [dm.ptr, dm.ptr])
 
-    # deleter(managed): drop the capsule's reference to its _Export (kept after Python's
-    # finalization, when no object may be touched).
+    # deleter(managed): drop the capsule's reference to its _Export, holding the GIL (a
+    # consumer may call it from any thread); after Python's finalization, leave it.
     for versioned, struct in _STRUCT.items():
         deleter = ir.Function(module, unary,
                               name=f"kiln_dlpack_delete_{_NAME[versioned].decode()}")
