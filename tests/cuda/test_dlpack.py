@@ -90,6 +90,17 @@ def test_zero_d_and_empty_arrays():
     for shape in [(0,), (3, 0), (0, 0, 2)]:
         empty = np.from_dlpack(cuda.device_array(shape, np.int32))
         assert empty.shape == shape and empty.dtype == np.int32
+        producer = Producer(None, shape)    # NULL data is fine when there are no elements
+        imported = cuda.from_dlpack(producer)
+        assert imported.shape == shape and imported.copy_to_host().shape == shape
+        scale.forall(0)(imported, 1.0)
+        del imported
+        gc.collect()
+        assert producer.deleted == 1
+    one = np.array([4.5])
+    producer = Producer(one.ctypes.data, (), owner=one)   # 0-d: no shape entries needed
+    producer.managed.dl_tensor.shape = None
+    assert cuda.from_dlpack(producer).copy_to_host()[()] == 4.5
 
 
 def test_the_capsules_say_what_the_spec_says():
@@ -195,6 +206,9 @@ def test_read_only_arrays_say_so_or_are_refused():
     assert dev.readonly
     with pytest.raises(ValueError, match="read-only"):
         dev[0] = 1.0
+    with pytest.raises(ValueError, match="kernel writes to a read-only array"):
+        scale.forall(6)(dev, 2.0)
+    np.testing.assert_array_equal(host, np.arange(6.0))
     managed = managed_tensor(dev.__dlpack__(max_version=(1, 0)))
     assert managed.flags == dlpack.FLAG_READ_ONLY
     seen = np.from_dlpack(dev)
