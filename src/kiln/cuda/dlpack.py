@@ -328,7 +328,7 @@ def _dlpack_stream(stream):
 
 def from_dlpack(obj, stream=0) -> DeviceNDArray:
     """A DeviceNDArray over the memory of an object implementing DLPack (`__dlpack__` and
-    `__dlpack_device__`: CuPy arrays, PyTorch tensors, JAX arrays...), without copying.
+    `__dlpack_device__`: CuPy arrays, PyTorch tensors...), without copying.
     The producer orders its work before `stream`, the kiln stream the array will be used
     on."""
     active = backend.active
