@@ -4,6 +4,7 @@ is host bytes. Checked: availability and its message, the PTX target and ISA cho
 the driver version, nvJitLink for old drivers, the parameter buffer against the layout and
 the PTX's own `.param` list, module loads once per device and signature, launch limits,
 copies for any strides, frees, streams and events. Kernels do not execute here."""
+import gc
 import importlib
 import math
 import struct
@@ -12,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+from dlpack_producer import Producer, managed_tensor
 from fake_cuda_driver import FakeDriver
 
 from kiln import cuda
@@ -460,3 +462,110 @@ def test_an_argument_kiln_cannot_type_names_the_kernel(fake):
     with pytest.raises(TypeError, match=r"kernel 'kern': argument 1 \(DeviceNDArray of dtype"):
         kern[1, 1](cuda.to_device(dates))
     assert "cuLaunchKernel" not in fake.names()
+
+
+# -- DLPack ------------------------------------------------------------------------------------
+def test_dlpack_export_is_a_cuda_tensor_ordered_before_the_consumers_stream(fake):
+    host = np.arange(12.0).reshape(3, 4)
+    dev = cuda.to_device(host)
+    pointer = dev.device_ctypes_pointer.value
+    assert dev.__dlpack_device__() == (2, 0)
+    capsule = dev[:, 1:].__dlpack__(stream=0x55, max_version=(1, 0))
+    tensor = managed_tensor(capsule).dl_tensor
+    assert (tensor.device.device_type, tensor.device.device_id) == (2, 0)
+    assert tensor.data == pointer + 8 and list(tensor.shape[:2]) == [3, 3]
+    assert list(tensor.strides[:2]) == [4, 1]
+    names = fake.names()
+    record = names.index("cuEventRecord")   # on the array's stream, then the consumer's waits
+    event = fake.calls[record][1][0]
+    assert fake.calls[record:record + 2] == [("cuEventRecord", (event, 0)),
+                                              ("cuStreamWaitEvent", (0x55, event, 0))]
+    dev.__dlpack__()                        # stream None: the legacy default stream, 1
+    waits = [args for name, args in fake.calls if name == "cuStreamWaitEvent"]
+    assert len(waits) == 2 and waits[-1][0] == 1
+    count = len(fake.calls)
+    dev.__dlpack__(stream=-1)               # -1: the consumer asks for no synchronization
+    assert len(fake.calls) == count
+    with pytest.raises(ValueError, match="0 is ambiguous"):
+        dev.__dlpack__(stream=0)
+    with pytest.raises(BufferError, match="on kDLCUDA 0.*not to kDLCUDA 1"):
+        dev.__dlpack__(dl_device=(2, 1))
+    with pytest.raises(BufferError, match="needs a copy, and copy=False forbids it"):
+        dev.__dlpack__(dl_device=(1, 0), copy=False)
+    on_host = np.from_dlpack(dev, device="cpu")     # NumPy asks for (kDLCPU, 0): a copy
+    np.testing.assert_array_equal(on_host, host)
+    on_host[0, 0] = -1
+    assert dev[0, 0] == 0.0
+
+    del dev
+    gc.collect()
+    assert pointer in fake.allocations      # the unconsumed capsule holds the memory
+    del capsule, tensor
+    gc.collect()
+    assert pointer not in fake.allocations
+
+
+def test_dlpack_export_keeps_device_memory_until_the_deleter(fake):
+    dev = cuda.to_device(np.arange(4, dtype=np.int32))
+    pointer = dev.device_ctypes_pointer.value
+    capsule = dev.__dlpack__(stream=-1)
+    view = cuda.from_dlpack(dev)            # kiln consuming its own export
+    assert view.device_ctypes_pointer.value == pointer
+    del dev
+    gc.collect()
+    assert pointer in fake.allocations
+    del capsule                             # unconsumed: its destructor calls the deleter
+    gc.collect()
+    assert pointer in fake.allocations      # the view still holds it
+    np.testing.assert_array_equal(view.copy_to_host(), np.arange(4))
+    del view
+    gc.collect()
+    assert pointer not in fake.allocations and fake.names().count("cuMemFree") == 1
+
+
+def test_dlpack_import_of_a_cuda_tensor_wraps_its_pointer(fake):
+    pointer = fake._cuMemAlloc(80)[1]
+    fake.allocations[pointer][:] = np.arange(10, dtype=np.float64).tobytes()
+    producer = Producer(pointer, (2, 2), strides=(4, -1), byte_offset=8, device=(2, 0))
+    stream = cuda.stream()
+    view = cuda.from_dlpack(producer, stream=stream)
+    assert producer.requests == [(int(stream), (1, 0))]
+    assert view.device_ctypes_pointer.value == pointer + 8
+    np.testing.assert_array_equal(view.copy_to_host(), [[1.0, 0.0], [5.0, 4.0]])
+    cuda.from_dlpack(producer)              # kiln's default stream is DLPack's 1
+    assert producer.requests[-1] == (1, (1, 0))
+    gc.collect()
+    assert producer.deleted == 1
+    del view
+    gc.collect()
+    assert producer.deleted == 2
+    assert pointer in fake.allocations      # kiln never frees memory it did not allocate
+
+    @cuda.jit
+    def fill(a):
+        a[cuda.grid(1)] = 1.0
+
+    flat = Producer(pointer, (10,), device=(2, 0))
+    fill[1, 10, stream](flat)               # a DLPack argument: its pointer, no copy
+    assert flat.requests == [(int(stream), (1, 0))]
+    fields = [struct.unpack("q", v)[0] for v in fake.launches[-1][5][:7]]
+    assert fields == [0, 0, 10, 8, pointer, 10, 8]
+    gc.collect()
+    assert flat.deleted == 1
+
+
+def test_dlpack_import_refuses_host_and_other_device_tensors(monkeypatch):
+    install(monkeypatch, FakeDriver(devices=2))
+    with pytest.raises(BufferError, match="kDLCPU 0: kiln.cuda takes device memory: copy it "
+                       "with cuda.to_device"):
+        cuda.from_dlpack(np.zeros(3))
+    elsewhere = Producer(0x1234, (4,), device=(2, 1))
+    with pytest.raises(BufferError, match=r"CUDA device 1 and the current device is 0: "
+                       r"cuda.select_device\(1\) first"):
+        cuda.from_dlpack(elsewhere)
+    assert elsewhere.requests == []
+    pinned = Producer(0x1234, (4,), device=(3, 0))   # kDLCUDAHost: device-accessible
+    assert cuda.from_dlpack(pinned).device_ctypes_pointer.value == 0x1234
+    with pytest.raises(BufferError, match="kDLROCM 0: kiln.cuda takes kDLCUDA, kDLCUDAHost, "
+                       "kDLCUDAManaged"):
+        cuda.from_dlpack(Producer(0x1234, (4,), device=(10, 0)))

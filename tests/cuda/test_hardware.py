@@ -1,7 +1,9 @@
 """The driver back-end on a real GPU: kernels of the CUDA suite run on the device and are
 checked against NumPy, plus what only hardware shows (the PTX the driver loaded, the module
-cache, device memory coming back, interop with CuPy and PyTorch). Marked `gpu`: they run
+cache, device memory coming back, interop with CuPy and PyTorch through the CUDA Array
+Interface and DLPack). Marked `gpu`: they run
 with KILN_TEST_CUDA_HARDWARE=1 and skip otherwise (docs/gpu.md). Not yet run on hardware."""
+import gc
 import math
 
 import numpy as np
@@ -151,3 +153,43 @@ def test_torch_tensors_go_in_without_a_copy():
     saxpy.forall(1000)(out, np.float32(2), x, x)
     torch.cuda.synchronize()
     np.testing.assert_array_equal(out.cpu().numpy(), np.arange(1000, dtype=np.float32) * 3)
+
+
+def test_cupy_arrays_through_dlpack_both_ways():
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(1000, dtype=cupy.float32)
+    out = cupy.empty_like(x)
+    x_kiln, out_kiln = cuda.from_dlpack(x), cuda.from_dlpack(out)
+    assert out_kiln.device_ctypes_pointer.value == out.data.ptr     # no copy
+    saxpy.forall(1000)(out_kiln, np.float32(2), x_kiln, x_kiln)
+    cuda.synchronize()
+    np.testing.assert_array_equal(cupy.asnumpy(out), np.arange(1000, dtype=np.float32) * 3)
+    dev = cuda.to_device(np.arange(10, dtype=np.int64))[::2]
+    back = cupy.from_dlpack(dev)                                    # kiln -> CuPy, no copy
+    assert back.data.ptr == dev.device_ctypes_pointer.value and back.strides == (16,)
+    back += 1
+    cupy.cuda.runtime.deviceSynchronize()
+    np.testing.assert_array_equal(dev.copy_to_host(), np.arange(0, 10, 2) + 1)
+
+
+def test_torch_tensors_through_dlpack_both_ways():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch was built without CUDA")
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.empty_like(x)
+    stream = cuda.stream()
+    saxpy[4, 256, stream](cuda.from_dlpack(out, stream=stream), np.float32(2),
+                          cuda.from_dlpack(x, stream=stream), cuda.from_dlpack(x))
+    stream.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.arange(1000, dtype=np.float32) * 3)
+    dev = cuda.to_device(np.arange(12, dtype=np.float64).reshape(3, 4)).T
+    back = torch.from_dlpack(dev)                                   # kiln -> PyTorch
+    assert back.data_ptr() == dev.device_ctypes_pointer.value
+    assert back.stride() == (1, 4) and back.shape == (4, 3)
+    back.mul_(2)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(dev.copy_to_host(), np.arange(12.0).reshape(3, 4).T * 2)
+    del back
+    gc.collect()
+    np.testing.assert_array_equal(dev.copy_to_host(), np.arange(12.0).reshape(3, 4).T * 2)

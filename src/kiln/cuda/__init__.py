@@ -10,6 +10,7 @@ a kernel raises CudaSupportError saying how to enable the simulator.
 from . import fp16, random
 from .args import In, InOut, Out
 from .devicearray import DeviceNDArray
+from .dlpack import from_dlpack
 from .devices import (close, cuda_error, current_context, default_stream, defer_cleanup, detect,
                       event, event_elapsed_time, external_stream, get_current_device, gpus,
                       is_available, legacy_default_stream, list_devices, per_thread_default_stream,

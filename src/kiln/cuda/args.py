@@ -1,6 +1,6 @@
 """Kernel arguments crossing from host to device: NumPy arrays are copied to the device
-and back after the launch, device arrays and `__cuda_array_interface__` objects pass as
-they are, `cuda.In/Out/InOut` choose the copies explicitly."""
+and back after the launch, device arrays, `__cuda_array_interface__` objects and DLPack
+objects pass as they are, `cuda.In/Out/InOut` choose the copies explicitly."""
 from __future__ import annotations
 
 import numbers
@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from .devicearray import DeviceNDArray
+from .dlpack import from_dlpack
 from .host import as_cuda_array, device_array_like, to_device
 
 
@@ -54,13 +55,15 @@ def _prepare(kernel_name, index, arg, stream, writebacks):
             return dev._readonly_view()
         writebacks.append((arg, dev))
         return dev
+    if hasattr(arg, "__dlpack__"):
+        return from_dlpack(arg, stream)
     if isinstance(arg, tuple):
         return tuple(_prepare(kernel_name, index, a, stream, writebacks) for a in arg)
     if isinstance(arg, (numbers.Number, np.generic)):
         return arg
     raise TypeError(f"kernel '{kernel_name}': argument {index + 1} is a "
                     f"{type(arg).__name__}; kernels take scalars, NumPy arrays, device "
-                    "arrays and tuples of them")
+                    "arrays (or CUDA Array Interface and DLPack objects) and tuples of them")
 
 
 def write_back(writebacks, stream):

@@ -118,6 +118,15 @@ class DeviceNDArray:
                 "stream": (int(self.stream) if self.stream else 0) or None,
                 "version": 3}
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of this array (no copy unless asked for): see cuda/dlpack.py."""
+        from .dlpack import export
+        return export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from .dlpack import device_of
+        return device_of(self)
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of a 0-d device array")

@@ -1,5 +1,6 @@
 """Host-side memory API: transfers, device/pinned/mapped allocation, and the CUDA Array
-Interface (`__cuda_array_interface__`), with Numba's names and signatures."""
+Interface (`__cuda_array_interface__`), with Numba's names and signatures; views of
+foreign memory (the interface's and DLPack's)."""
 from __future__ import annotations
 
 import contextlib
@@ -125,13 +126,17 @@ def is_cuda_array(obj) -> bool:
 
 
 def as_cuda_array(obj, sync=True) -> DeviceNDArray:
-    """A DeviceNDArray view (no copy) of any object with a `__cuda_array_interface__`."""
+    """A DeviceNDArray view (no copy) of any object with a `__cuda_array_interface__`, or
+    else with DLPack (`__dlpack__`). NumPy arrays are host arrays: `to_device` copies them."""
     if isinstance(obj, DeviceNDArray):
         return obj
-    if not is_cuda_array(obj):
-        raise TypeError(f"{type(obj).__name__} object does not implement the CUDA Array "
-                        "Interface (__cuda_array_interface__)")
-    return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+    if is_cuda_array(obj):
+        return from_cuda_array_interface(obj.__cuda_array_interface__, owner=obj, sync=sync)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        from .dlpack import from_dlpack
+        return from_dlpack(obj)
+    raise TypeError(f"{type(obj).__name__} object does not implement the CUDA Array "
+                    "Interface (__cuda_array_interface__) or DLPack (__dlpack__)")
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True) -> DeviceNDArray:
@@ -147,6 +152,12 @@ def from_cuda_array_interface(desc, owner=None, sync=True) -> DeviceNDArray:
     pointer, readonly = desc["data"]
     if sync and desc.get("stream"):   # v3: the producer's work on its stream comes first
         backend.active.external_stream(desc["stream"]).synchronize()
+    return wrap_foreign(pointer, shape, strides, dtype, readonly, owner)
+
+
+def wrap_foreign(pointer, shape, strides, dtype, readonly, owner) -> DeviceNDArray:
+    """A DeviceNDArray over memory kiln did not allocate (element 0 at `pointer`, strides
+    in bytes), which `owner` keeps alive for as long as any view of it lives."""
     size = int(np.prod(shape, dtype=np.int64))
     low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0) if size else 0
     high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0) + dtype.itemsize \

@@ -68,7 +68,8 @@ class DriverBackend(Backend):
     def allocate(self, nbytes):
         return memory.allocate(self.context(), nbytes)
 
-    wrap_pointer = staticmethod(memory.wrap_pointer)
+    def wrap_pointer(self, pointer, nbytes, readonly, owner):
+        return memory.wrap_pointer(self.context(), pointer, nbytes, readonly, owner)
 
     def copy_htod(self, dst, src, stream):
         memory.copy_htod(self.context(), dst, src, stream)

@@ -17,34 +17,37 @@ _ALLOC_HINT = ("cuda.current_context().get_memory_info() says what is free; "
 
 
 class DeviceMemory:
-    """One device allocation (`device_pointer` is its CUdeviceptr as an int)."""
+    """One device allocation (`device_pointer` is its CUdeviceptr as an int) on the device
+    numbered `device_id` (what DLPack exports say)."""
 
-    __slots__ = ("device_pointer", "nbytes", "owner", "__weakref__")
+    __slots__ = ("device_pointer", "nbytes", "device_id", "owner", "__weakref__")
 
-    def __init__(self, device_pointer, nbytes, owner=None):
+    def __init__(self, device_pointer, nbytes, device_id, owner=None):
         self.device_pointer = device_pointer
         self.nbytes = nbytes
+        self.device_id = device_id
         self.owner = owner   # what keeps foreign memory alive (a CuPy array, a tensor)
 
 
 def allocate(context, nbytes) -> DeviceMemory:
     if nbytes == 0:
-        return DeviceMemory(0, 0)
+        return DeviceMemory(0, 0, context.device.id)
     context.make_current()
     driver = context.driver
     try:
         pointer = int(driver.call("cuMemAlloc", nbytes))
     except Exception as exc:
         raise type(exc)(f"{exc} allocating {nbytes} bytes: {_ALLOC_HINT}") from None
-    memory = DeviceMemory(pointer, nbytes)
+    memory = DeviceMemory(pointer, nbytes, context.device.id)
     weakref.finalize(memory, context.deallocations.add,
                      lambda: None if context.released else driver.call("cuMemFree", pointer))
     return memory
 
 
-def wrap_pointer(pointer, nbytes, readonly, owner) -> DeviceMemory:
-    """Memory allocated elsewhere, kept alive by `owner`, never freed by kiln."""
-    return DeviceMemory(int(pointer), nbytes, owner)
+def wrap_pointer(context, pointer, nbytes, readonly, owner) -> DeviceMemory:
+    """Memory allocated elsewhere (for the current device), kept alive by `owner`, never
+    freed by kiln."""
+    return DeviceMemory(int(pointer), nbytes, context.device.id, owner)
 
 
 def span(devary) -> tuple:
