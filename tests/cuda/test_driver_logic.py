@@ -205,6 +205,39 @@ def test_module_loaded_once_per_device_and_signature(monkeypatch):
     assert fake.calls[load_at + 1][1][1] == b"fill"
 
 
+def scaler(factor):
+    @cuda.jit(cache=True)
+    def scale(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] *= factor
+    return scale
+
+
+def test_cache_true_keeps_ptx_on_disk(monkeypatch, tmp_path):
+    """cuda.jit(cache=True): a later process (here: a fresh back-end and kernel object)
+    loads the PTX the first one stored, without LLVM's back-end; a kernel whose IR differs
+    (another frozen constant) is compiled, never given stale code."""
+    from kiln.cuda import ptx as compiler
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    emitted = []
+    real_emit = compiler.emit_ptx
+    monkeypatch.setattr(compiler, "emit_ptx",
+                        lambda *args, **kws: emitted.append(args[1]) or real_emit(*args, **kws))
+
+    def images(factor):
+        fake = install(monkeypatch, FakeDriver())
+        scaler(factor)[1, 32](cuda.device_array(5, np.float32))
+        return [call[1][0] for call in fake.calls if call[0] == "cuModuleLoadData"]
+
+    first = images(2.0)
+    assert emitted == ["scale"] and len(list(tmp_path.rglob("*.ptx-*.kilnobj"))) == 1
+    assert images(2.0) == first and emitted == ["scale"]     # from the disk
+    other = images(3.0)
+    assert other != first and emitted == ["scale", "scale"]  # another constant: compiled
+    assert len(list(tmp_path.rglob("*.ptx-*.kilnobj"))) == 2
+
+
 def test_launch_on_a_stream_with_dynamic_shared_memory(fake):
     @cuda.jit
     def kern(a):

@@ -75,10 +75,11 @@ class ObjectCache:
         return False
 
 
-def function_cache(py_func) -> ObjectCache:
-    """The cache of one Python function: beside its source file, in __pycache__/kiln."""
+def function_cache(py_func, kind="") -> ObjectCache:
+    """The cache of one Python function: beside its source file, in __pycache__/kiln; a
+    `kind` ("ptx") names entries of another target apart."""
     qualname = py_func.__qualname__.replace("<", "").replace(">", "")
-    stem = f"{Path(py_func.__code__.co_filename).stem}.{qualname}"
+    stem = f"{Path(py_func.__code__.co_filename).stem}.{qualname}" + (f".{kind}" if kind else "")
     return ObjectCache(stem, _candidate_dirs(py_func))
 
 

@@ -67,9 +67,13 @@ class ModuleCache:
 
     def _compile(self, kernel, argtypes, cc) -> Program:
         from ..ptx import compile_ptx
+        from ..ptxcache import cached_kernel_ptx
         target, isa, too_new = ptxversion.choose(cc, self.driver_version)
-        ptx, _ = compile_ptx(kernel, Signature(void, tuple(argtypes)), cc=target,
-                             **kernel.compile_options())
+        sig = Signature(void, tuple(argtypes))
+        if kernel.options.get("cache"):   # cuda.jit(cache=True): PTX kept on disk
+            ptx = cached_kernel_ptx(kernel, sig, target, **kernel.compile_options())
+        else:
+            ptx, _ = compile_ptx(kernel, sig, cc=target, **kernel.compile_options())
         emitted = ptxversion.ptx_isa_of(ptx)
         newest = ptxversion.max_ptx_isa(self.driver_version)
         if too_new or emitted > newest:

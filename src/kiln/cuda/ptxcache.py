@@ -1,0 +1,38 @@
+"""The on-disk cache of kernels' PTX (`cuda.jit(cache=True)`), as cpu/cache.py is for
+machine code: an entry is keyed by a hash of the kernel's unoptimized LLVM IR (its code,
+the device functions it calls, the constants frozen into it) together with the target, the
+options and the LLVM, libdevice and kiln versions, so a changed kernel or callee is a miss,
+never stale code. A hit skips LLVM's optimizer and NVPTX back-end; the files live beside
+the kernel's source, in __pycache__/kiln, where the CPU's entries are."""
+from __future__ import annotations
+
+import llvmlite
+
+from ..cpu.cache import cache_key, function_cache
+from ..types import Signature
+from . import toolkit
+
+
+def _fingerprint(cc, fastmath, lineinfo) -> str:
+    from .. import __version__
+    from .ptx import _llvm, ptx_target
+    libdevice = toolkit.libdevice_path()
+    found = f"{libdevice.stat().st_size}" if libdevice is not None else "none"
+    return (f"{ptx_target(cc)} fastmath={fastmath} lineinfo={lineinfo} "
+            f"llvm{_llvm().llvm_version_info} llvmlite{llvmlite.__version__} "
+            f"libdevice{found} kiln{__version__}")
+
+
+def cached_kernel_ptx(kernel, sig: Signature, cc, fastmath=False, lineinfo=False) -> str:
+    """The PTX of `kernel` (a cuda.jit Kernel) for `sig` and compute capability `cc`, from
+    the cache when it holds it, else compiled and stored."""
+    from .ptx import compile_llvm, emit_ptx
+    llvm_ir, _ = compile_llvm(kernel, sig, False, fastmath, lineinfo)
+    store = function_cache(kernel.py_func, kind="ptx")
+    key = cache_key(llvm_ir, _fingerprint(cc, fastmath, lineinfo))
+    data = store.load(key)
+    if data is not None:
+        return data.decode()
+    ptx = emit_ptx(llvm_ir, kernel.__name__, cc, fastmath)
+    store.save(key, ptx.encode())
+    return ptx
