@@ -11,6 +11,7 @@ each parameter sits at its natural alignment, as in a C struct, and `Layout.offs
 where (the driver back-end hands `cuLaunchKernel` one pointer per parameter into it)."""
 from __future__ import annotations
 
+import ctypes
 import struct
 
 from llvmlite import ir
@@ -18,6 +19,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
+from .devicearray import DeviceNDArray
 
 GLOBAL = 1   # NVPTX's global address space
 
@@ -77,8 +79,9 @@ def _units(ty) -> list:
 
 def _values(ty, value) -> list:
     if isinstance(ty, t.Array):
-        return [0, 0, value.size, value.dtype.itemsize, value.device_ctypes_pointer.value or 0,
-                *value.shape, *value.strides]
+        pointer = value._pointer() if isinstance(value, DeviceNDArray) else \
+            value.device_ctypes_pointer.value or 0
+        return [0, 0, value.size, value.dtype.itemsize, pointer, *value.shape, *value.strides]
     if isinstance(ty, t.BaseTuple):
         return [v for item, part in zip(ty.types, value) for v in _values(item, part)]
     if isinstance(ty, t.Complex):
@@ -103,6 +106,8 @@ class Layout:
             self.offsets.append(struct.calcsize("@" + before + unit[0]) -
                                 struct.calcsize("@" + unit[0]))
             before += unit
+        # the ctypes type of the array of pointers into the buffer a launch passes
+        self.pointer_array = ctypes.c_void_p * max(len(self.offsets), 1)
 
     def pack(self, args) -> bytes:
         return self._struct.pack(*[v for ty, value in zip(self.argtypes, args)

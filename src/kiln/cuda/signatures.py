@@ -25,13 +25,25 @@ def parse(name, kind, sigs, nparams) -> list:
     return parsed
 
 
+_PYTHON_SCALARS = {float: types.float64, bool: types.boolean, complex: types.complex128}
+
+
 def _typeof(value):
-    """The kiln type of a launch argument, or None for what kiln types do not cover."""
+    """The kiln type of a launch argument, or None for what kiln types do not cover. Every
+    launch types its arguments: a device array's type is worked out once and kept on it (its
+    dtype, shape and strides never change)."""
     try:
         if isinstance(value, DeviceNDArray):
-            layout = "C" if value.is_c_contiguous() else "F" if value.is_f_contiguous() \
-                else "A"
-            return types.Array(types.from_dtype(value.dtype), value.ndim, layout)
+            ty = value.__dict__.get("_kiln_type")
+            if ty is None:
+                layout = "C" if value.is_c_contiguous() else \
+                    "F" if value.is_f_contiguous() else "A"
+                ty = value._kiln_type = types.Array(types.from_dtype(value.dtype),
+                                                    value.ndim, layout)
+            return ty
+        scalar = _PYTHON_SCALARS.get(type(value))
+        if scalar is not None:
+            return scalar
         if isinstance(value, tuple):
             items = [_typeof(v) for v in value]
             return None if None in items else types.tuple_of(items)

@@ -22,9 +22,7 @@ def parameters(layout, args):
     keeps both alive until cuLaunchKernel returns (the driver copies the values then)."""
     buffer = ctypes.create_string_buffer(layout.pack(args), max(layout.size, 1))
     base = ctypes.addressof(buffer)
-    pointers = (ctypes.c_void_p * max(len(layout.offsets), 1))(
-        *[base + offset for offset in layout.offsets])
-    return buffer, pointers
+    return buffer, layout.pointer_array(*[base + offset for offset in layout.offsets])
 
 
 def launch(cache, context, kernel, config, args):
