@@ -16,6 +16,8 @@ def _float_bits(value):
 
 def encode(value):
     """The outcome of a call that returned `value`."""
+    if isinstance(value, np.ndarray) and value.dtype.names is not None:   # field by field
+        return ("records",) + tuple(encode(value[name]) for name in value.dtype.names)
     if isinstance(value, np.ndarray):
         data = value.astype(value.dtype, copy=True)
         if data.dtype.kind == "f":

@@ -49,8 +49,9 @@ HANDLERS = ["ZeroDivisionError", "ArithmeticError", "(ValueError, IndexError)", 
 
 @dataclass(frozen=True)
 class Program:
-    """A module's source (it defines `f(a, b, x, y, arr, iarr)`) and inputs for `f`; arrays
-    are given as ("float64" | "int64", list) so they are rebuilt fresh for every run."""
+    """A module's source (it defines `f(a, b, x, y, arr, iarr)`, and `rec` after them in a
+    program with records) and inputs for `f`; arrays are given as (dtype, list) so they are
+    rebuilt fresh for every run."""
     seed: int
     source: str
     inputs: tuple
@@ -86,6 +87,11 @@ class Generator:
         self.sets = random.Random(f"sets {seed}").random() < 0.25
         # and a fifth use string expressions in integer ones (a stream of their own too)
         self.strings = random.Random(f"strings {seed}").random() < 0.2
+        # and a fifth take a structured array `rec` (v: float64, k: int64, flag: bool),
+        # aligned or packed, read and written through records (a stream of their own too)
+        records = random.Random(f"records {seed}")
+        self.records = records.random() < 0.2
+        self.packed = records.random() < 0.5
         # a third of array programs are parallel=True with prange loops; decided by an rng
         # of its own so that the other programs stay those of earlier versions
         self.prange_rng = random.Random(f"prange {seed}")
@@ -124,7 +130,18 @@ class Generator:
             return f"({text} & 65535)", 65535
         return f"({text} >> 44)", max(bound >> 44, 1) + 1 if bound < I64 else 2 ** 19
 
+    def has_rec(self, scope):
+        return self.records and any(v.name == "rec" for v in scope)
+
+    def record(self, scope):
+        """`rec[i]`, an item of the structured array (a record that refers to it)."""
+        return f"rec[{self.index('rec', scope)}]"
+
     def int_leaf(self, scope):
+        if self.has_rec(scope) and self.chance(0.15):
+            if self.chance(0.7):
+                return f"int({self.record(scope)}['k'])", I64
+            return f"int({self.record(scope)}['flag'])", 1
         ints = [v for v in scope if v.kind == "int"]
         k = self.rng.randrange(6)
         if k <= 1 and ints:
@@ -239,6 +256,10 @@ class Generator:
 
     # -- float expressions -------------------------------------------------------------------
     def float_leaf(self, scope):
+        if self.has_rec(scope) and self.chance(0.15):
+            if self.chance(0.8):
+                return f"float({self.record(scope)}['v'])"
+            return f"float(rec['v'][{self.index('rec', scope)}])"   # through the field view
         floats = [v for v in scope if v.kind == "float"]
         k = self.rng.randrange(6)
         if k <= 1 and floats:
@@ -796,8 +817,38 @@ class Generator:
             self.emit(indent + 1, f"{c} = ({c} + {w} * {w}) % 1000003")
             scope.append(Var(c, "int", 1000003))
 
+    def record_statement(self, scope, indent):
+        """A write through a record: to a field of `rec[i]`, through a local naming one, in
+        a loop over the records, or a whole record copied."""
+        k = self.rng.randrange(5)
+        if k == 0:
+            field, value = self.pick([("v", self.float_expr(scope, 2)),
+                                      ("k", self.small(self.int_expr(scope, 2))[0]),
+                                      ("flag", self.bool_expr(scope, 2))])
+            self.emit(indent, f"{self.record(scope)}['{field}'] = {value}")
+        elif k == 1:
+            r = self.fresh("r")
+            self.emit(indent, f"{r} = {self.record(scope)}")
+            self.emit(indent, f"{r}['v'] = float({r}['v']) * {self.float_expr(scope, 1)}")
+            self.emit(indent, f"{r}['k'] = int({r}['k']) % {self.pick([7, 97, 1000003])}")
+        elif k == 2:
+            r = self.fresh("r")
+            self.emit(indent, f"for {r} in rec:")
+            self.emit(indent + 1, f"if {r}['flag']:")
+            self.emit(indent + 2, f"{r}['v'] = -float({r}['v'])")
+            self.emit(indent + 1, f"{r}['flag'] = int({r}['k']) % 2 == 0")
+        elif k == 3:
+            self.emit(indent, f"rec[{self.index('rec', scope)}] = {self.record(scope)}")
+        else:
+            name = self.fresh("v")
+            self.emit(indent, f"{name} = float(rec['v'].{self.pick(['sum', 'max', 'min'])}())")
+            scope.append(Var(name, "float"))
+
     def statement(self, scope, indent, depth, loop, returns):
         """Emit one statement (maybe compound); `scope` gains the names it defines."""
+        if self.has_rec(scope) and self.chance(0.15):
+            self.record_statement(scope, indent)
+            return
         if self.sets and self.chance(0.2):
             self.set_statement(scope, indent)
             return
@@ -809,7 +860,8 @@ class Generator:
             return
         kinds = ["int", "float", "float", "bool", "tuple"] + (["fvec", "ivec"] if self.arrays else [])
         assignable = [v for v in scope if not v.name.startswith(("i", "w", "e")) or v.kind != "int"]
-        assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr")
+        assignable = [v for v in assignable if v.name not in ("a", "b", "x", "y", "arr", "iarr",
+                                                              "rec")
                       and not v.wrap and v.kind != "optional"]
         k = self.rng.randrange(21)
         if k <= 3 or not assignable:
@@ -1099,8 +1151,10 @@ class Generator:
         returns = (self.pick(kinds), self.chance(0.3))
         scope = [Var("a", "int"), Var("b", "int"), Var("x", "float"), Var("y", "float"),
                  Var("arr", "fvec"), Var("iarr", "ivec")]
+        if self.records:
+            scope.append(Var("rec", "records"))
         self.emit(0, "@jit(parallel=True)" if self.parallel else "@jit")
-        self.emit(0, "def f(a, b, x, y, arr, iarr):")
+        self.emit(0, f"def f(a, b, x, y, arr, iarr{', rec' if self.records else ''}):")
         for _ in range(self.rng.randrange(2, 7)):
             self.statement(scope, 1, 2, False, returns)
         if self.parallel:
@@ -1113,7 +1167,21 @@ class Generator:
             return (dtype, [self.pick(pool) for _ in range(self.rng.randrange(1, 7))])
         return tuple((self.pick(INT_INPUTS), self.pick(INT_INPUTS), self.pick(FLOAT_INPUTS),
                       self.pick(FLOAT_INPUTS), array(FLOAT_INPUTS, "float64"),
-                      array(INT_INPUTS, "int64")) for _ in range(4))
+                      array(INT_INPUTS, "int64")) + self.record_input() for _ in range(4))
+
+    def record_input(self):
+        """() or the structured array: (its dtype as np.dtype takes it, its rows)."""
+        if not self.records:
+            return ()
+        names, formats = (["flag", "v", "k"], ["?", "<f8", "<i8"]) if self.packed else \
+            (["v", "k", "flag"], ["<f8", "<i8", "?"])
+        dtype = {"names": names, "formats": formats, "aligned": not self.packed}
+        rows = []
+        for _ in range(self.rng.randrange(1, 6)):
+            row = {"v": self.pick(FLOAT_INPUTS), "k": self.pick(INT_INPUTS),
+                   "flag": self.chance(0.5)}
+            rows.append(tuple(row[n] for n in names))
+        return ((dtype, rows),)
 
 
 def generate(seed: int, arrays: bool = True) -> Program:
