@@ -160,6 +160,16 @@ class FakeDriver:
         self.modules[handle] = image
         return SUCCESS, handle
 
+    CUfunction_attribute = SimpleNamespace(**{f"CU_FUNC_ATTRIBUTE_{k}": k for k in (
+        "NUM_REGS", "SHARED_SIZE_BYTES", "LOCAL_SIZE_BYTES", "CONST_SIZE_BYTES",
+        "MAX_THREADS_PER_BLOCK")})
+
+    def _cuFuncGetAttribute(self, attribute, function):
+        """A made-up value per attribute, told apart by the function's name's length."""
+        base = {"NUM_REGS": 32, "SHARED_SIZE_BYTES": 1024, "LOCAL_SIZE_BYTES": 0,
+                "CONST_SIZE_BYTES": 64, "MAX_THREADS_PER_BLOCK": 1024}[attribute]
+        return SUCCESS, base + len(function.name)
+
     def _cuModuleGetFunction(self, module, name):
         if self.modules[module].startswith(b"\x7fELF"):   # a cubin: no parameter list read
             return SUCCESS, SimpleNamespace(name=name.decode(), sizes=[])

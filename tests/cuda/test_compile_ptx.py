@@ -1028,3 +1028,33 @@ def test_unoptimized_ptx_still_assembles():
     unoptimized = ptx_for(sines, "void(float64[:])", opt=False)
     assert len(unoptimized) > len(ptx_for(sines, "void(float64[:])"))
     assert ".extern" not in unoptimized
+
+
+# -- what a compiled kernel uses of the device -----------------------------------------------------
+RESOURCE_TABLE = np.arange(12, dtype=np.float64)
+
+
+@cuda.jit("void(float32[:])")
+def uses_resources(out):
+    scratch = cuda.local.array(40, np.float64)
+    tile = cuda.shared.array(64, np.float32)
+    i = cuda.grid(1)
+    for j in range(40):
+        scratch[j] = i * j + RESOURCE_TABLE[j % 12]
+    tile[i % 64] = scratch[i % 40]
+    cuda.syncthreads()
+    out[i] = tile[(i + 1) % 64] + scratch[(i * 7) % 40]
+
+
+@simulated
+@needs_ptxas
+def test_kernel_resources_from_ptxas():
+    """Without a GPU, the simulator reports what ptxas says the kernel uses on its sm_80."""
+    sig = (types.float32[:],)
+    assert uses_resources.get_shared_mem_per_block(sig) == 64 * 4
+    assert uses_resources.get_local_mem_per_thread("void(float32[:])") == 40 * 8
+    assert uses_resources.get_const_mem_size(sig) >= RESOURCE_TABLE.nbytes   # .const copy
+    assert 0 < uses_resources.get_regs_per_thread(sig) <= 255
+    assert uses_resources.get_max_threads_per_block(sig) == 1024
+    assert uses_resources.get_regs_per_thread() == {
+        sig: uses_resources.get_regs_per_thread(sig)}   # a dict per explicit signature

@@ -16,7 +16,7 @@ import pytest
 from dlpack_producer import Producer, managed_tensor
 from fake_cuda_driver import FakeDriver
 
-from kiln import cuda
+from kiln import cuda, types
 from kiln.cuda import backend
 from kiln.cuda.driver import DriverBackend, api, ptxversion
 from kiln.cuda.errors import CudaAPIError, CudaSupportError
@@ -236,6 +236,23 @@ def test_cache_true_keeps_ptx_on_disk(monkeypatch, tmp_path):
     other = images(3.0)
     assert other != first and emitted == ["scale", "scale"]  # another constant: compiled
     assert len(list(tmp_path.rglob("*.ptx-*.kilnobj"))) == 2
+
+
+def test_kernel_resources_are_the_loaded_function_attributes(fake):
+    @cuda.jit("void(float32[:])")
+    def kern(a):
+        a[0] = 1
+
+    name = len("kern")
+    assert kern.get_regs_per_thread("void(float32[:])") == 32 + name
+    assert kern.get_shared_mem_per_block() == {(types.float32[:],): 1024 + name}
+    assert kern.get_local_mem_per_thread((types.float32[:],)) == name
+    assert kern.get_const_mem_size((types.float32[:],)) == 64 + name
+    assert kern.get_max_threads_per_block((types.float32[:],)) == 1024 + name
+    asked = [call[1][0] for call in fake.calls if call[0] == "cuFuncGetAttribute"]
+    assert {"NUM_REGS", "SHARED_SIZE_BYTES", "LOCAL_SIZE_BYTES", "CONST_SIZE_BYTES",
+            "MAX_THREADS_PER_BLOCK"} <= set(asked)
+    assert fake.names().count("cuModuleLoadData") == 1   # loaded once, not launched
 
 
 def test_launch_on_a_stream_with_dynamic_shared_memory(fake):

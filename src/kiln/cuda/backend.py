@@ -51,7 +51,13 @@ class Backend:
     stream = default_stream = legacy_default_stream = per_thread_default_stream = _no_device
     external_stream = event = is_stream = _no_device
     # launch(kernel, LaunchConfig, args): args are DeviceNDArrays, scalars and tuples.
-    launch = _no_device
+    # kernel_resources(kernel, argtypes): the compiled kernel's use of the device, a dict of
+    # RESOURCES (what `kernel.get_regs_per_thread()` & co. report).
+    launch = kernel_resources = _no_device
+
+
+RESOURCES = ("regs_per_thread", "shared_mem_per_block", "local_mem_per_thread",
+             "const_mem_size", "max_threads_per_block")
 
 
 class NoDevice(Backend):

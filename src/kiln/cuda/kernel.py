@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from kiln import types
 from kiln.types import Signature
 
 from . import args as kernel_args
@@ -119,6 +120,28 @@ class Kernel(_Compiled):
         tpb = tpb or min(max(ntasks, 1), 128)
         return self.configure(max(-(-ntasks // tpb), 1), tpb, stream, sharedmem)
 
+    # -- what the compiled kernel uses of the device (Numba's names) ----------------------
+    def get_regs_per_thread(self, signature=None):
+        return self._resource("regs_per_thread", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Static shared memory (dynamic shared memory is given per launch)."""
+        return self._resource("shared_mem_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        return self._resource("local_mem_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        return self._resource("const_mem_size", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        return self._resource("max_threads_per_block", signature)
+
+    def _resource(self, name, signature):
+        """For `signature`, else a dict per explicit signature's argument types."""
+        return self._per_signature(signature, lambda sig: backend.active.kernel_resources(
+            self, _argument_types(sig))[name])
+
     def __call__(self, *args, **kwargs):
         raise ValueError(f"kernel '{self.__name__}' was called without a launch "
                          f"configuration; launch it as {self.__name__}[blocks, threads](...)")
@@ -188,3 +211,10 @@ class DeviceFunction(_Compiled):
     def __getitem__(self, key):
         raise TypeError(f"device function '{self.__name__}' cannot be launched; only kernels "
                         "(@cuda.jit without device=True) take a launch configuration")
+
+
+def _argument_types(signature) -> tuple:
+    """The argument types of a signature given as text, a Signature or a tuple of types."""
+    if isinstance(signature, tuple):
+        return signature
+    return tuple(types.parse_signature(signature).args)

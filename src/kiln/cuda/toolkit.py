@@ -7,6 +7,7 @@ calling libdevice's math needs it."""
 from __future__ import annotations
 
 import functools
+import re
 import importlib.util
 import os
 from pathlib import Path
@@ -39,6 +40,20 @@ def libdevice_path() -> Path | None:
 @functools.lru_cache(maxsize=None)
 def ptxas_path() -> Path | None:
     return _find("bin/ptxas")
+
+
+def ptxas_usage(report: str) -> dict:
+    """Registers, shared, local (stack frame) and constant memory (banks other than 0, which
+    holds the parameters) of the one entry in ptxas's verbose `report`."""
+    def number(pattern):
+        found = re.search(pattern, report)
+        return int(found.group(1)) if found else 0
+    constant = sum(int(n) for n, bank in re.findall(r"(\d+) bytes cmem\[(\d+)\]", report)
+                   if bank != "0")
+    return {"regs_per_thread": number(r"Used (\d+) registers"),
+            "shared_mem_per_block": number(r"(\d+) bytes smem"),
+            "local_mem_per_thread": number(r"(\d+) bytes stack frame"),
+            "const_mem_size": constant}
 
 
 def check_ptx(ptx: str, cc) -> str:

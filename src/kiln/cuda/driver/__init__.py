@@ -112,6 +112,24 @@ class DriverBackend(Backend):
     def launch(self, kernel, config, args):
         launcher.launch(self.modules, self.context(), kernel, config, args)
 
+    def kernel_resources(self, kernel, argtypes):
+        """The driver's attributes of the kernel loaded on the current device."""
+        context = self.context()
+        function = self.modules.get(kernel, tuple(argtypes), context).function
+        context.make_current()
+        return {name: self.driver.call("cuFuncGetAttribute",
+                                       self.driver.enum("CUfunction_attribute",
+                                                        f"CU_FUNC_ATTRIBUTE_{attribute}"),
+                                       function)
+                for name, attribute in _FUNCTION_ATTRIBUTES.items()}
+
+
+_FUNCTION_ATTRIBUTES = {"regs_per_thread": "NUM_REGS",
+                        "shared_mem_per_block": "SHARED_SIZE_BYTES",
+                        "local_mem_per_thread": "LOCAL_SIZE_BYTES",
+                        "const_mem_size": "CONST_SIZE_BYTES",
+                        "max_threads_per_block": "MAX_THREADS_PER_BLOCK"}
+
 
 def load():
     """(DriverBackend, None) when a GPU can be used, else (None, the reason)."""

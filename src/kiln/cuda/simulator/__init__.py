@@ -71,6 +71,18 @@ class SimulatorBackend(Backend):
     def is_stream(self, obj):
         return isinstance(obj, SimStream)
 
+    def kernel_resources(self, kernel, argtypes):
+        """What the kernel compiled for the simulated device (sm_80) uses, by ptxas's
+        report: the simulator itself runs Python and has no registers."""
+        from .. import toolkit
+        from ..ptx import compile_ptx
+        from kiln.types import Signature, void
+        device = self.context().device
+        ptx, _ = compile_ptx(kernel, Signature(void, tuple(argtypes)),
+                             cc=device.compute_capability, **kernel.compile_options())
+        usage = toolkit.ptxas_usage(toolkit.check_ptx(ptx, device.compute_capability))
+        return usage | {"max_threads_per_block": device.MAX_THREADS_PER_BLOCK}
+
     def launch(self, kernel, config, args):
         limit = self.context().device.MAX_SHARED_MEMORY_PER_BLOCK
         launcher.launch(kernel, config, args, limit)
