@@ -40,31 +40,31 @@ def _make_kernel(device_fn, dtype):
     (with init folded into the first when use_init)."""
     if _shuffles(dtype):
         @jit(device=True)
-        def fold_block(value, have):
-            """The fold of the first `have` threads' values, in thread 0."""
-            cache = shared.array(_WARPS, dtype)
-            tid = threadIdx.x
-            lane = tid % warpsize
-            warp = tid // warpsize
-            in_warp = min(max(have - warp * warpsize, 0), warpsize)
+        def fold_warp(value, count):
+            """The fold of the first `count` lanes' values, in lane 0."""
+            lane = threadIdx.x % warpsize
             offset = warpsize // 2
             while offset > 0:
                 other = shfl_down_sync(_FULL_MASK, value, offset)
-                if lane + offset < in_warp:
+                if lane + offset < count:
                     value = device_fn(value, other)
                 offset //= 2
+            return value
+
+        @jit(device=True)
+        def fold_block(value, have):
+            """The fold of the first `have` threads' values, in thread 0."""
+            cache = shared.array(_WARPS, dtype)
+            lane = threadIdx.x % warpsize
+            warp = threadIdx.x // warpsize
+            in_warp = min(max(have - warp * warpsize, 0), warpsize)
+            value = fold_warp(value, in_warp)
             if lane == 0 and in_warp > 0:
                 cache[warp] = value
             syncthreads()
             if warp == 0:
                 warps = (have + warpsize - 1) // warpsize
-                value = cache[lane] if lane < warps else value
-                offset = warpsize // 2
-                while offset > 0:
-                    other = shfl_down_sync(_FULL_MASK, value, offset)
-                    if lane + offset < warps:
-                        value = device_fn(value, other)
-                    offset //= 2
+                value = fold_warp(cache[lane] if lane < warps else value, warps)
             return value
     else:
         @jit(device=True)
