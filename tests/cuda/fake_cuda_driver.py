@@ -35,6 +35,7 @@ class FakeDriver:
         self.host = {}             # pinned host address -> ctypes buffer
         self.modules = {}          # module handle -> image
         self.launches = []         # (function name, grid, block, shared, stream, params bytes)
+        self.cooperative_launches = []   # names of the kernels launched cooperatively
         self._addresses = itertools.count(0x7f00_0000_0000, 1 << 32)
         self._handles = itertools.count(0x100)
 
@@ -180,6 +181,16 @@ class FakeDriver:
         sizes = [int(bits) // 8 * int(count or 1) for bits, count in
                  _PARAM.findall(found.group(1).strip())]
         return SUCCESS, SimpleNamespace(name=name.decode(), sizes=sizes)
+
+    def _cuLaunchCooperativeKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream,
+                                   params):
+        self.cooperative_launches.append(function.name)
+        return self._cuLaunchKernel(function, gx, gy, gz, bx, by, bz, shared, stream, params,
+                                    None)
+
+    def _cuOccupancyMaxActiveBlocksPerMultiprocessor(self, function, threads, shared):
+        """As a device with 2048 threads per SM whose kernels use few registers."""
+        return SUCCESS, 2048 // threads
 
     def _cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params,
                         extra):

@@ -23,7 +23,7 @@ from .host import (MappedNDArray, as_cuda_array, device_array, device_array_like
                    from_cuda_array_interface, is_cuda_array, managed_array, mapped,
                    mapped_array, mapped_array_like, pinned, pinned_array, pinned_array_like,
                    to_device)
-from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, blockDim,
+from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, cg,
                          blockIdx, const, eq_sync, grid, gridDim, gridsize, lanemask_lt, local,
                          match_all_sync, match_any_sync, shared, shfl_down_sync, shfl_sync,
                          shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,

@@ -53,7 +53,9 @@ class Backend:
     # launch(kernel, LaunchConfig, args): args are DeviceNDArrays, scalars and tuples.
     # kernel_resources(kernel, argtypes): the compiled kernel's use of the device, a dict of
     # RESOURCES (what `kernel.get_regs_per_thread()` & co. report).
-    launch = kernel_resources = _no_device
+    # max_cooperative_blocks(kernel, argtypes, threads, dynamic_shared): the largest grid
+    # of a cooperative launch (one whose blocks are all resident at once).
+    launch = kernel_resources = max_cooperative_blocks = _no_device
 
 
 RESOURCES = ("regs_per_thread", "shared_mem_per_block", "local_mem_per_thread",

@@ -127,3 +127,23 @@ def check_source(func, kind: str) -> None:
         return
     node, line_offset, col_shift = found
     _Checker(func, kind, line_offset, col_shift).visit(node)
+
+
+def uses_grid_sync(func, _seen=None) -> bool:
+    """Whether `func` or a device function it calls reaches `cuda.cg.this_grid()` (by the
+    names its code uses): such a kernel is launched cooperatively."""
+    from .kernel import DeviceFunction
+    seen = set() if _seen is None else _seen
+    seen.add(func)
+    codes = [func.__code__]
+    while codes:
+        code = codes.pop()
+        if "this_grid" in code.co_names:
+            return True
+        codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        for name in code.co_names:
+            value = func.__globals__.get(name)
+            if isinstance(value, DeviceFunction) and value.py_func not in seen and \
+                    uses_grid_sync(value.py_func, seen):
+                return True
+    return False

@@ -174,6 +174,36 @@ const = _Namespace("const", array_like=_tag(
     _const_array_like, "const.array_like", "const.array_like(ary): a read-only copy of a "
     "host array in constant memory."))
 
+class _GridGroup:
+    """`cuda.cg.this_grid()`: every thread of the launch. `sync()` is a barrier for all of
+    them, which needs all blocks resident at once: a kernel that calls it is launched
+    cooperatively (at most `kernel.max_cooperative_grid_blocks(blockdim)` blocks)."""
+
+    __slots__ = ()
+
+    def sync(self):
+        _context("cuda.cg.this_grid().sync()").grid_sync()
+
+    def __repr__(self):
+        return "<cuda.cg grid group>"
+
+    def _kiln_typeof_(self):
+        from .gridsync import GridGroup
+        return GridGroup()
+
+
+_GRID_GROUP = _GridGroup()
+
+
+def _this_grid():
+    _context("cuda.cg.this_grid()")
+    return _GRID_GROUP
+
+
+cg = _Namespace("cg", this_grid=_tag(
+    _this_grid, "cg.this_grid", "cg.this_grid(): the grid group, whose sync() is a barrier "
+    "for every thread of the launch (cooperative groups)."))
+
 _ATOMICS = {
     "add": "add(ary, idx, val): ary[idx] += val; returns the old value.",
     "sub": "sub(ary, idx, val): ary[idx] -= val; returns the old value.",

@@ -120,6 +120,27 @@ class Kernel(_Compiled):
         tpb = tpb or min(max(ntasks, 1), 128)
         return self.configure(max(-(-ntasks // tpb), 1), tpb, stream, sharedmem)
 
+    @property
+    def cooperative(self) -> bool:
+        """Whether the kernel syncs its grid (cuda.cg), so is launched cooperatively."""
+        found = self.__dict__.get("_cooperative")
+        if found is None:
+            found = self._cooperative = checks.uses_grid_sync(self.py_func)
+        return found
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """The most blocks of `blockdim` threads a cooperative launch of this kernel can
+        have on the current device (for its one explicit signature)."""
+        if len(self._sigs) != 1:
+            raise TypeError(f"kernel '{self.__name__}': max_cooperative_grid_blocks needs "
+                            f"exactly one signature, it has {len(self._sigs)}; give "
+                            "@cuda.jit one")
+        threads = blockdim if isinstance(blockdim, int) else \
+            blockdim[0] * (blockdim[1] if len(blockdim) > 1 else 1) * \
+            (blockdim[2] if len(blockdim) > 2 else 1)
+        return backend.active.max_cooperative_blocks(self, tuple(self._sigs[0].args),
+                                                     threads, dynsmem)
+
     # -- what the compiled kernel uses of the device (Numba's names) ----------------------
     def get_regs_per_thread(self, signature=None):
         return self._resource("regs_per_thread", signature)

@@ -112,6 +112,10 @@ class DriverBackend(Backend):
     def launch(self, kernel, config, args):
         launcher.launch(self.modules, self.context(), kernel, config, args)
 
+    def max_cooperative_blocks(self, kernel, argtypes, threads, dynamic_shared):
+        return launcher.max_cooperative_blocks(self.modules, self.context(), kernel,
+                                               argtypes, threads, dynamic_shared)
+
     def kernel_resources(self, kernel, argtypes):
         """The driver's attributes of the kernel loaded on the current device."""
         context = self.context()

@@ -29,6 +29,22 @@ def launch(cache, context, kernel, config, args):
     loaded = cache.get(kernel, argument_types(kernel, args), context)
     packed = parameters(loaded.layout, args)   # alive until the launch returns
     context.make_current()
-    context.driver.call("cuLaunchKernel", loaded.function, *config.griddim, *config.blockdim,
-                        config.sharedmem, int(config.stream) if config.stream else 0,
-                        ctypes.addressof(packed[1]), 0)
+    stream = int(config.stream) if config.stream else 0
+    if loaded.program.cooperative:   # all blocks resident at once, for cg grid syncs
+        context.driver.call("cuLaunchCooperativeKernel", loaded.function, *config.griddim,
+                            *config.blockdim, config.sharedmem, stream,
+                            ctypes.addressof(packed[1]))
+    else:
+        context.driver.call("cuLaunchKernel", loaded.function, *config.griddim,
+                            *config.blockdim, config.sharedmem, stream,
+                            ctypes.addressof(packed[1]), 0)
+
+
+def max_cooperative_blocks(cache, context, kernel, argtypes, threads, dynamic_shared):
+    """How many blocks of `threads` a cooperative launch of the kernel can have: as many as
+    fit on the device at once."""
+    function = cache.get(kernel, tuple(argtypes), context).function
+    context.make_current()
+    per_sm = context.driver.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", function,
+                                 threads, dynamic_shared)
+    return per_sm * context.device.MULTIPROCESSOR_COUNT

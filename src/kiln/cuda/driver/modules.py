@@ -15,15 +15,18 @@ from kiln.types import Signature, void
 
 from .. import abi
 from ..errors import CudaAPIError
+from ..gridsync import is_cooperative
 from . import jitlink, ptxversion
 
 
 @dataclass
 class Program:
-    """One specialization of a kernel for one target: its PTX, or the cubin nvJitLink made."""
+    """One specialization of a kernel for one target: its PTX, or the cubin nvJitLink made;
+    whether it syncs its whole grid (then it is launched cooperatively)."""
     ptx: str
     image: bytes
     target: tuple
+    cooperative: bool = False
 
 
 @dataclass
@@ -83,7 +86,7 @@ class ModuleCache:
             image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why)
         else:
             image = ptx.encode() + b"\0"
-        return Program(ptx, image, target)
+        return Program(ptx, image, target, is_cooperative(ptx))
 
     def _load(self, kernel, program, argtypes, context) -> Loaded:
         context.make_current()

@@ -84,5 +84,21 @@ class SimulatorBackend(Backend):
         return usage | {"max_threads_per_block": device.MAX_THREADS_PER_BLOCK}
 
     def launch(self, kernel, config, args):
-        limit = self.context().device.MAX_SHARED_MEMORY_PER_BLOCK
-        launcher.launch(kernel, config, args, limit)
+        device = self.context().device
+        cooperative = kernel.cooperative
+        if cooperative:
+            blocks = config.griddim[0] * config.griddim[1] * config.griddim[2]
+            limit = self.max_cooperative_blocks(kernel, (), config.threads_per_block,
+                                                config.sharedmem)
+            if blocks > limit:
+                raise CudaAPIError(
+                    f"kernel '{kernel.__name__}' syncs its grid (cuda.cg), so all its blocks "
+                    f"must be resident at once: at most {limit} blocks of "
+                    f"{config.threads_per_block} threads, not {blocks} "
+                    "(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)")
+        launcher.launch(kernel, config, args, device.MAX_SHARED_MEMORY_PER_BLOCK, cooperative)
+
+    def max_cooperative_blocks(self, kernel, argtypes, threads, dynamic_shared):
+        """The simulated device's: as many blocks as its SMs hold by thread count."""
+        device = self.context().device
+        return device.MULTIPROCESSOR_COUNT * (device.MAX_THREADS_PER_MULTIPROCESSOR // threads)

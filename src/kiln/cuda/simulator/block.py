@@ -17,6 +17,7 @@ from ..errors import DeadlockError
 
 Dim3 = namedtuple("Dim3", "x y z")
 EXITED = "exited"
+GRID_SYNC = "cg.this_grid().sync()"
 
 
 class Aborted(BaseException):
@@ -25,9 +26,9 @@ class Aborted(BaseException):
 
 
 class Grid:
-    """What all blocks of one launch share."""
+    """What all blocks of one launch share (and, for a cooperative launch, its barrier)."""
 
-    def __init__(self, kernel, config, args, shared_limit):
+    def __init__(self, kernel, config, args, shared_limit, cooperative=False):
         self.name = kernel.__name__
         self.py_func = kernel.py_func
         self.args = args
@@ -36,10 +37,79 @@ class Grid:
         self.nthreads = config.threads_per_block
         self.sharedmem = config.sharedmem
         self.shared_limit = shared_limit
+        blocks = config.griddim[0] * config.griddim[1] * config.griddim[2]
+        self.barrier = GridBarrier(blocks * self.nthreads) if cooperative else None
 
     def thread_index(self, tid) -> tuple:
         bx, by, _ = self.blockDim
         return (tid % bx, tid // bx % by, tid // (bx * by))
+
+
+class GridBarrier:
+    """`cg.this_grid().sync()` for the blocks of a cooperative launch, which all run at
+    once. A thread waiting here counts as waiting in its block too (so the block's own
+    deadlock check sees it), and the thread that completes a barrier counts every waiter
+    back in before any of them runs on. When every thread left is waiting here but some
+    have exited, the barrier can never complete: a DeadlockError, as in a block.
+    Lock order: the barrier's, then a block's."""
+
+    def __init__(self, total):
+        self.cv = threading.Condition(threading.Lock())
+        self.blocks = []
+        self.total = total
+        self.arrived = self.exited = self.generation = 0
+        self.failure = None
+
+    def sync(self, block, tid):
+        block.enter_grid_wait(tid)
+        with self.cv:
+            if self.failure is not None:
+                raise Aborted
+            self.arrived += 1
+            if self.arrived == self.total:
+                self.arrived = 0
+                self.generation += 1
+                for each in self.blocks:
+                    each.leave_grid_wait()
+                self.cv.notify_all()
+                return
+            failure = self._stuck(block)
+            generation = self.generation
+            while failure is None and self.generation == generation:
+                # a block's own deadlock check fails it under its lock, which must not take
+                # this one: look at the blocks' failures too, now and then
+                if self.failure is not None or any(b.failure is not None for b in self.blocks):
+                    raise Aborted
+                self.cv.wait(0.05)
+        if failure is not None:
+            self.fail(failure)
+            raise Aborted
+
+    def thread_exited(self, block):
+        with self.cv:
+            self.exited += 1
+            failure = self._stuck(block)
+        if failure is not None:
+            self.fail(failure)
+
+    def _stuck(self, block):
+        """The DeadlockError when the threads left all wait here (holding cv), else None."""
+        if not (self.exited and self.arrived and self.arrived + self.exited == self.total):
+            return None
+        return DeadlockError(
+            f"deadlock in kernel '{block.grid.name}': {self.arrived} threads wait in "
+            f"{GRID_SYNC} and {self.exited} have exited without reaching it; every thread "
+            "of the grid must reach a grid sync")
+
+    def fail(self, exc):
+        """Abort every block (an error anywhere ends a cooperative kernel)."""
+        with self.cv:
+            if self.failure is not None:
+                return
+            self.failure = exc
+            self.cv.notify_all()
+        for each in self.blocks:
+            each.fail(exc)
 
 
 class _WarpRound:
@@ -57,6 +127,8 @@ def _describe(grid, tids, limit=8):
 class Block:
     def __init__(self, grid, index):
         self.grid = grid
+        if grid.barrier is not None:
+            grid.barrier.blocks.append(self)
         self.idx = index
         self.nthreads = n = grid.nthreads
         self.cv = threading.Condition(threading.Lock())
@@ -78,22 +150,48 @@ class Block:
             if self.failure is None:
                 self.failure = exc
             self.cv.notify_all()
+        if self.grid.barrier is not None:
+            self.grid.barrier.fail(exc)
 
     def finish(self, tid):
         with self.cv:
             self.waiting_on[tid] = EXITED
             self.finished += 1
             self.running -= 1
-            if self.running == 0 and self.finished < self.nthreads and self.failure is None:
+            if self.running == 0 and self.finished < self.nthreads and self.failure is None \
+                    and self._held_here():
                 self._deadlock()
             if self.finished == self.nthreads:
                 self.done.set()
+        if self.grid.barrier is not None:
+            self.grid.barrier.thread_exited(self)
+
+    def _held_here(self) -> bool:
+        """Whether a waiting thread waits for this block's threads (not the grid's)."""
+        return any(label not in (None, EXITED, GRID_SYNC) for label in self.waiting_on)
+
+    def enter_grid_wait(self, tid):
+        with self.cv:
+            self._check_failure()
+            self.waiting_on[tid] = GRID_SYNC
+            self.running -= 1
+            if self.running == 0 and self._held_here():
+                self._deadlock()
+                raise Aborted
+
+    def leave_grid_wait(self):
+        """A grid sync completed: its waiters here run again."""
+        with self.cv:
+            for tid, label in enumerate(self.waiting_on):
+                if label == GRID_SYNC:
+                    self.waiting_on[tid] = None
+                    self.running += 1
 
     def _wait(self, tid, label, released):
         """Wait (holding cv) until `released()`; the caller has counted itself in."""
         self.waiting_on[tid] = label
         self.running -= 1
-        if self.running == 0:
+        if self.running == 0:   # with this thread waiting here, the block holds it
             self._deadlock()
         while not released():
             if self.failure is not None:

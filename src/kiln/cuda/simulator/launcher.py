@@ -37,13 +37,17 @@ class _Pool:
             block, tid = self.tasks.get()
             _run_thread(block, tid)
 
-    def run(self, block):
-        for tid in range(block.nthreads):
-            self.tasks.put((block, tid))
+    def run(self, blocks):
+        """Run the blocks' threads at once and wait for them all."""
+        for block in blocks:
+            for tid in range(block.nthreads):
+                self.tasks.put((block, tid))
         try:
-            block.done.wait()
-        except BaseException:  # an interrupted launch releases the block's waiting threads
-            block.fail(KernelError(f"launch of kernel '{block.grid.name}' interrupted"))
+            for block in blocks:
+                block.done.wait()
+        except BaseException:  # an interrupted launch releases the blocks' waiting threads
+            for block in blocks:
+                block.fail(KernelError(f"launch of kernel '{block.grid.name}' interrupted"))
             raise
 
 
@@ -95,15 +99,25 @@ def _kernel_arg(arg):
     return arg
 
 
-def launch(kernel, config, args, shared_limit):
-    grid = Grid(kernel, config, tuple(_kernel_arg(a) for a in args), shared_limit)
+def launch(kernel, config, args, shared_limit, cooperative=False):
+    """Run the grid: block after block, or, for a cooperative launch (a kernel that syncs
+    its grid), every block at once."""
+    grid = Grid(kernel, config, tuple(_kernel_arg(a) for a in args), shared_limit,
+                cooperative)
     gx, gy, gz = config.griddim
+    indices = [Dim3(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
     with _launch_lock:
+        if cooperative:
+            blocks = [Block(grid, index) for index in indices]
+            _pool.ensure(grid.nthreads * len(blocks))
+            _pool.run(blocks)
+            for block in blocks:
+                if block.failure is not None:
+                    raise block.failure
+            return
         _pool.ensure(grid.nthreads)
-        for z in range(gz):
-            for y in range(gy):
-                for x in range(gx):
-                    block = Block(grid, Dim3(x, y, z))
-                    _pool.run(block)
-                    if block.failure is not None:
-                        raise block.failure
+        for index in indices:
+            block = Block(grid, index)
+            _pool.run([block])
+            if block.failure is not None:
+                raise block.failure

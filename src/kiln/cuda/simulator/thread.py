@@ -75,6 +75,14 @@ class ThreadContext:
     def syncthreads_or(self, predicate):
         return int(self.block.syncthreads(self.tid, predicate) > 0)
 
+    def grid_sync(self):
+        barrier = self.block.grid.barrier
+        if barrier is None:   # (checks.uses_grid_sync did not see the call)
+            raise RuntimeError("cuda.cg.this_grid().sync() needs a cooperative launch: call "
+                               "cuda.cg.this_grid() in the kernel or in a device function "
+                               "it names")
+        barrier.sync(self.block, self.tid)
+
     def threadfence(self):
         """Simulated threads share one coherent memory: nothing to order."""
 
