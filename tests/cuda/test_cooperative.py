@@ -12,6 +12,7 @@ from kiln.cuda import toolkit
 from kiln.cuda.errors import CudaAPIError, DeadlockError
 
 simulated = pytest.mark.cuda
+simulator_only = pytest.mark.cudasim_only   # a GPU hangs on these, or has other limits
 needs_ptxas = pytest.mark.skipif(toolkit.ptxas_path() is None,
                                  reason=f"ptxas not installed: {toolkit.INSTALL_HINT}")
 
@@ -75,6 +76,7 @@ def test_repeated_grid_syncs_from_a_device_function():
 
 
 @simulated
+@simulator_only
 def test_grid_sync_deadlocks_are_reported():
     @cuda.jit
     def some_leave(a):
@@ -97,6 +99,7 @@ def test_grid_sync_deadlocks_are_reported():
 
 
 @simulated
+@simulator_only
 def test_an_error_in_one_block_ends_the_cooperative_kernel():
     @cuda.jit
     def fails(a):
@@ -110,6 +113,7 @@ def test_an_error_in_one_block_ends_the_cooperative_kernel():
 
 
 @simulated
+@simulator_only
 def test_cooperative_grids_must_fit_the_device():
     sig = cuda.jit("void(float32[:], float32[:])")(shift_after_update.py_func)
     limit = sig.max_cooperative_grid_blocks(128)
