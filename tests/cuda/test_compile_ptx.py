@@ -1058,3 +1058,91 @@ def test_kernel_resources_from_ptxas():
     assert uses_resources.get_max_threads_per_block(sig) == 1024
     assert uses_resources.get_regs_per_thread() == {
         sig: uses_resources.get_regs_per_thread(sig)}   # a dict per explicit signature
+
+
+# -- bit operations, fma and cbrt --------------------------------------------------------------
+from kiln.cuda import popc  # noqa: E402 - a plain name, as users import it
+
+
+@cuda.jit
+def bit_ops(x32, x64, out32, out64, ffs_out):
+    i = cuda.grid(1)
+    if i < x32.size:
+        out32[i, 0] = popc(x32[i])
+        out32[i, 1] = cuda.brev(x32[i])
+        out32[i, 2] = cuda.clz(x32[i])
+        out64[i, 0] = cuda.popc(x64[i])
+        out64[i, 1] = cuda.brev(x64[i])
+        out64[i, 2] = cuda.clz(x64[i])
+        ffs_out[i, 0] = cuda.ffs(x32[i])
+        ffs_out[i, 1] = cuda.ffs(x64[i])
+
+
+def bits_of(value, width):
+    return int(value) & ((1 << width) - 1)
+
+
+@simulated
+def test_bit_operations_compute_python():
+    x32 = np.array([0, 1, -1, 8, 2 ** 31 - 1, -2 ** 31, 0x0F0F0F0F, 12345], np.int32)
+    x64 = np.array([0, 1, -1, 2 ** 40, 2 ** 63 - 1, -2 ** 63, 0x0F0F0F0F0F, -12345], np.int64)
+    out32 = np.zeros((8, 3), np.uint32)
+    out64 = np.zeros((8, 3), np.uint64)
+    ffs_out = np.zeros((8, 2), np.uint32)
+    bit_ops[1, 8](x32, x64, out32, out64, ffs_out)
+    for i in range(8):
+        for width, x, out in ((32, x32[i], out32[i]), (64, x64[i], out64[i])):
+            bits = bits_of(x, width)
+            assert out[0] == bin(bits).count("1")
+            assert out[1] == int(f"{bits:0{width}b}"[::-1], 2)
+            assert out[2] == width - bits.bit_length()
+        assert ffs_out[i, 0] == (bits_of(x32[i], 32) & -bits_of(x32[i], 32)).bit_length()
+        assert ffs_out[i, 1] == (bits_of(x64[i], 64) & -bits_of(x64[i], 64)).bit_length()
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_bit_operations_ptx(cc):
+    ptx = ptx_for(bit_ops, "void(int32[:], int64[:], uint32[:, :], uint64[:, :], "
+                           "uint32[:, :])", cc)
+    for instruction in ("popc.b32", "popc.b64", "brev.b32", "brev.b64", "clz.b32", "clz.b64"):
+        assert instruction in ptx, instruction
+
+
+@cuda.jit
+def fused(a, b, c, out, roots):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = cuda.fma(a[i], b[i], c[i])
+        roots[i] = cuda.cbrt(a[i])
+
+
+@simulated
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fma_rounds_once_and_cbrt(dtype):
+    from fractions import Fraction
+    eps = np.finfo(dtype).eps
+    a = np.array([1 + 2 * eps, 0.1, -0.0, 3.0, np.inf, np.nan, 27.0, -8.0], dtype)
+    b = np.array([1 + 2 * eps, 0.1, 1.0, 1e-30, 1.0, 1.0, 1.0, 1.0], dtype)
+    c = np.array([-1.0, -0.01, -0.0, 2.0, -np.inf, 0.0, 0.0, 0.0], dtype)
+    out, roots = np.zeros_like(a), np.zeros_like(a)
+    fused[1, 8](a, b, c, out, roots)
+    for i in range(4):   # finite: the float nearest the exact a * b + c
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        error = abs(Fraction(float(out[i])) - exact)
+        for neighbour in (np.nextafter(out[i], dtype(np.inf)),
+                          np.nextafter(out[i], dtype(-np.inf))):
+            assert error <= abs(Fraction(float(neighbour)) - exact)
+    assert out[0] != (a[0] * b[0]).astype(dtype) + c[0]   # not the twice-rounded sum
+    assert np.signbit(out[2]) and np.isnan(out[4]) and np.isnan(out[5])
+    np.testing.assert_allclose(roots[4:], [np.inf, np.nan, 3.0, -2.0])
+    assert roots.dtype == dtype
+
+
+@needs_ptxas
+@needs_libdevice
+def test_fma_and_cbrt_ptx():
+    ptx32 = ptx_for(fused, "void(float32[:], float32[:], float32[:], float32[:], float32[:])")
+    ptx64 = ptx_for(fused, "void(float64[:], float64[:], float64[:], float64[:], float64[:])")
+    assert "fma.rn.f32" in ptx32 and "fma.rn.f64" in ptx64
+    assert ".extern" not in ptx32   # cbrt from libdevice, linked in

@@ -8,6 +8,7 @@ a kernel raises CudaSupportError saying how to enable the simulator.
 """
 # ruff: noqa: F401  (this module is the public namespace: its imports are its exports)
 from . import fp16, random
+from .bitmath import brev, cbrt, clz, ffs, fma, popc
 from .args import In, InOut, Out
 from .devicearray import DeviceNDArray
 from .dlpack import from_dlpack

@@ -17,6 +17,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..library.registry import Resolution, Template, registry, template
+from . import bitmath as cu_bits
 from . import intrinsics as cu
 from .dtypes import as_numpy_dtype
 
@@ -273,6 +274,74 @@ def _const_array_like(tctx, ary):
     def codegen(context, builder, sig, args):
         return args[0]
     return t.Signature(ary, (ary,)), codegen
+
+
+# -- bits and fused arithmetic (cuda/bitmath.py gives their meaning) -------------------------
+def _integer_op(stub, emit, result=None):
+    """`stub(x)` of an integer, at its width: `emit(builder, x)`; the result has x's type,
+    or `result`."""
+    @template(stub, target="cuda")
+    def _typer(tctx, x):
+        if not isinstance(x, t.Integer):
+            return None
+        out = result or (t.integer_of(x.bitwidth, False) if stub is cu_bits.brev else x)
+
+        def codegen(context, builder, sig, args):
+            return emit(builder, args[0], dm.value_type(x))
+        return t.Signature(out, (x,)), codegen
+
+
+def _bit_intrinsic(name):
+    return lambda builder, x, ty: _call_intrinsic(builder, f"llvm.{name}.i{ty.width}", ty,
+                                                  [x])
+
+
+def _leading_zeros(builder, x, ty):
+    return _call_intrinsic(builder, f"llvm.ctlz.i{ty.width}", ty,
+                           [x, ir.Constant(ir.IntType(1), 0)])
+
+
+def _first_set(builder, x, ty):
+    """1 + the index of the lowest set bit, 0 for 0 (as a uint32)."""
+    trailing = _call_intrinsic(builder, f"llvm.cttz.i{ty.width}", ty,
+                               [x, ir.Constant(ir.IntType(1), 0)])
+    position = builder.add(trailing, ir.Constant(ty, 1))
+    position = builder.select(builder.icmp_unsigned("==", x, ir.Constant(ty, 0)),
+                              ir.Constant(ty, 0), position)
+    return builder.zext(position, dm.i32) if ty.width < 32 else \
+        builder.trunc(position, dm.i32) if ty.width > 32 else position
+
+
+_integer_op(cu_bits.popc, _bit_intrinsic("ctpop"))
+_integer_op(cu_bits.brev, _bit_intrinsic("bitreverse"))
+_integer_op(cu_bits.clz, _leading_zeros)
+_integer_op(cu_bits.ffs, _first_set, t.uint32)
+
+
+@template(cu_bits.fma, target="cuda")
+def _fma(tctx, a, b, c):
+    """One rounding (`fma.rn`), float32 when every argument is one, else float64."""
+    if not all(isinstance(v, (t.Integer, t.Float, t.Boolean)) for v in (a, b, c)):
+        return None
+    ty = t.float32 if all(v == t.float32 for v in (a, b, c)) else t.float64
+
+    def codegen(context, builder, sig, args):
+        return _call_intrinsic(builder, f"llvm.fma.f{ty.bitwidth}", dm.value_type(ty),
+                               list(args))
+    return t.Signature(ty, (ty, ty, ty)), codegen
+
+
+@template(cu_bits.cbrt, target="cuda")
+def _cbrt(tctx, x):
+    """libdevice's cbrt (a float32 for a float32)."""
+    if not isinstance(x, (t.Integer, t.Float, t.Boolean)):
+        return None
+    ty = t.float32 if x == t.float32 else t.float64
+
+    def codegen(context, builder, sig, args):
+        return _call_intrinsic(builder, "cbrtf" if ty == t.float32 else "cbrt",
+                               dm.value_type(ty), list(args))
+    return t.Signature(ty, (ty,)), codegen
 
 
 # -- shared and local arrays -----------------------------------------------------------------
