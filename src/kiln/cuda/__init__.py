@@ -9,6 +9,8 @@ a kernel raises CudaSupportError saying how to enable the simulator.
 # ruff: noqa: F401  (this module is the public namespace: its imports are its exports)
 from . import fp16, random
 from .bitmath import brev, cbrt, clz, ffs, fma, popc
+from .vectors import ALIASES as _VECTOR_ALIASES
+from .vectors import KINDS as _VECTOR_KINDS
 from .args import In, InOut, Out
 from .devicearray import DeviceNDArray
 from .dlpack import from_dlpack
@@ -33,6 +35,8 @@ from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, bl
 from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
 from .reduction import Reduce, reduce
 
+globals().update(_VECTOR_KINDS)     # cuda.float32x4 & co.
+globals().update(_VECTOR_ALIASES)   # and C's names: cuda.float4, cuda.uint2, ...
 
 # Attributes whose value differs per thread: compiled code reads them through the cuda
 # target's ("attr", name) template on this module (cuda/nvvm.py), not as frozen constants.

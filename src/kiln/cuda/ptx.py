@@ -99,7 +99,8 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False):
     and its return type; with `lineinfo`, instructions carry their source lines (PTX
     `.loc`)."""
     from ..compiler import typing_context
-    from . import checks, fp16_lowering, gridsync, nvvm, signatures  # noqa: F401 - templates
+    from . import (checks, fp16_lowering, gridsync, nvvm, signatures,  # noqa: F401 - templates
+                   vector_lowering)
     py_func = getattr(pyfunc, "py_func", pyfunc)
     kind = "device function" if device else "kernel"
     checks.check_source(py_func, kind)
