@@ -178,6 +178,13 @@ def test_errors_name_the_field_and_the_function():
     with pytest.raises(TypingError, match="cannot return"):
         returns_record(filled(ALIGNED, 1))
 
+    @njit
+    def fill_with_a_number(a):
+        a[:] = 1.0
+
+    with pytest.raises(TypingError):
+        fill_with_a_number(filled(ALIGNED, 2))
+
 
 def test_other_dtypes_are_other_specializations():
     other = np.dtype([("x", np.float64), ("n", np.int64), ("flag", np.bool_),
@@ -195,3 +202,33 @@ def test_record_scalars_are_not_arguments():
 
     with pytest.raises(TypeError, match="cannot pass"):
         field(filled(ALIGNED, 1)[0])
+
+
+@njit
+def made_here(n, dtype_like):
+    a = np.zeros(n, ALIGNED)
+    for i in range(n):
+        a[i].x = i * 0.5
+        a[i]["n"] = i * i
+        a[i].flag = i % 2 == 0
+    b = np.empty_like(dtype_like)
+    b[:] = a[: b.shape[0]]
+    return a, a.copy(), a[1:][::2], a["x"], b
+
+
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_record_arrays_made_in_compiled_code(n):
+    """np.zeros/empty_like of a record dtype, .copy() and views, returned to Python with
+    their dtype (padding and all) and freed with them."""
+    a, copy, view, field, b = made_here(n, np.zeros(min(n, 2), ALIGNED))
+    expected = np.zeros(n, ALIGNED)
+    expected["x"] = np.arange(n) * 0.5
+    expected["n"] = np.arange(n) ** 2
+    expected["flag"] = np.arange(n) % 2 == 0
+    for got, want in ((a, expected), (copy, expected), (view, expected[1:][::2]),
+                      (field, expected["x"]), (b, expected[:min(n, 2)])):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    view[...] = expected[:1] if n > 1 else view   # a view writes its array
+    if n > 1:
+        assert a[1] == expected[0]

@@ -472,11 +472,12 @@ def _box_owned_array(api, ty, value, fail):
         b.store(b.extract_value(value, dm.ARRAY_SHAPE), shape)
         b.store(b.extract_value(value, dm.ARRAY_STRIDES), strides)
     i32 = dm.i32
+    records = isinstance(ty.dtype, t.Record)   # made as void items of the record's size
     array = api.call(nrt.ARRAY_NEW, dm.ptr, [
         api.global_object("PyArray_Type"), ir.Constant(i32, ty.ndim), shape,
         ir.Constant(i32, ty.dtype.np_dtype.num), strides, b.extract_value(value, dm.ARRAY_DATA),
-        ir.Constant(i32, 0), ir.Constant(i32, P.NPY_WRITEABLE | P.NPY_ALIGNED),
-        ir.Constant(dm.ptr, None)],
+        ir.Constant(i32, ty.dtype.size if records else 0),
+        ir.Constant(i32, P.NPY_WRITEABLE | P.NPY_ALIGNED), ir.Constant(dm.ptr, None)],
         argtypes=[dm.ptr, i32, dm.ptr, i32, dm.ptr, dm.ptr, i32, i32, dm.ptr])
     with b.if_then(b.icmp_unsigned("==", array, ir.Constant(dm.ptr, None)), likely=False):
         nrt.emit_decref(b, meminfo)
@@ -484,6 +485,16 @@ def _box_owned_array(api, ty, value, fail):
     destructor = api.context.declare_external(nrt.CAPSULE_DESTRUCTOR, ir.VoidType(), [dm.ptr])
     capsule = api.call("PyCapsule_New", dm.ptr, [meminfo, ir.Constant(dm.ptr, None), destructor])
     api.call(nrt.ARRAY_SET_BASE, i32, [array, capsule])
+    if records:   # the void items seen through the record's dtype (a view keeping them)
+        voids = array
+        array = api.call("PyObject_CallMethod", dm.ptr,
+                         [voids, api.context.state.global_string("view"),
+                          api.context.state.global_string("O"),
+                          api.constant_object(ty.dtype.np_dtype)],
+                         var_arg=True, argtypes=[dm.ptr, dm.ptr, dm.ptr])
+        api.decref(voids)
+        with b.if_then(b.icmp_unsigned("==", array, ir.Constant(dm.ptr, None)), likely=False):
+            fail(b)
     return array
 
 
@@ -569,11 +580,13 @@ def _box_view(api, ty, value, fail):
     address_obj = api.call("PyLong_FromLongLong", dm.ptr, [address])
     typestr = api.call("PyUnicode_FromString", dm.ptr,
                        [api.context.state.global_string(ty.dtype.np_dtype.str)],
-                       argtypes=[dm.ptr])
+                       argtypes=[dm.ptr]) if not isinstance(ty.dtype, t.Record) else \
+        api.constant_object(ty.dtype.np_dtype)   # a record's fields, not "|V16"
     result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
                       [api.constant_object(make_view), parent, address_obj, shape, strides,
                        typestr, ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
-    for obj in (address_obj, shape, strides, typestr):
+    for obj in (address_obj, shape, strides) + (() if isinstance(ty.dtype, t.Record)
+                                                 else (typestr,)):
         api.decref(obj)
     return result
 
@@ -590,8 +603,14 @@ class _ViewOf:
 
 def make_view(parent, address, shape, strides, typestr):
     """The NumPy array that compiled code returned: `parent` itself, or a view into it
-    (`typestr` is its dtype's: `.real` of a complex array views floats)."""
+    (`typestr` is its dtype's, `.real` of a complex array viewing floats, or a structured
+    dtype itself)."""
     if address == parent.ctypes.data and shape == parent.shape and \
-            strides == parent.strides and typestr == parent.dtype.str:
+            strides == parent.strides and (typestr == parent.dtype.str if
+                                           isinstance(typestr, str) else typestr == parent.dtype):
         return parent
-    return np.asarray(_ViewOf(parent, address, shape, strides, typestr))
+    if isinstance(typestr, str):
+        return np.asarray(_ViewOf(parent, address, shape, strides, typestr))
+    # a structured dtype: the items as void bytes, seen through it (padding stays padding)
+    voids = np.asarray(_ViewOf(parent, address, shape, strides, f"|V{typestr.itemsize}"))
+    return voids.view(typestr)

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import core
 from .containers import Array, tuple_of, unicode_type
+from .records import Record
 
 
 def array_layout(arr: np.ndarray) -> str:
@@ -103,7 +104,7 @@ def typeof_global(value):
         return core.Module(value)
     if isinstance(value, type) and issubclass(value, BaseException):
         return core.ExceptionClass(value)
-    if isinstance(value, core.Number):
+    if isinstance(value, (core.Number, Record)):   # a dtype= of a library function
         return core.NumberClass(value)
     if isinstance(value, type) and issubclass(value, np.generic):
         try:
