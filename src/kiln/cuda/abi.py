@@ -110,5 +110,10 @@ class Layout:
         self.pointer_array = ctypes.c_void_p * max(len(self.offsets), 1)
 
     def pack(self, args) -> bytes:
-        return self._struct.pack(*[v for ty, value in zip(self.argtypes, args)
-                                   for v in _values(ty, value)])
+        return self._struct.pack(*self._values(args))
+
+    def pack_into(self, buffer, args):
+        self._struct.pack_into(buffer, 0, *self._values(args))
+
+    def _values(self, args):
+        return [v for ty, value in zip(self.argtypes, args) for v in _values(ty, value)]

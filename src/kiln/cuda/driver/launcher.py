@@ -4,6 +4,7 @@ cuLaunchKernel with one pointer per PTX parameter into that buffer."""
 from __future__ import annotations
 
 import ctypes
+import threading
 
 from .. import signatures
 
@@ -17,27 +18,39 @@ def argument_types(kernel, args) -> tuple:
     return signatures.argument_types(kernel.__name__, args)
 
 
+_buffers = threading.local()   # per thread: {layout: (buffer, pointer array into it)}
+
+
 def parameters(layout, args):
-    """(the packed buffer, the void* array pointing at each parameter in it); the caller
-    keeps both alive until cuLaunchKernel returns (the driver copies the values then)."""
-    buffer = ctypes.create_string_buffer(layout.pack(args), max(layout.size, 1))
-    base = ctypes.addressof(buffer)
-    return buffer, layout.pointer_array(*[base + offset for offset in layout.offsets])
+    """The void* array pointing at each parameter, packed into a buffer of this thread's
+    kept for the layout: cuLaunchKernel copies the values before it returns, so the next
+    launch on the thread may overwrite them."""
+    kept = getattr(_buffers, "kept", None)
+    if kept is None:
+        kept = _buffers.kept = {}
+    found = kept.get(layout)
+    if found is None:
+        buffer = ctypes.create_string_buffer(max(layout.size, 1))
+        base = ctypes.addressof(buffer)
+        found = kept[layout] = (buffer, layout.pointer_array(*[base + offset for offset
+                                                                in layout.offsets]))
+    layout.pack_into(found[0], args)
+    return found[1]
 
 
 def launch(cache, context, kernel, config, args):
     loaded = cache.get(kernel, argument_types(kernel, args), context)
-    packed = parameters(loaded.layout, args)   # alive until the launch returns
+    pointers = parameters(loaded.layout, args)
     context.make_current()
     stream = int(config.stream) if config.stream else 0
     if loaded.program.cooperative:   # all blocks resident at once, for cg grid syncs
         context.driver.call("cuLaunchCooperativeKernel", loaded.function, *config.griddim,
                             *config.blockdim, config.sharedmem, stream,
-                            ctypes.addressof(packed[1]))
+                            ctypes.addressof(pointers))
     else:
         context.driver.call("cuLaunchKernel", loaded.function, *config.griddim,
                             *config.blockdim, config.sharedmem, stream,
-                            ctypes.addressof(packed[1]), 0)
+                            ctypes.addressof(pointers), 0)
 
 
 def max_cooperative_blocks(cache, context, kernel, argtypes, threads, dynamic_shared):

@@ -47,7 +47,9 @@ class ModuleCache:
         self._loaded = weakref.WeakKeyDictionary()
 
     def get(self, kernel, argtypes, context) -> Loaded:
-        loaded = self._loaded.setdefault(kernel, {})
+        loaded = self._loaded.get(kernel)   # (setdefault would make a weakref every time)
+        if loaded is None:
+            loaded = self._loaded[kernel] = {}
         key = (argtypes, context.device.id)
         entry = loaded.get(key)
         if entry is None:
