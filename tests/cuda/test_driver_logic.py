@@ -255,6 +255,31 @@ def test_kernel_resources_are_the_loaded_function_attributes(fake):
     assert fake.names().count("cuModuleLoadData") == 1   # loaded once, not launched
 
 
+def test_launches_from_threads_pack_their_own_parameters(fake):
+    """Each thread packs into a buffer of its own: values read by the driver at each
+    launch are that launch's, however the threads interleave."""
+    import threading
+
+    @cuda.jit("void(float64[:], int64)")
+    def put(a, v):
+        a[0] = v
+
+    dev = cuda.device_array(1)
+    put[1, 1](dev, 0)   # compiled and loaded before the threads start
+
+    def launches(first):
+        for v in range(first, first + 300):
+            put[1, 1](dev, v)
+
+    threads = [threading.Thread(target=launches, args=(k * 1000,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seen = [struct.unpack("q", launch[5][-1])[0] for launch in fake.launches[1:]]
+    assert sorted(seen) == sorted(v for k in range(4) for v in range(k * 1000, k * 1000 + 300))
+
+
 def test_launch_on_a_stream_with_dynamic_shared_memory(fake):
     @cuda.jit
     def kern(a):
