@@ -1,4 +1,5 @@
-"""CUDA kernels (SAXPY, shared-memory tiled matmul), in Numba's CUDA dialect.
+"""CUDA kernels (SAXPY, shared-memory tiled matmul, `cuda.reduce`, the host's cost of a
+launch), in Numba's CUDA dialect.
 
 They run only where a GPU is present (or a CUDA simulator is switched on); elsewhere the
 report lists them as "no GPU".
@@ -81,3 +82,64 @@ register(Benchmark(
     make_inputs=_matrices, sizes=Sizes(full=4_096, quick=512, python=32),
     label="{n}x{n} float32", numpy_ref=lambda a, b, c: a @ b, rtol=1e-3, atol=1e-3,
     gpu_launch=_launch_matmul))
+
+
+def add(a, b):
+    return a + b
+
+
+def _reduce_inputs(n):
+    return (rng().standard_normal(n).astype(np.float32),)
+
+
+def _launch_reduce(cu, kernel, args):
+    """`cuda.reduce` over a device array: the two-pass tree, the result copied back."""
+    (values,) = args
+    reducer = cu.reduce(kernel.py_func)
+    dvalues = cu.to_device(values)
+    total = np.zeros(1, np.float32)
+
+    def run():
+        total[0] = reducer(dvalues)   # a host scalar: waits for the device
+    return run, lambda: total
+
+
+register(Benchmark(
+    name="reduce_gpu", topic="gpu", kind="cuda", pyfunc=add, make_inputs=_reduce_inputs,
+    sizes=Sizes(full=1 << 27, quick=1 << 20, python=1_000), label="{n} float32",
+    numpy_ref=lambda values: np.array([values.sum(dtype=np.float64)], np.float32),
+    rtol=1e-3, gpu_launch=_launch_reduce, bytes_touched=lambda args: args[0].nbytes))
+
+
+LAUNCHES = 100   # per timed run of launch_overhead_gpu
+
+
+def touch(a, x, y, out):
+    if cuda.grid(1) == 0:
+        out[0] = a + x[0] + y[0]
+
+
+def _touch_inputs(n):
+    x, y = np.ones(n, np.float32), np.full(n, 2.0, np.float32)
+    return np.float32(0.5), x, y, np.zeros(1, np.float32)
+
+
+def _launch_touch(cu, kernel, args):
+    """LAUNCHES launches of a one-block kernel taking three device arrays and a scalar,
+    then one synchronize: the time is the host's cost of a launch, times LAUNCHES."""
+    a, x, y, out = args
+    dx, dy, dout = (cu.to_device(v) for v in (x, y, out))
+
+    def run():
+        for _ in range(LAUNCHES):
+            kernel[1, 32](a, dx, dy, dout)
+        cu.synchronize()
+    return run, dout.copy_to_host
+
+
+register(Benchmark(
+    name="launch_overhead_gpu", topic="gpu", kind="cuda", pyfunc=touch,
+    make_inputs=_touch_inputs, sizes=Sizes(full=1024, quick=1024, python=32),
+    label=f"{LAUNCHES} launches", numpy_ref=lambda a, x, y, out: np.array([a + 3.0],
+                                                                          np.float32),
+    gpu_launch=_launch_touch))
