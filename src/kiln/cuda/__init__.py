@@ -7,7 +7,7 @@ the simulator, on any machine. The back-end is chosen when this module is first 
 a kernel raises CudaSupportError saying how to enable the simulator.
 """
 # ruff: noqa: F401  (this module is the public namespace: its imports are its exports)
-from . import fp16, random
+from . import fp16, libdevice, random
 from .bitmath import brev, cbrt, clz, ffs, fma, popc
 from .vectors import ALIASES as _VECTOR_ALIASES
 from .vectors import KINDS as _VECTOR_KINDS

@@ -99,8 +99,8 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False):
     and its return type; with `lineinfo`, instructions carry their source lines (PTX
     `.loc`)."""
     from ..compiler import typing_context
-    from . import (checks, fp16_lowering, gridsync, nvvm, signatures,  # noqa: F401 - templates
-                   vector_lowering)
+    from . import (checks, fp16_lowering, gridsync, libdevice_lowering,  # noqa: F401
+                   nvvm, signatures, vector_lowering)   # (they register templates)
     py_func = getattr(pyfunc, "py_func", pyfunc)
     kind = "device function" if device else "kernel"
     checks.check_source(py_func, kind)
@@ -204,15 +204,16 @@ def _to_libdevice(llvm_ir):
     """Redirect math to libdevice: the C library's `sin`/`sinf` and LLVM's `llvm.sin.f64`
     become `__nv_sin`/`__nv_sinf`. Returns the IR and whether libdevice is needed."""
     renames = {}
-    for name in _DECLARED.findall(llvm_ir):
+    declared = _DECLARED.findall(llvm_ir)
+    for name in declared:
         parts = name.split(".")
         if name.startswith("llvm.") and len(parts) == 3 and parts[1] in _LIBDEVICE_INTRINSICS:
             renames[name] = f"__nv_{parts[1]}{'f' if parts[2] == 'f32' else ''}"
-        elif not name.startswith(("llvm.", "kiln")):
+        elif not name.startswith(("llvm.", "kiln", "__nv_")):   # (cuda.libdevice's are)
             renames[name] = f"__nv_{name}"
     for old, new in renames.items():
         llvm_ir = re.sub(rf'@"?{re.escape(old)}"?(?=\()', f"@{new}", llvm_ir)
-    return llvm_ir, bool(renames)
+    return llvm_ir, bool(renames) or any(name.startswith("__nv_") for name in declared)
 
 
 def _without_target(llvm_ir):
