@@ -193,3 +193,25 @@ def test_torch_tensors_through_dlpack_both_ways():
     del back
     gc.collect()
     np.testing.assert_array_equal(dev.copy_to_host(), np.arange(12.0).reshape(3, 4).T * 2)
+
+
+def test_linked_external_device_function():
+    """declare_device + link: the kernel linked by nvJitLink with data/mul.ptx runs."""
+    from test_external import triple
+    a = np.arange(-5, 1000, dtype=np.int32)
+    out = np.zeros_like(a)
+    triple.forall(a.size)(a, out)
+    np.testing.assert_array_equal(out, a * 3)
+
+
+def test_grid_sync_on_the_device():
+    """A cooperative launch with the grid barrier: every block updated before any reads."""
+    from test_cooperative import shift_after_update
+    n = 64 * 256   # 64 blocks of 256: resident at once on any GPU kiln targets
+    a = cuda.to_device(np.arange(n, dtype=np.float32))
+    out = cuda.device_array(n, np.float32)
+    for _ in range(3):   # the barrier is reused launch after launch
+        shift_after_update[64, 256](a, out)
+    expected = np.arange(n, dtype=np.float32) + 3
+    np.testing.assert_array_equal(a.copy_to_host(), expected)
+    np.testing.assert_array_equal(out.copy_to_host(), np.roll(expected, -1))

@@ -22,6 +22,7 @@ from .dtypes import (b1, bool_, boolean, byte, c8, c16, complex64, complex128, f
                      float16, float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, intp,
                      u1, u2, u4, u8, uint8, uint16, uint32, uint64, uintp, void, none)
 from .errors import CudaAPIError, CudaSupportError, DeadlockError, KernelError
+from .external import declare_device
 from .host import (MappedNDArray, as_cuda_array, device_array, device_array_like,
                    from_cuda_array_interface, is_cuda_array, managed_array, mapped,
                    mapped_array, mapped_array_like, pinned, pinned_array, pinned_array_like,

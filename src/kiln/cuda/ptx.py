@@ -30,6 +30,7 @@ from ..codegen.ownership import has_refs
 from ..errors import UnsupportedError
 from ..options import CompileOptions, dump
 from . import abi, toolkit
+from .external import DECLARED
 
 TRIPLE = "nvptx64-nvidia-cuda"
 
@@ -209,8 +210,8 @@ def _to_libdevice(llvm_ir):
         parts = name.split(".")
         if name.startswith("llvm.") and len(parts) == 3 and parts[1] in _LIBDEVICE_INTRINSICS:
             renames[name] = f"__nv_{parts[1]}{'f' if parts[2] == 'f32' else ''}"
-        elif not name.startswith(("llvm.", "kiln", "__nv_")):   # (cuda.libdevice's are)
-            renames[name] = f"__nv_{name}"
+        elif not name.startswith(("llvm.", "kiln", "__nv_")) and name not in DECLARED:
+            renames[name] = f"__nv_{name}"   # (not cuda.libdevice's, nor declare_device's)
     for old, new in renames.items():
         llvm_ir = re.sub(rf'@"?{re.escape(old)}"?(?=\()', f"@{new}", llvm_ir)
     return llvm_ir, bool(renames) or any(name.startswith("__nv_") for name in declared)
@@ -250,8 +251,8 @@ def _check_symbols(module, kernel_name):
     an LLVM intrinsic): anything else is the CPU's."""
     for fn in module.functions:
         name = fn.name
-        if not fn.is_declaration or name.startswith("llvm."):
-            continue
+        if not fn.is_declaration or name.startswith("llvm.") or name in DECLARED:
+            continue   # (declare_device's functions are linked at load)
         if name.startswith("__nv_") and toolkit.libdevice_path() is None:
             raise UnsupportedError(f"kernel '{kernel_name}' calls {name[5:]}, which needs "
                                    f"libdevice: {toolkit.INSTALL_HINT}")

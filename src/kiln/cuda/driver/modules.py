@@ -15,6 +15,7 @@ from kiln.types import Signature, void
 
 from .. import abi
 from ..errors import CudaAPIError
+from ..external import link_files
 from ..gridsync import is_cooperative
 from . import jitlink, ptxversion
 
@@ -81,11 +82,15 @@ class ModuleCache:
             ptx, _ = compile_ptx(kernel, sig, cc=target, **kernel.compile_options())
         emitted = ptxversion.ptx_isa_of(ptx)
         newest = ptxversion.max_ptx_isa(self.driver_version)
+        link = link_files(kernel, ptx)
         if too_new or emitted > newest:
             why = (f"the CUDA driver ({ptxversion.driver_version_text(self.driver_version)}) "
                    f"loads PTX up to ISA {newest // 10}.{newest % 10}, and sm_{target[0]}"
                    f"{target[1]} needs {emitted // 10}.{emitted % 10}")
-            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why)
+            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why, link)
+        elif link:
+            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__,
+                                         f"it links {', '.join(link)}", link)
         else:
             image = ptx.encode() + b"\0"
         return Program(ptx, image, target, is_cooperative(ptx))
