@@ -81,8 +81,9 @@ class ArrayValue:
     def load_element(self, indices):
         """The element at `indices` (a record: a reference into the array, sharing its
         meminfo)."""
+        record = isinstance(self.ty.dtype, t.Record)
         return dm.load_item(self.builder, self.ty.dtype, self.element_pointer(indices),
-                            meminfo=self.field(dm.ARRAY_MEMINFO))
+                            meminfo=self.field(dm.ARRAY_MEMINFO) if record else None)
 
     def subarray(self, index, result_ty):
         """`a[i]` of an N-d array: the (N-1)-d view of row i (index already normalized)."""
