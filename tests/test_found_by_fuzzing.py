@@ -391,3 +391,29 @@ def test_a_read_after_an_always_taken_raise_still_keeps_the_loop_serial(n):
     # instead of the body's RuntimeError
     check(private_read_only_where_a_later_prange_raises_first, np.arange(float(n)),
           parallel=True)
+
+
+@njit
+def shifts_in_place(arr):
+    if len(arr) > 1:
+        arr[1:] = arr[:-1] * 2.0 + arr[1:]
+    return 1.0
+
+
+def computes_before_a_call_that_writes(arr, c):
+    if len(arr) > 1:
+        arr[1:] += arr[:-1] * c + np.full(arr.shape, shifts_in_place(arr))[1:]
+    return arr * c + shifts_in_place(arr) + arr   # the last `arr` is read after the call
+
+
+def fills_after_an_operation(a):
+    return a * 2.0 + float(a.fill(1.0) is None)   # a.fill writes a
+
+
+@pytest.mark.parametrize("values", [[3.0, 0.0, 1.0], [], [np.nan, -np.inf, 2.5, 7.0]])
+def test_an_array_expression_is_computed_before_a_call_that_writes_its_arrays(values):
+    # fuzz seed 60203: `arr[:-1] * 10.0 + f(...)`, f a compiled function writing arr: the
+    # fused loop read arr[:-1] after f had written it, where Python computes
+    # `arr[:-1] * 10.0` first
+    check(computes_before_a_call_that_writes, np.array(values), 10.0)
+    check(fills_after_an_operation, np.array(values))

@@ -21,6 +21,7 @@ import ast
 import itertools
 import operator
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
@@ -29,11 +30,16 @@ from ..typing.infer import CMPOPS
 from . import datamodel as dm
 from . import exceptions
 from .context import STATUS_OK
-from ..library.fusion import Tree
+from ..library.fusion import Tree, evaluate
 from ..options import dump
 from ..runtime import stack
 from .ownership import decref, has_refs, incref
 from .unbound import unbound_error, unbound_reads
+
+# what writes the arrays it is given, besides compiled functions (see may_write_arrays)
+_WRITING_METHODS = frozenset({"fill", "sort", "partition", "put", "itemset"})
+_WRITING_FUNCTIONS = frozenset({np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
+                                np.random.shuffle})
 
 
 class FunctionLowerer:
@@ -248,10 +254,14 @@ class FunctionLowerer:
         return result
 
     # -- array expressions -----------------------------------------------------------------
-    def operand(self, res, position, node, consumer):
+    def operand(self, res, position, node, consumer, before=None):
         """The argument at `position` of `consumer`, a call to `res`: an array expression
         (a `Tree`, its leaves evaluated) when the callee can take one and `node` is
-        elementwise, else the value of `node`."""
+        elementwise, else the value of `node`. `before` holds the arguments evaluated so
+        far: array expressions among them are computed now if `node` may write arrays, as
+        Python would have computed them already."""
+        if before and self.may_write_arrays(node):
+            before[:] = [self.computed(v) if isinstance(v, Tree) else v for v in before]
         fusion = res.fusion
         if fusion is None or position not in fusion.positions or self.elementwise(node) is None:
             return self.expr(node)
@@ -296,7 +306,34 @@ class FunctionLowerer:
         if found is None:
             return Tree.leaf(self.expr(node), self.type_of(node))
         operation, operands = found
-        return operation.apply([self.tree(n) for n in operands])
+        trees = []
+        for operand in operands:
+            if trees and self.may_write_arrays(operand):
+                # Python computes the operations before this operand runs: they must not
+                # read arrays it may write (`a[:-1] * 2 + g(a)`, g writing a)
+                trees = [self.computed(tree) for tree in trees]
+            trees.append(self.tree(operand))
+        return operation.apply(trees)
+
+    def computed(self, tree):
+        """`tree` as a leaf: its operations over arrays evaluated now, into a new array."""
+        if not (tree.operations and tree.arrays):
+            return tree   # nothing deferred reads memory (a bare array is read when used)
+        value = self.owned(evaluate(self.ctx, self.builder, tree), tree.ty)
+        return Tree.leaf(value, tree.ty)
+
+    def may_write_arrays(self, node) -> bool:
+        """Whether evaluating `node` may write an array: it calls compiled code (which may
+        write its array arguments or globals' views) or an operation that writes arrays."""
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            callee = self.typed.typemap.get(call.func)
+            if isinstance(callee, (t.Dispatcher, t.InnerFunction, t.FunctionType)) or \
+                    isinstance(callee, t.BoundMethod) and callee.method in _WRITING_METHODS or \
+                    isinstance(callee, t.Function) and callee.pyfunc in _WRITING_FUNCTIONS:
+                return True
+        return False
 
     def describe_lines(self):
         """With a line table (lineinfo), this function's scope, its instructions located at
@@ -590,11 +627,11 @@ class FunctionLowerer:
             values.append(self.expr(node.func))
             types_.append(fn_ty)
         for a in node.args:
-            values.append(self.operand(res, len(values), a, node))
+            values.append(self.operand(res, len(values), a, node, values))
             types_.append(self.type_of(a))
         keywords = {k.arg: k.value for k in node.keywords}
         for name in res.kw_order:
-            values.append(self.operand(res, len(values), keywords[name], node))
+            values.append(self.operand(res, len(values), keywords[name], node, values))
             types_.append(self.type_of(keywords[name]))
         if isinstance(fn_ty, t.InnerFunction):  # the outer locals it reads, as they are now
             for name in fn_ty.captured:
@@ -607,7 +644,8 @@ class FunctionLowerer:
 
     def expr_BinOp(self, node):
         res = self.typed.calls[node]
-        operands = [self.operand(res, 0, node.left, node), self.operand(res, 1, node.right, node)]
+        operands = [self.operand(res, 0, node.left, node)]
+        operands.append(self.operand(res, 1, node.right, node, operands))
         with self.ctx.reassociating(node):
             return self.call(res, operands, [self.type_of(node.left), self.type_of(node.right)])
 
@@ -674,8 +712,9 @@ class FunctionLowerer:
         b = self.builder
         res = self.typed.calls.get((node, 0))
         if len(node.ops) == 1 and res is not None and res.fusion is not None:  # arrays
-            return self.call(res, [self.operand(res, 0, node.left, node),
-                                   self.operand(res, 1, node.comparators[0], node)],
+            operands = [self.operand(res, 0, node.left, node)]
+            operands.append(self.operand(res, 1, node.comparators[0], node, operands))
+            return self.call(res, operands,
                              [self.type_of(node.left), self.type_of(node.comparators[0])])
         if len(node.ops) == 1:
             left, right = self.expr(node.left), self.expr(node.comparators[0])

@@ -8,7 +8,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from .registry import template
+from .registry import Resolution, template
 
 
 def _identity(negate, scalars=False):
@@ -96,3 +96,10 @@ def _truth(tctx, *args):
             builder.store(inner.lower(context, builder, inner.signature, [value]), result)
         return builder.load(result, typ=dm.i1)
     return t.boolean(opt), codegen
+
+
+def known_identity(value, a, b) -> Resolution:
+    """`a is b` whose answer the types give (None against anything but an Optional), for
+    operands that must still be evaluated (`f() is None` calls f)."""
+    return Resolution(t.Signature(t.boolean, (a, b)),
+                      lambda context, builder, sig, args: ir.Constant(dm.i1, int(value)))

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import KilnError, TypingError, UnsupportedError
+from ..library.optional import known_identity
 from ..library.registry import registry
 from ..frontend import (FunctionIR, build_function_ir, captured_names,
                         inner_function_node)
@@ -225,6 +226,11 @@ def _narrowed(test, op, branch, ty):
         return ty.type
     return ty
 
+
+
+def _has_effects(node) -> bool:
+    """Whether evaluating `node` may do more than compute a value (a call, `:=`)."""
+    return any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node))
 
 class Typer:
     MAX_PASSES = 64
@@ -861,6 +867,9 @@ class Typer:
                 if folded[-1] is None:  # `x is None` for an Optional x: known at run time
                     self.calls[(node, i)] = self.resolve(key, (left, right), node,
                                                          what="'is' (only against None)")
+                elif _has_effects(node):   # known, but its operands must still run
+                    self.calls[(node, i)] = known_identity(folded[-1], left, right)
+                    folded[-1] = None
                 result = t.boolean
             else:
                 args = (right, left) if key is operator.contains else (left, right)
