@@ -280,6 +280,123 @@ def test_launches_from_threads_pack_their_own_parameters(fake):
     assert sorted(seen) == sorted(v for k in range(4) for v in range(k * 1000, k * 1000 + 300))
 
 
+# -- the short path: device arrays and scalars -------------------------------------------------
+def _general_path_refused(monkeypatch):
+    """Make kernel.py's general path (argument conversion) fail if it is taken."""
+    from kiln.cuda import args as kernel_args
+
+    def refuse(*args):
+        raise AssertionError("the general launch path was taken")
+    monkeypatch.setattr(kernel_args, "prepare", refuse)
+
+
+def test_device_arrays_and_scalars_take_the_short_path_with_the_general_bytes(
+        fake, monkeypatch):
+    from kiln.cuda.abi import Layout
+
+    @cuda.jit
+    def kern(out, a, x, n, flag, small, b):
+        i = cuda.grid(1)
+        if i < n and flag:
+            out[i] = a[i, 0] * x + small + b[i]
+
+    out = cuda.device_array(6, np.float32)
+    a = cuda.to_device(np.ones((6, 3), np.float64))[:, 1:]    # not contiguous
+    b = cuda.to_device(np.arange(12, dtype=np.int16))[::2]
+    args = (out, a, 2.5, 6, True, np.float32(0.5), b)
+    kern[1, 32](*args)       # the first launch makes the short path
+    _general_path_refused(monkeypatch)
+    kern[1, 32](*args[:2], -1.5, 7, False, np.float32(-0.25), b)
+    argtypes = (types.float32[::1], types.Array(types.float64, 2, "A"), types.float64,
+                types.int64, types.boolean, types.float32, types.Array(types.int16, 1, "A"))
+    layout = Layout(argtypes)
+    for launch, values in zip(fake.launches, [args, (*args[:2], -1.5, 7, False,
+                                                     np.float32(-0.25), b)]):
+        assert b"".join(launch[5]) == b"".join(
+            layout.pack(values)[offset:offset + len(part)]
+            for offset, part in zip(layout.offsets, launch[5]))
+    assert fake.names().count("cuModuleLoadData") == 1
+
+
+def test_short_path_converts_scalars_as_the_signature_does(fake, monkeypatch):
+    @cuda.jit("void(f4[:], i4, f4)")
+    def scale(a, n, factor):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] *= factor
+
+    dev = cuda.device_array(4, np.float32)
+    scale[1, 4](dev, 4, 0.1)
+    _general_path_refused(monkeypatch)
+    scale[1, 4](dev, np.int64(3), 1e-46)   # converted: 3 and float32(1e-46) == 0
+    values = fake.launches[-1][-1]
+    assert struct.unpack("i", values[-2])[0] == 3
+    assert struct.unpack("f", values[-1])[0] == 0.0
+    monkeypatch.undo()
+    with pytest.raises(OverflowError):   # np.int32(2**40), as the general path converts
+        scale[1, 4](dev, 2**40, 0.1)
+    assert len(fake.launches) == 2
+
+
+def test_a_python_int_past_int64_gets_its_own_specialization(fake):
+    @cuda.jit
+    def put(a, v):
+        a[0] = v
+
+    dev = cuda.device_array(1, np.uint64)
+    put[1, 1](dev, 5)
+    put[1, 1](dev, 2**63)      # uint64: packed as int64 it would not fit
+    put[1, 1](dev, 7)
+    assert fake.names().count("cuModuleLoadData") == 2
+    functions = [args[0] for name, args in fake.calls if name == "cuLaunchKernel"]
+    assert functions[0] is functions[2] and functions[0] is not functions[1]
+    assert [struct.unpack("Q", launch[5][-1])[0] for launch in fake.launches] == [5, 2**63, 7]
+
+
+def test_other_arguments_take_the_general_path(fake):
+    @cuda.jit
+    def inc(a, pair):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += pair[0] + pair[1]
+
+    host = np.zeros(3)
+    inc[1, 3](host, (1, 2.0))            # a host array and a tuple: copied in and back
+    inc[1, 3](host, (1, 2.0))
+    assert fake.names().count("cuMemcpyDtoH") + fake.names().count("cuMemcpyDtoHAsync") == 2
+    assert len(fake.launches) == 2 and fake.names().count("cuModuleLoadData") == 1
+
+
+def test_configurations_are_kept_per_key_and_device(monkeypatch):
+    install(monkeypatch, FakeDriver(devices=2))
+
+    @cuda.jit
+    def kern(a):
+        pass
+
+    assert kern[4, 256] is kern[4, 256] and kern[4, 256] is not kern[4, 128]
+    assert kern[[4], [256]].config == kern[4, 256].config    # lists: not kept, still right
+    cuda.select_device(1)
+    try:
+        on_one = kern[4, 256]
+        assert on_one is kern[4, 256]
+    finally:
+        cuda.select_device(0)
+    assert on_one is not kern[4, 256]
+
+
+def test_a_closed_context_loads_the_kernel_again(fake):
+    @cuda.jit
+    def fill(a, v):
+        a[0] = v
+
+    fill[1, 1](cuda.device_array(1), 1.0)
+    cuda.close()
+    fill[1, 1](cuda.device_array(1), 2.0)
+    assert fake.names().count("cuModuleLoadData") == 2
+    assert len(fake.launches) == 2
+
+
 def test_launch_on_a_stream_with_dynamic_shared_memory(fake):
     @cuda.jit
     def kern(a):

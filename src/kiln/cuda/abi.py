@@ -79,9 +79,10 @@ def _units(ty) -> list:
 
 def _values(ty, value) -> list:
     if isinstance(ty, t.Array):
-        pointer = value._pointer() if isinstance(value, DeviceNDArray) else \
-            value.device_ctypes_pointer.value or 0
-        return [0, 0, value.size, value.dtype.itemsize, pointer, *value.shape, *value.strides]
+        if isinstance(value, DeviceNDArray):
+            return value._launch_values
+        return [0, 0, value.size, value.dtype.itemsize, value.device_ctypes_pointer.value or 0,
+                *value.shape, *value.strides]
     if isinstance(ty, t.BaseTuple):
         return [v for item, part in zip(ty.types, value) for v in _values(item, part)]
     if isinstance(ty, t.Complex):
@@ -110,10 +111,12 @@ class Layout:
         self.pointer_array = ctypes.c_void_p * max(len(self.offsets), 1)
 
     def pack(self, args) -> bytes:
-        return self._struct.pack(*self._values(args))
+        return self._struct.pack(*self.values(args))
 
-    def pack_into(self, buffer, args):
-        self._struct.pack_into(buffer, 0, *self._values(args))
-
-    def _values(self, args):
+    def values(self, args) -> list:
+        """The parameters' values, in order, from the arguments."""
         return [v for ty, value in zip(self.argtypes, args) for v in _values(ty, value)]
+
+    def pack_into(self, buffer, values):
+        """Write the parameters' `values` into `buffer`."""
+        self._struct.pack_into(buffer, 0, *values)

@@ -57,6 +57,11 @@ class Backend:
     # of a cooperative launch (one whose blocks are all resident at once).
     launch = kernel_resources = max_cooperative_blocks = _no_device
 
+    def launch_known(self, kernel, config, args) -> bool:
+        """Launch by a short path kept for arguments of these kinds, if the back-end has one
+        (False: it launched nothing; the API converts the arguments and calls `launch`)."""
+        return False
+
 
 RESOURCES = ("regs_per_thread", "shared_mem_per_block", "local_mem_per_thread",
              "const_mem_size", "max_threads_per_block")

@@ -8,6 +8,7 @@ allocation and never copy.
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 
 import numpy as np
@@ -91,6 +92,22 @@ class DeviceNDArray:
 
     def _pointer(self):
         return self.gpu_data.device_pointer + self._offset if self.size else 0
+
+    # A device array's dtype, shape, strides and memory never change: what every launch
+    # needs of it is worked out once and kept on it.
+    @functools.cached_property
+    def _kiln_type(self):
+        """The kiln type kernels see it as."""
+        from kiln import types
+        layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
+        return types.Array(types.from_dtype(self.dtype), self.ndim, layout)
+
+    @functools.cached_property
+    def _launch_values(self) -> tuple:
+        """Its kernel parameters (cuda/abi.py): meminfo, parent, nitems, itemsize, data,
+        shape, strides."""
+        return (0, 0, self.size, self.dtype.itemsize, self._pointer(), *self.shape,
+                *self.strides)
 
     def is_c_contiguous(self):
         return self.size == 0 or self._squeezed(self.strides) == \

@@ -108,8 +108,29 @@ class Kernel(_Compiled):
 
     kind = "kernel"
 
+    def __init__(self, py_func, sigs, options):
+        super().__init__(py_func, sigs, options)
+        self.known_launches = {}   # the back-end's short paths, by the arguments' kinds
+        self._configured = {}      # kernel[key] by (key, current context)
+
     def __getitem__(self, key):
-        return ConfiguredKernel(self, launch.parse(self.__name__, key))
+        """The kernel configured by `key`, kept for the next `kernel[key]` on the same device
+        (a launch in a loop checks its configuration once)."""
+        try:
+            found = self._configured.get((key, backend.active.context()))
+        except TypeError:   # an unhashable key (a list): checked every time
+            return ConfiguredKernel(self, launch.parse(self.__name__, key))
+        if found is None:
+            if len(self._configured) >= 64:   # streams in keys: do not keep them all alive
+                self._configured.clear()
+            found = self._configured[(key, backend.active.context())] = \
+                ConfiguredKernel(self, launch.parse(self.__name__, key))
+        return found
+
+    def takes_as_given(self, nargs) -> bool:
+        """Whether `nargs` positional arguments bind as they are (no defaults to fill in) to
+        a kernel whose source was checked."""
+        return self._checked and self._simple and nargs == self._nparams
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         return ConfiguredKernel(self, launch.configure(self.__name__, griddim, blockdim,
@@ -181,12 +202,14 @@ class Kernel(_Compiled):
 
     def launch(self, config, args):
         """Run the kernel with a checked LaunchConfig (what `kernel[...](args)` does)."""
+        if not self._checked:
+            self._check()
+        if backend.active.launch_known(self, config, args):
+            return
         if in_kernel():
             raise RuntimeError(f"kernel '{self.__name__}' cannot be launched from inside a "
                                "kernel (dynamic parallelism is not supported)")
         args = self._bind(args)
-        if not self._checked:
-            self._check()
         writebacks = []
         device_args = kernel_args.prepare(self.__name__, args, config.stream, writebacks)
         if self._sigs:

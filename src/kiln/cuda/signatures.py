@@ -30,17 +30,10 @@ _PYTHON_SCALARS = {float: types.float64, bool: types.boolean, complex: types.com
 
 def _typeof(value):
     """The kiln type of a launch argument, or None for what kiln types do not cover. Every
-    launch types its arguments: a device array's type is worked out once and kept on it (its
-    dtype, shape and strides never change)."""
+    launch types its arguments (a device array keeps its type)."""
     try:
         if isinstance(value, DeviceNDArray):
-            ty = value.__dict__.get("_kiln_type")
-            if ty is None:
-                layout = "C" if value.is_c_contiguous() else \
-                    "F" if value.is_f_contiguous() else "A"
-                ty = value._kiln_type = types.Array(types.from_dtype(value.dtype),
-                                                    value.ndim, layout)
-            return ty
+            return value._kiln_type
         scalar = _PYTHON_SCALARS.get(type(value))
         if scalar is not None:
             return scalar

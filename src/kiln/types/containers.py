@@ -34,6 +34,12 @@ class Array(Type):
     def key(self):
         return (self.dtype, self.ndim, self.layout, self.readonly)
 
+    def __hash__(self):   # array types key every CUDA launch: hashed once
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = self._hash = hash((Array, self.key))
+        return found
+
     def copy(self, dtype=None, ndim=None, layout=None, readonly=None) -> "Array":
         return Array(self.dtype if dtype is None else dtype,
                      self.ndim if ndim is None else ndim,

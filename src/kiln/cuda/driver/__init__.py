@@ -112,6 +112,9 @@ class DriverBackend(Backend):
     def launch(self, kernel, config, args):
         launcher.launch(self.modules, self.context(), kernel, config, args)
 
+    def launch_known(self, kernel, config, args):
+        return launcher.launch_known(self.modules, self.context(), kernel, config, args)
+
     def max_cooperative_blocks(self, kernel, argtypes, threads, dynamic_shared):
         return launcher.max_cooperative_blocks(self.modules, self.context(), kernel,
                                                argtypes, threads, dynamic_shared)

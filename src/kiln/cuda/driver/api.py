@@ -33,6 +33,18 @@ class Driver:
             return None
         return values[0] if len(values) == 1 else values
 
+    def bound(self, name):
+        """`module.name`, checked as `call` checks it, for calls made at every launch (the
+        function is looked up once; what it returns is dropped)."""
+        function = getattr(self.module, name)
+
+        def checked(*args):
+            result = function(*args)
+            code = result[0] if type(result) is tuple else result
+            if code:
+                raise CudaAPIError(f"{name} failed: {self.error_name(code)}")
+        return checked
+
     def error_name(self, code) -> str:
         try:
             _, name = self.module.cuGetErrorName(code)
