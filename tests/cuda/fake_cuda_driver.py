@@ -16,6 +16,7 @@ ATTRIBUTES = {"COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
               "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
               "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
               "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 48 * 1024,
+              "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 227 * 1024,
               "MULTIPROCESSOR_COUNT": 132, "WARP_SIZE": 32}
 _PARAM = re.compile(r"\.[bsuf](\d+)\b[^,]*?(?:\[(\d+)\])?\s*(?:,|$)")
 _PTX_MAX = {12040: 84, 12090: 88, 11040: 74, 11080: 78}   # what the fake driver's JIT accepts
@@ -163,13 +164,23 @@ class FakeDriver:
 
     CUfunction_attribute = SimpleNamespace(**{f"CU_FUNC_ATTRIBUTE_{k}": k for k in (
         "NUM_REGS", "SHARED_SIZE_BYTES", "LOCAL_SIZE_BYTES", "CONST_SIZE_BYTES",
-        "MAX_THREADS_PER_BLOCK")})
+        "MAX_THREADS_PER_BLOCK", "MAX_DYNAMIC_SHARED_SIZE_BYTES")})
 
     def _cuFuncGetAttribute(self, attribute, function):
         """A made-up value per attribute, told apart by the function's name's length."""
         base = {"NUM_REGS": 32, "SHARED_SIZE_BYTES": 1024, "LOCAL_SIZE_BYTES": 0,
                 "CONST_SIZE_BYTES": 64, "MAX_THREADS_PER_BLOCK": 1024}[attribute]
         return SUCCESS, base + len(function.name)
+
+    def _cuFuncSetAttribute(self, function, attribute, value):
+        """Only the opt-in to more dynamic shared memory, refused past the device's limit
+        with the function's static shared memory (its SHARED_SIZE_BYTES) counted."""
+        static = self._cuFuncGetAttribute("SHARED_SIZE_BYTES", function)[1]
+        if attribute != "MAX_DYNAMIC_SHARED_SIZE_BYTES" or \
+                static + value > self.attributes["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]:
+            return (INVALID_VALUE,)
+        function.dynamic_shared = value
+        return (SUCCESS,)
 
     def _cuModuleGetFunction(self, module, name):
         if self.modules[module].startswith(b"\x7fELF"):   # a cubin: no parameter list read
@@ -194,6 +205,10 @@ class FakeDriver:
 
     def _cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params,
                         extra):
+        static = self._cuFuncGetAttribute("SHARED_SIZE_BYTES", function)[1]
+        if static + shared > self.attributes["MAX_SHARED_MEMORY_PER_BLOCK"] and \
+                shared > getattr(function, "dynamic_shared", 0):
+            return (INVALID_VALUE,)   # more than 48 KiB without the function's opt-in
         pointers = (ctypes.c_void_p * len(function.sizes)).from_address(params)
         values = [ctypes.string_at(p, n) for p, n in zip(pointers, function.sizes)]
         self.launches.append((function.name, (gx, gy, gz), (bx, by, bz), shared, stream,

@@ -10,6 +10,7 @@ import math
 import struct
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -281,17 +282,27 @@ def test_launches_from_threads_pack_their_own_parameters(fake):
 
 
 # -- the short path: device arrays and scalars -------------------------------------------------
-def _general_path_refused(monkeypatch):
-    """Make kernel.py's general path (argument conversion) fail if it is taken."""
+@pytest.fixture
+def general_path():
+    """`general_path.refused()`: a context in which kernel.py's general launch path
+    (argument conversion) fails if it is taken."""
+    import contextlib
+
     from kiln.cuda import args as kernel_args
 
     def refuse(*args):
         raise AssertionError("the general launch path was taken")
-    monkeypatch.setattr(kernel_args, "prepare", refuse)
+
+    @contextlib.contextmanager
+    def refused():
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(kernel_args, "prepare", refuse)
+            yield
+    return SimpleNamespace(refused=refused)
 
 
 def test_device_arrays_and_scalars_take_the_short_path_with_the_general_bytes(
-        fake, monkeypatch):
+        fake, general_path):
     from kiln.cuda.abi import Layout
 
     @cuda.jit
@@ -305,8 +316,8 @@ def test_device_arrays_and_scalars_take_the_short_path_with_the_general_bytes(
     b = cuda.to_device(np.arange(12, dtype=np.int16))[::2]
     args = (out, a, 2.5, 6, True, np.float32(0.5), b)
     kern[1, 32](*args)       # the first launch makes the short path
-    _general_path_refused(monkeypatch)
-    kern[1, 32](*args[:2], -1.5, 7, False, np.float32(-0.25), b)
+    with general_path.refused():
+        kern[1, 32](*args[:2], -1.5, 7, False, np.float32(-0.25), b)
     argtypes = (types.float32[::1], types.Array(types.float64, 2, "A"), types.float64,
                 types.int64, types.boolean, types.float32, types.Array(types.int16, 1, "A"))
     layout = Layout(argtypes)
@@ -318,7 +329,7 @@ def test_device_arrays_and_scalars_take_the_short_path_with_the_general_bytes(
     assert fake.names().count("cuModuleLoadData") == 1
 
 
-def test_short_path_converts_scalars_as_the_signature_does(fake, monkeypatch):
+def test_short_path_converts_scalars_as_the_signature_does(fake, general_path):
     @cuda.jit("void(f4[:], i4, f4)")
     def scale(a, n, factor):
         i = cuda.grid(1)
@@ -327,12 +338,11 @@ def test_short_path_converts_scalars_as_the_signature_does(fake, monkeypatch):
 
     dev = cuda.device_array(4, np.float32)
     scale[1, 4](dev, 4, 0.1)
-    _general_path_refused(monkeypatch)
-    scale[1, 4](dev, np.int64(3), 1e-46)   # converted: 3 and float32(1e-46) == 0
+    with general_path.refused():
+        scale[1, 4](dev, np.int64(3), 1e-46)   # converted: 3 and float32(1e-46) == 0
     values = fake.launches[-1][-1]
     assert struct.unpack("i", values[-2])[0] == 3
     assert struct.unpack("f", values[-1])[0] == 0.0
-    monkeypatch.undo()
     with pytest.raises(OverflowError):   # np.int32(2**40), as the general path converts
         scale[1, 4](dev, 2**40, 0.1)
     assert len(fake.launches) == 2
@@ -385,33 +395,89 @@ def test_configurations_are_kept_per_key_and_device(monkeypatch):
     assert on_one is not kern[4, 256]
 
 
-def test_a_closed_context_loads_the_kernel_again(fake):
+class Foreign:
+    """What CuPy or PyTorch hand over: the interface is made anew at each read, from the
+    array's current memory and shape."""
+
+    def __init__(self, dev, stream=None, strided=False):
+        self.dev, self.stream, self.strided = dev, stream, strided
+
+    @property
+    def __cuda_array_interface__(self):
+        return dict(self.dev.__cuda_array_interface__, stream=self.stream,
+                    **({"strides": self.dev.strides} if self.strided else {}))
+
+
+def test_foreign_arrays_take_the_short_path(fake, general_path):
     @cuda.jit
-    def fill(a, v):
-        a[0] = v
+    def add(out, a, b):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] + b[i]
 
-    fill[1, 1](cuda.device_array(1), 1.0)
-    cuda.close()
-    fill[1, 1](cuda.device_array(1), 2.0)
+    out, a = cuda.device_array(5), cuda.to_device(np.arange(5.0))
+    b = Foreign(cuda.to_device(np.ones(5)))
+    first_b = b.dev.device_ctypes_pointer.value
+    add[1, 8](out, Foreign(a), b)
+    b.dev = cuda.to_device(np.ones(5))           # other memory: read again at each launch
+
+    def data(launch, argument):   # each 1-d array: 7 parameters, its data pointer 5th
+        return struct.unpack("Q", launch[5][7 * argument + 4])[0]
+
+    with general_path.refused():
+        add[1, 8](out, Foreign(a), b)
+    pointer = a.device_ctypes_pointer.value
+    assert [(data(launch, 1), data(launch, 2)) for launch in fake.launches] == \
+        [(pointer, first_b), (pointer, b.dev.device_ctypes_pointer.value)]
+    assert fake.names().count("cuModuleLoadData") == 1
+    b.dev = cuda.to_device(np.ones((2, 3), np.float32))[1]   # another dtype: compiled again
+    with general_path.refused():
+        add[1, 8](out, Foreign(a), b)
     assert fake.names().count("cuModuleLoadData") == 2
-    assert len(fake.launches) == 2
+    assert [struct.unpack("q", v)[0] for v in fake.launches[-1][5][14:21]] == \
+        [0, 0, 3, 4, b.dev.device_ctypes_pointer.value, 3, 4]
+    add[1, 8](out, Foreign(a, strided=True), Foreign(a))   # strided: the general path
+    assert len(fake.launches) == 4
 
 
-def test_launch_on_a_stream_with_dynamic_shared_memory(fake):
+def test_foreign_producer_streams_are_waited_for_only_when_needed(fake):
+    @cuda.jit
+    def copy(out, a):
+        out[0] = a[0]
+
+    out, a = cuda.device_array(1), cuda.to_device(np.ones(1))
+    for path in (Foreign, lambda dev, stream: Foreign(dev, stream, strided=True)):
+        before = len(fake.calls)
+        copy[1, 1](out, path(a, 1))                      # legacy stream before stream 0
+        copy[1, 1, cuda.stream()](out, path(a, 1))       # and before a blocking stream
+        assert "cuStreamSynchronize" not in fake.names()[before:]
+        copy[1, 1](out, path(a, 0x77))                   # another stream: waited for
+        copy[1, 1, cuda.external_stream(0x99)](out, path(a, 1))   # may not block
+        synced = [args for name, args in fake.calls[before:] if name == "cuStreamSynchronize"]
+        assert synced == [(0x77,), (1,)]
+    assert len(fake.launches) == 8
+
+
+def test_more_than_48_kib_of_dynamic_shared_memory_opts_the_function_in(fake):
     @cuda.jit
     def kern(a):
         buf = cuda.shared.array(0, np.float32)
-        i = cuda.threadIdx.x
-        buf[i] = i
-        cuda.syncthreads()
-        a[i] = buf[i]
+        buf[cuda.threadIdx.x] = 1
+        a[0] = buf[0]
 
-    stream = cuda.stream()
-    dev = cuda.device_array(16, np.float32)
-    kern[(2, 3), (16,), stream, 64](dev)
-    _, grid, block, shared, handle, _ = fake.launches[-1]
-    assert (grid, block, shared, handle) == ((2, 3, 1), (16, 1, 1), 64, int(stream))
-    assert "cuStreamCreate" in fake.names()
+    dev = cuda.device_array(1, np.float32)
+    kern[1, 32](dev)
+    kern[1, 32, 0, 100 * 1024](dev)          # the short path
+    kern[1, 32, 0, 64 * 1024](dev)           # already allowed: no second opt-in
+    kern[1, 32, 0, 200 * 1024](cuda.to_device(np.zeros(1, np.float32)).copy_to_host())
+    asked = [args[2] for name, args in fake.calls if name == "cuFuncSetAttribute"]
+    assert asked == [100 * 1024, 200 * 1024]
+    assert [launch[3] for launch in fake.launches] == [0, 100 * 1024, 64 * 1024, 200 * 1024]
+    static = 1024 + len("kern")   # the fake's static shared memory of the function
+    with pytest.raises(CudaAPIError, match=rf"kern.*{227 * 1024} bytes of dynamic shared "
+                       rf"memory and its {static} of static .* exceed the device's "
+                       rf"{227 * 1024}"):
+        kern[1, 32, 0, 227 * 1024](dev)
 
 
 @pytest.mark.parametrize("key, message", [
@@ -419,7 +485,7 @@ def test_launch_on_a_stream_with_dynamic_shared_memory(fake):
     ((1, (32, 32, 2)), "2048 threads per block exceed the device's limit of 1024"),
     ((1, (1, 1, 65)), "65 threads along z exceed"),
     (((1, 65536), 1), "65536 blocks along y exceed the device's limit of 65535"),
-    ((1, 32, 0, 48 * 1024 + 1), "49153 bytes of dynamic shared memory exceed"),
+    ((1, 32, 0, 227 * 1024 + 1), "232449 bytes of dynamic shared memory exceed"),
 ])
 def test_launch_limits_are_the_devices(fake, key, message):
     @cuda.jit

@@ -98,6 +98,28 @@ def test_static_shared_memory_over_the_limit():
         too_big[1, 1](np.zeros(1))
 
 
+def test_dynamic_shared_memory_past_48_kib_up_to_the_opt_in_limit():
+    """Dynamic shared memory may exceed the 48 KiB static limit, up to the device's opt-in
+    limit (the driver back-end opts the function in; the simulated device has 163 KiB)."""
+    @cuda.jit
+    def reverse(a, out):
+        buf = cuda.shared.array(0, np.float32)
+        t = cuda.threadIdx.x
+        for i in range(t, a.size, cuda.blockDim.x):
+            buf[i] = a[i]
+        cuda.syncthreads()
+        for i in range(t, a.size, cuda.blockDim.x):
+            out[i] = buf[a.size - 1 - i]
+
+    a = np.random.default_rng(0).random(25600).astype(np.float32)   # 100 KiB
+    out = np.zeros_like(a)
+    reverse[1, 64, 0, a.nbytes](a, out)
+    np.testing.assert_array_equal(out, a[::-1])
+    with pytest.raises(ValueError, match="166913 bytes of dynamic shared memory exceed the "
+                       "device's 166912 per block"):
+        reverse[1, 64, 0, 163 * 1024 + 1](a, out)
+
+
 def test_local_array_is_per_thread():
     @cuda.jit
     def local_scratch(out):

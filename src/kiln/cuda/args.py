@@ -9,7 +9,7 @@ import numpy as np
 
 from .devicearray import DeviceNDArray
 from .dlpack import from_dlpack
-from .host import as_cuda_array, device_array_like, to_device
+from .host import device_array_like, from_cuda_array_interface, to_device
 
 
 class In:
@@ -48,7 +48,8 @@ def _prepare(kernel_name, index, arg, stream, writebacks):
             writebacks.append((host, dev))
         return dev
     if hasattr(arg, "__cuda_array_interface__"):
-        return as_cuda_array(arg)
+        return from_cuda_array_interface(arg.__cuda_array_interface__, owner=arg,
+                                         consumer=stream)
     if isinstance(arg, np.ndarray):
         dev = to_device(arg, stream)
         if not arg.flags.writeable:

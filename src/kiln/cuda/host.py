@@ -139,9 +139,10 @@ def as_cuda_array(obj, sync=True) -> DeviceNDArray:
                     "Interface (__cuda_array_interface__) or DLPack (__dlpack__)")
 
 
-def from_cuda_array_interface(desc, owner=None, sync=True) -> DeviceNDArray:
+def from_cuda_array_interface(desc, owner=None, sync=True, consumer=None) -> DeviceNDArray:
     """A DeviceNDArray over the memory a CUDA Array Interface dictionary describes; with
-    `sync`, after waiting for the stream it names (interface version 3)."""
+    `sync`, after the producer's work on the stream it names (interface version 3) is
+    ordered before work on `consumer` (see `wait_for_producer`)."""
     if desc.get("mask") is not None:
         raise NotImplementedError("masked CUDA arrays are not supported")
     shape = normalize_shape(desc["shape"])
@@ -150,9 +151,23 @@ def from_cuda_array_interface(desc, owner=None, sync=True) -> DeviceNDArray:
     strides = desc.get("strides")
     strides = c_strides(shape, dtype.itemsize) if strides is None else normalize_shape(strides)
     pointer, readonly = desc["data"]
-    if sync and desc.get("stream"):   # v3: the producer's work on its stream comes first
-        backend.active.external_stream(desc["stream"]).synchronize()
+    if sync:
+        wait_for_producer(desc, consumer)
     return wrap_foreign(pointer, shape, strides, dtype, readonly, owner)
+
+
+def wait_for_producer(desc, consumer=None):
+    """Order the work a CUDA Array Interface's producer queued on its `stream` before work
+    kiln queues on `consumer` (0 or a stream; None: not known yet). Nothing to do without a
+    producer stream, nor for the legacy default stream (1, CuPy's and PyTorch's default)
+    when the consumer is a blocking stream, which waits for it; otherwise the host waits
+    for the producer's stream."""
+    producer = desc.get("stream")
+    if not producer:
+        return
+    if producer == 1 and consumer is not None and getattr(consumer, "blocking", not consumer):
+        return
+    backend.active.external_stream(producer).synchronize()
 
 
 def wrap_foreign(pointer, shape, strides, dtype, readonly, owner) -> DeviceNDArray:

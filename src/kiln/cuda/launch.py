@@ -59,7 +59,7 @@ def _check_limits(kernel_name, config, device):
         raise ValueError(f"kernel '{kernel_name}': {config.threads_per_block} threads per "
                          f"block exceed the device's limit of {limit} "
                          f"(block shape {config.blockdim})")
-    shared_limit = device.MAX_SHARED_MEMORY_PER_BLOCK
+    shared_limit = device.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     if config.sharedmem > shared_limit:
         raise ValueError(f"kernel '{kernel_name}': {config.sharedmem} bytes of dynamic shared "
                          f"memory exceed the device's {shared_limit} per block")

@@ -2,11 +2,12 @@
 loaded once, modules.py), the parameter buffer packed through its layout, and
 cuLaunchKernel with one pointer per PTX parameter into that buffer.
 
-Launches whose arguments are device arrays and scalars take a short path (`launch_known`):
-the Python types of the arguments (and a device array's kiln type, kept on it) find a
-`KnownLaunch` made at the first such launch, which packs the values straight into the
-buffer. Anything else (host arrays to copy, foreign arrays, tuples, defaults) goes through
-kernel.py's general path, which converts the arguments first."""
+Launches whose arguments are device arrays, scalars and C-contiguous arrays of other
+libraries (`__cuda_array_interface__`) take a short path (`launch_known`): the Python types
+of the arguments (and a device array's kiln type, kept on it) find a `KnownLaunch` made at
+the first such launch, which packs the values straight into the buffer. Anything else (host
+arrays to copy, strided foreign arrays, tuples, defaults) goes through kernel.py's general
+path, which converts the arguments first."""
 from __future__ import annotations
 
 import ctypes
@@ -19,6 +20,8 @@ from kiln import types
 
 from .. import signatures
 from ..devicearray import DeviceNDArray
+from .. import host
+from ..errors import CudaAPIError
 
 
 def argument_types(kernel, args) -> tuple:
@@ -38,7 +41,27 @@ def launch(cache, context, kernel, config, args):
     buffer, _, pointers = _buffer(loaded.layout)
     loaded.layout.pack_into(buffer, loaded.layout.values(args))
     context.make_current()
+    if config.sharedmem > loaded.dynamic_shared:
+        _allow_dynamic_shared(context, kernel.__name__, loaded, config.sharedmem)
     context.driver.call(_entry(loaded), *_arguments(loaded, config, pointers))
+
+
+def _allow_dynamic_shared(context, kernel_name, loaded, nbytes):
+    """Opt the function in to `nbytes` of dynamic shared memory: past 48 KiB (less its
+    static shared memory) a launch needs it, up to the device's opt-in limit."""
+    driver = context.driver
+    try:
+        driver.call("cuFuncSetAttribute", loaded.function,
+                    driver.enum("CUfunction_attribute",
+                                "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"), nbytes)
+    except CudaAPIError as exc:
+        static = driver.call("cuFuncGetAttribute", driver.enum(
+            "CUfunction_attribute", "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"), loaded.function)
+        raise CudaAPIError(
+            f"kernel '{kernel_name}': {nbytes} bytes of dynamic shared memory and its "
+            f"{static} of static shared memory exceed the device's "
+            f"{context.device.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN} per block ({exc})") from None
+    loaded.dynamic_shared = nbytes
 
 
 def _buffer(layout):
@@ -78,23 +101,65 @@ _SCALARS = frozenset({bool, int, float, np.bool_, np.int8, np.int16, np.int32, n
                       np.float64})
 
 
+class _Foreign:
+    """A KnownLaunch step: a C-contiguous array of another library (CuPy, PyTorch...) read
+    through its `__cuda_array_interface__` at every launch (its memory or shape may change)."""
+
+    __slots__ = ("kind", "itemsize")
+
+    def __init__(self, kind):
+        self.kind = kind   # (typestr, ndim)
+        self.itemsize = np.dtype(kind[0]).itemsize
+
+    def values(self, value, stream):
+        """Its parameter values, or None when it is not of this step's kind."""
+        desc = value.__cuda_array_interface__
+        if _foreign_kind(desc) != self.kind:
+            return None
+        host.wait_for_producer(desc, stream)
+        shape = desc["shape"]
+        strides, step = [], self.itemsize
+        for extent in reversed(shape):
+            strides.append(step)
+            step *= extent or 1
+        size = 1
+        for extent in shape:
+            size *= extent
+        return (0, 0, size, self.itemsize, desc["data"][0] if size else 0, *shape,
+                *reversed(strides))
+
+
+def _foreign_kind(desc):
+    """(typestr, ndim) of a CUDA Array Interface the short path takes: C-contiguous (no
+    strides), no mask, not a structured dtype; else None."""
+    if type(desc) is not dict or desc.get("strides") is not None or \
+            desc.get("mask") is not None or desc["typestr"][1] == "V":
+        return None
+    return desc["typestr"], len(desc["shape"])
+
+
 class KnownLaunch:
     """How to launch one loaded specialization, on one context, for arguments of the Python
     types it was made from: one step per argument (a device array's kept values, a scalar
-    as it is, or the signature's conversion of it), and the driver calls bound once."""
+    as it is or converted as the signature says, a foreign array's interface), and the
+    driver calls bound once."""
 
-    __slots__ = ("loaded", "steps", "_make_current", "_handle", "_start")
+    __slots__ = ("loaded", "steps", "_context", "_name", "_make_current", "_handle",
+                 "_start")
 
-    def __init__(self, context, loaded, steps):
+    def __init__(self, context, kernel, loaded, steps):
         self.loaded = loaded
+        self._context = context
+        self._name = kernel.__name__
         self.steps = steps
         self._make_current = context.driver.bound("cuCtxSetCurrent")
         self._handle = context.handle
         self._start = context.driver.bound(_entry(loaded))
 
-    def __call__(self, config, args) -> bool:
-        """Launch; False, launching nothing, when a value does not fit its parameter (a
-        Python int past int64: the general path types it again)."""
+    def __call__(self, config, args):
+        """Launch (True); else, launching nothing, False when a value does not fit its
+        parameter (a Python int past int64: the general path types it again) or None when a
+        foreign array is of another kind than this launch's."""
         layout = self.loaded.layout
         buffer, _, pointers = _buffer(layout)
         try:
@@ -104,12 +169,19 @@ class KnownLaunch:
                     values += value._launch_values
                 elif step is None:
                     values.append(value)
+                elif type(step) is _Foreign:
+                    found = step.values(value, config.stream)
+                    if found is None:
+                        return None
+                    values += found
                 else:
                     values.append(step(value))
             layout.pack_into(buffer, values)
         except (struct.error, OverflowError, ValueError, TypeError):
             return False
         self._make_current(self._handle)
+        if config.sharedmem > self.loaded.dynamic_shared:
+            _allow_dynamic_shared(self._context, self._name, self.loaded, config.sharedmem)
         self._start(*_arguments(self.loaded, config, pointers))
         return True
 
@@ -128,27 +200,43 @@ def launch_known(cache, context, kernel, config, args) -> bool:
         if not kernel.takes_as_given(len(args)):
             return False
         known = table[key] = _known_launch(cache, context, kernel, args)
-    return known is not None and known(config, args)
+    if known is None:
+        return False
+    done = known(config, args)
+    if done is None:   # a foreign array of another dtype or rank: made again for these
+        known = table[key] = _known_launch(cache, context, kernel, args)
+        done = known is not None and known(config, args)
+    return done
 
 
 def _known_launch(cache, context, kernel, args):
     """The KnownLaunch for arguments like these, or None when they need the general path:
-    a host array, a foreign or tuple argument, no signature that accepts them (whose error
-    the general path raises)."""
-    if not all(type(a) is DeviceNDArray or type(a) in _SCALARS for a in args):
-        return None
+    a host array, a tuple, a strided foreign array, no signature that accepts them (whose
+    error the general path raises)."""
+    typed = []   # the arguments, foreign arrays as device arrays (for their types)
+    for value in args:
+        if type(value) is DeviceNDArray or type(value) in _SCALARS:
+            typed.append(value)
+            continue
+        desc = getattr(value, "__cuda_array_interface__", None)
+        if isinstance(value, np.ndarray) or _foreign_kind(desc) is None:
+            return None
+        typed.append(host.from_cuda_array_interface(desc, owner=value, sync=False))
     if kernel.signatures:
-        sig = signatures.select(kernel.signatures, args)
+        sig = signatures.select(kernel.signatures, typed)
         if sig is None:
             return None
         argtypes = tuple(sig.args)
     else:
-        argtypes = signatures.argument_types(kernel.__name__, args)
+        argtypes = signatures.argument_types(kernel.__name__, typed)
     steps = []
-    for ty, value in zip(argtypes, args):
-        if not isinstance(ty, types.Array if type(value) is DeviceNDArray else types.Number):
+    for ty, value, as_typed in zip(argtypes, args, typed):
+        array = type(as_typed) is DeviceNDArray
+        if not isinstance(ty, types.Array if array else types.Number):
             return None   # (a signature's tuple or record: the general path checks it)
-        if type(value) is DeviceNDArray:
+        if value is not as_typed:
+            steps.append(_Foreign(_foreign_kind(value.__cuda_array_interface__)))
+        elif array:
             steps.append(_ARRAY)
         elif kernel.signatures and type(value) is not ty.np_dtype.type:
             steps.append(ty.np_dtype.type)   # as signatures.match converts it
@@ -156,7 +244,7 @@ def _known_launch(cache, context, kernel, args):
             return None   # typed by its value (a large int is uint64)
         else:
             steps.append(None)
-    return KnownLaunch(context, cache.get(kernel, argtypes, context), tuple(steps))
+    return KnownLaunch(context, kernel, cache.get(kernel, argtypes, context), tuple(steps))
 
 
 def max_cooperative_blocks(cache, context, kernel, argtypes, threads, dynamic_shared):

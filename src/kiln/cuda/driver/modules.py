@@ -32,11 +32,13 @@ class Program:
 
 @dataclass
 class Loaded:
-    """A specialization loaded on one device."""
+    """A specialization loaded on one device; `dynamic_shared`: the most dynamic shared
+    memory its function was opted in to (launcher.py raises it as launches ask)."""
     module: object
     function: object
     layout: abi.Layout
     program: Program
+    dynamic_shared: int = 0
 
 
 class ModuleCache:

@@ -12,10 +12,14 @@ LEGACY_DEFAULT, PER_THREAD_DEFAULT = 0x1, 0x2   # CU_STREAM_LEGACY, CU_STREAM_PE
 
 
 class Stream:
+    """A driver stream. `blocking`: its work waits for the legacy default stream's (kiln's
+    streams and the default ones; an external stream may be non-blocking)."""
+
     def __init__(self, context, handle, kind="stream", owned=False):
         self.context = context
         self.handle = int(handle)
         self._kind = kind
+        self.blocking = kind != "external stream"
         if owned:
             driver = context.driver
             weakref.finalize(self, context.deallocations.add,
