@@ -24,6 +24,8 @@ from kiln.errors import KilnWarning
 MUL_CU = pathlib.Path(__file__).parent / "data" / "mul.cu"
 mul_cu = cuda.declare_device("mul_cu", "int32(int32, int32)", link=MUL_CU)
 add_cu = cuda.declare_device("add_cu", "int32(int32, int32)")   # linked by the kernel
+neg_cu = cuda.declare_device("neg_cu", "int32(int32)", link=cuda.CUSource(
+    'extern "C" __device__ int neg_cu(int *r, int x) { *r = -x; return 0; }', name="neg.cu"))
 
 
 def nvrtc_available():
@@ -35,8 +37,8 @@ def nvrtc_available():
 
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc_available(),
-                                 reason="NVRTC not installed (or libnvrtc not loadable): pip "
-                                        "install nvidia-cuda-nvrtc-cu12 (or kiln[cuda])")
+                                 reason="NVRTC not installed (or libnvrtc not loadable): "
+                                        f"{nvrtc.INSTALL_HINT}")
 
 
 @cuda.jit
@@ -133,6 +135,22 @@ def test_the_driver_loads_the_linked_cubin(fake):
 
 
 @needs_nvrtc
+@needs_nvjitlink
+def test_declare_device_links_a_cusource(fake):
+    @cuda.jit
+    def negate(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = neg_cu(a[i])
+
+    negate[1, 4](cuda.to_device(np.zeros(4, np.int32)))
+    (image,) = fake.modules.values()
+    assert "neg_cu" in defined_functions(image)
+    with pytest.raises(TypeError, match="bytes-like object is required, not 'int'"):
+        cuda.CUSource(3)
+
+
+@needs_nvrtc
 def test_a_compile_error_names_the_kernel_and_file_with_the_log(tmp_path, compiles):
     bad = tmp_path / "bad.cu"
     bad.write_text('extern "C" __device__ int add_cu(int *r, int x, int y) { *r = x + y }\n')
@@ -173,6 +191,21 @@ def test_cuda_c_in_memory_and_includes_next_to_the_file(fake, compiles, tmp_path
     elsewhere = cuda.CUSource(source.code, name="a.cu")   # add.h is not next to it
     with pytest.raises(CudaSupportError, match='cannot open source file "add.h"'):
         elsewhere.ptx((9, 0), "plus_one")
+
+
+@needs_nvrtc
+def test_cuda_headers_come_from_the_toolkit(monkeypatch, compiles, tmp_path):
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "cuda_runtime.h").write_text("")   # what marks CUDA's headers
+    (tmp_path / "include" / "kiln_half.h").write_text("#define HALF(x) ((x) / 2)\n")
+    source = cuda.CUSource('#include <kiln_half.h>\nextern "C" __device__ int half_cu(int *r, '
+                           'int x) { *r = HALF(x); return 0; }\n', name="half.cu")
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "elsewhere"))
+    with pytest.raises(CudaSupportError, match='could not open source file "kiln_half.h"'):
+        source.ptx((9, 0), "k")
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    assert b"half_cu(" in source.ptx((9, 0), "k")
 
 
 @needs_nvrtc

@@ -28,8 +28,8 @@ class CUSource:
     messages and is where quoted `#include`s are looked for."""
 
     def __init__(self, code, name="source.cu"):
-        self.code = code.encode() if isinstance(code, str) else bytes(code)
-        self.name = name
+        self.code = code.encode() if isinstance(code, str) else bytes(memoryview(code))
+        self.name = os.fspath(name)
 
     @classmethod
     def read(cls, path):
