@@ -114,6 +114,9 @@ def test_nvrtc_compiles_cuda_c_to_ptx_for_the_target(compiles):
 def test_the_cu_function_is_linked_into_the_cubin(tmp_path):
     ptx, _ = cuda.compile_ptx(triple_cu, "void(int32[:], int32[:])")
     assert link_files(triple_cu, ptx) == [str(MUL_CU)]
+    also_linked = cuda.jit(link=[str(MUL_CU), nvrtc.CUSource(ADD_CU), nvrtc.CUSource(ADD_CU)])(
+        triple_cu.py_func)   # each once: mul_cu's file is named twice, as str and as Path
+    assert link_files(also_linked, ptx) == [str(MUL_CU), nvrtc.CUSource(ADD_CU)]
     cubin = jitlink.ptx_to_cubin(ptx, (9, 0), "triple_cu", "a test", [str(MUL_CU)])
     assert cubin[:4] == b"\x7fELF"
     functions = defined_functions(cubin)
@@ -151,11 +154,11 @@ def test_declare_device_links_a_cusource(fake):
 
 
 @needs_nvrtc
-def test_a_compile_error_names_the_kernel_and_file_with_the_log(tmp_path, compiles):
+def test_a_compile_error_names_the_kernel_and_file_with_the_log(fake, tmp_path, compiles):
     bad = tmp_path / "bad.cu"
     bad.write_text('extern "C" __device__ int add_cu(int *r, int x, int y) { *r = x + y }\n')
     with pytest.raises(CudaSupportError) as info:
-        jitlink.ptx_to_cubin("", (9, 0), "plus_one", "a test", [str(bad)])
+        plus_one_kernel([bad])[1, 4](cuda.to_device(np.zeros(4, np.int32)))
     message = str(info.value)
     assert message.startswith(f"kernel 'plus_one': NVRTC could not compile {bad} ")
     assert 'error: expected a ";"' in message and "1 error detected" in message

@@ -93,9 +93,12 @@ def called_externals(ptx) -> list:
 
 
 def link_files(kernel, ptx) -> list:
-    """What to link with the kernel: its `link=` files (paths as str) and CUSources, and its
-    external functions'."""
-    files = list(kernel.options.get("link") or ())
-    for function in called_externals(ptx):
-        files += [f for f in function.link if f not in files]
-    return [f if isinstance(f, CUSource) else os.fspath(f) for f in files]
+    """What to link with the kernel, each once (twice would define its functions twice): its
+    `link=` files (paths as str) and CUSources, and its external functions'."""
+    files = []
+    for item in [*(kernel.options.get("link") or ()),
+                 *(item for function in called_externals(ptx) for item in function.link)]:
+        item = item if isinstance(item, CUSource) else os.fspath(item)
+        if item not in files:
+            files.append(item)
+    return files

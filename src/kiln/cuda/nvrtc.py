@@ -36,6 +36,13 @@ class CUSource:
         with open(path, "rb") as file:
             return cls(file.read(), os.fspath(path))
 
+    def __eq__(self, other):   # the same code under the same name links once
+        return isinstance(other, CUSource) and (self.code, self.name) == (other.code,
+                                                                         other.name)
+
+    def __hash__(self):
+        return hash((self.code, self.name))
+
     def __repr__(self):
         return f"<CUSource {self.name}>"
 
