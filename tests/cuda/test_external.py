@@ -74,10 +74,11 @@ def test_driver_loads_the_linked_cubin(monkeypatch):
 
 def test_what_cannot_be_linked_is_refused():
     from kiln.cuda.driver import jitlink
-    with pytest.raises(CudaSupportError, match="nvcc -ptx"):
-        jitlink.ptx_to_cubin("", (9, 0), "k", "a test", ["kernel.cu"])
-    with pytest.raises(CudaSupportError, match="cannot link notes.txt"):
+    with pytest.raises(CudaSupportError, match=r"cannot link notes.txt: kiln links \.a, "
+                       r"\.cu, \.cubin"):   # CUDA C is compiled by NVRTC: test_nvrtc.py
         jitlink.ptx_to_cubin("", (9, 0), "k", "a test", ["notes.txt"])
+    with pytest.raises(FileNotFoundError, match="missing.cu"):
+        jitlink.ptx_to_cubin("", (9, 0), "k", "a test", ["missing.cu"])
     with pytest.raises(TypeError, match="needs a return type"):
         cuda.declare_device("f", "(float32)")
 

@@ -204,6 +204,21 @@ def test_linked_external_device_function():
     np.testing.assert_array_equal(out, a * 3)
 
 
+@pytest.mark.parametrize("n", [0, 1006])
+def test_linked_cuda_c_device_function(n):
+    """CUDA C compiled by NVRTC (data/mul.cu, and a CUSource in memory), linked, runs."""
+    from test_nvrtc import ADD_CU, plus_one_kernel, triple_cu
+    limit = 2**31 // 3   # a * 3 stays in int32
+    a = np.concatenate([[-limit, -7, -1, 0, 1, limit], np.arange(1000)]).astype(np.int32)[:n]
+    out = np.full_like(a, -99)
+    triple_cu.forall(n)(a, out)
+    np.testing.assert_array_equal(out, a * 3)
+    plus_one = plus_one_kernel([cuda.CUSource(ADD_CU, name="add.cu")])
+    b = a.copy()
+    plus_one.forall(n)(b)
+    np.testing.assert_array_equal(b, a + 1)
+
+
 def test_grid_sync_on_the_device():
     """A cooperative launch with the grid barrier: every block updated before any reads."""
     from test_cooperative import shift_after_update

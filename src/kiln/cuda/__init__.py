@@ -34,6 +34,7 @@ from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, bl
                          syncthreads_count, syncthreads_or, syncwarp, threadfence,
                          threadfence_block, threadfence_system, threadIdx, warpsize)
 from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
+from .nvrtc import CUSource
 from .reduction import Reduce, reduce
 
 globals().update(_VECTOR_KINDS)     # cuda.float32x4 & co.

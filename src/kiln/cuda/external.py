@@ -1,6 +1,7 @@
 """Device code from elsewhere: `cuda.declare_device(name, sig, link=...)` names a function
-compiled outside kiln (CUDA C built to PTX with `nvcc -ptx`, a cubin, a library) that
-kernels call, and `cuda.jit(link=[...])` names files to link with the kernel.
+compiled outside kiln (CUDA C, compiled by NVRTC at load; PTX, a cubin, a library) that
+kernels call, and `cuda.jit(link=[...])` names files (or `cuda.CUSource`s) to link with the
+kernel.
 
 The function is called in Numba's device ABI, so code written for Numba links unchanged:
 
@@ -15,6 +16,7 @@ import os
 import re
 
 from .. import types as t
+from .nvrtc import CUSource
 
 DECLARED = {}   # name -> its ExternalDeviceFunction (the names ptx.py lets stay undefined)
 
@@ -49,7 +51,7 @@ def declare_device(name, sig, link=None):
     if signature.return_type is None:
         raise TypeError(f"declare_device('{name}'): the signature needs a return type, as in "
                         "'float32(float32)'")
-    links = [link] if isinstance(link, (str, os.PathLike)) else list(link or ())
+    links = [link] if isinstance(link, (str, os.PathLike, CUSource)) else list(link or ())
     function = DECLARED[name] = ExternalDeviceFunction(name, signature, links)
     return function
 
@@ -91,8 +93,12 @@ def called_externals(ptx) -> list:
 
 
 def link_files(kernel, ptx) -> list:
-    """What to link with the kernel: its `link=` files and its external functions'."""
-    files = list(kernel.options.get("link") or ())
-    for function in called_externals(ptx):
-        files += [f for f in function.link if f not in files]
-    return [os.fspath(f) for f in files]
+    """What to link with the kernel, each once (twice would define its functions twice): its
+    `link=` files (paths as str) and CUSources, and its external functions'."""
+    files = []
+    for item in [*(kernel.options.get("link") or ()),
+                 *(item for function in called_externals(ptx) for item in function.link)]:
+        item = item if isinstance(item, CUSource) else os.fspath(item)
+        if item not in files:
+            files.append(item)
+    return files

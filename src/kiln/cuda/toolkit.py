@@ -1,9 +1,10 @@
 """Where the pieces of NVIDIA's toolkit that kiln uses come from: libdevice (the GPU math
-library, LLVM bitcode) and ptxas (the PTX assembler, used by tests and `check_ptx`).
+library, LLVM bitcode), ptxas (the PTX assembler, used by tests and `check_ptx`) and CUDA's
+headers (for CUDA C compiled by NVRTC, nvrtc.py).
 
-Both are looked up in the `nvidia-cuda-nvcc-cu12` wheel (`pip install kiln[cuda]`), then in
-a toolkit named by CUDA_HOME or CUDA_PATH. kiln compiles to PTX without either; only code
-calling libdevice's math needs it."""
+Each is looked up in its NVIDIA wheel (`nvidia-cuda-nvcc-cu12`, `pip install kiln[cuda]`;
+the headers in `nvidia-cuda-runtime-cu12`), then in a toolkit named by CUDA_HOME or
+CUDA_PATH. kiln compiles to PTX without any; only code calling libdevice's math needs it."""
 from __future__ import annotations
 
 import functools
@@ -15,8 +16,8 @@ from pathlib import Path
 INSTALL_HINT = "pip install nvidia-cuda-nvcc-cu12 (or kiln[cuda])"
 
 
-def _roots():
-    spec = importlib.util.find_spec("nvidia.cuda_nvcc") if \
+def _roots(wheel="cuda_nvcc"):
+    spec = importlib.util.find_spec(f"nvidia.{wheel}") if \
         importlib.util.find_spec("nvidia") is not None else None
     if spec is not None and spec.submodule_search_locations:
         yield from map(Path, spec.submodule_search_locations)
@@ -40,6 +41,12 @@ def libdevice_path() -> Path | None:
 @functools.lru_cache(maxsize=None)
 def ptxas_path() -> Path | None:
     return _find("bin/ptxas")
+
+
+def include_dirs() -> list:
+    """The folders of CUDA's headers (cuda_fp16.h...) that exist, for NVRTC's -I."""
+    return [str(root / "include") for root in _roots("cuda_runtime")
+            if (root / "include" / "cuda_runtime.h").is_file()]
 
 
 def ptxas_usage(report: str) -> dict:

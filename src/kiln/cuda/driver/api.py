@@ -11,7 +11,8 @@ from __future__ import annotations
 from ..errors import CudaAPIError
 
 INSTALL_HINT = ("pip install 'kiln[cuda]' (cuda-bindings for CUDA 12, nvidia-nvvm, "
-                "nvidia-nvjitlink-cu12, nvidia-cuda-nvcc-cu12) and an NVIDIA driver")
+                "nvidia-nvjitlink-cu12, nvidia-cuda-nvcc-cu12, nvidia-cuda-nvrtc-cu12) and an "
+                "NVIDIA driver")
 
 
 class Driver:

@@ -2,25 +2,27 @@
 cubin here (nvJitLink carries its own, newer, PTX assembler), and a cubin built by a newer
 CUDA 12 toolkit loads on any CUDA 12 driver. Comes from the `nvidia-nvjitlink-cu12` wheel
 through cuda-bindings; without it the launch fails saying so. It also links a kernel with
-device code from elsewhere (`declare_device`, `cuda.jit(link=...)`: cuda/external.py)."""
+device code from elsewhere (`declare_device`, `cuda.jit(link=...)`: cuda/external.py), CUDA C
+sources among it compiled to PTX by NVRTC first (cuda/nvrtc.py)."""
 from __future__ import annotations
 
 import os
 
 from ..errors import CudaSupportError
+from ..nvrtc import CUSource
 
 INSTALL_HINT = "pip install nvidia-nvjitlink-cu12 (or kiln[cuda])"
 
 
-# what nvJitLink takes, by file extension (CUDA C must be compiled first: nvcc -ptx)
+# what nvJitLink takes, by file extension (and CUDA C, .cu, once NVRTC made it PTX)
 _INPUTS = {".ptx": "PTX", ".cubin": "CUBIN", ".fatbin": "FATBIN", ".o": "OBJECT",
            ".a": "LIBRARY", ".ltoir": "LTOIR"}
 
 
 def ptx_to_cubin(ptx: str, cc, kernel_name, why, link=()) -> bytes:
-    """The cubin of the kernel's PTX linked with the files `link` names (`why` says why
-    nvJitLink is needed, for the error without it)."""
-    inputs = [_input(path, kernel_name) for path in link]
+    """The cubin of the kernel's PTX linked with the files `link` names and the CUSources it
+    holds (`why` says why nvJitLink is needed, for the error without it)."""
+    inputs = [_input(item, cc, kernel_name) for item in link]
     try:
         from cuda.bindings import nvjitlink
     except ImportError as exc:
@@ -52,17 +54,18 @@ def ptx_to_cubin(ptx: str, cc, kernel_name, why, link=()) -> bytes:
         nvjitlink.destroy(handle)
 
 
-def _input(path, kernel_name):
-    """(nvJitLink's input type, the path, its bytes) of a file to link."""
+def _input(item, cc, kernel_name):
+    """(nvJitLink's input type, a name, the bytes) of a file or CUSource to link for `cc`."""
+    if isinstance(item, CUSource):
+        return "PTX", item.name, item.ptx(cc, kernel_name)
+    path = item
     extension = os.path.splitext(path)[1].lower()
     if extension == ".cu":
-        raise CudaSupportError(f"kernel '{kernel_name}': kiln links compiled device code, "
-                               f"not CUDA C ({path}): compile it with `nvcc -ptx` (or "
-                               "-cubin, -fatbin) and link that")
+        return "PTX", path, CUSource.read(path).ptx(cc, kernel_name)
     kind = _INPUTS.get(extension)
     if kind is None:
         raise CudaSupportError(f"kernel '{kernel_name}': cannot link {path}: kiln links "
-                               f"{', '.join(sorted(_INPUTS))} files")
+                               f"{', '.join(sorted([*_INPUTS, '.cu']))} files")
     with open(path, "rb") as file:
         content = file.read()
     if kind == "PTX":

@@ -92,7 +92,7 @@ class ModuleCache:
             image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why, link)
         elif link:
             image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__,
-                                         f"it links {', '.join(link)}", link)
+                                         f"it links {', '.join(map(str, link))}", link)
         else:
             image = ptx.encode() + b"\0"
         return Program(ptx, image, target, is_cooperative(ptx))
