@@ -913,6 +913,26 @@ def test_cpu_runtime_left_in_device_code_is_refused():
         cuda.compile_ptx(calls_allocating_njit, "void(float64[:])")
 
 
+@cuda.jit(device=True)
+def counts_keys(a, b):
+    seen = {}
+    seen[a] = b
+    return len(seen)
+
+
+def calls_counts_keys(out, a, b):
+    out[0] = counts_keys(a, b)
+
+
+def test_device_function_compiled_from_a_kernel_is_checked_at_its_line():
+    """Compiled (not only in the simulator), what a device function cannot do on a GPU is
+    refused at its line, not later as a CPU runtime symbol the kernel needs."""
+    with pytest.raises(UnsupportedError, match="device function 'counts_keys' uses a dict") \
+            as info:
+        cuda.compile_ptx(calls_counts_keys, "void(int64[:], int64, int64)")
+    assert f"line {line_of(counts_keys, 'seen = {}')}" in str(info.value)
+
+
 def line_of(fn, text):
     """The line number of the first line of `fn`'s source that contains `text`."""
     import inspect

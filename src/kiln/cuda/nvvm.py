@@ -573,6 +573,8 @@ class _DeviceFunctionTemplate(Template):
         devfn = self.devfn
         if kws or len(args) != len(inspect.signature(devfn.py_func).parameters):
             return None
+        if not devfn._checked:   # what CUDA code cannot do, refused at its line
+            devfn._check()
         declared = None
         if devfn.signatures:
             matches = [s for s in devfn.signatures if all(map(can_convert, args, s.args))]
