@@ -1166,3 +1166,35 @@ def test_fma_and_cbrt_ptx():
     ptx64 = ptx_for(fused, "void(float64[:], float64[:], float64[:], float64[:], float64[:])")
     assert "fma.rn.f32" in ptx32 and "fma.rn.f64" in ptx64
     assert ".extern" not in ptx32   # cbrt from libdevice, linked in
+
+
+STRING_KERNEL = '''
+from kiln import cuda
+def string_constants(out, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        s = "héllo" if i % 2 else "hello"
+        out[i] = len(s) * 10 + (s == "hello") + ("é" in s) * 2 + s.startswith("hé") * 4 + a
+ptx, _ = cuda.compile_ptx(string_constants, "void(int64[:], int64)")
+print(ptx)
+'''
+
+
+@needs_ptxas
+def test_string_constants_in_device_code():
+    """A string constant is a global meminfo whose data is another global: one global
+    pointing into itself made NVPTX abort the process (fuzzing found it), so the PTX is
+    compiled in a child process here."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", STRING_KERNEL], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    toolkit.check_ptx(done.stdout, (9, 0))
+    namespace = {}
+    exec(STRING_KERNEL.split("ptx, _")[0], namespace)   # and in the simulator, as Python
+    out = np.zeros(7, np.int64)
+    cuda.jit(namespace["string_constants"])[1, 8](out, 3)
+    words = ["héllo" if i % 2 else "hello" for i in range(7)]
+    np.testing.assert_array_equal(out, [len(s) * 10 + (s == "hello") + ("é" in s) * 2 +
+                                        s.startswith("hé") * 4 + 3 for s in words])

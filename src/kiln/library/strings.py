@@ -76,23 +76,25 @@ def new_string(context, b, n):
 
 def constant_string(context, b, text: str):
     """The string constant `text`: a global meminfo of the module (borrowed; its count
-    starts so high that increfs and decrefs never free it)."""
+    starts so high that increfs and decrefs never free it) whose data is a second global
+    (one global pointing into itself is a cycle NVPTX cannot emit)."""
     module = context.module
     name = "kiln.str." + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
     gv = module.globals.get(name)
     if gv is None:
         points = [ord(c) for c in text]
-        body = ir.LiteralStructType([nrt.MEMINFO, dm.i64, dm.i64, dm.i64,
-                                     ir.ArrayType(dm.i32, len(points))])
-        gv = ir.GlobalVariable(module, body, name=name)
+        body = ir.LiteralStructType([HEADER, ir.ArrayType(dm.i32, len(points))])
+        data = ir.GlobalVariable(module, body, name=name + ".data")
+        data.linkage = "internal"
+        data.initializer = ir.Constant(body, [
+            ir.Constant(HEADER, [ir.Constant(dm.i64, len(points)), ir.Constant(dm.i64, -1)]),
+            ir.Constant(ir.ArrayType(dm.i32, len(points)), points)])
+        data.align = 16
+        gv = ir.GlobalVariable(module, nrt.MEMINFO, name=name)
         gv.linkage = "internal"
-        data = gv.gep([ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 2)])
-        meminfo = ir.Constant(nrt.MEMINFO, [
-            ir.Constant(dm.i64, _STATIC_COUNT), ir.Constant(dm.i64, 0), data,
-            ir.Constant(dm.ptr, None)])
-        gv.initializer = ir.Constant(body, [
-            meminfo, ir.Constant(dm.i64, 0), ir.Constant(dm.i64, len(points)),
-            ir.Constant(dm.i64, -1), ir.Constant(ir.ArrayType(dm.i32, len(points)), points)])
+        gv.initializer = ir.Constant(nrt.MEMINFO, [
+            ir.Constant(dm.i64, _STATIC_COUNT), ir.Constant(dm.i64, 0),
+            data.bitcast(dm.ptr), ir.Constant(dm.ptr, None)])
         gv.align = 16
     return gv
 
