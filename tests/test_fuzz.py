@@ -79,3 +79,29 @@ def test_a_crash_or_a_hang_is_recorded_and_the_runner_goes_on():
         assert child.run(Program(0, FINE, inputs)).kind == "ok"
     finally:
         child.stop()
+
+
+def test_quick_batch_compiles_for_the_gpu_or_is_refused_at_a_line():
+    """`--cuda`: every program, its functions as device functions called by a kernel, is
+    compiled to PTX (and assembled by ptxas when installed) or refused with an error that
+    names the line (the GPU cannot allocate, catch exceptions...)."""
+    programs = [generate(seed) for seed in range(100)]
+    failures = [(p, o) for p, o in zip(programs, run_programs(programs, jobs=2, cuda=True))
+                if o.kind != "ok"]
+    report = "\n\n".join(f"seed {p.seed}: {o.kind}: {o.detail}\n{p.source}"
+                         for p, o in failures)
+    assert not failures, f"{len(failures)} programs do not compile for the GPU:\n{report}"
+
+
+def test_the_gpu_mode_reports_an_error_without_a_line():
+    inputs = ((1, 2, 1.5, 2.5, ("float64", [1.0]), ("int64", [1])),)
+    child = Child(cuda=True)
+    try:
+        fine = child.run(Program(0, "@jit\ndef f(a, b, x, y, arr, iarr):\n"
+                                    "    return [a][0] + x\n", inputs))
+        broken = child.run(Program(0, "@jit\ndef f(a, b, x, y, arr, iarr):\n    return a\n"
+                                      "f.py_func = None\n", inputs))
+    finally:
+        child.stop()
+    assert fine.kind == "ok"   # a list: refused at its line
+    assert broken.kind == "exception" and "raises TypeError" in broken.detail

@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import linecache
+import os
 from dataclasses import dataclass
+
+_KILN_SOURCE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 @dataclass(frozen=True)
@@ -14,6 +17,11 @@ class Location:
     line: int
     col: int = 0
     end_col: int | None = None
+
+    @property
+    def in_kiln(self) -> bool:
+        """Whether this is kiln's own library code (its files, or code it generated)."""
+        return self.filename.startswith((_KILN_SOURCE, "<kiln"))
 
     def render(self) -> str:
         text = linecache.getline(self.filename, self.line).rstrip("\n")
@@ -48,9 +56,11 @@ class KilnError(Exception):
         self.args = (self._format(),)
         return self
 
-    def with_location(self, loc: Location):
-        """Attach a location if the error has none yet (one raised deep in the library)."""
-        if self.loc is None:
+    def with_location(self, loc: Location, over_library=False):
+        """Attach a location if the error has none yet (one raised deep in the library);
+        `over_library`: also in place of one in kiln's own code, the user's line saying
+        more (code generation refusing what a library function needs, in device code)."""
+        if self.loc is None or (over_library and self.loc.in_kiln and not loc.in_kiln):
             self.loc = loc
             self.args = (self._format(),)
         return self

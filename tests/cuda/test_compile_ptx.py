@@ -907,10 +907,41 @@ def calls_allocating_njit(x):
     x[0] = make_zeros(3)[0]
 
 
-def test_cpu_runtime_left_in_device_code_is_refused():
-    with pytest.raises(UnsupportedError, match="kernel 'calls_allocating_njit' needs "
-                       "'kiln_nrt_allocate' from the CPU runtime"):
+def test_allocation_in_a_called_function_is_refused_at_its_line():
+    with pytest.raises(UnsupportedError, match="device code cannot allocate memory") as info:
         cuda.compile_ptx(calls_allocating_njit, "void(float64[:])")
+    assert f"line {line_of(make_zeros, 'np.zeros(n)')}, in make_zeros" in str(info.value)
+
+
+RECORD = np.dtype([("flag", "?"), ("v", "<f8"), ("k", "<i8")])
+
+
+def min_of_a_field(out, rec):
+    out[0] = rec["v"].min()
+
+
+def test_a_library_temporary_is_refused_at_the_users_line():
+    """`rec['v'].min()` reduces a C-ordered copy of the strided field: refused at the
+    user's line, not at kiln's library line that makes the copy (nor later as a CPU
+    runtime symbol). Fuzzing found it."""
+    sig = types.void(types.float64[::1], types.Array(types.from_dtype(RECORD), 1, "C"))
+    with pytest.raises(UnsupportedError, match="device code cannot allocate memory") as info:
+        cuda.compile_ptx(min_of_a_field, sig)
+    assert f"line {line_of(min_of_a_field, '.min()')}, in min_of_a_field" in str(info.value)
+
+
+def raises_with_values(out, x):
+    if x > 1:
+        raise ValueError("too big", x, out[0])
+    out[0] = x
+
+
+@needs_ptxas
+def test_raise_with_run_time_arguments_compiles_without_python():
+    """Device code keeps no exception arguments (the thread ends; no Python sees them): a
+    raise with run-time values used to need PyTuple_New. Fuzzing found it."""
+    ptx = ptx_for(raises_with_values, "void(float64[:], float64)")
+    assert "PyTuple" not in ptx
 
 
 @cuda.jit(device=True)

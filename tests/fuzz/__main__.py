@@ -23,6 +23,9 @@ def main():
     parser.add_argument("--minutes", type=float, help="start no new chunk after this long")
     parser.add_argument("--scalars", action="store_true", help="no array programs")
     parser.add_argument("--no-reduce", action="store_true")
+    parser.add_argument("--cuda", action="store_true", help="compile each program for the GPU "
+                        "(PTX, ptxas) instead of running it: it must compile or be refused "
+                        "at a line")
     parser.add_argument("--plant", help="test the fuzzer: plant a bug in kiln (fsub, fmul or sdiv: "
                         "that LLVM instruction is emitted as another)")
     options = parser.parse_args()
@@ -34,7 +37,8 @@ def main():
             break
         last = min(first + CHUNK, options.seed + options.count)
         programs = [generate(s, arrays=not options.scalars) for s in range(first, last)]
-        for program, outcome in zip(programs, run_programs(programs, options.jobs, options.plant)):
+        for program, outcome in zip(programs, run_programs(programs, options.jobs, options.plant,
+                                                                   cuda=options.cuda)):
             counts[outcome.kind] += 1
             if outcome.kind != "ok":
                 failures.append((program, outcome))
@@ -50,7 +54,8 @@ def main():
         print(f"\n--- seed {program.seed}: {outcome.kind}: {outcome.detail}")
         if outcome.case >= 0:
             print(f"input: f{program.inputs[outcome.case]}")
-        source = program.source if options.no_reduce else reduce(program, outcome, options.plant)
+        source = program.source if options.no_reduce else reduce(program, outcome, options.plant,
+                                                                    cuda=options.cuda)
         print(source, flush=True)
     return 1 if failures else 0
 

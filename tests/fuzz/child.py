@@ -1,7 +1,12 @@
 """The child process: runs programs sent by the runner under CPython (the reference) and
 under kiln, and answers with their outcomes. A crash kills only this process; the runner
 sees it and starts another. Arguments: a directory for the programs' files, then optionally
-a bug to plant. Protocol: length-prefixed pickles on stdin/stdout."""
+`--cuda` and a bug to plant. Protocol: length-prefixed pickles on stdin/stdout.
+
+With `--cuda` a program is not run: its functions become device functions, called by a
+kernel taking the program's arguments, compiled to PTX for sm_90 and assembled by ptxas
+(when installed). kiln must compile it, or refuse it with an error that names the line
+(what the GPU cannot do: allocating, try/except...); anything else is a failure."""
 from __future__ import annotations
 
 import gc
@@ -28,6 +33,14 @@ KILN_HEADER = """import math
 import numpy as np
 from kiln import njit as jit, prange
 """ + C_IMPORT
+CUDA_HEADER = """import math
+import numpy as np
+from kiln import cuda, prange
+def jit(f=None, **options):
+    device = cuda.jit(device=True)
+    return device(f) if f is not None else device
+""" + C_IMPORT
+COMPILED = ("compiled",)   # the outcome a program compiled for the GPU must have
 
 
 def read_frame(stream):
@@ -110,18 +123,47 @@ def run_program(programs, source, inputs):
     return cases
 
 
+def compile_for_cuda(programs, source, inputs):
+    """[(COMPILED, what kiln did, (), (), 0)]: COMPILED again when the program's kernel
+    compiled to PTX that ptxas takes, or kiln refused it naming the line."""
+    from kiln import cuda, types
+    from kiln.cuda import toolkit
+    from kiln.errors import TypingError, UnsupportedError
+    params = source.split("\ndef f(", 1)[1].split(")", 1)[0]
+    module = programs.load(CUDA_HEADER, source + f"\n@cuda.jit\ndef kernel_(out, {params}):\n"
+                                                 f"    r = f({params})\n")
+    try:
+        signature = types.void(types.float64[::1], *map(types.typeof, build(inputs[0])))
+        ptx, _ = cuda.compile_ptx(module.kernel_, signature)
+        if toolkit.ptxas_path() is not None:
+            toolkit.check_ptx(ptx, (9, 0))
+        got = COMPILED
+    except (TypingError, UnsupportedError) as e:
+        located = ', line ' in str(e)
+        got = COMPILED if located else ("raise", type(e).__name__, ("other", "", ": " + str(e)[:300]))
+    except Exception as e:
+        got = ("raise", type(e).__name__, ("other", "", ": " + str(e)[:300]))
+    programs.remove_files()
+    return [(COMPILED, got, (), (), 0)]
+
+
 def main():
     protocol_out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)                   # anything the program prints goes to stderr
-    if len(sys.argv) > 2:
-        plant_bug(sys.argv[2])
+    arguments = sys.argv[2:]
+    cuda = "--cuda" in arguments
+    if cuda:
+        arguments.remove("--cuda")
+    if arguments:
+        plant_bug(arguments[0])
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     programs = Programs(sys.argv[1])
     stdin = sys.stdin.buffer
     while (request := read_frame(stdin)) is not None:
         source, inputs = request
-        write_frame(protocol_out, run_program(programs, source, inputs))
+        write_frame(protocol_out, (compile_for_cuda if cuda else run_program)(
+            programs, source, inputs))
 
 
 if __name__ == "__main__":

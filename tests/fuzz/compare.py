@@ -61,4 +61,6 @@ def describe(outcome) -> str:
         return repr(outcome[1])
     if kind == "other":
         return outcome[2]
+    if kind == "compiled":
+        return "compiled for the GPU (or refused at a line)"
     return repr(outcome)

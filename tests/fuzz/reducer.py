@@ -95,11 +95,11 @@ def _replace(tree, old, new):
     return False
 
 
-def reduce(program: Program, outcome: Outcome, plant=None, max_runs=400) -> str:
+def reduce(program: Program, outcome: Outcome, plant=None, max_runs=400, cuda=False) -> str:
     """The smallest source found that fails like `outcome` on the input that failed."""
     inputs = (program.inputs[outcome.case],) if outcome.case >= 0 else program.inputs
     want = _signature(outcome)
-    child = Child(plant, timeout=20.0)
+    child = Child(plant, timeout=20.0, cuda=cuda)
     runs = 0
     tree = ast.parse(program.source)
     try:

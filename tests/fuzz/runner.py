@@ -46,10 +46,11 @@ def classify(cases) -> Outcome:
 
 
 class Child:
-    """One child process, restarted after a crash, a hang, or PROGRAMS_PER_CHILD programs."""
+    """One child process, restarted after a crash, a hang, or PROGRAMS_PER_CHILD programs;
+    `cuda`: it compiles the programs for the GPU instead of running them (child.py)."""
 
-    def __init__(self, plant=None, timeout=60.0):
-        self.plant, self.timeout = plant, timeout
+    def __init__(self, plant=None, timeout=60.0, cuda=False):
+        self.plant, self.timeout, self.cuda = plant, timeout, cuda
         self.process = None
         self.served = 0
 
@@ -57,7 +58,7 @@ class Child:
         self.stderr = tempfile.TemporaryFile()
         self.dir = tempfile.mkdtemp(prefix="kiln-fuzz-")   # the programs' source files
         command = [sys.executable, "-m", "tests.fuzz.child", self.dir] + \
-            ([self.plant] if self.plant else [])
+            (["--cuda"] if self.cuda else []) + ([self.plant] if self.plant else [])
         self.process = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=self.stderr)
         self.served = 0
@@ -108,13 +109,13 @@ class Child:
             return Outcome("crash", f"exit status {code}\n{tail}")
 
 
-def run_programs(programs, jobs=1, plant=None, timeout=60.0):
+def run_programs(programs, jobs=1, plant=None, timeout=60.0, cuda=False):
     """Outcomes of `programs` (in order), on `jobs` children working in parallel."""
     programs = list(programs)
     chunks = [programs[i::jobs] for i in range(jobs)]
 
     def work(chunk):
-        child = Child(plant, timeout)
+        child = Child(plant, timeout, cuda)
         try:
             return [child.run(p) for p in chunk]
         finally:

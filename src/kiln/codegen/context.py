@@ -21,6 +21,7 @@ class ModuleState:
 
     def __init__(self, name: str, tctx, target: str):
         self.module = ir.Module(name=name)
+        self.module.kiln_device = target == "cuda"   # (nrt.emit_allocate refuses there)
         self.tctx = tctx
         self.target = target
         self.keepalive = []     # Python objects whose addresses the code embeds

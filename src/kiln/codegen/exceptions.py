@@ -90,8 +90,9 @@ def _field(builder, desc, index):
 
 def raise_with_args(ctx, builder, exc_class, args):
     """Raise `exc_class(*args)`; each argument is `(kiln type, LLVM value)` or `(None,
-    text)` for a constant string. The block ends here."""
-    if not args:
+    text)` for a constant string. The block ends here. Device code keeps no arguments: its
+    exception ends the thread, and no Python sees them."""
+    if not args or ctx.state.target == "cuda":
         return ctx.raise_error(builder, exc_class, None)
     if len(args) == 1 and args[0][0] is None:
         return ctx.raise_error(builder, exc_class, args[0][1])

@@ -360,7 +360,7 @@ class FunctionLowerer:
             try:
                 getattr(self, "stmt_" + type(stmt).__name__)(stmt)
             except KilnError as e:
-                raise e.with_location(self.typed.ir.loc(stmt))
+                raise e.with_location(self.typed.ir.loc(stmt), over_library=True)
             except Exception as e:  # a bug in kiln: report it at the user's line
                 raise LoweringError(f"internal error while generating code: "
                                     f"{type(e).__name__}: {e}", self.typed.ir.loc(stmt)) from e

@@ -165,8 +165,15 @@ def emit_decref(builder, meminfo):
 
 
 def emit_allocate(builder, nbytes):
-    """A new meminfo holding `nbytes` (count 1), or NULL when memory is exhausted."""
+    """A new meminfo holding `nbytes` (count 1), or NULL when memory is exhausted. Device
+    code has no NRT: there it is refused where it is generated, so the error names the line
+    that needed it (a library function may allocate a temporary)."""
     module = builder.module
+    if getattr(module, "kiln_device", False):
+        from ..errors import UnsupportedError
+        raise UnsupportedError("device code cannot allocate memory (this makes a new array, "
+                               "string or object, or a temporary copy of one): use "
+                               "cuda.local.array or cuda.shared.array, or pass an output array")
     fn = module.globals.get(ALLOCATE) or \
         ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name=ALLOCATE)
     return builder.call(fn, [nbytes])
