@@ -115,3 +115,46 @@ def test_an_exact_loop_first_as_numba_and_lists_and_host_out_with_device_inputs(
     a = np.array([1.0, 2.0, 4.0])
     assert gpu_rel_diff(cuda.to_device(a), cuda.to_device(a + 1), out=out) is out
     assert same(out, rel_diff(a, a + 1))
+
+
+@vectorize(["int64(int64, int64)", "float64(float64, float64)"], target="cuda")
+def gpu_add(a, b):
+    return a + b
+
+
+@vectorize(["int32(int32, int32)"], target="cuda")
+def gpu_max(a, b):
+    return a if a > b else b
+
+
+@vectorize(["float64(float32, float32)"], target="cuda")
+def widening(a, b):
+    return a + b
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 64, 129, 1001])
+def test_reduce_folds_pairwise_against_numpy(n):
+    rng = np.random.default_rng(n)
+    ints = rng.integers(-2**40, 2**40, n)
+    got = gpu_add.reduce(ints)
+    assert type(got) is np.int64 and got == ints.sum()
+    floats = rng.standard_normal(n)
+    assert np.isclose(gpu_add.reduce(cuda.to_device(floats)), floats.sum(), rtol=1e-12,
+                      atol=1e-12)
+    small = rng.integers(-1000, 1000, n).astype(np.int32)
+    assert gpu_max.reduce(small) == small.max()
+    assert gpu_max.reduce(small[::-2]) == small[::-2].max()        # a strided host view
+
+
+def test_reduce_leaves_a_device_array_as_it_was_and_refuses_what_it_cannot_do():
+    d = cuda.to_device(np.arange(5))
+    assert gpu_add.reduce(d) == 10 and np.array_equal(d.copy_to_host(), np.arange(5))
+    with pytest.raises(TypeError, match="gpu_add.reduce.. of an empty array"):
+        gpu_add.reduce(np.zeros(0, np.int64))
+    with pytest.raises(ValueError, match=r"takes a 1-d array, not one of shape \(2, 2\)"):
+        gpu_add.reduce(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="needs a function of two arguments, not 3"):
+        clamp.reduce(np.ones(3, np.int64))
+    with pytest.raises(TypeError, match=r"result has its inputs' type; for float32 it has "
+                                        r"\(float32, float32\) -> float64"):
+        widening.reduce(np.ones(3, np.float32))

@@ -7,6 +7,7 @@ per signature (Numba's CUDA ufuncs).
 
     rel_diff(a, b)                 # host arrays in, a host array out
     rel_diff(d_a, d_b)             # device arrays in, a device array out (no copy back)
+    add.reduce(a)                  # a binary one folds a 1-d array (Numba's `reduce`)
 
 The loop is the first signature every input converts to safely (NumPy's casting; a Python
 scalar only by kind, as NumPy 2 treats it: elementwise.py). Host inputs are broadcast and
@@ -81,4 +82,36 @@ class CUDAUFunc:
         launch(self._kernel, int(np.prod(shape)),
                [x.reshape(-1) for x in inputs] + [result.reshape(-1)], stream)
         return deliver(result, out, device_result, stream)
+
+    def reduce(self, array, stream=0):
+        """The 1-d `array` folded by this binary function, pairwise on the device: the
+        second half combined into the first until one element is left (an odd last element
+        joins the first). The order is not a left fold, so the function should be
+        associative and commutative, as Numba asks. `array` is left as it was (Numba
+        overwrites a device array); the result is a NumPy scalar."""
+        if self.nin != 2:
+            raise TypeError(f"{self.__name__}.reduce() needs a function of two arguments, "
+                            f"not {self.nin}")
+        array = as_operand(array)
+        if np.ndim(array) != 1:
+            raise ValueError(f"{self.__name__}.reduce() takes a 1-d array, not one of shape "
+                             f"{np.shape(array)}")
+        n = len(array)
+        if n == 0:
+            raise TypeError(f"{self.__name__}.reduce() of an empty array: it has no identity")
+        (dtype, other), (result_type,) = choose_loop(self.__name__, self.types,
+                                                     [array, array])
+        if not dtype == other == result_type:
+            raise TypeError(f"{self.__name__}.reduce() needs a loop whose result has its "
+                            f"inputs' type; for {array.dtype} it has ({dtype}, {other}) "
+                            f"-> {result_type}")
+        work = device_array(n, dtype, stream=stream)
+        work.copy_to_device(on_device(self.__name__, array, dtype, (n,), stream), stream=stream)
+        while n > 1:
+            half = n // 2
+            self(work[:half], work[half:2 * half], out=work[:half], stream=stream)
+            if n % 2:
+                self(work[:1], work[n - 1:n], out=work[:1], stream=stream)
+            n = half
+        return work[:1].copy_to_host(stream=stream)[0]
 
