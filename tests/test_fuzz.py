@@ -19,6 +19,9 @@ def test_quick_batch_agrees_with_cpython():
 
 def test_a_seed_gives_the_same_program_and_inputs():
     assert generate(1234) == generate(1234)
+    device = [generate(seed, device=True).source for seed in range(40)]   # nothing to allocate
+    assert not any(word in s for s in device for word in ("try:", "= [", "in [", "{", "np.",
+                                                         "set(", "*r"))
     assert generate(1234).source != generate(1235).source
     assert generate(7, arrays=False).source.count("np.") == 0
 
@@ -84,8 +87,10 @@ def test_a_crash_or_a_hang_is_recorded_and_the_runner_goes_on():
 def test_quick_batch_compiles_for_the_gpu_or_is_refused_at_a_line():
     """`--cuda`: every program, its functions as device functions called by a kernel, is
     compiled to PTX (and assembled by ptxas when installed) or refused with an error that
-    names the line (the GPU cannot allocate, catch exceptions...)."""
-    programs = [generate(seed) for seed in range(100)]
+    names the line (the GPU cannot allocate, catch exceptions...): programs made for device
+    code (which nearly all compile) and ordinary ones (which test the refusals)."""
+    programs = [generate(seed, device=True) for seed in range(40)] + \
+        [generate(seed) for seed in range(100)]
     failures = [(p, o) for p, o in zip(programs, run_programs(programs, jobs=2, cuda=True))
                 if o.kind != "ok"]
     report = "\n\n".join(f"seed {p.seed}: {o.kind}: {o.detail}\n{p.source}"

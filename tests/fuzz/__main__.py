@@ -36,7 +36,8 @@ def main():
         if options.minutes and time.monotonic() - start > 60 * options.minutes:
             break
         last = min(first + CHUNK, options.seed + options.count)
-        programs = [generate(s, arrays=not options.scalars) for s in range(first, last)]
+        programs = [generate(s, arrays=not options.scalars, device=options.cuda)
+                    for s in range(first, last)]
         for program, outcome in zip(programs, run_programs(programs, options.jobs, options.plant,
                                                                    cuda=options.cuda)):
             counts[outcome.kind] += 1

@@ -73,9 +73,10 @@ class Var:
 class Generator:
     """One program from one seed (see the module docstring for the rules it keeps)."""
 
-    def __init__(self, seed: int, arrays: bool = True):
+    def __init__(self, seed: int, arrays: bool = True, device: bool = False):
         self.rng = random.Random(seed)
         self.seed = seed
+        self.device = device   # only what device code can do: no allocation, no try
         # array programs take longer to compile (a loop per operation): 40% of programs
         self.arrays = arrays and self.chance(0.4)
         # a quarter of programs also build lists of floats (decided by a stream of its own,
@@ -96,6 +97,9 @@ class Generator:
         # of its own so that the other programs stay those of earlier versions
         self.prange_rng = random.Random(f"prange {seed}")
         self.parallel = self.arrays and self.prange_rng.random() < 0.3
+        if device:
+            self.arrays = self.lists = self.dicts = self.sets = self.strings = False
+            self.parallel = False
         self.counter = 0
         self.lines: list[str] = []
         self.helpers: list[tuple[str, str]] = []   # (name, return kind)
@@ -929,7 +933,7 @@ class Generator:
                 t = self.fresh("t")
                 self.emit(indent, f"{t} = ({self.assign_int(scope, 2)}, {self.float_expr(scope, 2)})")
                 p, q = self.fresh("c"), self.fresh("v")
-                if self.chance(0.3):   # a starred loop target: the rest of each tuple, a list
+                if not self.device and self.chance(0.3):   # a starred target: a list of the rest
                     rest = self.fresh("r")
                     other = f"({self.assign_int(scope, 1)}, {self.float_expr(scope, 1)})"
                     self.emit(indent, f"for {p}, *{rest} in [{t}, {other}]:")
@@ -962,7 +966,7 @@ class Generator:
                     self.emit(indent, f"{v.name}.fill({value})")
                 else:
                     self.emit(indent, f"{v.name}[{self.index(source, scope)}] = {value}")
-        elif k == 20 and depth > 0:
+        elif k == 20 and depth > 0 and not self.device:
             self.try_statement(scope, indent, depth, loop, returns)
         elif k == 19 and any(h[1] == "optional" for h in self.helpers):
             name = self.fresh("o")
@@ -1184,6 +1188,7 @@ class Generator:
         return ((dtype, rows),)
 
 
-def generate(seed: int, arrays: bool = True) -> Program:
-    """The program of `seed` (the same text and inputs on every run)."""
-    return Generator(seed, arrays).program()
+def generate(seed: int, arrays: bool = True, device: bool = False) -> Program:
+    """The program of `seed` (the same text and inputs on every run); `device`: one that
+    device code can run (no allocation, no try), for the fuzzer's --cuda mode."""
+    return Generator(seed, arrays, device).program()
