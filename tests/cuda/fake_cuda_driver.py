@@ -35,6 +35,7 @@ class FakeDriver:
         self.allocations = {}      # device address -> bytearray
         self.host = {}             # pinned host address -> ctypes buffer
         self.modules = {}          # module handle -> image
+        self.globals = {}          # (module, name) -> (device address, size)
         self.launches = []         # (function name, grid, block, shared, stream, params bytes)
         self.cooperative_launches = []   # names of the kernels launched cooperatively
         self._addresses = itertools.count(0x7f00_0000_0000, 1 << 32)
@@ -117,6 +118,12 @@ class FakeDriver:
         data[offset:offset + nbytes] = ctypes.string_at(host, nbytes)
         return (SUCCESS,)
 
+    def _cuMemcpyHtoD(self, device, host, nbytes):
+        return self._cuMemcpyHtoDAsync(device, host, nbytes, 0)
+
+    def _cuMemcpyDtoH(self, host, device, nbytes):
+        return self._cuMemcpyDtoHAsync(host, device, nbytes, 0)
+
     def _cuMemcpyDtoHAsync(self, host, device, nbytes, stream):
         data, offset = self._find(device, nbytes)
         ctypes.memmove(host, bytes(data[offset:offset + nbytes]), nbytes)
@@ -181,6 +188,20 @@ class FakeDriver:
             return (INVALID_VALUE,)
         function.dynamic_shared = value
         return (SUCCESS,)
+
+    def _cuModuleGetGlobal(self, module, name):
+        """A `.global` array of the module's PTX: device memory of its size, zero at first
+        (kept per module, as the driver keeps it for the module's lifetime)."""
+        key = (module, name)
+        if key not in self.globals:
+            text = self.modules[module].decode(errors="replace")
+            found = re.search(rf"\.global \.align \d+ \.b8 {re.escape(name.decode())}\[(\d+)\]",
+                              text)
+            if found is None:
+                return INVALID_VALUE, None, None
+            size = int(found.group(1))
+            self.globals[key] = (self._cuMemAlloc(size)[1], size)
+        return (SUCCESS, *self.globals[key])
 
     def _cuModuleGetFunction(self, module, name):
         if self.modules[module].startswith(b"\x7fELF"):   # a cubin: no parameter list read

@@ -1014,11 +1014,35 @@ def test_lineinfo_assembles(kernel, sig):
     assert ".loc" in ptx_for(kernel, sig, lineinfo=True, cc=(7, 0))
 
 
-def test_jit_lineinfo_option_and_debug_refused():
+def test_jit_lineinfo_option():
     kernel = cuda.jit("void(f4[:], f4[:], f4[:])", lineinfo=True)(vector_add.py_func)
     assert ".loc" in kernel.inspect_asm()[(types.float32[:],) * 3]
-    with pytest.raises(UnsupportedError, match="debug=True"):
-        cuda.compile_ptx(vector_add, "void(f4[:], f4[:], f4[:])", debug=True)
+
+
+class Negative(Exception):
+    pass
+
+
+def divides(out, a, b):
+    if a < 0:
+        raise Negative("a is negative")
+    out[cuda.grid(1)] = a // b
+
+
+@needs_ptxas
+def test_debug_records_the_first_exception_for_the_host():
+    """debug=True: the kernel entry swaps the raised exception's code into kiln_exception
+    and writes where it ran; the table of codes travels in the PTX; lines are described."""
+    from kiln.cuda.debug import table_of
+    sig = "void(int64[:], int64, int64)"
+    ptx = ptx_for(divides, sig, debug=True)
+    assert ".visible .global .align 8 .b8 kiln_exception[32]" in ptx
+    assert re.search(r"atom(\.\w+)*\.cas\.b64\s+%rd\d+, \[kiln_exception\]", ptx)
+    assert ptx.count("[kiln_exception+") == 3 and ".loc" in ptx
+    assert table_of(ptx) == [(Negative, "a is negative"),
+                             (ZeroDivisionError, "integer division or modulo by zero")]
+    plain = ptx_for(divides, sig)
+    assert "kiln_exception" not in plain and table_of(plain) == [] and ".loc" not in plain
 
 
 # -- launch parameters ---------------------------------------------------------------------------

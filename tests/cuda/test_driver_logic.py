@@ -827,3 +827,50 @@ def test_dlpack_import_refuses_host_and_other_device_tensors(monkeypatch):
     with pytest.raises(BufferError, match="kDLROCM 0: kiln.cuda takes kDLCUDA, kDLCUDAHost, "
                        "kDLCUDAManaged"):
         cuda.from_dlpack(Producer(0x1234, (4,), device=(10, 0)))
+
+
+# -- debug=True: exceptions recorded by the device, raised on the host --------------------------
+class Negative(Exception):
+    pass
+
+
+def test_debug_kernel_raises_what_the_device_recorded(fake):
+    """The fake runs no kernel: the test writes the record a failing thread would write
+    (its code, tid, ctaid) before the launch returns, as the device would."""
+    @cuda.jit(debug=True)
+    def divide(out, a, b):
+        if a < 0:
+            raise Negative("a is negative")
+        out[cuda.grid(1)] = a // b
+
+    out = cuda.device_array(4, np.int64)
+    divide[1, 4](out, 7, 2)                      # nothing recorded: nothing raised
+    assert fake.names()[-3:] == ["cuCtxSynchronize", "cuModuleGetGlobal", "cuMemcpyDtoH"]
+    (program,) = backend.active.modules._programs[divide].values()
+    codes = {cls: code for code, (cls, _) in enumerate(program.exceptions, 1)}
+    (address, size), = fake.globals.values()
+    assert size == 32
+
+    def device_records(cls, tid, ctaid):
+        fake.allocations[address][:] = struct.pack("<q6i", codes[cls], *tid, *ctaid)
+
+    device_records(ZeroDivisionError, (3, 0, 0), (0, 2, 0))
+    with pytest.raises(ZeroDivisionError, match=r"^integer division or modulo by zero \[in "
+                       r"kernel 'divide' at blockIdx=\(0, 2, 0\), threadIdx=\(3, 0, 0\)\]$"):
+        divide[1, 4](out, 7, 0)
+    assert bytes(fake.allocations[address]) == bytes(32)   # zeroed for the next launch
+    divide[1, 4](out, 7, 2)
+    device_records(Negative, (0, 0, 0), (5, 0, 0))
+    with pytest.raises(Negative, match=r"a is negative \[in kernel 'divide' at "
+                                       r"blockIdx=\(5, 0, 0\), threadIdx=\(0, 0, 0\)\]"):
+        divide[1, 4](out, -1, 2)
+    assert bytes(fake.allocations[address]) == bytes(32)
+
+
+def test_without_debug_no_record_is_read(fake):
+    @cuda.jit
+    def divide(out, a, b):
+        out[0] = a // b
+
+    divide[1, 1](cuda.device_array(1, np.int64), 7, 0)
+    assert "cuModuleGetGlobal" not in fake.names() and "cuCtxSynchronize" not in fake.names()

@@ -230,3 +230,27 @@ def test_grid_sync_on_the_device():
     expected = np.arange(n, dtype=np.float32) + 3
     np.testing.assert_array_equal(a.copy_to_host(), expected)
     np.testing.assert_array_equal(out.copy_to_host(), np.roll(expected, -1))
+
+
+def test_debug_kernel_reports_the_first_exception_and_runs_again():
+    """debug=True (cuda/debug.py): a thread dividing by zero on the device is reported on the
+    host with its block and thread; the record is cleared, so the next launch is clean, and
+    the threads that did not fail wrote their results."""
+    @cuda.jit(debug=True)
+    def divide(out, a, b):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] // b[i]
+
+    a = np.arange(64, dtype=np.int64)
+    b = np.ones(64, dtype=np.int64)
+    b[37] = 0
+    out = cuda.device_array(64, np.int64)
+    with pytest.raises(ZeroDivisionError, match=r"in kernel 'divide' at blockIdx=\(1, 0, 0\), "
+                                                r"threadIdx=\(5, 0, 0\)"):
+        divide[2, 32](out, cuda.to_device(a), cuda.to_device(b))
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(np.delete(got, 37), np.delete(a, 37))
+    b[37] = 1
+    divide[2, 32](out, cuda.to_device(a), cuda.to_device(b))
+    np.testing.assert_array_equal(out.copy_to_host(), a)

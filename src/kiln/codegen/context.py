@@ -30,6 +30,7 @@ class ModuleState:
         self.fusion = []        # a line per array expression computed in one loop
         self.split_reductions = []  # the whole-array reductions library/split.py splits
         self.exc_descriptors = {}  # see exceptions.constant_descriptor
+        self.device_exceptions = []   # (class, message) per code device code raises with
         self._strings = {}
         self.line_table = None        # a linetable.LineTable when lines are described
         self._device_constants = {}   # id(array) -> (array, pointer): device_constant

@@ -78,10 +78,19 @@ def constant_descriptor(state, exc_class, message, make_args=None):
                                  name=f".exc.{len(state.exc_descriptors)}")
         desc.global_constant = True
         desc.linkage = "private"
-        desc.initializer = ir.Constant(DESCRIPTOR, [class_cell(state, exc_class), text,
-                                                    make_args or null, null])
+        desc.initializer = ir.Constant(DESCRIPTOR, [_class_or_code(state, exc_class, message),
+                                                    text, make_args or null, null])
         state.exc_descriptors[key] = desc
     return desc
+
+
+def _class_or_code(state, exc_class, message):
+    """What a constant descriptor's class cell holds: the class, or in device code (no
+    Python there) the code a debug kernel reports it with (cuda/debug.py)."""
+    if state.target == "cuda":
+        from ..cuda.debug import code_of
+        return ir.Constant(dm.i64, code_of(state, exc_class, message)).inttoptr(dm.ptr)
+    return class_cell(state, exc_class)
 
 
 def _field(builder, desc, index):
@@ -92,10 +101,12 @@ def raise_with_args(ctx, builder, exc_class, args):
     """Raise `exc_class(*args)`; each argument is `(kiln type, LLVM value)` or `(None,
     text)` for a constant string. The block ends here. Device code keeps no arguments: its
     exception ends the thread, and no Python sees them."""
-    if not args or ctx.state.target == "cuda":
+    if not args:
         return ctx.raise_error(builder, exc_class, None)
     if len(args) == 1 and args[0][0] is None:
         return ctx.raise_error(builder, exc_class, args[0][1])
+    if ctx.state.target == "cuda":
+        return ctx.raise_error(builder, exc_class, None)
     values = [(ty, value) for ty, value in args if ty is not None]
     make_args = _args_maker(ctx, [ty if ty is not None else text for ty, text in args])
     if not values:

@@ -78,7 +78,8 @@ class _Compiled:
     def compile_options(self) -> dict:
         """What the decorator's options ask of the PTX compiler."""
         return {"fastmath": self.options.get("fastmath", False),
-                "lineinfo": bool(self.options.get("lineinfo", False))}
+                "lineinfo": bool(self.options.get("lineinfo", False)),
+                "debug": bool(self.options.get("debug", False))}
 
     def inspect_llvm(self, signature=None):
         """The LLVM IR compiled for the GPU (before libdevice and optimization): for

@@ -10,7 +10,8 @@ device meaning, here:
   reference counting compiles to nothing, and whatever allocates (np.empty, array
   arithmetic) is an UnsupportedError at its line (`check_device_code`).
 - An exception ends the thread (as in Numba without debug=True): the kernel entry ignores
-  the status its body returns, and descriptors carry no Python class.
+  the status its body returns, and descriptors carry a code, not a Python class; with
+  debug=True the entry records the first for the host (cuda/debug.py).
 - Math the C library does on the CPU comes from libdevice (`__nv_sin` for `sin`).
 Any other call out of the module (the Python C API, the CPU runtime) is refused naming the
 kernel and the symbol.
@@ -30,6 +31,7 @@ from ..codegen.ownership import has_refs
 from ..errors import UnsupportedError
 from ..options import CompileOptions, dump
 from . import abi, toolkit
+from .debug import emit_record, table_asm
 from .external import DECLARED
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -75,11 +77,10 @@ def compile_ptx(pyfunc, sig, device=False, fastmath=False, cc=(9, 0), lineinfo=F
     """Compile `pyfunc` (a Python function or a `@cuda.jit` object) for `sig` to PTX for
     compute capability `cc`; returns (ptx, return type). A kernel becomes a `.entry` named
     after the function; with `device=True` the function becomes an external `.func` in
-    kiln's internal convention `i32 f(ret*, excinfo**, args...)`."""
-    if debug:
-        raise UnsupportedError("kiln does not emit debug information (variables, types) for "
-                               "device code yet (debug=True); lineinfo=True gives line tables")
-    llvm_ir, return_type = compile_llvm(pyfunc, sig, device, fastmath, lineinfo)
+    kiln's internal convention `i32 f(ret*, excinfo**, args...)`. `debug`: the kernel
+    records an exception for the host (cuda/debug.py), and lines are described as with
+    `lineinfo` (no debug information on variables)."""
+    llvm_ir, return_type = compile_llvm(pyfunc, sig, device, fastmath, lineinfo, debug)
     return emit_ptx(llvm_ir, _name(pyfunc), cc, fastmath, opt), return_type
 
 
@@ -95,10 +96,11 @@ def _name(pyfunc):
     return getattr(pyfunc, "py_func", pyfunc).__name__
 
 
-def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False):
+def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debug=False):
     """The LLVM IR (text, before linking and optimization) of the kernel or device function,
-    and its return type; with `lineinfo`, instructions carry their source lines (PTX
-    `.loc`)."""
+    and its return type; with `lineinfo` (or `debug`), instructions carry their source lines
+    (PTX `.loc`); with `debug`, a kernel records an exception for the host."""
+    lineinfo = lineinfo or debug
     from ..compiler import typing_context
     from . import (checks, fp16_lowering, gridsync, libdevice_lowering,  # noqa: F401
                    nvvm, signatures, vector_lowering)   # (they register templates)
@@ -119,7 +121,7 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False):
     context = CodegenContext(state, options)
     native = context.lower_function(typed)
     entry = _device_entry(state.module, native, py_func.__name__) if device else \
-        _kernel_entry(state.module, native, typed, py_func.__name__)
+        _kernel_entry(state.module, native, typed, py_func.__name__, debug)
     if lineinfo:   # the entry is located at the def too, so what it inlines keeps its lines
         state.line_table.locate_calls(entry, typed.ir.qualname, typed.ir.filename,
                                       typed.ir.node.lineno)
@@ -127,6 +129,8 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False):
     state.module.add_named_metadata("llvm.module.flags", [
         ir.Constant(dm.i32, 4), "nvvm-reflect-ftz", ir.Constant(dm.i32, int(bool(fastmath)))])
     llvm_ir = str(state.module)
+    if debug and not device:
+        llvm_ir += table_asm(state)
     dump("llvm", llvm_ir)
     return llvm_ir, typed.return_type
 
@@ -151,9 +155,9 @@ def check_device_code(typed):
 
 
 # -- the kernel entry -----------------------------------------------------------------------
-def _kernel_entry(module, native, typed, name):
+def _kernel_entry(module, native, typed, name, debug=False):
     """`void name(params...)`, marked a kernel: rebuilds the arguments and calls the
-    function; an exception it raised ends the thread."""
+    function; an exception it raised ends the thread (`debug`: recorded first)."""
     fnty = ir.FunctionType(ir.VoidType(),
                            [p for ty in typed.argtypes for p in abi.parameter_types(ty)])
     if name in module.globals:
@@ -163,8 +167,12 @@ def _kernel_entry(module, native, typed, name):
     result = builder.alloca(dm.value_type(typed.return_type))
     excinfo = builder.alloca(dm.ptr)
     params = iter(kernel.args)
-    builder.call(native, [result, excinfo] + [abi.unpack(builder, ty, params)
-                                              for ty in typed.argtypes])
+    status = builder.call(native, [result, excinfo] + [abi.unpack(builder, ty, params)
+                                                       for ty in typed.argtypes])
+    if debug:
+        with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)),
+                             likely=False):
+            emit_record(builder, excinfo)
     builder.ret_void()
     module.add_named_metadata("nvvm.annotations", [kernel, "kernel", ir.Constant(dm.i32, 1)])
     return kernel

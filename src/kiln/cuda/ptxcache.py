@@ -23,11 +23,12 @@ def _fingerprint(cc, fastmath, lineinfo) -> str:
             f"libdevice{found} kiln{__version__}")
 
 
-def cached_kernel_ptx(kernel, sig: Signature, cc, fastmath=False, lineinfo=False) -> str:
+def cached_kernel_ptx(kernel, sig: Signature, cc, fastmath=False, lineinfo=False,
+                      debug=False) -> str:
     """The PTX of `kernel` (a cuda.jit Kernel) for `sig` and compute capability `cc`, from
     the cache when it holds it, else compiled and stored."""
     from .ptx import compile_llvm, emit_ptx
-    llvm_ir, _ = compile_llvm(kernel, sig, False, fastmath, lineinfo)
+    llvm_ir, _ = compile_llvm(kernel, sig, False, fastmath, lineinfo, debug)
     store = function_cache(kernel.py_func, kind="ptx")
     key = cache_key(llvm_ir, _fingerprint(cc, fastmath, lineinfo))
     data = store.load(key)

@@ -20,7 +20,7 @@ from kiln import types
 
 from .. import signatures
 from ..devicearray import DeviceNDArray
-from .. import host
+from .. import debug, host
 from ..errors import CudaAPIError
 
 
@@ -44,6 +44,23 @@ def launch(cache, context, kernel, config, args):
     if config.sharedmem > loaded.dynamic_shared:
         _allow_dynamic_shared(context, kernel.__name__, loaded, config.sharedmem)
     context.driver.call(_entry(loaded), *_arguments(loaded, config, pointers))
+    if loaded.program.exceptions is not None:
+        _raise_recorded(context, kernel.__name__, loaded)
+
+
+def _raise_recorded(context, kernel_name, loaded):
+    """After a debug=True kernel: wait for it, and raise the exception it recorded (the
+    record zeroed for the next launch)."""
+    context.synchronize()
+    driver = context.driver
+    address, size = driver.call("cuModuleGetGlobal", loaded.module, debug.RECORD.encode())
+    record = ctypes.create_string_buffer(size)
+    driver.call("cuMemcpyDtoH", ctypes.addressof(record), address, size)
+    exception = debug.recorded_exception(kernel_name, loaded.program.exceptions, record.raw)
+    if exception is not None:
+        zeros = ctypes.create_string_buffer(size)
+        driver.call("cuMemcpyHtoD", address, ctypes.addressof(zeros), size)
+        raise exception
 
 
 def _allow_dynamic_shared(context, kernel_name, loaded, nbytes):
@@ -244,7 +261,10 @@ def _known_launch(cache, context, kernel, args):
             return None   # typed by its value (a large int is uint64)
         else:
             steps.append(None)
-    return KnownLaunch(context, kernel, cache.get(kernel, argtypes, context), tuple(steps))
+    loaded = cache.get(kernel, argtypes, context)
+    if loaded.program.exceptions is not None:
+        return None   # debug=True: the general path waits and reads the record
+    return KnownLaunch(context, kernel, loaded, tuple(steps))
 
 
 def max_cooperative_blocks(cache, context, kernel, argtypes, threads, dynamic_shared):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kiln.types import Signature, void
 
-from .. import abi
+from .. import abi, debug
 from ..errors import CudaAPIError
 from ..external import link_files
 from ..gridsync import is_cooperative
@@ -23,11 +23,13 @@ from . import jitlink, ptxversion
 @dataclass
 class Program:
     """One specialization of a kernel for one target: its PTX, or the cubin nvJitLink made;
-    whether it syncs its whole grid (then it is launched cooperatively)."""
+    whether it syncs its whole grid (then it is launched cooperatively); for a debug=True
+    kernel, the exceptions it may record (cuda/debug.py), else None."""
     ptx: str
     image: bytes
     target: tuple
     cooperative: bool = False
+    exceptions: list | None = None
 
 
 @dataclass
@@ -95,7 +97,8 @@ class ModuleCache:
                                          f"it links {', '.join(map(str, link))}", link)
         else:
             image = ptx.encode() + b"\0"
-        return Program(ptx, image, target, is_cooperative(ptx))
+        exceptions = debug.table_of(ptx) if kernel.options.get("debug") else None
+        return Program(ptx, image, target, is_cooperative(ptx), exceptions)
 
     def _load(self, kernel, program, argtypes, context) -> Loaded:
         context.make_current()
