@@ -24,6 +24,10 @@ _PTX_MAX = {12040: 84, 12090: 88, 11040: 74, 11080: 78}   # what the fake driver
 
 class FakeDriver:
     CUresult = SimpleNamespace(CUDA_SUCCESS=SUCCESS)
+    CUipcMem_flags = SimpleNamespace(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS=1)
+
+    class CUipcMemHandle:
+        reserved = bytes(64)
     CUdevice_attribute = SimpleNamespace(**{f"CU_DEVICE_ATTRIBUTE_{k}": k for k in ATTRIBUTES})
     CU_MEMHOSTALLOC_DEVICEMAP = 2
 
@@ -101,6 +105,21 @@ class FakeDriver:
         address = next(self._addresses)
         self.allocations[address] = bytearray(nbytes)
         return SUCCESS, address
+
+    # -- IPC: "another process" is this one, mapping the same fake memory --------------------
+    def _cuIpcGetMemHandle(self, address):
+        if address not in self.allocations:   # handles name whole allocations
+            return INVALID_VALUE, None
+        return SUCCESS, SimpleNamespace(reserved=address.to_bytes(8, "little") + bytes(56))
+
+    def _cuIpcOpenMemHandle(self, handle, flags):
+        address = int.from_bytes(handle.reserved[:8], "little")
+        if flags != 1 or address not in self.allocations:
+            return INVALID_VALUE, None
+        return SUCCESS, address
+
+    def _cuIpcCloseMemHandle(self, address):
+        return (SUCCESS,)
 
     def _cuMemFree(self, address):
         del self.allocations[address]

@@ -172,3 +172,14 @@ def test_tuple_and_record_arguments():
     out = np.zeros(3)
     tuples[1, 3]((np.ones(3), cuda.to_device(np.arange(3.0))), (2.0, 1.0), out)
     np.testing.assert_array_equal(out, (1 + np.arange(3.0)) * 2 + 1)
+
+
+@pytest.mark.cudasim_only
+def test_ipc_handles_need_a_gpu_and_say_so():
+    from kiln.cuda import CudaSupportError
+    dev = cuda.to_device(np.arange(4))
+    with pytest.raises(CudaSupportError, match="IPC handles need a GPU"):
+        dev.get_ipc_handle()
+    with pytest.raises(CudaSupportError, match="IPC handles need a GPU"):
+        with cuda.open_ipc_array(bytes(64), (4,), np.int64):
+            pass

@@ -874,3 +874,38 @@ def test_without_debug_no_record_is_read(fake):
 
     divide[1, 1](cuda.device_array(1, np.int64), 7, 0)
     assert "cuModuleGetGlobal" not in fake.names() and "cuCtxSynchronize" not in fake.names()
+
+
+# -- IPC handles -----------------------------------------------------------------------------
+def test_an_ipc_handle_pickles_and_opens_the_same_memory(fake):
+    """The fake's "other process" is this one: opening maps the same fake memory."""
+    import pickle
+    base = cuda.to_device(np.arange(24, dtype=np.float32).reshape(4, 6))
+    view = base[1:, ::2]                               # an offset and strides in the allocation
+    handle = pickle.loads(pickle.dumps(view.get_ipc_handle()))
+    assert isinstance(handle, cuda.IpcArrayHandle) and handle.nbytes == 96
+    assert [args for name, args in fake.calls if name == "cuIpcGetMemHandle"] == \
+        [(base.device_ctypes_pointer.value,)]
+    with handle as opened:
+        np.testing.assert_array_equal(opened.copy_to_host(), view.copy_to_host())
+        opened[0, 0] = -1.0
+    assert base.copy_to_host()[1, 0] == -1.0
+    del opened
+    gc.collect()
+    cuda.current_context().deallocations.clear()
+    assert fake.names().count("cuIpcCloseMemHandle") == 1
+
+
+def test_open_ipc_array_takes_a_raw_handle(fake):
+    dev = cuda.to_device(np.arange(10, dtype=np.int32))
+    raw = dev.get_ipc_handle().handle
+    assert len(raw) == 64
+    with cuda.open_ipc_array(raw, (3,), np.int32, offset=8) as part:
+        np.testing.assert_array_equal(part.copy_to_host(), [2, 3, 4])
+
+
+def test_ipc_refused_by_the_driver_says_why(fake):
+    with pytest.raises(CudaAPIError, match="cuIpcOpenMemHandle failed.*opens in another "
+                                           "process"):
+        with cuda.open_ipc_array(bytes(64), (3,), np.int32):
+            pass

@@ -254,3 +254,30 @@ def test_debug_kernel_reports_the_first_exception_and_runs_again():
     b[37] = 1
     divide[2, 32](out, cuda.to_device(a), cuda.to_device(b))
     np.testing.assert_array_equal(out.copy_to_host(), a)
+
+
+def _double_in_another_process(handle):
+    """Runs in a spawned process: opens the array through its IPC handle and doubles it."""
+    from kiln import cuda as child_cuda
+
+    @child_cuda.jit
+    def double(a):
+        i = child_cuda.grid(1)
+        if i < a.size:
+            a[i] *= 2
+
+    with handle as shared:
+        double.forall(shared.size)(shared)
+        child_cuda.synchronize()
+
+
+def test_an_ipc_handle_shares_device_memory_with_another_process():
+    import multiprocessing
+    host = np.arange(1000, dtype=np.float64)
+    dev = cuda.to_device(host)
+    process = multiprocessing.get_context("spawn").Process(
+        target=_double_in_another_process, args=(dev[10:].get_ipc_handle(),))
+    process.start()
+    process.join(120)
+    assert process.exitcode == 0
+    np.testing.assert_array_equal(dev.copy_to_host(), np.r_[host[:10], 2 * host[10:]])

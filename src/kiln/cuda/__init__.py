@@ -33,6 +33,7 @@ from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, bl
                          shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,
                          syncthreads_count, syncthreads_or, syncwarp, threadfence,
                          threadfence_block, threadfence_system, threadIdx, warpsize)
+from .ipc import IpcArrayHandle, open_ipc_array
 from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
 from .nvrtc import CUSource
 from .reduction import Reduce, reduce

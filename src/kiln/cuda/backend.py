@@ -46,6 +46,9 @@ class Backend:
     # equal dtype and (squeezed) shape; host_empty/mapped_empty return NumPy arrays (the
     # latter with the device address of its memory as a second result).
     allocate = wrap_pointer = copy_htod = copy_dtoh = copy_dtod = _no_device
+    # IPC: ipc_handle(memory) -> the allocation's 64-byte handle; open_ipc(handle, nbytes)
+    # -> memory mapped from another process (closed when no array uses it).
+    ipc_handle = open_ipc = _no_device
     host_empty = mapped_empty = _no_device
     # Streams and events.
     stream = default_stream = legacy_default_stream = per_thread_default_stream = _no_device

@@ -135,6 +135,12 @@ class DeviceNDArray:
                 "stream": (int(self.stream) if self.stream else 0) or None,
                 "version": 3}
 
+    def get_ipc_handle(self):
+        """A handle another process on this machine opens to use this array's memory
+        without a copy (cuda/ipc.py; it pickles)."""
+        from .ipc import handle_of
+        return handle_of(self)
+
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of this array (no copy unless asked for): see cuda/dlpack.py."""
         from .dlpack import export

@@ -6,6 +6,7 @@ and a GPU; otherwise the reason is what `cuda.is_available()`'s CudaSupportError
     ptxversion.py  which PTX the driver loads       memory.py    allocations and copies
     modules.py     compile, load, cache per device  streams.py   streams and events
     jitlink.py     PTX to cubin for old drivers     launcher.py  parameters, cuLaunchKernel
+    ipc.py         memory shared between processes
 
 NONE OF THIS HAS RUN ON A GPU YET (see docs/gpu.md): it is unit-tested against a recording
 double of the driver (tests/cuda/test_driver_logic.py)."""
@@ -15,7 +16,7 @@ import threading
 
 from ..backend import Backend
 from ..errors import CudaAPIError
-from . import api, launcher, memory, streams
+from . import api, ipc, launcher, memory, streams
 from .device import Context, Device
 from .modules import ModuleCache
 
@@ -79,6 +80,12 @@ class DriverBackend(Backend):
 
     def copy_dtod(self, dst, src, stream):
         memory.copy_dtod(self.context(), dst, src, stream)
+
+    def ipc_handle(self, memory):
+        return ipc.handle_of(self.context(), memory)
+
+    def open_ipc(self, handle, nbytes):
+        return ipc.open_handle(self.context(), handle, nbytes)
 
     def host_empty(self, shape, dtype, strides):
         return memory.host_empty(self.context(), shape, dtype, strides)

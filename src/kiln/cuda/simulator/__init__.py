@@ -4,7 +4,7 @@ simulated device whose memory is host memory."""
 from __future__ import annotations
 
 from ..backend import Backend
-from ..errors import CudaAPIError
+from ..errors import CudaAPIError, CudaSupportError
 from . import launcher, memory
 from .device import SimContext, SimDevice
 from .streams import SimEvent, SimStream
@@ -45,6 +45,12 @@ class SimulatorBackend(Backend):
 
     allocate = staticmethod(memory.allocate)
     wrap_pointer = staticmethod(memory.wrap_pointer)
+
+    def ipc_handle(self, *args):
+        raise CudaSupportError("CUDA IPC handles need a GPU (the driver back-end): the "
+                               "simulator's device memory is this process's own")
+
+    open_ipc = ipc_handle
     copy_htod = staticmethod(memory.copy_htod)
     copy_dtoh = staticmethod(memory.copy_dtoh)
     copy_dtod = staticmethod(memory.copy_dtod)
