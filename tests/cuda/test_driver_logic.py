@@ -157,7 +157,8 @@ def test_launch_parameters_match_the_ptx_declarations(fake):
     assert struct.unpack("i", values[10])[0] == 3 and struct.unpack("d", values[11])[0] == 4.0
 
 
-def test_explicit_signature_converts_scalars_before_packing(fake):
+def test_explicit_signature_converts_scalars_before_packing(fake, general_path):
+    """On the general path (the first launch) and on the short path alike."""
     @cuda.jit("void(f4[:], i4, f4)")
     def scale(a, n, factor):
         i = cuda.grid(1)
@@ -169,8 +170,16 @@ def test_explicit_signature_converts_scalars_before_packing(fake):
     values = fake.launches[-1][-1]
     assert struct.unpack("i", values[-2])[0] == 4
     assert struct.unpack("f", values[-1])[0] == np.float32(0.1)
+    with general_path.refused():
+        scale[1, 4](dev, np.int64(3), 1e-46)   # converted: 3 and float32(1e-46) == 0
+    values = fake.launches[-1][-1]
+    assert struct.unpack("i", values[-2])[0] == 3
+    assert struct.unpack("f", values[-1])[0] == 0.0
+    with pytest.raises(OverflowError):   # np.int32(2**40), as the general path converts
+        scale[1, 4](dev, 2**40, 0.1)
     with pytest.raises(TypeError, match="no signature for arguments"):
         scale[1, 4](dev, 4.5, 0.1)
+    assert len(fake.launches) == 2
 
 
 # -- the launch sequence ----------------------------------------------------------------------
@@ -327,25 +336,6 @@ def test_device_arrays_and_scalars_take_the_short_path_with_the_general_bytes(
             layout.pack(values)[offset:offset + len(part)]
             for offset, part in zip(layout.offsets, launch[5]))
     assert fake.names().count("cuModuleLoadData") == 1
-
-
-def test_short_path_converts_scalars_as_the_signature_does(fake, general_path):
-    @cuda.jit("void(f4[:], i4, f4)")
-    def scale(a, n, factor):
-        i = cuda.grid(1)
-        if i < n:
-            a[i] *= factor
-
-    dev = cuda.device_array(4, np.float32)
-    scale[1, 4](dev, 4, 0.1)
-    with general_path.refused():
-        scale[1, 4](dev, np.int64(3), 1e-46)   # converted: 3 and float32(1e-46) == 0
-    values = fake.launches[-1][-1]
-    assert struct.unpack("i", values[-2])[0] == 3
-    assert struct.unpack("f", values[-1])[0] == 0.0
-    with pytest.raises(OverflowError):   # np.int32(2**40), as the general path converts
-        scale[1, 4](dev, 2**40, 0.1)
-    assert len(fake.launches) == 2
 
 
 def test_a_python_int_past_int64_gets_its_own_specialization(fake):
