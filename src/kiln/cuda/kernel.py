@@ -205,8 +205,6 @@ class Kernel(_Compiled):
         """Run the kernel with a checked LaunchConfig (what `kernel[...](args)` does)."""
         if not self._checked:
             self._check()
-        if backend.active.launch_known(self, config, args):
-            return
         if in_kernel():
             raise RuntimeError(f"kernel '{self.__name__}' cannot be launched from inside a "
                                "kernel (dynamic parallelism is not supported)")
@@ -229,7 +227,8 @@ class ConfiguredKernel:
         self.config = config
 
     def __call__(self, *args):
-        self.kernel.launch(self.config, args)
+        if not backend.active.launch_known(self.kernel, self.config, args):
+            self.kernel.launch(self.config, args)
 
     def __repr__(self):
         c = self.config
