@@ -270,3 +270,16 @@ def test_ellipsis_indexing_reads_and_writes_as_numpy():
         assert np.array_equal(w, g) and np.ndim(w) == np.ndim(g)   # a[1, 2, ...] is 0-d
     with pytest.raises(Exception, match="single ellipsis"):
         njit(lambda a: a[..., ...])(a)
+
+
+def test_array_types_keep_their_hash_but_do_not_pickle_it():
+    """An array type caches its hash (it keys every CUDA launch); the hash depends on
+    identities in this process, so a pickled type (a typed list's, in cached code) must
+    compute its own again."""
+    import pickle
+
+    from kiln import types
+    a = types.Array(types.float64, 2, "C")
+    assert hash(a) == hash(types.Array(types.float64, 2, "C"))
+    state = pickle.loads(pickle.dumps(a))
+    assert state == a and "_hash" not in state.__dict__ and hash(state) == hash(a)

@@ -40,6 +40,9 @@ class Array(Type):
             found = self._hash = hash((Array, self.key))
         return found
 
+    def __getstate__(self):   # (the hash is this process's: types hash by identity)
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
     def copy(self, dtype=None, ndim=None, layout=None, readonly=None) -> "Array":
         return Array(self.dtype if dtype is None else dtype,
                      self.ndim if ndim is None else ndim,
