@@ -4,8 +4,8 @@ sees it and starts another. Arguments: a directory for the programs' files, then
 `--cuda` and a bug to plant. Protocol: length-prefixed pickles on stdin/stdout.
 
 With `--cuda` a program is not run: its functions become device functions, called by a
-kernel taking the program's arguments, compiled to PTX for sm_90 and assembled by ptxas
-(when installed). kiln must compile it, or refuse it with an error that names the line
+kernel taking the program's arguments, compiled to PTX for sm_90 or sm_70, with or without
+debug=True (by the program's length), and assembled by ptxas (when installed). kiln must compile it, or refuse it with an error that names the line
 (what the GPU cannot do: allocating, try/except...); anything else is a failure."""
 from __future__ import annotations
 
@@ -134,9 +134,11 @@ def compile_for_cuda(programs, source, inputs):
                                                  f"    r = f({params})\n")
     try:
         signature = types.void(types.float64[::1], *map(types.typeof, build(inputs[0])))
-        ptx, _ = cuda.compile_ptx(module.kernel_, signature)
+        cc = ((9, 0), (7, 0))[len(source) % 2]
+        ptx, _ = cuda.compile_ptx(module.kernel_, signature, cc=cc,
+                                  debug=len(source) // 2 % 2 == 1)
         if toolkit.ptxas_path() is not None:
-            toolkit.check_ptx(ptx, (9, 0))
+            toolkit.check_ptx(ptx, cc)
         got = COMPILED
     except (TypingError, UnsupportedError) as e:
         located = ', line ' in str(e)
