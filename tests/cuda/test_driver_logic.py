@@ -504,6 +504,58 @@ def test_ptx_too_new_for_the_driver_goes_through_nvjitlink(monkeypatch):
     assert image.startswith(b"\x7fELF")   # a cubin, not PTX the driver would refuse
 
 
+def linking_kernel(path):
+    """A cache=True kernel linked with the PTX file at `path` (a function 'triple')."""
+    triple = cuda.declare_device("triple", "int32(int32)", link=path)
+
+    @cuda.jit(cache=True)
+    def uses_triple(a):
+        a[0] = triple(a[0])
+    return uses_triple
+
+
+TRIPLE_PTX = """.version 7.8
+.target sm_90
+.address_size 64
+.visible .func  (.param .b32 func_retval0) triple(.param .b64 p0, .param .b32 p1)
+{
+	.reg .b32 %r<3>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p0];
+	ld.param.u32 %r1, [p1];
+	mul.lo.s32 %r2, %r1, FACTOR;
+	st.u32 [%rd1], %r2;
+	st.param.b32 [func_retval0], 0;
+	ret;
+}
+"""
+
+
+def test_cache_true_keeps_the_linked_cubin(monkeypatch, tmp_path):
+    """A second process (a fresh back-end and kernel) loads the cubin nvJitLink made from
+    the disk; a changed linked file is linked again."""
+    pytest.importorskip("cuda.bindings.nvjitlink")
+    from kiln.cuda.driver import jitlink
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    linked = []
+    real_link = jitlink.ptx_to_cubin
+    monkeypatch.setattr(jitlink, "ptx_to_cubin",
+                        lambda *args: linked.append(args[2]) or real_link(*args))
+    source = tmp_path / "triple.ptx"
+
+    def image(factor):
+        source.write_text(TRIPLE_PTX.replace("FACTOR", str(factor)))
+        fake = install(monkeypatch, FakeDriver())
+        linking_kernel(source)[1, 1](cuda.device_array(1, np.int32))
+        (found,) = fake.modules.values()
+        return found
+
+    first = image(3)
+    assert first.startswith(b"\x7fELF") and linked == ["uses_triple"]
+    assert image(3) == first and linked == ["uses_triple"]          # from the disk
+    assert image(4) != first and linked == ["uses_triple"] * 2      # the file changed
+
+
 def test_without_nvjitlink_an_old_driver_is_a_clear_error(monkeypatch):
     install(monkeypatch, FakeDriver(version=12040, cc=(12, 0)))
     monkeypatch.setitem(sys.modules, "cuda.bindings.nvjitlink", None)

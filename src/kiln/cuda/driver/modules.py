@@ -77,7 +77,7 @@ class ModuleCache:
 
     def _compile(self, kernel, argtypes, cc) -> Program:
         from ..ptx import compile_ptx
-        from ..ptxcache import cached_kernel_ptx
+        from ..ptxcache import cached_cubin, cached_kernel_ptx
         target, isa, too_new = ptxversion.choose(cc, self.driver_version)
         sig = Signature(void, tuple(argtypes))
         if kernel.options.get("cache"):   # cuda.jit(cache=True): PTX kept on disk
@@ -87,16 +87,20 @@ class ModuleCache:
         emitted = ptxversion.ptx_isa_of(ptx)
         newest = ptxversion.max_ptx_isa(self.driver_version)
         link = link_files(kernel, ptx)
+        why = None
         if too_new or emitted > newest:
             why = (f"the CUDA driver ({ptxversion.driver_version_text(self.driver_version)}) "
                    f"loads PTX up to ISA {newest // 10}.{newest % 10}, and sm_{target[0]}"
                    f"{target[1]} needs {emitted // 10}.{emitted % 10}")
-            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why, link)
         elif link:
-            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__,
-                                         f"it links {', '.join(map(str, link))}", link)
-        else:
+            why = f"it links {', '.join(map(str, link))}"
+        if why is None:
             image = ptx.encode() + b"\0"
+        elif kernel.options.get("cache"):   # the linked cubin kept on disk too
+            image = cached_cubin(kernel, ptx, target, link, lambda: jitlink.ptx_to_cubin(
+                ptx, target, kernel.__name__, why, link))
+        else:
+            image = jitlink.ptx_to_cubin(ptx, target, kernel.__name__, why, link)
         exceptions = debug.table_of(ptx) if kernel.options.get("debug") else None
         return Program(ptx, image, target, is_cooperative(ptx), exceptions)
 
