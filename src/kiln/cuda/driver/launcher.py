@@ -11,6 +11,7 @@ path, which converts the arguments first."""
 from __future__ import annotations
 
 import ctypes
+import math
 import struct
 import threading
 
@@ -18,9 +19,8 @@ import numpy as np
 
 from kiln import types
 
-from .. import signatures
-from ..devicearray import DeviceNDArray
-from .. import debug, host
+from .. import debug, host, signatures
+from ..devicearray import DeviceNDArray, c_strides
 from ..errors import CudaAPIError
 
 
@@ -135,15 +135,9 @@ class _Foreign:
             return None
         host.wait_for_producer(desc, stream)
         shape = desc["shape"]
-        strides, step = [], self.itemsize
-        for extent in reversed(shape):
-            strides.append(step)
-            step *= extent or 1
-        size = 1
-        for extent in shape:
-            size *= extent
+        size = math.prod(shape)
         return (0, 0, size, self.itemsize, desc["data"][0] if size else 0, *shape,
-                *reversed(strides))
+                *c_strides(shape, self.itemsize))
 
 
 def _foreign_kind(desc):
