@@ -22,6 +22,17 @@ _PARAM = re.compile(r"\.[bsuf](\d+)\b[^,]*?(?:\[(\d+)\])?\s*(?:,|$)")
 _PTX_MAX = {12040: 84, 12090: 88, 11040: 74, 11080: 78}   # what the fake driver's JIT accepts
 
 
+class Function(SimpleNamespace):
+    """A CUfunction: its int is a handle, as cuda-bindings' objects give one."""
+
+    def __init__(self, name, sizes, registry):
+        super().__init__(name=name, sizes=sizes)
+        registry[id(self)] = self
+
+    def __int__(self):
+        return id(self)
+
+
 class FakeDriver:
     CUresult = SimpleNamespace(CUDA_SUCCESS=SUCCESS)
     CUipcMem_flags = SimpleNamespace(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS=1)
@@ -40,6 +51,9 @@ class FakeDriver:
         self.host = {}             # pinned host address -> ctypes buffer
         self.modules = {}          # module handle -> image
         self.globals = {}          # (module, name) -> (device address, size)
+        self.functions = {}        # handle -> Function
+        self.callbacks = []        # the C functions cuGetProcAddress gave
+        self.current = None        # the current context
         self.launches = []         # (function name, grid, block, shared, stream, params bytes)
         self.cooperative_launches = []   # names of the kernels launched cooperatively
         self._addresses = itertools.count(0x7f00_0000_0000, 1 << 32)
@@ -84,12 +98,16 @@ class FakeDriver:
         return SUCCESS, SimpleNamespace(bytes=bytes(range(16)))
 
     def _cuDevicePrimaryCtxRetain(self, device):
-        return SUCCESS, f"context{device}"
+        return SUCCESS, 0xC0_0000 + device   # a CUcontext handle
+
+    def _cuCtxSetCurrent(self, context):
+        self.current = context
+        return (SUCCESS,)
 
     def _ok(self, *args):
         return (SUCCESS,)
 
-    _cuCtxSetCurrent = _cuCtxSynchronize = _cuDevicePrimaryCtxRelease = _ok
+    _cuCtxSynchronize = _cuDevicePrimaryCtxRelease = _ok
     _cuDevicePrimaryCtxReset = _cuStreamSynchronize = _cuStreamDestroy = _ok
     _cuEventRecord = _cuEventSynchronize = _cuEventDestroy = _cuStreamWaitEvent = _ok
     _cuStreamQuery = _cuEventQuery = _ok
@@ -224,14 +242,41 @@ class FakeDriver:
 
     def _cuModuleGetFunction(self, module, name):
         if self.modules[module].startswith(b"\x7fELF"):   # a cubin: no parameter list read
-            return SUCCESS, SimpleNamespace(name=name.decode(), sizes=[])
+            return SUCCESS, Function(name.decode(), [], self.functions)
         text = self.modules[module].decode(errors="replace")
         found = re.search(rf"\.entry {re.escape(name.decode())}\s*\((.*?)\)", text, re.S)
         if found is None:
             return INVALID_VALUE, None
         sizes = [int(bits) // 8 * int(count or 1) for bits, count in
                  _PARAM.findall(found.group(1).strip())]
-        return SUCCESS, SimpleNamespace(name=name.decode(), sizes=sizes)
+        return SUCCESS, Function(name.decode(), sizes, self.functions)
+
+    # -- what compiled launch entries call: C functions (cuda/driver/entry.py) ----------------
+    CUdriverProcAddress_flags = SimpleNamespace(CU_GET_PROC_ADDRESS_LEGACY_STREAM=1,
+                                                CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM=2)
+    _LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7,
+                               ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    _CURRENT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))
+
+    def _cuGetProcAddress(self, symbol, version, flags):
+        """C callbacks into this double, recorded under the functions' names as the calls
+        through the bindings are."""
+        def launch(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            self.calls.append(("cuLaunchKernel", ("compiled",)))
+            return self._cuLaunchKernel(self.functions[function], gx, gy, gz, bx, by, bz,
+                                        shared, stream or 0, params, extra)[0]
+
+        def current(slot):
+            self.calls.append(("cuCtxGetCurrent", ("compiled",)))
+            slot[0] = self.current
+            return SUCCESS
+        if flags != 1:
+            return INVALID_VALUE, None, None
+        made = {b"cuLaunchKernel": self._LAUNCH(launch),
+                b"cuCtxGetCurrent": self._CURRENT(current)}[symbol]
+        self.callbacks.append(made)
+        return SUCCESS, ctypes.cast(made, ctypes.c_void_p).value, 0
+
 
     def _cuLaunchCooperativeKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream,
                                    params):

@@ -951,3 +951,93 @@ def test_ipc_refused_by_the_driver_says_why(fake):
                                            "process"):
         with cuda.open_ipc_array(bytes(64), (3,), np.int32):
             pass
+
+
+# -- compiled launch entries (cuda/driver/entry.py) ------------------------------------------
+def test_launches_go_through_a_compiled_entry(fake, monkeypatch):
+    """The first launch checks the kernel, the second makes the KnownLaunch, the third
+    compiles its entry, and from the fourth the trampoline calls it: the same parameter
+    bytes, no Python on the way. The fake gives C callbacks for cuLaunchKernel and
+    cuCtxGetCurrent."""
+    from kiln.cuda.driver import launcher
+
+    @cuda.jit
+    def kern(out, a, x, n, flag, small, half, b):
+        i = cuda.grid(1)
+        if i < n and flag:
+            out[i] = a[i, 0] * x + small + half + b[i]
+
+    out = cuda.device_array(6, np.float32)
+    a = cuda.to_device(np.ones((6, 3)))[:, 1:]
+    b = cuda.to_device(np.arange(12, dtype=np.int16))[::2]
+    args = (out, a, 2.5, 6, True, np.float32(0.5), np.float16(1.5), b)
+    configured = kern[2, 32, 0, 64]
+    for _ in range(3):
+        configured(*args)
+    compiled_calls = lambda: [c for c in fake.calls if c == ("cuLaunchKernel", ("compiled",))]
+    assert not compiled_calls()
+    refused = []
+    monkeypatch.setattr(launcher, "launch_known", lambda *a: refused.append(a))
+    configured(*args)
+    configured(out, a, -1.5, 7, False, np.float32(-0.25), np.float16(2), b)
+    assert len(compiled_calls()) == 2 and not refused
+    assert fake.launches[3] == fake.launches[0]
+    _, grid, block, shared, stream, values = fake.launches[4]
+    assert (grid, block, shared, stream) == ((2, 1, 1), (32, 1, 1), 64, 0)
+    # out: 7 parameters, a: 9, then x, n, flag, small, half
+    assert struct.unpack("d", values[16])[0] == -1.5 and \
+        struct.unpack("q", values[17])[0] == 7 and values[18] == b"\0"
+    assert struct.unpack("f", values[19])[0] == -0.25 and \
+        struct.unpack("e", values[20])[0] == 2.0
+    # other arguments: the entry answers NotImplemented and the Python path launches
+    configured(out, a, 2.5, 2**63, True, np.float32(0.5), np.float16(1.5), b)
+    configured(out, cuda.to_device(np.ones((6, 3), np.float32)), 2.5, 6, True,
+               np.float32(0.5), np.float16(1.5), b)
+    assert len(refused) == 2 and len(compiled_calls()) == 2
+
+
+def test_each_compiled_entry_launches_its_own_kernel(fake):
+    @cuda.jit
+    def first(a, v):
+        a[0] = v
+
+    @cuda.jit
+    def second(a, v):
+        a[1] = v
+
+    dev = cuda.device_array(2)
+    one, two = first[1, 1], second[1, 2]
+    for i in range(4):
+        one(dev, 1.0 + i)
+        two(dev, -1 - i)
+    names = [(name, struct.unpack("q", values[-1])[0] if name == "second" else
+              struct.unpack("d", values[-1])[0]) for name, *_, values in fake.launches]
+    assert names == [("first", 1.0), ("second", -1), ("first", 2.0), ("second", -2),
+                     ("first", 3.0), ("second", -3), ("first", 4.0), ("second", -4)]
+    assert fake.calls.count(("cuLaunchKernel", ("compiled",))) == 2
+
+
+def test_a_compiled_entry_launches_only_in_its_context(monkeypatch):
+    fake = install(monkeypatch, FakeDriver(devices=2))
+
+    @cuda.jit
+    def fill(a, v):
+        a[0] = v
+
+    dev = cuda.device_array(1)
+    configured = fill[1, 1]
+    for _ in range(4):
+        configured(dev, 1.0)
+    assert fake.calls[-1] == ("cuLaunchKernel", ("compiled",))
+    cuda.select_device(1)
+    try:
+        other = cuda.device_array(1)
+        configured(other, 2.0)          # another current context: the Python path
+        assert fake.calls[-1][0] == "cuLaunchKernel" and fake.calls[-1][1] != ("compiled",)
+    finally:
+        cuda.select_device(0)
+    cuda.close()                        # the context goes (its handle comes back the same)
+    loads = fake.names().count("cuModuleLoadData")
+    configured(cuda.device_array(1), 3.0)
+    assert fake.names().count("cuModuleLoadData") == loads + 1
+    assert fake.calls[-1][1] != ("compiled",)

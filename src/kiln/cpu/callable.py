@@ -3,9 +3,11 @@ trampoline that makes calling a kiln function a C-speed operation.
 
 Each dispatcher owns a table `[fallback, count, entry0, entry1, ...]`. Its `__call__` is
 the trampoline: a built-in function (PyMethodDef, METH_FASTCALL|METH_KEYWORDS) whose
-`self` is the table's address. It tries each entry point in turn; the first that does not
-answer `NotImplemented` has the call. When none matches (new argument types, keywords) it
-calls the Python fallback, which compiles and adds an entry."""
+`self` is the table's address. It tries each entry point in turn, `entry(table, args,
+nargsf)`; the first that does not answer `NotImplemented` has the call. When none matches
+(new argument types, keywords) it calls the Python fallback, which compiles and adds an
+entry. A function's entries ignore the table; a CUDA launch's read the launch
+configuration stored before it (cuda/driver/entry.py)."""
 from __future__ import annotations
 
 import ctypes
@@ -78,7 +80,7 @@ def _trampoline_ir() -> str:
     b.position_at_end(body)
     slot = b.gep(table, [b.add(index, ir.Constant(dm.i64, 2))], source_etype=dm.ptr)
     callee = b.load(slot, typ=ENTRY_TYPE.as_pointer())
-    result = b.call(callee, [ir.Constant(dm.ptr, None), args, nargsf])
+    result = b.call(callee, [table, args, nargsf])
     mismatch = b.icmp_unsigned("==", result, not_implemented)
     done = fn.append_basic_block("done")
     b.cbranch(mismatch, next_, done)
@@ -135,11 +137,21 @@ def vectorcall_arguments(address, nargsf, kwnames):
 
 class DispatchTable:
     """The table behind one dispatcher's trampoline, and the trampoline callable itself.
-    `fallback(address, nargsf, kwnames)` handles the calls no entry point takes."""
+    `fallback(address, nargsf, kwnames)` handles the calls no entry point takes. A `header`
+    (a ctypes structure) is stored right before the slots, where entries find it at the
+    table's address less its size."""
 
-    def __init__(self, name: str, fallback):
+    def __init__(self, name: str, fallback, header=None):
         self._fallback = fallback  # kept alive: the table holds a borrowed pointer to it
-        self._slots = (ctypes.c_void_p * (2 + TABLE_CAPACITY))()
+        slots = ctypes.c_void_p * (2 + TABLE_CAPACITY)
+        if header is None:
+            self._memory = self._slots = slots()
+        else:
+            layout = type("HeadedTable", (ctypes.Structure,), {
+                "_fields_": [("header", type(header)), ("slots", slots)]})
+            assert layout.slots.offset == ctypes.sizeof(header)
+            self._memory = layout(header, slots())
+            self._slots = self._memory.slots
         self._slots[0] = id(fallback)
         self._slots[1] = 0
         address = ctypes.addressof(self._slots)

@@ -60,6 +60,10 @@ class Backend:
     # of a cooperative launch (one whose blocks are all resident at once).
     launch = kernel_resources = max_cooperative_blocks = _no_device
 
+    def bind_launch(self, configured):
+        """Give a ConfiguredKernel a faster call, if the back-end has one (the driver's:
+        compiled launch entries)."""
+
     def launch_known(self, kernel, config, args) -> bool:
         """Launch by a short path kept for arguments of these kinds, if the back-end has one
         (False: it launched nothing; the API converts the arguments and calls `launch`)."""

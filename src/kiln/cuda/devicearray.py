@@ -51,6 +51,9 @@ def _basic_index(key) -> tuple:
     return key
 
 
+_ARRAY_TYPES = {}   # kiln array type -> its one object (DeviceNDArray.intern_type)
+
+
 class DeviceNDArray:
     """An n-dimensional array on the device (Numba's `DeviceNDArray`)."""
 
@@ -97,10 +100,16 @@ class DeviceNDArray:
     # needs of it is worked out once and kept on it.
     @functools.cached_property
     def _kiln_type(self):
-        """The kiln type kernels see it as."""
+        """The kiln type kernels see it as (one object per type: compiled launches compare
+        identities, cuda/driver/entry.py)."""
         from kiln import types
         layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
-        return types.Array(types.from_dtype(self.dtype), self.ndim, layout)
+        return self.intern_type(types.Array(types.from_dtype(self.dtype), self.ndim, layout))
+
+    @staticmethod
+    def intern_type(ty):
+        """The one object of the array type `ty` that device arrays keep."""
+        return _ARRAY_TYPES.setdefault(ty, ty)
 
     @functools.cached_property
     def _launch_values(self) -> tuple:

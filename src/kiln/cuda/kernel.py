@@ -220,11 +220,13 @@ class Kernel(_Compiled):
 class ConfiguredKernel:
     """`kernel[blocks, threads, ...]`: call it with the kernel's arguments to launch."""
 
-    __slots__ = ("kernel", "config")
+    __slots__ = ("kernel", "config", "_table")
 
     def __init__(self, kernel, config):
         self.kernel = kernel
         self.config = config
+        self._table = None   # the back-end's compiled calls, when it has them
+        backend.active.bind_launch(self)
 
     def __call__(self, *args):
         if not backend.active.launch_known(self.kernel, self.config, args):

@@ -16,9 +16,15 @@ import threading
 
 from ..backend import Backend
 from ..errors import CudaAPIError
-from . import api, ipc, launcher, memory, streams
+from . import api, entry, ipc, launcher, memory, streams
 from .device import Context, Device
 from .modules import ModuleCache
+
+
+class _Selected(threading.local):
+    """The device each host thread selected (0 until it selects one)."""
+
+    device_id = 0
 
 
 class DriverBackend(Backend):
@@ -30,7 +36,7 @@ class DriverBackend(Backend):
         self.driver_version = driver.call("cuDriverGetVersion")
         self._devices = [Device(driver, i) for i in range(driver.call("cuDeviceGetCount"))]
         self._contexts = {}
-        self._current = threading.local()
+        self._current = _Selected()
         self.modules = ModuleCache(driver, self.driver_version)
 
     def is_available(self):
@@ -41,7 +47,7 @@ class DriverBackend(Backend):
 
     # -- contexts: one primary context per device, the current one per host thread --------
     def context(self):
-        device_id = getattr(self._current, "device_id", 0)
+        device_id = self._current.device_id
         context = self._contexts.get(device_id)
         if context is None:
             context = self._contexts[device_id] = Context(self._devices[device_id])
@@ -56,7 +62,7 @@ class DriverBackend(Backend):
         return self._devices[device_id]
 
     def close(self):
-        device_id = getattr(self._current, "device_id", 0)
+        device_id = self._current.device_id
         context = self._contexts.pop(device_id, None)
         if context is not None:
             context.release()
@@ -118,6 +124,9 @@ class DriverBackend(Backend):
 
     def launch(self, kernel, config, args):
         launcher.launch(self.modules, self.context(), kernel, config, args)
+
+    def bind_launch(self, configured):
+        entry.bind(configured, self.driver)
 
     def launch_known(self, kernel, config, args):
         return launcher.launch_known(self.modules, self.context(), kernel, config, args)

@@ -46,6 +46,25 @@ class Driver:
                 raise CudaAPIError(f"{name} failed: {self.error_name(code)}")
         return checked
 
+    def function_addresses(self):
+        """{name: address} of the driver functions compiled launch entries call
+        (cuda/driver/entry.py), from cuGetProcAddress; None when it gives none. The legacy
+        default stream's variants, as cuda-bindings' own calls use, unless it is told to
+        use the per-thread one (CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM)."""
+        if not hasattr(self, "_addresses"):
+            import os
+            flag = "PER_THREAD_DEFAULT_STREAM" if os.environ.get(
+                "CUDA_PYTHON_CUDA_PER_THREAD_DEFAULT_STREAM", "0") != "0" else "LEGACY_STREAM"
+            try:
+                flags = self.enum("CUdriverProcAddress_flags", f"CU_GET_PROC_ADDRESS_{flag}")
+                found = {name: int(self.call("cuGetProcAddress", name.encode(), 12000,
+                                             flags)[0])
+                         for name in ("cuLaunchKernel", "cuCtxGetCurrent")}
+            except (AttributeError, CudaAPIError, TypeError):
+                found = {}
+            self._addresses = found if found and all(found.values()) else None
+        return self._addresses
+
     def error_name(self, code) -> str:
         try:
             _, name = self.module.cuGetErrorName(code)

@@ -20,6 +20,7 @@ import numpy as np
 from kiln import types
 
 from .. import debug, host, signatures
+from . import entry
 from ..devicearray import DeviceNDArray, c_strides
 from ..errors import CudaAPIError
 
@@ -41,7 +42,7 @@ def launch(cache, context, kernel, config, args):
     buffer, _, pointers = _buffer(loaded.layout)
     loaded.layout.pack_into(buffer, loaded.layout.values(args))
     context.make_current()
-    if config.sharedmem > loaded.dynamic_shared:
+    if config.sharedmem > loaded.shared_allowed.value:
         _allow_dynamic_shared(context, kernel.__name__, loaded, config.sharedmem)
     context.driver.call(_entry(loaded), *_arguments(loaded, config, pointers))
     if loaded.program.exceptions is not None:
@@ -78,7 +79,7 @@ def _allow_dynamic_shared(context, kernel_name, loaded, nbytes):
             f"kernel '{kernel_name}': {nbytes} bytes of dynamic shared memory and its "
             f"{static} of static shared memory exceed the device's "
             f"{context.device.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN} per block ({exc})") from None
-    loaded.dynamic_shared = nbytes
+    loaded.shared_allowed.value = nbytes
 
 
 def _buffer(layout):
@@ -156,7 +157,7 @@ class KnownLaunch:
     driver calls bound once."""
 
     __slots__ = ("loaded", "steps", "_context", "_name", "_make_current", "_handle",
-                 "_start")
+                 "_start", "uses", "entry_address", "_compiled")
 
     def __init__(self, context, kernel, loaded, steps):
         self.loaded = loaded
@@ -166,6 +167,9 @@ class KnownLaunch:
         self._make_current = context.driver.bound("cuCtxSetCurrent")
         self._handle = context.handle
         self._start = context.driver.bound(_entry(loaded))
+        self.uses = 0
+        self.entry_address = None   # of its compiled launch entry, made at its second use
+        self._compiled = None
 
     def __call__(self, config, args):
         """Launch (True); else, launching nothing, False when a value does not fit its
@@ -191,10 +195,23 @@ class KnownLaunch:
         except (struct.error, OverflowError, ValueError, TypeError):
             return False
         self._make_current(self._handle)
-        if config.sharedmem > self.loaded.dynamic_shared:
+        if config.sharedmem > self.loaded.shared_allowed.value:
             _allow_dynamic_shared(self._context, self._name, self.loaded, config.sharedmem)
         self._start(*_arguments(self.loaded, config, pointers))
+        self.uses += 1
+        if self.uses == 2:
+            self._compile_entry()
         return True
+
+    def _compile_entry(self):
+        """The compiled launch entry of this launch (cuda/driver/entry.py), when its steps
+        allow one and the driver gives the functions' addresses."""
+        functions = self._context.driver.function_addresses()
+        if functions is None or self.loaded.program.cooperative:
+            return
+        made = entry.compile_entry(self, self._context, functions)
+        if made is not None:
+            self._compiled, self.entry_address = made
 
 
 def launch_known(cache, context, kernel, config, args) -> bool:

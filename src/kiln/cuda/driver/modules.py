@@ -7,9 +7,10 @@ driver's JIT is older than the ISA the target needs, the PTX goes to the driver 
 made by nvJitLink instead (jitlink.py)."""
 from __future__ import annotations
 
+import ctypes
 import re
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kiln.types import Signature, void
 
@@ -34,13 +35,15 @@ class Program:
 
 @dataclass
 class Loaded:
-    """A specialization loaded on one device; `dynamic_shared`: the most dynamic shared
-    memory its function was opted in to (launcher.py raises it as launches ask)."""
+    """A specialization loaded on one device; `shared_allowed`: the most dynamic shared
+    memory its function was opted in to (launcher.py raises it as launches ask; compiled
+    launch entries read it where it is), -1 once its context is gone (so no compiled entry
+    launches it again)."""
     module: object
     function: object
     layout: abi.Layout
     program: Program
-    dynamic_shared: int = 0
+    shared_allowed: ctypes.c_int64 = field(default_factory=ctypes.c_int64)
 
 
 class ModuleCache:
@@ -66,7 +69,7 @@ class ModuleCache:
         """Drop what was loaded on a device whose context went (its modules went with it)."""
         for loaded in self._loaded.values():
             for key in [key for key in loaded if key[1] == device_id]:
-                del loaded[key]
+                loaded.pop(key).shared_allowed.value = -1
 
     def program(self, kernel, argtypes, cc) -> Program:
         programs = self._programs.setdefault(kernel, {})

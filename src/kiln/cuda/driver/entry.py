@@ -1,0 +1,241 @@
+"""Compiled launch entries: `kernel[grid, block](args)` in machine code, as a CPU
+dispatcher's calls are.
+
+A configured kernel on the driver back-end is called through the CPU dispatcher's
+trampoline (cpu/callable.py) over a table whose header is its launch configuration
+(`Config`). An entry is compiled by the CPU engine for one KnownLaunch (launcher.py) at its
+second use, when every argument is a device array or a scalar passed as it is. It checks
+each argument's Python type (and a device array's kiln type: devicearray.py interns them,
+so identity decides), packs the values into the entry's own parameter buffer (the GIL is
+held throughout, so one buffer serves every thread), checks that the thread's current CUDA
+context is the one the kernel was loaded in and that the dynamic shared memory asked for is
+allowed (`Loaded.shared_allowed`), and calls cuLaunchKernel through the pointer
+cuGetProcAddress gave. Whatever else it meets it answers NotImplemented, and the table's
+fallback takes the Python path, which also raises the driver's error when a launch fails
+(the entry leaves a failed launch to it, which tries it once more)."""
+from __future__ import annotations
+
+import ctypes
+import itertools
+
+from llvmlite import ir
+
+from ...codegen import datamodel as dm
+from ...runtime.boxing import VECTORCALL_OFFSET_MASK
+from ...runtime.pyapi import OB_TYPE, SCALAR_VALUE, TUPLE_ITEMS
+from ..devicearray import DeviceNDArray
+
+
+class Config(ctypes.Structure):
+    """A launch configuration as entries read it, before the trampoline's slots."""
+    _fields_ = [("grid", ctypes.c_int64 * 3), ("block", ctypes.c_int64 * 3),
+                ("shared", ctypes.c_int64), ("stream", ctypes.c_int64)]
+
+
+def config_of(config) -> Config:
+    return Config((ctypes.c_int64 * 3)(*config.griddim), (ctypes.c_int64 * 3)(*config.blockdim),
+                  config.sharedmem, int(config.stream) if config.stream else 0)
+
+
+_I32 = ir.IntType(32)
+_LAUNCH = ir.FunctionType(_I32, [dm.ptr] + [_I32] * 7 + [dm.ptr] * 3)   # cuLaunchKernel
+_CURRENT = ir.FunctionType(_I32, [dm.ptr])                               # cuCtxGetCurrent
+_numbers = itertools.count()
+
+
+def compile_entry(known, context, driver_functions):
+    """(the CompiledModule, the entry's address) for a KnownLaunch, or None when some of
+    its steps are not for an entry (conversions, foreign arrays)."""
+    from ...cpu.engine import get_engine
+    from .launcher import _ARRAY
+    layout, steps = known.loaded.layout, known.steps
+    if any(step is not _ARRAY and step is not None for step in steps):
+        return None
+    name = f"kiln_launch_{next(_numbers)}"   # (one engine holds every entry)
+    module = ir.Module(name=name)
+    fn = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64]), name=name)
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    mismatch = fn.append_basic_block("mismatch")
+    emit = _Emitter(module, builder, mismatch, layout)
+    table, args, nargsf = fn.args
+    nargs = builder.and_(nargsf, ir.Constant(dm.i64, VECTORCALL_OFFSET_MASK))
+    emit.unless(builder.icmp_unsigned("==", nargs, ir.Constant(dm.i64, len(steps))))
+    slot = builder.alloca(dm.ptr)
+    current = builder.call(emit.pointer(driver_functions["cuCtxGetCurrent"], _CURRENT), [slot])
+    emit.unless(builder.icmp_unsigned("==", current, ir.Constant(_I32, 0)))
+    emit.unless(builder.icmp_unsigned("==", builder.ptrtoint(builder.load(slot, typ=dm.ptr),
+                                                             dm.i64),
+                                      ir.Constant(dm.i64, int(context.handle))))
+    config = [builder.load(builder.gep(table, [ir.Constant(dm.i64, i - 8)],
+                                       source_etype=dm.i64), typ=dm.i64) for i in range(8)]
+    allowed = builder.load(emit.address(ctypes.addressof(known.loaded.shared_allowed)),
+                           typ=dm.i64)
+    emit.unless(builder.icmp_signed("<=", config[6], allowed))
+    units = iter(layout.offsets)
+    for i, (step, ty) in enumerate(zip(steps, layout.argtypes)):
+        value = builder.load(builder.gep(args, [ir.Constant(dm.i64, i)], source_etype=dm.ptr),
+                             typ=dm.ptr)
+        if step is _ARRAY:
+            emit.device_array(value, ty, units)
+        else:
+            emit.scalar(value, ty, next(units))
+    launched = builder.call(emit.pointer(driver_functions["cuLaunchKernel"], _LAUNCH), [
+        emit.address(int(known.loaded.function)),
+        *[builder.trunc(v, _I32) for v in config[:7]],
+        builder.inttoptr(config[7], dm.ptr), emit.pointers, ir.Constant(dm.ptr, None)])
+    emit.unless(builder.icmp_unsigned("==", launched, ir.Constant(_I32, 0)))
+    builder.ret(emit.new_reference(None))
+    builder.position_at_end(mismatch)
+    builder.ret(emit.new_reference(NotImplemented))
+    compiled = get_engine().compile(str(module), level=2)
+    return compiled, compiled.address(name)
+
+
+class _Emitter:
+    """The pieces of an entry: Python objects and C functions by address (the code is this
+    process's own, never cached), the parameter buffer and its pointer array."""
+
+    def __init__(self, module, builder, mismatch, layout):
+        self.module, self.builder, self.mismatch = module, builder, mismatch
+        size = max(layout.size, 1)
+        buffer = ir.GlobalVariable(module, ir.ArrayType(dm.i8, size), name="buffer")
+        buffer.linkage = "internal"
+        buffer.initializer = ir.Constant(buffer.value_type, None)
+        buffer.align = 16
+        self.buffer = buffer
+        pointers = ir.GlobalVariable(module, ir.ArrayType(dm.ptr, max(len(layout.offsets), 1)),
+                                     name="pointers")
+        pointers.linkage = "internal"
+        pointers.initializer = ir.Constant(pointers.value_type, [
+            buffer.gep([ir.Constant(dm.i64, 0), ir.Constant(dm.i64, offset)])
+            for offset in layout.offsets] or [ir.Constant(dm.ptr, None)])
+        self.pointers = pointers.bitcast(dm.ptr)
+        self.keep = []   # the Python objects whose addresses the code holds
+
+    def address(self, value: int):
+        return ir.Constant(dm.i64, value).inttoptr(dm.ptr)
+
+    def pointer(self, value: int, fnty):
+        return self.builder.inttoptr(ir.Constant(dm.i64, value), fnty.as_pointer())
+
+    def object(self, obj):
+        self.keep.append(obj)
+        return self.address(id(obj))
+
+    def c_api(self, name, restype, argtypes):
+        fn = self.module.globals.get(name)
+        return fn or ir.Function(self.module, ir.FunctionType(restype, argtypes), name=name)
+
+    def new_reference(self, obj):
+        self.builder.call(self.c_api("Py_IncRef", ir.VoidType(), [dm.ptr]), [self.object(obj)])
+        return self.object(obj)
+
+    def unless(self, ok):
+        """Go on where `ok` holds; answer NotImplemented where it does not."""
+        go_on = self.builder.append_basic_block("ok")
+        self.builder.cbranch(ok, go_on, self.mismatch)
+        self.builder.position_at_end(go_on)
+
+    def is_type(self, value, cls):
+        b = self.builder
+        ob_type = b.load(b.gep(value, [ir.Constant(dm.i64, OB_TYPE)], source_etype=dm.i8),
+                         typ=dm.ptr)
+        return b.icmp_unsigned("==", ob_type, self.object(cls))
+
+    def store(self, value, offset):
+        b = self.builder
+        address = b.add(b.ptrtoint(self.buffer, dm.i64), ir.Constant(dm.i64, offset))
+        b.store(value, b.inttoptr(address, value.type.as_pointer()))
+
+    def attribute(self, value, name):
+        """A new reference to `value.name`, or to NotImplemented's path when it fails."""
+        b = self.builder
+        found = b.call(self.c_api("PyObject_GetAttr", dm.ptr, [dm.ptr, dm.ptr]),
+                       [value, self.object(name)])
+        failed = b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None))
+        with b.if_then(failed, likely=False):
+            b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])
+        self.unless(b.not_(failed))
+        return found
+
+    def device_array(self, value, ty, units):
+        """A device array of the kiln type `ty`: its kept parameter values."""
+        b = self.builder
+        decref = self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr])
+        self.unless(self.is_type(value, DeviceNDArray))
+        kind = self.attribute(value, "_kiln_type")
+        b.call(decref, [kind])   # (the array's __dict__ keeps it)
+        self.unless(b.icmp_unsigned("==", kind, self.object(DeviceNDArray.intern_type(ty))))
+        values = self.attribute(value, "_launch_values")
+        as_int = self.c_api("PyLong_AsUnsignedLongLongMask", dm.i64, [dm.ptr])
+        for j in range(5 + 2 * ty.ndim):
+            offset = next(units)
+            item = b.load(b.gep(values, [ir.Constant(dm.i64, TUPLE_ITEMS + 8 * j)],
+                                source_etype=dm.i8), typ=dm.ptr)
+            self.store(b.call(as_int, [item]), offset)
+        b.call(decref, [values])
+
+    def scalar(self, value, ty, offset):
+        """A scalar of exactly the parameter's type: a Python float, int or bool, or a NumPy
+        scalar, whose value is read from the object."""
+        b = self.builder
+        cls = {"float64": float, "int64": int, "bool": bool}.get(str(ty))
+        numpy_cls = ty.np_dtype.type
+        lltype = dm.value_type(ty) if str(ty) != "bool" else dm.i8
+        if cls is None:
+            self.unless(self.is_type(value, numpy_cls))
+            self.store(self._field(value, lltype), offset)
+            return
+        python = self.is_type(value, cls)
+        result = b.alloca(lltype)
+        with b.if_else(python) as (then, otherwise):
+            with then:
+                b.store(self._python_value(value, cls, lltype), result)
+            with otherwise:
+                self.unless(self.is_type(value, numpy_cls))
+                b.store(self._field(value, lltype), result)
+        self.store(b.load(result, typ=lltype), offset)
+
+    def _field(self, value, lltype):
+        b = self.builder
+        return b.load(b.gep(value, [ir.Constant(dm.i64, SCALAR_VALUE)], source_etype=dm.i8),
+                      typ=lltype)
+
+    def _python_value(self, value, cls, lltype):
+        b = self.builder
+        if cls is float:
+            return self._field(value, lltype)
+        if cls is bool:
+            return b.zext(b.icmp_unsigned("==", value, self.object(True)), dm.i8)
+        overflow = b.alloca(ir.IntType(32))
+        number = b.call(self.c_api("PyLong_AsLongLongAndOverflow", dm.i64,
+                                   [dm.ptr, overflow.type]), [value, overflow])
+        self.unless(b.icmp_unsigned("==", b.load(overflow), ir.Constant(ir.IntType(32), 0)))
+        return number
+
+
+def bind(configured, driver):
+    """Make `configured` (a ConfiguredKernel) call through the trampoline over its table:
+    its compiled entries first, its Python `__call__` when none takes the arguments."""
+    from ...cpu.callable import DispatchTable, vectorcall_arguments
+    from ..kernel import ConfiguredKernel
+    if driver.function_addresses() is None:
+        return
+    kernel = configured.kernel
+    added = set()
+
+    def miss(address, nargsf, kwnames):
+        args, kwargs = vectorcall_arguments(address, nargsf, kwnames)
+        if kwargs:
+            raise TypeError(f"kernel '{kernel.__name__}' is launched with positional "
+                            f"arguments only, not {', '.join(kwargs)}=")
+        ConfiguredKernel.__call__(configured, *args)
+        for known in list(kernel.known_launches.values()):
+            address = known is not None and known.entry_address
+            if address and address not in added and table.add(address):
+                added.add(address)
+
+    table = DispatchTable(kernel.__name__, miss, config_of(configured.config))
+    configured._table = table
+    configured.__class__ = type("ConfiguredKernel", (type(configured),),
+                                {"__slots__": (), "__call__": table.function})
