@@ -110,6 +110,15 @@ def test_nvrtc_compiles_cuda_c_to_ptx_for_the_target(compiles):
 
 
 @needs_nvrtc
+def test_an_empty_log_leaves_pythons_shared_bytes_alone(compiles):
+    """NVRTC writes its log into the buffer kiln hands it: an empty log is one NUL byte,
+    and a one-byte `bytes` object is CPython's shared one (b" " in every module). Written
+    into, every b" " in the process became b"\0" (print's separators were NULs)."""
+    nvrtc.CUSource(MUL_CU.read_bytes(), "again.cu").ptx((9, 0), "k")
+    assert bytes([32])[0] == 32 and " ".encode()[0] == 32
+
+
+@needs_nvrtc
 @needs_nvjitlink
 def test_the_cu_function_is_linked_into_the_cubin(tmp_path):
     ptx, _ = cuda.compile_ptx(triple_cu, "void(int32[:], int32[:])")

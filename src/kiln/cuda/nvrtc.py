@@ -90,8 +90,10 @@ def _compile(code, name, options, kernel_name) -> bytes:
     try:
         compiled = nvrtc.nvrtcCompileProgram(program, len(options),
                                              [option.encode() for option in options])
+        # NVRTC writes into the buffers: a bytearray, never bytes (`b" " * 1` is CPython's
+        # shared one-byte object, which an empty log would turn into b"\0" everywhere)
         (size,) = check(nvrtc.nvrtcGetProgramLogSize(program), "log")
-        log = b" " * size
+        log = bytearray(size)
         check(nvrtc.nvrtcGetProgramLog(program, log), "log")
         log = log.rstrip(b"\0").decode(errors="replace").strip()
         if compiled[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
@@ -102,8 +104,8 @@ def _compile(code, name, options, kernel_name) -> bytes:
             warnings.warn(f"kernel '{kernel_name}': NVRTC's messages compiling {name}:\n{log}",
                           KilnWarning)
         (size,) = check(nvrtc.nvrtcGetPTXSize(program), "get the PTX of")
-        ptx = b" " * size
+        ptx = bytearray(size)
         check(nvrtc.nvrtcGetPTX(program, ptx), "get the PTX of")
-        return ptx
+        return bytes(ptx)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
