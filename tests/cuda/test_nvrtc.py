@@ -193,13 +193,20 @@ def test_a_source_is_compiled_once_per_target(fake, compiles, tmp_path):
 @needs_nvrtc
 @needs_nvjitlink
 def test_cuda_c_in_memory_and_includes_next_to_the_file(fake, compiles, tmp_path):
+    """(This compile is one where NVRTC raises the process's stack limit to unlimited:
+    kiln puts it back, or processes started later would inherit it.)"""
+    import resource
+    limit = resource.getrlimit(resource.RLIMIT_STACK)
+    nvrtc.CUSource(MUL_CU.read_bytes(), "first.cu").ptx((9, 0), "k")   # (NVRTC's second
     (tmp_path / "add.h").write_text("__device__ inline int add(int x, int y) { return x + y; }\n")
     source = cuda.CUSource('#include "add.h"\nextern "C" __device__ int add_cu(int *r, int x, '
                            'int y) { *r = add(x, y); return 0; }\n', name=str(tmp_path / "a.cu"))
     plus_one = plus_one_kernel([source])
-    plus_one[1, 4](cuda.to_device(np.zeros(4, np.int32)))
+    plus_one[1, 4](cuda.to_device(np.zeros(4, np.int32)))   # compile raises the limit)
+    assert resource.getrlimit(resource.RLIMIT_STACK) == limit
     (image,) = fake.modules.values()
-    assert "add_cu" in defined_functions(image) and compiles == [(str(source), "-arch=compute_90")]
+    assert "add_cu" in defined_functions(image) and \
+        compiles == [("first.cu", "-arch=compute_90"), (str(source), "-arch=compute_90")]
     elsewhere = cuda.CUSource(source.code, name="a.cu")   # add.h is not next to it
     with pytest.raises(CudaSupportError, match='cannot open source file "add.h"'):
         elsewhere.ptx((9, 0), "plus_one")

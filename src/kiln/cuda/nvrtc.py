@@ -8,6 +8,8 @@ compiled once per process and target: the cache key is the name (NVRTC finds `#i
 "x.h"` next to it), the source's bytes and the options, which hold the target."""
 from __future__ import annotations
 
+import contextlib
+
 import os
 import threading
 import warnings
@@ -76,6 +78,25 @@ def _bindings(kernel_name, name):
     return nvrtc
 
 
+@contextlib.contextmanager
+def _stack_limit_kept():
+    """NVRTC raises the process's stack size limit (RLIMIT_STACK) to unlimited while it
+    compiles some sources, and leaves it so: every process started later would inherit it
+    (and kiln's stack guard there would let a recursion grow until memory runs out). The
+    limit is put back."""
+    try:
+        import resource
+    except ImportError:   # (not on Windows)
+        yield
+        return
+    before = resource.getrlimit(resource.RLIMIT_STACK)
+    try:
+        yield
+    finally:
+        if resource.getrlimit(resource.RLIMIT_STACK) != before:
+            resource.setrlimit(resource.RLIMIT_STACK, before)
+
+
 def _compile(code, name, options, kernel_name) -> bytes:
     nvrtc = _bindings(kernel_name, name)
 
@@ -88,8 +109,9 @@ def _compile(code, name, options, kernel_name) -> bytes:
 
     (program,) = check(nvrtc.nvrtcCreateProgram(code, name.encode(), 0, [], []), "read")
     try:
-        compiled = nvrtc.nvrtcCompileProgram(program, len(options),
-                                             [option.encode() for option in options])
+        with _stack_limit_kept():
+            compiled = nvrtc.nvrtcCompileProgram(program, len(options),
+                                                 [option.encode() for option in options])
         # NVRTC writes into the buffers: a bytearray, never bytes (`b" " * 1` is CPython's
         # shared one-byte object, which an empty log would turn into b"\0" everywhere)
         (size,) = check(nvrtc.nvrtcGetProgramLogSize(program), "log")
