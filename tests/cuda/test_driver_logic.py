@@ -375,6 +375,7 @@ def test_configurations_are_kept_per_key_and_device(monkeypatch):
         pass
 
     assert kern[4, 256] is kern[4, 256] and kern[4, 256] is not kern[4, 128]
+    assert kern.forall(300) is kern.forall(300) is kern.configure(3, 128)   # (128 per block)
     assert kern[[4], [256]].config == kern[4, 256].config    # lists: not kept, still right
     cuda.select_device(1)
     try:

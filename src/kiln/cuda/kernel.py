@@ -134,8 +134,8 @@ class Kernel(_Compiled):
         return self._checked and self._simple and nargs == self._nparams
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
-        return ConfiguredKernel(self, launch.configure(self.__name__, griddim, blockdim,
-                                                       stream, sharedmem))
+        """`kernel[griddim, blockdim, stream, sharedmem]` (kept as that is)."""
+        return self[griddim, blockdim, stream, sharedmem]
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launch with one thread per task: `kernel.forall(n)(args)`."""
