@@ -614,11 +614,13 @@ def test_njit_of_something_that_is_not_a_function(thing):
 CHILD_TIMEOUT = 300
 
 
-def run_child(program):
+def run_child(program, before=None):
     """Run `program` (which defines its functions in a linecache-registered text, so kiln
-    can read it) in a new interpreter; its exit status and output."""
+    can read it) in a new interpreter (`before` called in the child before it starts); its
+    exit status and output."""
     proc = subprocess.run([sys.executable, "-"], input=textwrap.dedent(program),
-                          capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+                          capture_output=True, text=True, timeout=CHILD_TIMEOUT,
+                          preexec_fn=before)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -737,3 +739,32 @@ def test_deep_recursion_raises_recursion_error():
     assert rc == 0, out
     assert out.count("RECURSION ERROR True") == 2 and out.count("MUTUAL RECURSION ERROR") == 2
     assert out.count("SHALLOW True True") == 2 and "LEAKED 0" in out, out
+
+
+def _unlimited_stack_and_8_gib_of_address_space():
+    import resource
+    resource.setrlimit(resource.RLIMIT_STACK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the stack guard is Linux's")
+def test_deep_recursion_raises_with_an_unlimited_stack():
+    """`ulimit -s unlimited`: the C library reports the main thread's stack as terabytes,
+    down to the next mapping. The guard counts 1 GiB of it, so recursion still raises
+    (before, it ran until memory ran out: here, the 8 GiB address-space limit's SIGSEGV)."""
+    import resource
+    if resource.getrlimit(resource.RLIMIT_STACK)[1] != resource.RLIM_INFINITY:
+        pytest.skip("the hard stack limit is not unlimited here")
+    rc, out = run_child(PRELUDE + """
+    import resource
+    print("UNLIMITED", resource.getrlimit(resource.RLIMIT_STACK)[0] == resource.RLIM_INFINITY)
+    depth = define("depth", "@njit('i8(i8)')\\ndef depth(n):\\n    if n == 0:\\n"
+                            "        return 0\\n    return 1 + depth(n - 1)\\n")
+    try:
+        depth(10 ** 9)
+    except RecursionError as e:
+        print("RECURSION ERROR", "depth" in str(e))
+    print("SHALLOW", depth(100000) == 100000)
+    """, before=_unlimited_stack_and_8_gib_of_address_space)
+    assert rc == 0, out
+    assert "UNLIMITED True" in out and "RECURSION ERROR True" in out and "SHALLOW True" in out

@@ -4,7 +4,10 @@ overflow the thread's C stack (which would kill the interpreter with SIGSEGV).
 Each function in a cycle of calls (typing marks it) checks that its frame lies in the
 window of the current thread's stack it may use: from the stack's lowest address, as the C
 library reports it, plus a margin for the library code and C calls a frame may still make,
-up to the stack's top. The check inline is two loads and two compares against the window
+up to the stack's top. A stack of over 1 GiB counts as its top 1 GiB: with
+`ulimit -s unlimited` the C library reports the main thread's stack as reaching down to the
+next mapping (terabytes away), and deep recursion would exhaust memory before it raised.
+The check inline is two loads and two compares against the window
 of the thread that checked last (a global pointer to a per-thread window); another thread,
 or a frame outside the window, takes a call that finds this thread's window (once per
 thread: for the main thread glibc reads /proc/self/maps), keeps it in a pthread key (the
@@ -29,6 +32,7 @@ KEY = "kiln_stack_key"
 WINDOW_TYPE = ir.ArrayType(dm.i64, 2)
 MARGIN = 1 << 20       # at most this much stack is kept back ...
 MARGIN_FRACTION = 4    # ... and at most a quarter of a small thread's stack
+MAX_STACK = 1 << 30    # an unlimited stack (ulimit -s unlimited) is guarded as 1 GiB
 PTHREAD_ATTR_BYTES = 256  # more than any libc's pthread_attr_t (56 or 64 bytes today)
 
 _lock = threading.Lock()
@@ -48,6 +52,11 @@ def _in_window(builder, window, address):
                  for i in (0, 1))
     return builder.and_(builder.icmp_unsigned(">=", address, low),
                         builder.icmp_unsigned("<", address, high))
+
+
+def _at_most(builder, value, limit: int):
+    limit = ir.Constant(dm.i64, limit)
+    return builder.select(builder.icmp_unsigned("<", value, limit), value, limit)
 
 
 def _guard_ir() -> str:
@@ -92,12 +101,11 @@ def _guard_ir() -> str:
             b.call(get_stack, [attr, base, size])
             b.call(destroy_attr, [attr])
             stack_bytes = b.load(size, typ=dm.i64)
-            margin = b.udiv(stack_bytes, ir.Constant(dm.i64, MARGIN_FRACTION))
-            margin = b.select(b.icmp_unsigned("<", margin, ir.Constant(dm.i64, MARGIN)), margin,
-                              ir.Constant(dm.i64, MARGIN))
-            bottom = b.ptrtoint(b.load(base, typ=dm.ptr), dm.i64)
-            b.store(b.add(bottom, margin), low)
-            b.store(b.add(bottom, stack_bytes), high)
+            top = b.add(b.ptrtoint(b.load(base, typ=dm.ptr), dm.i64), stack_bytes)
+            usable = _at_most(b, stack_bytes, MAX_STACK)
+            margin = _at_most(b, b.udiv(usable, ir.Constant(dm.i64, MARGIN_FRACTION)), MARGIN)
+            b.store(b.add(b.sub(top, usable), margin), low)
+            b.store(top, high)
         b.call(set_specific, [thread_key, new])
         b.store(new, mine)
     current = b.load(mine, typ=dm.ptr)
