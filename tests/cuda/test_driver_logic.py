@@ -1042,3 +1042,106 @@ def test_a_compiled_entry_launches_only_in_its_context(monkeypatch):
     configured(cuda.device_array(1), 3.0)
     assert fake.names().count("cuModuleLoadData") == loads + 1
     assert fake.calls[-1][1] != ("compiled",)
+
+
+def _compiled_launches(fake):
+    return fake.calls.count(("cuLaunchKernel", ("compiled",)))
+
+
+def _watch_python_launches(monkeypatch):
+    """The launches the Python short path is asked for (entries answered NotImplemented)."""
+    from kiln.cuda.driver import launcher
+    asked, original = [], launcher.launch_known
+    monkeypatch.setattr(launcher, "launch_known", lambda *a: asked.append(a) or original(*a))
+    return asked
+
+
+def test_compiled_entries_read_foreign_arrays(fake, monkeypatch):
+    """An entry reads a foreign array's interface dict at each launch as the Python path
+    does: the same parameter bytes, its memory and size read anew (an empty array's data
+    pointer 0); what it cannot take (extents that are not ints, a producer stream to wait
+    for) it leaves to the Python path."""
+    @cuda.jit
+    def add(out, a, b):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] + b[i]
+
+    out, a = cuda.device_array(5), Foreign(cuda.to_device(np.arange(5.0)))
+    b = Foreign(cuda.to_device(np.ones(5)), stream=1)
+    configured = add[1, 8]
+    for _ in range(4):
+        configured(out, a, b)
+    assert _compiled_launches(fake) == 1 and fake.launches[-1] == fake.launches[0]
+    asked = _watch_python_launches(monkeypatch)
+    b.dev = cuda.to_device(np.ones(5))
+    a.dev = cuda.device_array(0)
+    synced = fake.names().count("cuStreamSynchronize")
+    configured(out, a, b)
+    assert _compiled_launches(fake) == 2 and not asked
+    values = [struct.unpack("q", v)[0] for v in fake.launches[-1][5]]
+    assert values[7:21] == [0, 0, 0, 8, 0, 0, 8,
+                            0, 0, 5, 8, b.dev.device_ctypes_pointer.value, 5, 8]
+
+    class Extents(Foreign):     # NumPy ints for extents: the Python path reads them
+        @property
+        def __cuda_array_interface__(self):
+            desc = super().__cuda_array_interface__
+            return dict(desc, shape=tuple(np.int64(n) for n in desc["shape"]))
+    configured(out, a, Extents(b.dev, stream=1))
+    b.stream = 0x77                          # a stream to wait for: the Python path waits
+    configured(out, a, b)
+    assert _compiled_launches(fake) == 2 and len(asked) == 2
+    assert fake.names().count("cuStreamSynchronize") == synced + 1
+    assert fake.launches[-2][5] == fake.launches[-1][5]
+
+
+def test_compiled_entries_wait_for_the_legacy_stream_only_where_the_driver_does_not(fake):
+    """A foreign array of the legacy default stream (`stream: 1`) needs no wait before a
+    launch on a blocking stream; before one on an external stream, which may not block,
+    the host waits at every launch, so no entry takes those."""
+    @cuda.jit
+    def copy(out, a):
+        out[0] = a[0]
+
+    out, a = cuda.device_array(1), Foreign(cuda.to_device(np.ones(1)), stream=1)
+    blocking, external = cuda.stream(), cuda.external_stream(0x99)
+    for _ in range(4):
+        copy[1, 1, blocking](out, a)
+    compiled, before = _compiled_launches(fake), len(fake.calls)
+    assert compiled >= 1
+    for _ in range(4):
+        copy[1, 1, external](out, a)
+    assert _compiled_launches(fake) == compiled
+    assert [args for name, args in fake.calls[before:] if name == "cuStreamSynchronize"] == \
+        [(1,)] * 4
+
+
+def test_compiled_entries_convert_scalars_as_the_signature_says(fake, monkeypatch):
+    """A kernel compiled for a signature takes Python numbers converted to its parameters'
+    types; the entry converts them as NumPy would, and leaves to the Python path what NumPy
+    refuses or warns about, and ints that a float cannot hold exactly."""
+    @cuda.jit("void(float32[:], float32, int32, float64, uint8)")
+    def kern(out, x, n, y, k):
+        out[0] = x + n + y + k
+
+    out = cuda.device_array(3, np.float32)   # (a C array for the signature's 'A' one)
+    configured = kern[1, 1]
+    for _ in range(4):
+        configured(out, 2.5, 7, 3, 200)
+    compiled = _compiled_launches(fake)
+    assert compiled >= 1 and fake.launches[-1] == fake.launches[0]
+    asked = _watch_python_launches(monkeypatch)
+    configured(out, 0.1, -8, 2 ** 53, 0)
+    assert _compiled_launches(fake) == compiled + 1 and not asked
+    x, n, y, k = fake.launches[-1][5][7:]
+    assert struct.unpack("f", x)[0] == np.float32(0.1) and struct.unpack("i", n)[0] == -8
+    assert struct.unpack("d", y)[0] == 2.0 ** 53 and k == b"\0"
+    configured(out, 2.5, 7, 2 ** 53 + 1, 200)   # NumPy rounds it: the Python path does
+    assert struct.unpack("d", fake.launches[-1][5][9])[0] == float(2 ** 53 + 1)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        configured(out, 1e300, 7, 3, 200)
+    for n, k in ((2 ** 40, 200), (7, -1), (7, 256)):
+        with pytest.raises(OverflowError, match="out of bounds"):
+            configured(out, 2.5, n, 3, k)
+    assert _compiled_launches(fake) == compiled + 1 and len(asked) == 5

@@ -165,9 +165,15 @@ def wait_for_producer(desc, consumer=None):
     producer = desc.get("stream")
     if not producer:
         return
-    if producer == 1 and consumer is not None and getattr(consumer, "blocking", not consumer):
+    if producer == 1 and consumer is not None and waits_for_legacy_stream(consumer):
         return
     backend.active.external_stream(producer).synchronize()
+
+
+def waits_for_legacy_stream(consumer) -> bool:
+    """Whether work queued on `consumer` (0 or a stream) waits for the legacy default
+    stream's: the default stream itself and blocking streams do."""
+    return getattr(consumer, "blocking", not consumer)
 
 
 def wrap_foreign(pointer, shape, strides, dtype, readonly, owner) -> DeviceNDArray:

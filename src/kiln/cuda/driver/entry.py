@@ -4,13 +4,14 @@ dispatcher's calls are.
 A configured kernel on the driver back-end is called through the CPU dispatcher's
 trampoline (cpu/callable.py) over a table whose header is its launch configuration
 (`Config`). An entry is compiled by the CPU engine for one KnownLaunch (launcher.py) at its
-second use, when every argument is a device array or a scalar passed as it is. It checks
-each argument's Python type (and a device array's kiln type: devicearray.py interns them,
-so identity decides), packs the values into the entry's own parameter buffer (the GIL is
-held throughout, so one buffer serves every thread), checks that the thread's current CUDA
-context is the one the kernel was loaded in and that the dynamic shared memory asked for is
-allowed (`Loaded.shared_allowed`), and calls cuLaunchKernel through the pointer
-cuGetProcAddress gave. Whatever else it meets it answers NotImplemented, and the table's
+second use, for the steps it has: device arrays, scalars (as they are, or converted as a
+signature says), and C-contiguous foreign arrays (their `__cuda_array_interface__` dict is
+read in the entry). It checks each argument's Python type (and a device array's kiln type:
+devicearray.py interns them, so identity decides), packs the values into the entry's own
+parameter buffer (the GIL is held throughout, so one buffer serves every thread), checks
+that the thread's current CUDA context is the one the kernel was loaded in and that the
+dynamic shared memory asked for is allowed (`Loaded.shared_allowed`), and calls
+cuLaunchKernel through the pointer cuGetProcAddress gave. Whatever else it meets it answers NotImplemented, and the table's
 fallback takes the Python path, which also raises the driver's error when a launch fails
 (the entry leaves a failed launch to it, which tries it once more)."""
 from __future__ import annotations
@@ -18,25 +19,40 @@ from __future__ import annotations
 import ctypes
 import itertools
 
+import numpy as np
 from llvmlite import ir
 
 from ...codegen import datamodel as dm
 from ...runtime.boxing import VECTORCALL_OFFSET_MASK
-from ...runtime.pyapi import OB_TYPE, SCALAR_VALUE, TUPLE_ITEMS
+from ...runtime.pyapi import OB_TYPE, SCALAR_VALUE, TUPLE_ITEMS, TUPLE_SIZE
+from .. import host
 from ..devicearray import DeviceNDArray
 
 
 class Config(ctypes.Structure):
-    """A launch configuration as entries read it, before the trampoline's slots."""
+    """A launch configuration as entries read it, before the trampoline's slots.
+    `legacy_ordered`: the launch's stream waits for the legacy default stream, so a foreign
+    array made there (`stream: 1`) needs no synchronization (host.wait_for_producer)."""
     _fields_ = [("grid", ctypes.c_int64 * 3), ("block", ctypes.c_int64 * 3),
-                ("shared", ctypes.c_int64), ("stream", ctypes.c_int64)]
+                ("shared", ctypes.c_int64), ("stream", ctypes.c_int64),
+                ("legacy_ordered", ctypes.c_int64)]
+
+
+_CONFIG_WORDS = ctypes.sizeof(Config) // 8
+_SHARED, _STREAM, _LEGACY_ORDERED = 6, 7, 8   # (the words of Config)
 
 
 def config_of(config) -> Config:
     return Config((ctypes.c_int64 * 3)(*config.griddim), (ctypes.c_int64 * 3)(*config.blockdim),
-                  config.sharedmem, int(config.stream) if config.stream else 0)
+                  config.sharedmem, int(config.stream) if config.stream else 0,
+                  host.waits_for_legacy_stream(config.stream))
 
 
+_CONVERSIONS = frozenset(   # (Python class, the signature's NumPy type) entries convert
+    [(int, t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                        np.uint32, np.uint64, np.float32, np.float64)] +
+    [(source, t) for source in (float, np.float64, np.float32)
+     for t in (np.float32, np.float64)])
 _I32 = ir.IntType(32)
 _LAUNCH = ir.FunctionType(_I32, [dm.ptr] + [_I32] * 7 + [dm.ptr] * 3)   # cuLaunchKernel
 _CURRENT = ir.FunctionType(_I32, [dm.ptr])                               # cuCtxGetCurrent
@@ -45,11 +61,12 @@ _numbers = itertools.count()
 
 def compile_entry(known, context, driver_functions):
     """(the CompiledModule, the entry's address) for a KnownLaunch, or None when some of
-    its steps are not for an entry (conversions, foreign arrays)."""
+    its steps are not for an entry (a conversion it does not make)."""
     from ...cpu.engine import get_engine
-    from .launcher import _ARRAY
+    from .launcher import _ARRAY, _Foreign
     layout, steps = known.loaded.layout, known.steps
-    if any(step is not _ARRAY and step is not None for step in steps):
+    if any(not (step is _ARRAY or step is None or type(step) is _Foreign or
+                (source, step) in _CONVERSIONS) for source, step in zip(known.kinds, steps)):
         return None
     name = f"kiln_launch_{next(_numbers)}"   # (one engine holds every entry)
     module = ir.Module(name=name)
@@ -66,23 +83,28 @@ def compile_entry(known, context, driver_functions):
     emit.unless(builder.icmp_unsigned("==", builder.ptrtoint(builder.load(slot, typ=dm.ptr),
                                                              dm.i64),
                                       ir.Constant(dm.i64, int(context.handle))))
-    config = [builder.load(builder.gep(table, [ir.Constant(dm.i64, i - 8)],
-                                       source_etype=dm.i64), typ=dm.i64) for i in range(8)]
+    config = [builder.load(builder.gep(table, [ir.Constant(dm.i64, i - _CONFIG_WORDS)],
+                                       source_etype=dm.i64), typ=dm.i64)
+              for i in range(_CONFIG_WORDS)]
     allowed = builder.load(emit.address(ctypes.addressof(known.loaded.shared_allowed)),
                            typ=dm.i64)
-    emit.unless(builder.icmp_signed("<=", config[6], allowed))
+    emit.unless(builder.icmp_signed("<=", config[_SHARED], allowed))
     units = iter(layout.offsets)
-    for i, (step, ty) in enumerate(zip(steps, layout.argtypes)):
+    for i, (step, kind, ty) in enumerate(zip(steps, known.kinds, layout.argtypes)):
         value = builder.load(builder.gep(args, [ir.Constant(dm.i64, i)], source_etype=dm.ptr),
                              typ=dm.ptr)
         if step is _ARRAY:
-            emit.device_array(value, ty, units)
-        else:
+            emit.device_array(value, kind, units)
+        elif type(step) is _Foreign:
+            emit.foreign_array(value, kind, step, units, config[_LEGACY_ORDERED])
+        elif step is None:
             emit.scalar(value, ty, next(units))
+        else:
+            emit.converted(value, kind, ty, next(units))
     launched = builder.call(emit.pointer(driver_functions["cuLaunchKernel"], _LAUNCH), [
         emit.address(int(known.loaded.function)),
-        *[builder.trunc(v, _I32) for v in config[:7]],
-        builder.inttoptr(config[7], dm.ptr), emit.pointers, ir.Constant(dm.ptr, None)])
+        *[builder.trunc(v, _I32) for v in config[:_STREAM]],
+        builder.inttoptr(config[_STREAM], dm.ptr), emit.pointers, ir.Constant(dm.ptr, None)])
     emit.unless(builder.icmp_unsigned("==", launched, ir.Constant(_I32, 0)))
     builder.ret(emit.new_reference(None))
     builder.position_at_end(mismatch)
@@ -158,22 +180,153 @@ class _Emitter:
         self.unless(b.not_(failed))
         return found
 
-    def device_array(self, value, ty, units):
-        """A device array of the kiln type `ty`: its kept parameter values."""
+    def device_array(self, value, kind, units):
+        """A device array of the kiln type `kind` (interned, so identity decides; the
+        parameter's type may be another, a signature's 'A' array): its kept values."""
         b = self.builder
         decref = self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr])
         self.unless(self.is_type(value, DeviceNDArray))
-        kind = self.attribute(value, "_kiln_type")
-        b.call(decref, [kind])   # (the array's __dict__ keeps it)
-        self.unless(b.icmp_unsigned("==", kind, self.object(DeviceNDArray.intern_type(ty))))
+        found = self.attribute(value, "_kiln_type")
+        b.call(decref, [found])   # (the array's __dict__ keeps it)
+        self.unless(b.icmp_unsigned("==", found, self.object(kind)))
         values = self.attribute(value, "_launch_values")
         as_int = self.c_api("PyLong_AsUnsignedLongLongMask", dm.i64, [dm.ptr])
-        for j in range(5 + 2 * ty.ndim):
+        for j in range(5 + 2 * kind.ndim):
             offset = next(units)
             item = b.load(b.gep(values, [ir.Constant(dm.i64, TUPLE_ITEMS + 8 * j)],
                                 source_etype=dm.i8), typ=dm.ptr)
             self.store(b.call(as_int, [item]), offset)
         b.call(decref, [values])
+
+    def foreign_array(self, value, cls, step, units, legacy_ordered):
+        """A C-contiguous array of another library, of the step's typestr and rank, read
+        from the dict its `__cuda_array_interface__` makes (launcher._Foreign.values). Its
+        producer's stream must need no synchronization: none, or the legacy default stream
+        when the launch's stream waits for it."""
+        b = self.builder
+        self.unless(self.is_type(value, cls))
+        desc = self.attribute(value, "__cuda_array_interface__")
+        decref = self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr])
+        mismatch, self.mismatch = self.mismatch, b.append_basic_block("not_foreign")
+        with b.goto_block(self.mismatch):
+            b.call(decref, [desc])
+            b.branch(mismatch)
+        self.unless(self.is_type(desc, dict))
+        for absent in ("strides", "mask"):
+            self.unless(self._missing_or_none(self._item(desc, absent)))
+        typestr, ndim = step.kind
+        same = b.call(self.c_api("PyObject_RichCompareBool", dm.i32, [dm.ptr, dm.ptr, dm.i32]),
+                      [self._present(self._item(desc, "typestr")), self.object(typestr),
+                       ir.Constant(dm.i32, 2)])   # (Py_EQ; no error between strings)
+        self.unless(b.icmp_signed("==", same, ir.Constant(dm.i32, 1)))
+        shape = [self._index(self._tuple_item(self._item(desc, "shape"), ndim, j))
+                 for j in range(ndim)]
+        pointer = b.call(self.c_api("PyLong_AsUnsignedLongLongMask", dm.i64, [dm.ptr]),
+                         [self._exact(self._tuple_item(self._item(desc, "data"), 2, 0), int)])
+        stream = self._item(desc, "stream")
+        no_stream = self._missing_or_none(stream)
+        with b.if_then(b.not_(no_stream)):
+            producer = self._python_value(self._exact(stream, int), int, dm.i64)
+            legacy = b.and_(b.icmp_signed("==", producer, ir.Constant(dm.i64, 1)),
+                            b.icmp_signed("!=", legacy_ordered, ir.Constant(dm.i64, 0)))
+            self.unless(b.or_(legacy, b.icmp_signed("==", producer, ir.Constant(dm.i64, 0))))
+        b.call(decref, [desc])
+        self.mismatch = mismatch
+        size = ir.Constant(dm.i64, 1)
+        for extent in shape:
+            size = self._product(size, extent)
+        has_items = b.icmp_signed("!=", size, ir.Constant(dm.i64, 0))
+        strides, stride = [], ir.Constant(dm.i64, step.itemsize)
+        for extent in reversed(shape):
+            strides.insert(0, stride)
+            if len(strides) < ndim:
+                at_least_one = b.select(b.icmp_signed(">", extent, ir.Constant(dm.i64, 0)),
+                                        extent, ir.Constant(dm.i64, 1))
+                stride = self._product(stride, at_least_one)
+        for item in (0, 0, size, step.itemsize, b.select(has_items, pointer,
+                                                         ir.Constant(dm.i64, 0)),
+                     *shape, *strides):
+            self.store(item if isinstance(item, ir.Value) else ir.Constant(dm.i64, item),
+                       next(units))
+
+    def _item(self, desc, key):
+        """The dict's item (borrowed), or NULL."""
+        return self.builder.call(self.c_api("PyDict_GetItem", dm.ptr, [dm.ptr, dm.ptr]),
+                                 [desc, self.object(key)])
+
+    def _missing_or_none(self, item):
+        b = self.builder
+        return b.or_(b.icmp_unsigned("==", item, ir.Constant(dm.ptr, None)),
+                     b.icmp_unsigned("==", item, self.object(None)))
+
+    def _present(self, item):
+        self.unless(self.builder.icmp_unsigned("!=", item, ir.Constant(dm.ptr, None)))
+        return item
+
+    def _exact(self, item, cls):
+        self.unless(self.is_type(self._present(item), cls))
+        return item
+
+    def _tuple_item(self, item, length, j):
+        """Item j of `item`, which must be a tuple of `length` items."""
+        b = self.builder
+        self._exact(item, tuple)
+        size = b.load(b.gep(item, [ir.Constant(dm.i64, TUPLE_SIZE)], source_etype=dm.i8),
+                      typ=dm.i64)
+        self.unless(b.icmp_signed("==", size, ir.Constant(dm.i64, length)))
+        return b.load(b.gep(item, [ir.Constant(dm.i64, TUPLE_ITEMS + 8 * j)],
+                            source_etype=dm.i8), typ=dm.ptr)
+
+    def _index(self, item):
+        """An extent: a Python int in [0, 2**63)."""
+        number = self._python_value(self._exact(item, int), int, dm.i64)
+        self.unless(self.builder.icmp_signed(">=", number, ir.Constant(dm.i64, 0)))
+        return number
+
+    def _product(self, a, b):
+        """a * b, which must not overflow int64 (where it would, the Python path's packing
+        fails and the general path takes the launch)."""
+        product = self.builder.smul_with_overflow(a, b)
+        self.unless(self.builder.not_(self.builder.extract_value(product, 1)))
+        return self.builder.extract_value(product, 0)
+
+    def converted(self, value, source, ty, offset):
+        """A Python int or float, or a NumPy float, converted to the parameter's NumPy type
+        as the signature says (launcher._known_launch): where NumPy would raise or warn (an
+        int out of range, a float32 overflow) or might round otherwise than LLVM (an int
+        past the float's exact integers), the Python path converts it."""
+        b = self.builder
+        self.unless(self.is_type(value, source))
+        target = dm.value_type(ty)
+        if source is int:
+            number = self._python_value(value, int, dm.i64)
+            if isinstance(target, ir.IntType):
+                info = np.iinfo(ty.np_dtype)
+                low, high = info.min, min(info.max, np.iinfo(np.int64).max)
+                converted = b.trunc(number, target) if target.width < 64 else number
+            else:
+                high = 2 ** (np.finfo(ty.np_dtype).nmant + 1)
+                low = -high
+                converted = b.sitofp(number, target)
+            self.unless(b.and_(b.icmp_signed(">=", number, ir.Constant(dm.i64, int(low))),
+                               b.icmp_signed("<=", number, ir.Constant(dm.i64, int(high)))))
+            self.store(converted, offset)
+            return
+        number = self._field(value, ir.FloatType() if source is np.float32 else ir.DoubleType())
+        if target.intrinsic_name == number.type.intrinsic_name:
+            converted = number
+        elif isinstance(target, ir.DoubleType):
+            converted = b.fpext(number, target)
+        else:
+            converted = b.fptrunc(number, target)
+            overflowed = b.and_(self._is_inf(converted), b.not_(self._is_inf(number)))
+            self.unless(b.not_(overflowed))
+        self.store(converted, offset)
+
+    def _is_inf(self, value):
+        b = self.builder
+        magnitude = b.call(self.module.declare_intrinsic("llvm.fabs", [value.type]), [value])
+        return b.fcmp_ordered("==", magnitude, ir.Constant(value.type, float("inf")))
 
     def scalar(self, value, ty, offset):
         """A scalar of exactly the parameter's type: a Python float, int or bool, or a NumPy

@@ -156,14 +156,15 @@ class KnownLaunch:
     as it is or converted as the signature says, a foreign array's interface), and the
     driver calls bound once."""
 
-    __slots__ = ("loaded", "steps", "_context", "_name", "_make_current", "_handle",
-                 "_start", "uses", "entry_address", "_compiled")
+    __slots__ = ("loaded", "steps", "kinds", "_context", "_name", "_make_current",
+                 "_handle", "_start", "uses", "entry_address", "_compiled")
 
-    def __init__(self, context, kernel, loaded, steps):
+    def __init__(self, context, kernel, loaded, steps, kinds):
         self.loaded = loaded
         self._context = context
         self._name = kernel.__name__
         self.steps = steps
+        self.kinds = kinds   # of its arguments: a device array's kiln type, else the class
         self._make_current = context.driver.bound("cuCtxSetCurrent")
         self._handle = context.handle
         self._start = context.driver.bound(_entry(loaded))
@@ -227,17 +228,17 @@ def launch_known(cache, context, kernel, config, args) -> bool:
     if known is False:
         if not kernel.takes_as_given(len(args)):
             return False
-        known = table[key] = _known_launch(cache, context, kernel, args)
+        known = table[key] = _known_launch(cache, context, kernel, args, key[1:])
     if known is None:
         return False
     done = known(config, args)
     if done is None:   # a foreign array of another dtype or rank: made again for these
-        known = table[key] = _known_launch(cache, context, kernel, args)
+        known = table[key] = _known_launch(cache, context, kernel, args, key[1:])
         done = known is not None and known(config, args)
     return done
 
 
-def _known_launch(cache, context, kernel, args):
+def _known_launch(cache, context, kernel, args, kinds):
     """The KnownLaunch for arguments like these, or None when they need the general path:
     a host array, a tuple, a strided foreign array, no signature that accepts them (whose
     error the general path raises)."""
@@ -275,7 +276,7 @@ def _known_launch(cache, context, kernel, args):
     loaded = cache.get(kernel, argtypes, context)
     if loaded.program.exceptions is not None:
         return None   # debug=True: the general path waits and reads the record
-    return KnownLaunch(context, kernel, loaded, tuple(steps))
+    return KnownLaunch(context, kernel, loaded, tuple(steps), kinds)
 
 
 def max_cooperative_blocks(cache, context, kernel, argtypes, threads, dynamic_shared):
