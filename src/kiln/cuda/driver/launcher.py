@@ -25,12 +25,12 @@ from ..devicearray import DeviceNDArray, c_strides
 from ..errors import CudaAPIError
 
 
-def argument_types(kernel, args) -> tuple:
-    """What the kernel is compiled for: the signature the arguments matched, or (lazily
-    typed kernels) the arguments' own types."""
+def argument_types(kernel, args):
+    """What the kernel is compiled for: the signature the arguments match (None when none
+    does), or (lazily typed kernels) the arguments' own types."""
     if kernel.signatures:
         sig = signatures.select(kernel.signatures, args)
-        return tuple(sig.args)   # (kernel.launch matched them already)
+        return None if sig is None else tuple(sig.args)
     return signatures.argument_types(kernel.__name__, args)
 
 
@@ -38,7 +38,7 @@ _buffers = threading.local()   # per thread: {layout: (buffer, pointers, their a
 
 
 def launch(cache, context, kernel, config, args):
-    loaded = cache.get(kernel, argument_types(kernel, args), context)
+    loaded = cache.get(kernel, argument_types(kernel, args), context)   # (args matched)
     buffer, _, pointers = _buffer(loaded.layout)
     loaded.layout.pack_into(buffer, loaded.layout.values(args))
     context.make_current()
@@ -251,13 +251,9 @@ def _known_launch(cache, context, kernel, args, kinds):
         if isinstance(value, np.ndarray) or _foreign_kind(desc) is None:
             return None
         typed.append(host.from_cuda_array_interface(desc, owner=value, sync=False))
-    if kernel.signatures:
-        sig = signatures.select(kernel.signatures, typed)
-        if sig is None:
-            return None
-        argtypes = tuple(sig.args)
-    else:
-        argtypes = signatures.argument_types(kernel.__name__, typed)
+    argtypes = argument_types(kernel, typed)
+    if argtypes is None:
+        return None
     steps = []
     for ty, value, as_typed in zip(argtypes, args, typed):
         array = type(as_typed) is DeviceNDArray
