@@ -51,6 +51,18 @@ def _basic_index(key) -> tuple:
     return key
 
 
+def broadcast_to(array, shape):
+    """`array` seen with `shape` by NumPy's broadcasting rules (the caller checked that its
+    shape broadcasts to it): a view whose strides are 0 along the axes it repeats."""
+    shape = tuple(shape)
+    if array.shape == shape:
+        return array
+    missing = len(shape) - array.ndim
+    strides = [0] * missing + [0 if n == 1 and m != 1 else s for n, m, s in
+                               zip(array.shape, shape[missing:], array.strides)]
+    return array._view(shape, strides)
+
+
 _ARRAY_TYPES = {}   # kiln array type -> its one object (DeviceNDArray.intern_type)
 
 

@@ -1,15 +1,15 @@
 """What kiln.cuda's ufuncs and gufuncs (`vectorize` and `guvectorize` with target='cuda')
-share: choosing a loop for the inputs by NumPy's casting rules, and one kernel over the
-flattened loop that calls the user's device function per element, grid-strided and
-written with kiln.cuda's own API (so it runs on every back-end, the simulator included,
-and compiles to PTX)."""
+share: choosing a loop for the inputs by NumPy's casting rules, operands as device arrays
+broadcast without copies, and the kernels over the loop that call the user's device
+function per element, grid-strided and written with kiln.cuda's own API (so they run on
+every back-end, the simulator included, and compile to PTX)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..frontend.source import define_generated
-from .devicearray import DeviceNDArray
-from .host import to_device
+from .devicearray import DeviceNDArray, broadcast_to
+from .host import from_cuda_array_interface, is_cuda_array, to_device
 from .intrinsics import grid, gridsize
 from .kernel import jit
 
@@ -36,11 +36,16 @@ def choose_loop(name, loops, args):
     raise TypeError(f"{name}(): no loop for inputs ({given}); its loops: {listed}")
 
 
-def as_operand(value):
+def as_operand(value, stream=0):
     """An input as choose_loop and on_device take it: a device array or a Python scalar as
-    it is, anything else (lists, NumPy scalars) as a NumPy array."""
-    return value if isinstance(value, DeviceNDArray) or _is_python_scalar(value) else \
-        np.asarray(value)
+    it is, another library's array (`__cuda_array_interface__`: CuPy, PyTorch) as a device
+    array over its memory, anything else (lists, NumPy scalars) as a NumPy array."""
+    if isinstance(value, DeviceNDArray) or _is_python_scalar(value):
+        return value
+    if is_cuda_array(value) and not isinstance(value, np.ndarray):
+        return from_cuda_array_interface(value.__cuda_array_interface__, owner=value,
+                                         consumer=stream)
+    return np.asarray(value)
 
 
 def _dtype_of(value):
@@ -62,25 +67,24 @@ def _converts(value, dtype, weak):
     return np.can_cast(_dtype_of(value), dtype, "safe")
 
 
-def on_device(name, value, dtype, shape, stream):
-    """An input as the C-contiguous device array of `dtype` and `shape` the kernel reads:
-    a host value broadcast, converted and copied; a device array as it is, when it already
-    is one (broadcasting or converting it would need a copy the caller did not ask for)."""
-    if isinstance(value, DeviceNDArray):
-        if value.shape != shape or value.dtype != dtype or not value.is_c_contiguous():
-            raise ValueError(f"{name}(): a device array input must be a C-contiguous {dtype} "
-                             f"array of shape {shape}, not {value.dtype} {value.shape}; "
-                             "broadcast or convert it on the host")
-        return value
-    host = np.ascontiguousarray(np.broadcast_to(np.asarray(value, dtype=dtype), shape))
-    return to_device(host, stream=stream)
+def on_device(name, value, dtype, shape, stream, converts=False):
+    """An input as the kernel reads it: a device array seen with `shape`, its strides 0
+    along the axes broadcasting repeats (nothing is copied to broadcast it). A host value is
+    converted to `dtype` and copied as it is; a device array is read in place, and must be
+    of `dtype` unless the kernel `converts` its elements."""
+    if not isinstance(value, DeviceNDArray):
+        value = to_device(np.ascontiguousarray(np.asarray(value, dtype=dtype)), stream=stream)
+    elif value.dtype != dtype and not converts:
+        raise ValueError(f"{name}(): a device array input must be of the loop's type {dtype}, "
+                         f"not {value.dtype}; convert it on the host")
+    return broadcast_to(value, shape)
 
 
 def deliver(result, out, to_device, stream):
     """What the caller gets for an output computed in the device array `result`: `out`
     itself when given (a host one filled from `result`), else `result` when an operand was
     on the device, else a host copy (a NumPy scalar for a 0-d result, as NumPy gives)."""
-    if isinstance(out, DeviceNDArray):
+    if isinstance(out, DeviceNDArray) or is_cuda_array(out):
         return out
     if out is not None:
         out[...] = result.copy_to_host(stream=stream)
@@ -91,23 +95,59 @@ def deliver(result, out, to_device, stream):
     return host[()] if host.shape == () else host
 
 
-def loop_kernel(what, name, device_fn, params, call):
-    """A kernel `k(*params, n)` running the statement `call` (which names `device_fn` and
-    indexes the params with `i`) for every i < n, grid-strided; generated because the
-    number of operands varies, its source kept for kiln. Its name ('gufunc_matvec') is
-    what errors in it name."""
-    kernel_name = f"{what}_{name}" if name.isidentifier() else what
-    source = (f"def {kernel_name}({', '.join([*params, 'n'])}):\n"
-              f"    i = grid(1)\n"
-              f"    while i < n:\n"
-              f"        {call}\n"
-              f"        i += gridsize(1)\n")
-    return jit(define_generated(f"<kiln cuda {what} {name} {id(device_fn):#x}>", source,
-                                {"grid": grid, "gridsize": gridsize, "device_fn": device_fn}))
+class LoopKernels:
+    """The kernels of one ufunc or gufunc: `k(*params, n)` running the statement `call`
+    (which names `device_fn` and indexes the params with `{i}`) for every i < n,
+    grid-strided. Operands that are all C-contiguous are flattened (`{i}` is i); others
+    are indexed by the loop dimensions (i0, i1, ... unravelled from i), one kernel per
+    number of them. Generated because the number of operands varies, the source kept for
+    kiln; `names` are the globals the call uses besides `device_fn` (a ufunc's casts)."""
 
+    def __init__(self, what, name, device_fn, params, call):
+        self._what, self._name = what, name
+        self._kernel_name = f"{what}_{name}" if name.isidentifier() else what
+        self._device_fn, self._params, self._call = device_fn, params, call
+        self._kernels = {}   # (loop dimensions or None, names' values) -> kernel
 
-def launch(kernel, n, operands, stream):
-    """Run a `loop_kernel` over n elements (none: no launch)."""
-    if n:
+    def launch(self, operands, loop_ndim, stream, names=None):
+        """Run over the operands, each of shape (*loop shape, *its core shape), whose loop
+        has `loop_ndim` dimensions (none: no launch for an empty loop)."""
+        loop_shape = operands[0].shape[:loop_ndim]
+        n = int(np.prod(loop_shape))
+        if n == 0:
+            return
+        if all(x.is_c_contiguous() for x in operands):
+            operands = [x.reshape(n, *x.shape[loop_ndim:]) for x in operands]
+            loop_ndim = None
+        elif loop_ndim == 0:   # one loop dimension of one element
+            operands = [x[None] for x in operands]
+            loop_ndim = 1
         blocks = min(-(-n // _THREADS), _MAX_BLOCKS)
-        kernel[blocks, _THREADS, stream](*operands, n)
+        self.kernel(loop_ndim, names)[blocks, _THREADS, stream](*operands, n)
+
+    def kernel(self, loop_ndim, names=None):
+        """The kernel for operands flattened (None) or of `loop_ndim` loop dimensions."""
+        names = names or {}
+        key = (loop_ndim, tuple(names.items()))
+        kernel = self._kernels.get(key)
+        if kernel is None:
+            kernel = self._kernels[key] = self._compile(loop_ndim, names)
+        return kernel
+
+    def _compile(self, loop_ndim, names):
+        if loop_ndim is None:
+            index, unravel = "i", []
+        else:
+            index = ", ".join(f"i{k}" for k in range(loop_ndim))
+            first = self._params[0]
+            unravel = ["r = i"]
+            for k in range(loop_ndim - 1, 0, -1):
+                unravel += [f"i{k} = r % {first}.shape[{k}]", f"r //= {first}.shape[{k}]"]
+            unravel.append("i0 = r")
+        body = [*unravel, self._call.format(i=index), "i += gridsize(1)"]
+        source = (f"def {self._kernel_name}({', '.join([*self._params, 'n'])}):\n"
+                  f"    i = grid(1)\n"
+                  f"    while i < n:\n" + "".join(f"        {line}\n" for line in body))
+        scope = {"grid": grid, "gridsize": gridsize, "device_fn": self._device_fn, **names}
+        return jit(define_generated(f"<kiln cuda {self._what} {self._name} "
+                                    f"{id(self._device_fn):#x} {loop_ndim}>", source, scope))

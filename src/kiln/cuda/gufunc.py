@@ -14,14 +14,14 @@ CUDA kernel, one CUDA thread per element of the loop dimensions (Numba's CUDA gu
     matvec(d_a, d_x, d_out)   # device arrays in (outputs may be passed last), on the device
 
 The user's function is a device function that writes its outputs in place. The loop
-dimensions (each operand's leading dimensions, before its core ones) are broadcast and
-flattened, every operand becomes a C-contiguous device array of shape (loop size, *core
-shape), and thread i calls `fn(op0[i], op1[i], ...)`: a view of each operand's core, or for
-a "()" input declared as a number the number itself ("()" operands declared as arrays are
-laid out (loop size, 1), so the view has one element, as in Numba). The loop is the first
-signature the inputs convert to safely (elementwise.py). Host inputs are broadcast and
-converted on the host; device inputs must already have their full shape, the loop's dtype
-and C order, as for CUDA ufuncs.
+dimensions (each operand's leading dimensions, before its core ones) are broadcast (zero
+strides, nothing copied), and the thread for each loop index calls `fn(op0[i], op1[i],
+...)`: a view of each operand's core, or for a "()" input declared as a number the number
+itself ("()" operands declared as arrays get a core of one element, as in Numba). The loop
+is the first signature the inputs convert to safely (elementwise.py). Host inputs are
+converted on the host and copied as they are; device inputs (and other libraries' arrays)
+are used in place, of any strides, and must have the loop's dtype (the core views are the
+function's own arrays, so nothing can convert them).
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ import numpy as np
 from ..types import parse_signature, void
 from ..ufunc.gufunc import check_core_type, layout_text
 from .devicearray import DeviceNDArray
-from .elementwise import as_operand, choose_loop, deliver, launch, loop_kernel, on_device
-from .host import device_array
+from .elementwise import LoopKernels, as_operand, choose_loop, deliver, on_device
+from .host import device_array, is_cuda_array
 from .kernel import jit
 
 
@@ -56,8 +56,8 @@ class CUDAGUFunc:
                             f"{self.signature!r} has {len(self._cores)} operands")
         self.types = [self._loop(sig) for sig in signatures]
         ops = [f"op{k}" for k in range(len(self._cores))]
-        self._kernel = loop_kernel("gufunc", self.__name__, jit(device=True)(pyfunc), ops,
-                                   f"device_fn({', '.join(p + '[i]' for p in ops)})")
+        self._kernels = LoopKernels("gufunc", self.__name__, jit(device=True)(pyfunc), ops,
+                                    f"device_fn({', '.join(p + '[{i}]' for p in ops)})")
 
     def _loop(self, sig):
         """(input dtypes, output dtypes, which operands are numbers) for one signature."""
@@ -80,29 +80,26 @@ class CUDAGUFunc:
         return f"<kiln CUDA gufunc {self.__name__!r} {self.signature} ({len(self.types)} loops)>"
 
     def __call__(self, *args, out=None, stream=0):
-        args, outs = self._split(args, out)
-        args = [as_operand(a) for a in args]
+        args, given_outs = self._split(args, out)
+        args = [as_operand(a, stream) for a in args]
+        outs = [None if o is None else as_operand(o, stream) for o in given_outs]
         in_types, out_types, numbers = choose_loop(self.__name__, self.types, args)
         loop_shape, sizes = self._loop_shape(args, outs)
-        n = int(np.prod(loop_shape))
         shapes = [loop_shape + tuple(sizes[d] for d in core) for core in self._cores]
         for k, (o, dt, shape) in enumerate(zip(outs, out_types, shapes[self.nin:])):
-            if o is not None and (o.shape != shape or o.dtype != dt or (
-                    isinstance(o, DeviceNDArray) and not o.is_c_contiguous())):
-                raise ValueError(f"{self.__name__}(): output {k} must be a C-contiguous {dt} "
-                                 f"array of shape {shape}, not {o.dtype} {o.shape}")
+            if o is not None and (o.shape != shape or o.dtype != dt):
+                raise ValueError(f"{self.__name__}(): output {k} must be a {dt} array of "
+                                 f"shape {shape}, not {o.dtype} {o.shape}")
         operands = [on_device(self.__name__, a, dt, shape, stream)
                     for a, dt, shape in zip(args, in_types, shapes)] + \
             [o if isinstance(o, DeviceNDArray) else device_array(shape, dt, stream=stream)
              for o, dt, shape in zip(outs, out_types, shapes[self.nin:])]
-        if n:   # each operand as (n, *core shape); a "()" one declared as an array (n, 1)
-            cores = [shape[len(loop_shape):] or (() if number else (1,))
-                     for shape, number in zip(shapes, numbers)]
-            launch(self._kernel, n, [x.reshape(n, *core) for x, core in zip(operands, cores)],
-                   stream)
+        # a "()" operand declared as an array is read through a core of one element
+        self._kernels.launch([x[..., None] if not core and not number else x for x, core, number
+                              in zip(operands, self._cores, numbers)], len(loop_shape), stream)
         to_device = any(isinstance(x, DeviceNDArray) for x in (*args, *outs))
         results = [deliver(r, o, to_device, stream)
-                   for r, o in zip(operands[self.nin:], outs)]
+                   for r, o in zip(operands[self.nin:], given_outs)]
         return results[0] if self.nout == 1 else tuple(results)
 
     def _split(self, args, out):
@@ -122,7 +119,7 @@ class CUDAGUFunc:
             raise TypeError(f"{self.__name__}(): out= needs {self.nout} output(s), not "
                             f"{len(outs)}")
         for k, o in enumerate(outs):
-            if o is not None and not isinstance(o, (np.ndarray, DeviceNDArray)):
+            if o is not None and not (isinstance(o, np.ndarray) or is_cuda_array(o)):
                 raise TypeError(f"{self.__name__}(): output {k} must be an array, not "
                                 f"{type(o).__name__}")
         return args, outs

@@ -10,10 +10,11 @@ per signature (Numba's CUDA ufuncs).
     add.reduce(a)                  # a binary one folds a 1-d array (Numba's `reduce`)
 
 The loop is the first signature every input converts to safely (NumPy's casting; a Python
-scalar only by kind, as NumPy 2 treats it: elementwise.py). Host inputs are broadcast and
-converted on the host, then copied to the device; device inputs must already have the
-result's shape, the loop's dtype and C order (broadcasting them would need a copy the
-caller did not ask for). A host `out` is filled and returned, whatever the inputs.
+scalar only by kind, as NumPy 2 treats it: elementwise.py). Host inputs are converted on
+the host and copied to the device as they are; device inputs (and other libraries' arrays,
+through `__cuda_array_interface__`) are read in place, of any strides. Both are broadcast
+with zero strides, not copied, and the kernel converts each element to the loop's type. A
+host `out` is filled and returned, whatever the inputs; a device one may be strided.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import numpy as np
 
 from ..types import parse_signature
 from .devicearray import DeviceNDArray
-from .elementwise import as_operand, choose_loop, deliver, launch, loop_kernel, on_device
+from .elementwise import LoopKernels, as_operand, choose_loop, deliver, on_device
 from .host import device_array
 from .kernel import jit
 
@@ -51,8 +52,9 @@ class CUDAUFunc:
                             "the same number of arguments")
         self.nout = 1
         ins = [f"in{k}" for k in range(self.nin)]
-        self._kernel = loop_kernel("vectorized", self.__name__, self._device_fn, ins + ["out"],
-                                   f"out[i] = device_fn({', '.join(p + '[i]' for p in ins)})")
+        casts = ", ".join(f"as{k}({p}[{{i}}])" for k, p in enumerate(ins))
+        self._kernels = LoopKernels("vectorized", self.__name__, self._device_fn,
+                                    ins + ["out"], f"out[{{i}}] = device_fn({casts})")
 
     def __repr__(self):
         return f"<kiln CUDA ufunc {self.__name__!r} ({len(self.types)} loops)>"
@@ -60,7 +62,7 @@ class CUDAUFunc:
     def __call__(self, *args, out=None, stream=0):
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments ({len(args)} given)")
-        args = [as_operand(a) for a in args]
+        args = [as_operand(a, stream) for a in args]
         arg_types, (result_type,) = choose_loop(self.__name__, self.types, args)
         shapes = [np.shape(a) for a in args]
         try:
@@ -68,19 +70,17 @@ class CUDAUFunc:
         except ValueError:
             raise ValueError(f"{self.__name__}(): operands could not be broadcast together "
                              f"with shapes {' '.join(map(str, shapes))}") from None
-        if out is not None and (out.shape != shape or out.dtype != result_type):
-            raise ValueError(f"{self.__name__}(): out must be a C-contiguous {result_type} "
-                             f"array of shape {shape}, not {out.dtype} {out.shape}")
+        result = None if out is None else as_operand(out, stream)
+        if result is not None and (result.shape != shape or result.dtype != result_type):
+            raise ValueError(f"{self.__name__}(): out must be a {result_type} array of shape "
+                             f"{shape}, not {result.dtype} {result.shape}")
         device_result = any(isinstance(a, DeviceNDArray) for a in args)
-        inputs = [on_device(self.__name__, a, dt, shape, stream)
+        inputs = [on_device(self.__name__, a, dt, shape, stream, converts=True)
                   for a, dt in zip(args, arg_types)]
-        result = out if isinstance(out, DeviceNDArray) else \
-            device_array(shape, result_type, stream=stream)
-        if not result.is_c_contiguous():   # (its shape and dtype are checked above)
-            raise ValueError(f"{self.__name__}(): out must be a C-contiguous {result_type} "
-                             f"array of shape {shape}")
-        launch(self._kernel, int(np.prod(shape)),
-               [x.reshape(-1) for x in inputs] + [result.reshape(-1)], stream)
+        if not isinstance(result, DeviceNDArray):
+            result = device_array(shape, result_type, stream=stream)
+        casts = {f"as{k}": dt.type for k, dt in enumerate(arg_types)}
+        self._kernels.launch(inputs + [result], len(shape), stream, casts)
         return deliver(result, out, device_result, stream)
 
     def reduce(self, array, stream=0):
@@ -105,13 +105,16 @@ class CUDAUFunc:
             raise TypeError(f"{self.__name__}.reduce() needs a loop whose result has its "
                             f"inputs' type; for {array.dtype} it has ({dtype}, {other}) "
                             f"-> {result_type}")
-        work = device_array(n, dtype, stream=stream)
-        work.copy_to_device(on_device(self.__name__, array, dtype, (n,), stream), stream=stream)
+        work = on_device(self.__name__, array, dtype, (n,), stream)
         while n > 1:
             half = n // 2
-            self(work[:half], work[half:2 * half], out=work[:half], stream=stream)
+            if work is array:   # the first pass: into a new array, the input left as it is
+                folded = device_array(half, dtype, stream=stream)
+            else:
+                folded = work[:half]
+            self(work[:half], work[half:2 * half], out=folded, stream=stream)
             if n % 2:
-                self(work[:1], work[n - 1:n], out=work[:1], stream=stream)
-            n = half
+                self(folded[:1], work[n - 1:n], out=folded[:1], stream=stream)
+            work, n = folded, half
         return work[:1].copy_to_host(stream=stream)[0]
 
