@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from kiln import cuda
+from kiln import cuda, vectorize
 from kiln.cuda import backend
 from kiln.cuda.driver import ptxversion
 
@@ -142,6 +142,34 @@ def test_cupy_arrays_go_in_without_a_copy():
     assert cuda.as_cuda_array(out).device_ctypes_pointer.value == out.data.ptr
     back = cupy.asarray(cuda.as_cuda_array(out))
     assert back.data.ptr == out.data.ptr
+
+
+def test_launches_with_new_cupy_arrays_each_time_read_each_one():
+    """From the third launch the compiled entry reads the interface dicts: every launch
+    must still see its own arrays."""
+    cupy = pytest.importorskip("cupy")
+    for k in range(6):
+        x = cupy.full(1000, k, dtype=cupy.float32)
+        out = cupy.empty_like(x)
+        saxpy[4, 256](out, 2.0 if k % 2 else np.float32(2), x, x)
+        cupy.cuda.runtime.deviceSynchronize()
+        np.testing.assert_array_equal(cupy.asnumpy(out), np.full(1000, 3 * k, np.float32))
+
+
+@vectorize(["float32(float32, float32)"], target="cuda")
+def twice_plus(x, y):
+    return 2 * x + y
+
+
+def test_cupy_arrays_in_a_cuda_ufunc_broadcast_and_as_out():
+    cupy = pytest.importorskip("cupy")
+    x = cupy.arange(12, dtype=cupy.float32).reshape(3, 4)
+    row = cupy.arange(4, dtype=cupy.float32)[::-1]
+    out = cupy.empty((3, 8), dtype=cupy.float32)[:, ::2]
+    assert twice_plus(x, row, out=out) is out
+    cupy.cuda.runtime.deviceSynchronize()
+    want = 2 * np.arange(12, dtype=np.float32).reshape(3, 4) + np.arange(4, dtype=np.float32)[::-1]
+    np.testing.assert_array_equal(cupy.asnumpy(out), want)
 
 
 def test_torch_tensors_go_in_without_a_copy():

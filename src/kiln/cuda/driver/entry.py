@@ -11,9 +11,10 @@ devicearray.py interns them, so identity decides), packs the values into the ent
 parameter buffer (the GIL is held throughout, so one buffer serves every thread), checks
 that the thread's current CUDA context is the one the kernel was loaded in and that the
 dynamic shared memory asked for is allowed (`Loaded.shared_allowed`), and calls
-cuLaunchKernel through the pointer cuGetProcAddress gave. Whatever else it meets it answers NotImplemented, and the table's
-fallback takes the Python path, which also raises the driver's error when a launch fails
-(the entry leaves a failed launch to it, which tries it once more)."""
+cuLaunchKernel through the pointer cuGetProcAddress gave. Whatever else it meets it
+answers NotImplemented, and the table's fallback takes the Python path, which also raises
+the driver's error when a launch fails (the entry leaves a failed launch to it, which
+tries it once more)."""
 from __future__ import annotations
 
 import ctypes
