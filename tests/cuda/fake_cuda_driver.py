@@ -1,11 +1,15 @@
 """A test double of cuda-bindings' `driver` module, for testing kiln's hardware back-end on
 machines without a GPU. It keeps device memory as host bytes (so copies really move data),
 records every call, and reads launch parameters the way the driver does: their sizes from
-the `.param` declarations of the loaded PTX entry. Kernels are not executed."""
+the `.param` declarations of the loaded PTX entry. Kernels are not executed, except
+cuda/stridedcopy.py's copy, which it runs element by element from its parameters."""
 import ctypes
 import itertools
+import operator
 import re
 from types import SimpleNamespace
+
+import numpy as np
 
 SUCCESS, INVALID_VALUE, OUT_OF_MEMORY, NOT_READY, UNSUPPORTED_PTX = 0, 1, 2, 600, 222
 _NAMES = {INVALID_VALUE: "CUDA_ERROR_INVALID_VALUE", OUT_OF_MEMORY: "CUDA_ERROR_OUT_OF_MEMORY",
@@ -298,4 +302,22 @@ class FakeDriver:
         values = [ctypes.string_at(p, n) for p, n in zip(pointers, function.sizes)]
         self.launches.append((function.name, (gx, gy, gz), (bx, by, bz), shared, stream,
                               values))
+        if function.name == "copy_strided":
+            self._run_strided_copy(values)
         return (SUCCESS,)
+
+    def _run_strided_copy(self, values):
+        """The one kernel this double runs, cuda/stridedcopy.py's (`dst[i] = src[i]` over
+        every index), from its parameters as the kernel reads them: two arrays (meminfo,
+        parent, size, itemsize, data, shape, strides), then the element count."""
+        words = [int.from_bytes(v, "little", signed=True) for v in values]
+        ndim = (len(words) - 11) // 4
+        dst, src = words[:5 + 2 * ndim], words[5 + 2 * ndim:-1]
+        itemsize, shape = dst[3], dst[5:5 + ndim]
+        for index in np.ndindex(*shape):
+            read, at = self._find(src[4] + sum(map(operator.mul, index, src[5 + ndim:])),
+                                  itemsize)
+            item = bytes(read[at:at + itemsize])
+            written, at = self._find(dst[4] + sum(map(operator.mul, index, dst[5 + ndim:])),
+                                     itemsize)
+            written[at:at + itemsize] = item

@@ -183,3 +183,42 @@ def test_ipc_handles_need_a_gpu_and_say_so():
     with pytest.raises(CudaSupportError, match="IPC handles need a GPU"):
         with cuda.open_ipc_array(bytes(64), (4,), np.int64):
             pass
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, np.complex128,
+                                   np.dtype([("x", np.float32), ("n", np.int16),
+                                             ("flag", np.bool_)], align=False)])
+def test_the_strided_copy_kernel_moves_only_the_elements(dtype):
+    """cuda/stridedcopy.py's kernel (the driver back-end copies strided views with it), run
+    here: items of any size moved as 8-, 4-, 2- or 1-byte units (complex128 as two 8-byte
+    ones, a 7-byte record as seven bytes), reversed, transposed and broadcast views, the
+    bytes between a view's elements left as they were."""
+    from kiln.cuda import stridedcopy
+    from kiln.cuda.devicearray import broadcast_to
+    host = np.frombuffer(np.random.default_rng(3).bytes(6 * 10 * np.dtype(dtype).itemsize),
+                         dtype).reshape(6, 10)
+    host = host.copy()
+    src = cuda.to_device(host)
+    for dst_key, src_view, want in [
+            ((slice(None, None, 2), slice(1, None, 3)), src[1:4, ::-3][:, :3],
+             host[1:4, ::-3][:, :3]),
+            ((slice(None), slice(0, 6)), src[:, :6], host[:, :6]),
+            ((slice(0, 3), slice(0, 10, 2)), broadcast_to(src[4, ::2], (3, 5)),
+             host[4, ::2])]:
+        target = cuda.to_device(np.zeros_like(host))
+        stridedcopy.copy(target[dst_key], src_view)
+        expected = np.zeros_like(host)
+        expected[dst_key] = want
+        assert target.copy_to_host().tobytes() == expected.tobytes()
+
+
+def test_the_strided_copy_kernel_compiles_to_ptx():
+    from kiln.cuda import stridedcopy, toolkit
+    if toolkit.ptxas_path() is None:
+        pytest.skip(f"ptxas not installed: {toolkit.INSTALL_HINT}")
+    kernel = stridedcopy._KERNELS.kernel(3).py_func
+    for unit in ("uint8", "uint64"):
+        ptx, _ = cuda.compile_ptx(kernel, f"void({unit}[:, :, :], {unit}[:, :, :], int64)",
+                                  cc=(7, 0))
+        toolkit.check_ptx(ptx, (7, 0))
+        assert "ld.global" in ptx and "st.global" in ptx

@@ -611,7 +611,11 @@ def test_strided_views_copy_both_ways(fake):
     view = dev[1:5, ::-3]
     np.testing.assert_array_equal(view.copy_to_host(), host[1:5, ::-3])
     np.testing.assert_array_equal(dev.T.copy_to_host(), host.T)
-    dev[::2, 1::4] = -np.arange(9).reshape(3, 3)
+    before = len(fake.calls)
+    dev[::2, 1::4] = -np.arange(9).reshape(3, 3)  # 9 items moved, by a kernel on the device
+    copies = [(name, args) for name, args in fake.calls[before:] if name.startswith("cuMemcpy")]
+    assert [(name, args[2]) for name, args in copies] == [("cuMemcpyHtoDAsync", 9 * 8)]
+    assert fake.launches[-1][0] == "copy_strided"
     expected = host.copy()
     expected[::2, 1::4] = -np.arange(9).reshape(3, 3)
     np.testing.assert_array_equal(dev.copy_to_host(), expected)

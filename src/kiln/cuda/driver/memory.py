@@ -2,9 +2,9 @@
 the context's deferred-free list), foreign pointers wrapped without copying, page-locked and
 mapped host memory, and copies between host and device for any strides.
 
-A copy moves the smallest byte range covering the device array (its span): contiguous
-arrays go in one cuMemcpy, others through a host staging buffer whose strided NumPy view
-does the gather or scatter. A copy on stream 0 is synchronous (the host may read the result
+A copy of a contiguous device array moves its bytes in one cuMemcpy; a strided device view
+is copied by a kernel (cuda/stridedcopy.py), through a C-contiguous device array when the
+other side is on the host. A copy on stream 0 is synchronous (the host may read the result
 at once, as in Numba); on another stream it is queued and the caller synchronizes."""
 from __future__ import annotations
 
@@ -51,13 +51,13 @@ def wrap_pointer(context, pointer, nbytes, readonly, owner) -> DeviceMemory:
 
 
 def span(devary) -> tuple:
-    """(device address of the lowest byte, number of bytes, offset of element 0 in them)."""
+    """(device address of the lowest byte, number of bytes) of the device array."""
     if devary.size == 0:
-        return 0, 0, 0
+        return 0, 0
     low = sum((n - 1) * s for n, s in zip(devary.shape, devary.strides) if s < 0)
     high = sum((n - 1) * s for n, s in zip(devary.shape, devary.strides) if s > 0) + \
         devary.itemsize
-    return devary.gpu_data.device_pointer + devary._offset + low, high - low, -low
+    return devary.gpu_data.device_pointer + devary._offset + low, high - low
 
 
 def _contiguous_like(devary, host) -> bool:
@@ -66,11 +66,6 @@ def _contiguous_like(devary, host) -> bool:
         return True
     return devary.is_f_contiguous() and host.flags.f_contiguous and \
         not devary.is_c_contiguous()
-
-
-def _staged(devary, buffer, origin):
-    return np.ndarray(devary.shape, devary.dtype, buffer=buffer, offset=origin,
-                      strides=devary.strides)
 
 
 def _host_address(ary) -> int:
@@ -82,7 +77,7 @@ def _stream_handle(stream) -> int:
 
 
 def copy_htod(context, dst, src, stream):
-    pointer, nbytes, origin = span(dst)
+    pointer, nbytes = span(dst)
     if not nbytes:
         return
     context.make_current()
@@ -91,27 +86,36 @@ def copy_htod(context, dst, src, stream):
         order = "C" if dst.is_c_contiguous() else "F"
         _to_device(context, pointer, np.asarray(src, order=order), nbytes, stream)
         return
-    staging = np.empty(nbytes, np.uint8)   # a strided target: read, patch, write back
-    _to_host(context, staging, pointer, nbytes, 0)
-    _staged(dst, staging, origin)[...] = src
-    _to_device(context, pointer, staging, nbytes, 0)
+    from .. import stridedcopy
+    staged = stridedcopy.contiguous_like(dst)
+    copy_htod(context, staged, src, stream)
+    stridedcopy.copy(dst, staged, stream)
+    _synchronize_default(context, stream)
 
 
 def copy_dtoh(context, dst, src, stream):
-    pointer, nbytes, origin = span(src)
+    pointer, nbytes = span(src)
     if not nbytes:
         return
     context.make_current()
     if _contiguous_like(src, dst):
         _to_host(context, dst, pointer, nbytes, stream)
         return
-    staging = np.empty(nbytes, np.uint8)
-    _to_host(context, staging, pointer, nbytes, 0)
-    dst[...] = _staged(src, staging, origin).reshape(dst.shape)
+    if src.is_c_contiguous() or src.is_f_contiguous():   # into a host array of other strides
+        staging = np.empty(src.shape, src.dtype, order="C" if src.is_c_contiguous() else "F")
+        _to_host(context, staging, pointer, nbytes, stream)
+        if _stream_handle(stream):
+            context.driver.call("cuStreamSynchronize", _stream_handle(stream))
+        dst[...] = staging
+        return
+    from .. import stridedcopy
+    staged = stridedcopy.contiguous_like(src)
+    stridedcopy.copy(staged, src, stream)
+    copy_dtoh(context, dst, staged, stream)
 
 
 def copy_dtod(context, dst, src, stream):
-    dst_pointer, nbytes, _ = span(dst)
+    dst_pointer, nbytes = span(dst)
     if not nbytes:
         return
     context.make_current()
@@ -120,24 +124,29 @@ def copy_dtod(context, dst, src, stream):
         src_pointer = span(src)[0]
         handle = _stream_handle(stream)
         context.driver.call("cuMemcpyDtoDAsync", dst_pointer, src_pointer, nbytes, handle)
-        if not handle:
-            context.driver.call("cuStreamSynchronize", 0)
+        _synchronize_default(context, stream)
         return
-    copy_htod(context, dst, src.copy_to_host(), 0)   # strided both ways: through the host
+    from .. import stridedcopy
+    stridedcopy.copy(dst, src, stream)
+    _synchronize_default(context, stream)
+
+
+def _synchronize_default(context, stream):
+    """A copy on stream 0 is done when it returns."""
+    if not _stream_handle(stream):
+        context.driver.call("cuStreamSynchronize", 0)
 
 
 def _to_device(context, pointer, host, nbytes, stream):
-    handle = _stream_handle(stream)
-    context.driver.call("cuMemcpyHtoDAsync", pointer, _host_address(host), nbytes, handle)
-    if not handle:
-        context.driver.call("cuStreamSynchronize", 0)
+    context.driver.call("cuMemcpyHtoDAsync", pointer, _host_address(host), nbytes,
+                        _stream_handle(stream))
+    _synchronize_default(context, stream)
 
 
 def _to_host(context, host, pointer, nbytes, stream):
-    handle = _stream_handle(stream)
-    context.driver.call("cuMemcpyDtoHAsync", _host_address(host), pointer, nbytes, handle)
-    if not handle:
-        context.driver.call("cuStreamSynchronize", 0)
+    context.driver.call("cuMemcpyDtoHAsync", _host_address(host), pointer, nbytes,
+                        _stream_handle(stream))
+    _synchronize_default(context, stream)
 
 
 # -- page-locked and mapped host memory -----------------------------------------------------

@@ -1,0 +1,45 @@
+"""Copies to, from and between strided device views, done by a kernel on the device (the
+driver back-end's; the simulator's NumPy copies need none).
+
+Only the view's elements move, never the bytes between them: the other way, a host staging
+buffer spanning the view, moved the whole span both ways for a column of a large matrix and
+wrote back the bytes between the elements, racing with any other stream writing them. A
+host array goes to or comes from a C-contiguous device array of the view's shape first.
+The elements move as unsigned integers of the widest size (8, 4, 2 or 1 bytes) that divides
+the item size, every stride and both addresses, an item of several such units along an
+extra axis, so a few kernels serve every dtype (records and complex numbers included)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .devicearray import DeviceNDArray
+from .elementwise import LoopKernels
+
+_KERNELS = LoopKernels("copy", "strided", None, ["dst", "src"], "dst[{i}] = src[{i}]")
+
+
+def copy(dst, src, stream=0):
+    """Copy the device array `src` into the device array `dst` of the same shape and dtype,
+    queued on `stream`."""
+    unit = _unit(dst, src)
+    dst_units, src_units = _as_units(dst, unit), _as_units(src, unit)
+    _KERNELS.launch([dst_units, src_units], dst_units.ndim, stream)
+
+
+def contiguous_like(devary) -> DeviceNDArray:
+    """A new C-contiguous device array of `devary`'s shape and dtype."""
+    return DeviceNDArray(devary.shape, None, devary.dtype, devary.stream)
+
+
+def _unit(*arrays) -> int:
+    sizes = [a.itemsize for a in arrays] + [s for a in arrays for s in a.strides] + \
+        [a._pointer() for a in arrays]
+    return next(u for u in (8, 4, 2, 1) if all(n % u == 0 for n in sizes))
+
+
+def _as_units(devary, unit):
+    dtype = np.dtype(f"u{unit}")
+    if devary.itemsize == unit:
+        return devary._view(devary.shape, devary.strides, dtype=dtype)
+    return devary._view((*devary.shape, devary.itemsize // unit), (*devary.strides, unit),
+                        dtype=dtype)
