@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from dlpack_producer import Producer, managed_tensor
 from fake_cuda_driver import FakeDriver
+from foreign_array import Foreign
 
 from kiln import cuda, types
 from kiln.cuda import backend
@@ -384,19 +385,6 @@ def test_configurations_are_kept_per_key_and_device(monkeypatch):
     finally:
         cuda.select_device(0)
     assert on_one is not kern[4, 256]
-
-
-class Foreign:
-    """What CuPy or PyTorch hand over: the interface is made anew at each read, from the
-    array's current memory and shape."""
-
-    def __init__(self, dev, stream=None, strided=False):
-        self.dev, self.stream, self.strided = dev, stream, strided
-
-    @property
-    def __cuda_array_interface__(self):
-        return dict(self.dev.__cuda_array_interface__, stream=self.stream,
-                    **({"strides": self.dev.strides} if self.strided else {}))
 
 
 def test_foreign_arrays_take_the_short_path(fake, general_path):

@@ -9,6 +9,8 @@ import pytest
 from kiln import cuda, guvectorize
 from kiln.cuda import toolkit
 
+from foreign_array import Foreign
+
 pytestmark = pytest.mark.cuda
 
 
@@ -210,17 +212,6 @@ def test_device_arrays_in_and_out():
     scalar = rowsum(cuda.to_device(np.arange(4.0)))      # 0-d loop on the device: 0-d array
     assert isinstance(scalar, cuda.DeviceNDArray) and scalar.shape == () and \
         scalar.copy_to_host() == 6.0
-
-
-class Foreign:
-    """Another library's device array (CuPy, PyTorch): only its CUDA Array Interface."""
-
-    def __init__(self, dev):
-        self.dev = dev
-
-    @property
-    def __cuda_array_interface__(self):
-        return self.dev.__cuda_array_interface__
 
 
 def test_device_operands_broadcast_strided_and_foreign():

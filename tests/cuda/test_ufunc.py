@@ -7,6 +7,8 @@ import pytest
 from kiln import cuda, vectorize
 from kiln.cuda import toolkit
 
+from foreign_array import Foreign
+
 pytestmark = pytest.mark.cuda
 
 
@@ -62,17 +64,6 @@ def test_device_arrays_stay_on_the_device():
     assert same(got.copy_to_host(), rel_diff(a, b))
     mixed = gpu_rel_diff(cuda.to_device(a), 2.0)          # a device input: a device result
     assert isinstance(mixed, cuda.DeviceNDArray) and same(mixed.copy_to_host(), rel_diff(a, 2.0))
-
-
-class Foreign:
-    """Another library's device array (CuPy, PyTorch): only its CUDA Array Interface."""
-
-    def __init__(self, dev):
-        self.dev = dev
-
-    @property
-    def __cuda_array_interface__(self):
-        return self.dev.__cuda_array_interface__
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning",
