@@ -1223,6 +1223,40 @@ def test_fma_and_cbrt_ptx():
     assert ".extern" not in ptx32   # cbrt from libdevice, linked in
 
 
+@cuda.jit
+def select_and_sleep(x, lim, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.nanosleep(i * 10)
+        out[i] = cuda.selp(x[i] > lim, x[i], lim)
+
+
+@simulated
+def test_selp_picks_as_python_and_nanosleep_returns():
+    x = np.array([1.5, np.nan, -3.0, np.inf, 2.0, -0.0])
+    out = np.zeros_like(x)
+    select_and_sleep[1, 8](x, 2.0, out)
+    np.testing.assert_array_equal(out, [v if v > 2.0 else 2.0 for v in x])
+    assert cuda.is_float16_supported()
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_selp_and_nanosleep_ptx(cc):
+    for t in ("float32", "int64", "uint16"):
+        ptx = ptx_for(select_and_sleep, f"void({t}[:], {t}, {t}[:])", cc)
+        # a select (which LLVM may make a max for integers), not a branch
+        assert "nanosleep.u32" in ptx and ("selp" in ptx or "max." in ptx), t
+
+
+def test_selp_needs_both_values_of_one_type():
+    def mixed(out, a):
+        out[0] = cuda.selp(a > 0, a, 1)
+    with pytest.raises(TypingError, match=r"cuda.selp\(\) takes two values of one type, not "
+                                          r"int32 and int64"):
+        cuda.compile_ptx(mixed, "void(int32[:], int32)")
+
+
 STRING_KERNEL = '''
 from kiln import cuda
 def string_constants(out, a):

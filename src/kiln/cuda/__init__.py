@@ -23,16 +23,18 @@ from .dtypes import (b1, bool_, boolean, byte, c8, c16, complex64, complex128, f
                      u1, u2, u4, u8, uint8, uint16, uint32, uint64, uintp, void, none)
 from .errors import CudaAPIError, CudaSupportError, DeadlockError, KernelError
 from .external import declare_device
+from .fp16 import is_float16_supported
 from .host import (MappedNDArray, as_cuda_array, device_array, device_array_like,
                    from_cuda_array_interface, is_cuda_array, managed_array, mapped,
                    mapped_array, mapped_array_like, pinned, pinned_array, pinned_array_like,
                    to_device)
 from .intrinsics import (activemask, all_sync, any_sync, atomic, ballot_sync, blockDim, cg,
                          blockIdx, const, eq_sync, grid, gridDim, gridsize, lanemask_lt, local,
-                         match_all_sync, match_any_sync, shared, shfl_down_sync, shfl_sync,
-                         shfl_up_sync, shfl_xor_sync, syncthreads, syncthreads_and,
-                         syncthreads_count, syncthreads_or, syncwarp, threadfence,
-                         threadfence_block, threadfence_system, threadIdx, warpsize)
+                         match_all_sync, match_any_sync, nanosleep, selp, shared,
+                         shfl_down_sync, shfl_sync, shfl_up_sync, shfl_xor_sync, syncthreads,
+                         syncthreads_and, syncthreads_count, syncthreads_or, syncwarp,
+                         threadfence, threadfence_block, threadfence_system, threadIdx,
+                         warpsize)
 from .ipc import IpcArrayHandle, open_ipc_array
 from .kernel import ConfiguredKernel, DeviceFunction, Kernel, jit
 from .nvrtc import CUSource

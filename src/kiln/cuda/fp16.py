@@ -99,3 +99,9 @@ hfloor = _unary("hfloor", np.floor)
 hceil = _unary("hceil", np.ceil)
 htrunc = _unary("htrunc", np.trunc)
 hrint = _unary("hrint", np.rint)
+
+
+def is_float16_supported() -> bool:
+    """Whether kernels can use float16: always (every target kiln compiles for, sm_70 and
+    later, has half instructions; the simulator computes them with NumPy), as in Numba."""
+    return True

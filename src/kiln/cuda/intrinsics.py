@@ -102,6 +102,20 @@ threadfence_system = _forward("threadfence_system", "threadfence_system",
 activemask = _forward("activemask", "activemask", "The mask of the warp's active lanes.")
 lanemask_lt = _forward("lanemask_lt", "lanemask_lt", "The mask of lanes below this one.")
 
+def _selp(predicate, if_true, if_false):
+    return if_true if predicate else if_false
+
+
+def _nanosleep(ns):
+    pass   # (the simulator runs threads as Python: nothing to wait for)
+
+
+selp = _tag(_selp, "selp", "selp(predicate, a, b): a where the predicate holds, else b, both "
+            "of one type (PTX's selp, without a branch).")
+nanosleep = _tag(_nanosleep, "nanosleep", "nanosleep(ns): suspend the thread for about ns "
+                 "nanoseconds, up to 1 ms (sm_70 and later; the simulator does not wait).")
+
+
 def _warp(name, op, doc):
     return _forward_op(name, "warp", op, doc)
 

@@ -116,6 +116,32 @@ _void_intrinsic(cu.threadfence_block, "llvm.nvvm.membar.cta")
 _void_intrinsic(cu.threadfence_system, "llvm.nvvm.membar.sys")
 
 
+@template(cu.nanosleep, target="cuda")
+def _nanosleep(tctx, ns):
+    if not isinstance(ns, (t.Integer, t.Boolean)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        _call_intrinsic(builder, "llvm.nvvm.nanosleep", ir.VoidType(),
+                        [context.cast(builder, args[0], ns, t.uint32)])
+        return dm.null_value(t.none)
+    return t.Signature(t.none, (ns,)), codegen
+
+
+@template(cu.selp, target="cuda")
+def _selp(tctx, predicate, a, b):
+    if not isinstance(a, (t.Number, t.Boolean)) or not isinstance(
+            predicate, (t.Integer, t.Boolean, t.Float)):
+        return None
+    if a != b:
+        raise TypingError(f"cuda.selp() takes two values of one type, not {a} and {b}; "
+                          "convert one of them")
+
+    def codegen(context, builder, sig, args):
+        return builder.select(context.is_true(builder, args[0], predicate), args[1], args[2])
+    return t.Signature(a, (predicate, a, b)), codegen
+
+
 def _barrier_predicate(stub, name):
     """syncthreads_count/and/or(predicate): a barrier that also reduces an int32 over the
     block."""
