@@ -1,5 +1,7 @@
 """Host-side memory: transfers, DeviceNDArray, pinned/mapped arrays and the CUDA Array
 Interface."""
+import re
+
 import numpy as np
 import pytest
 
@@ -95,6 +97,18 @@ def test_reshape_ravel_transpose_view():
         r.T.reshape(6)
     parts = d.split(4)
     assert [p.shape for p in parts] == [(4,), (2,)]
+
+
+def test_squeeze_as_numpy():
+    host = np.arange(6.0).reshape(2, 1, 3, 1)
+    d = cuda.to_device(host)
+    for axis in (None, 1, (1, 3), -1):
+        np.testing.assert_array_equal(d.squeeze(axis).copy_to_host(), host.squeeze(axis))
+    for axis in (0, 4):
+        with pytest.raises(Exception) as ours:
+            d.squeeze(axis)
+        with pytest.raises(type(ours.value), match=re.escape(str(ours.value))):
+            host.squeeze(axis)
 
 
 def test_cuda_array_interface_round_trip():

@@ -63,6 +63,7 @@ def broadcast_to(array, shape):
     return array._view(shape, strides)
 
 
+_AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError  # <1.25
 _ARRAY_TYPES = {}   # kiln array type -> its one object (DeviceNDArray.intern_type)
 
 
@@ -278,6 +279,23 @@ class DeviceNDArray:
         return self._view([self.shape[a] for a in axes], [self.strides[a] for a in axes])
 
     T = property(transpose)
+
+    def squeeze(self, axis=None, stream=0):
+        """A view without the axes of length one (those in `axis`, an int or a tuple, when
+        given), as NumPy's."""
+        if axis is None:
+            axes = {k for k, n in enumerate(self.shape) if n == 1}
+        else:
+            axes = {operator.index(a) for a in (axis if isinstance(axis, tuple) else (axis,))}
+            axes = {a + self.ndim if a < 0 else a for a in axes}
+            for a in axes:
+                if not 0 <= a < self.ndim:
+                    raise _AxisError(a, self.ndim)
+                if self.shape[a] != 1:
+                    raise ValueError("cannot select an axis to squeeze out which has size "
+                                     "not equal to one")
+        kept = [k for k in range(self.ndim) if k not in axes]
+        return self._view([self.shape[k] for k in kept], [self.strides[k] for k in kept])
 
     def view(self, dtype):
         """Reinterpret the bytes as another dtype (the last axis must be contiguous)."""
