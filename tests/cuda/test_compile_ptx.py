@@ -797,6 +797,19 @@ def test_inspect_llvm_and_asm_per_signature():
     assert "fma.rn.f64" in one and ".target sm_70" in one   # the kernel's fastmath=True
 
 
+def test_inspect_types_per_signature():
+    import io
+    out = io.StringIO()
+    saxpy_kernel.inspect_types(file=out)
+    text = out.getvalue()
+    assert text.count("saxpy_kernel (a: float32, x: array(float32, 1d, A)") == 1
+    assert text.count("saxpy_kernel (a: float64, x: array(float64, 1d, A)") == 1
+    assert "i = cuda.grid(1)    # i = int64" in text
+    out = io.StringIO()
+    saxpy_kernel.inspect_types("void(float32, float32[:], float32[:], float32[:])", file=out)
+    assert "float64" not in out.getvalue()
+
+
 def test_ptx_version_follows_compute_capability():
     assert re.search(r"\.version 6\.3\s+\.target sm_70", cuda.compile_ptx(saxpy, "void(float32, "
                      "float32[:], float32[:], float32[:])", cc=(7, 0))[0])

@@ -98,6 +98,16 @@ class _Compiled:
         return self._per_signature(signature, lambda sig: compile_ptx(
             self, sig, self.kind != "kernel", **options)[0])
 
+    def inspect_types(self, signature=None, file=None):
+        """Print the source annotated with each local's type as typed for the GPU: for
+        `signature`, else for each explicit signature."""
+        from ..cpu.annotate import annotate
+        from .ptx import type_for_device
+        typed = self._per_signature(signature, lambda sig: type_for_device(
+            self.py_func, sig, self.kind != "kernel", self.options.get("fastmath", False)))
+        print("\n".join(annotate(t) for t in (typed.values() if signature is None
+                                                else [typed])), file=file)
+
     def _per_signature(self, signature, compile_one):
         if signature is not None:
             return compile_one(signature)

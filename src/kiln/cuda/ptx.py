@@ -101,20 +101,11 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debu
     and its return type; with `lineinfo` (or `debug`), instructions carry their source lines
     (PTX `.loc`); with `debug`, a kernel records an exception for the host."""
     lineinfo = lineinfo or debug
-    from ..compiler import typing_context
-    from . import (checks, fp16_lowering, gridsync, libdevice_lowering,  # noqa: F401
-                   nvvm, signatures, vector_lowering)   # (they register templates)
     py_func = getattr(pyfunc, "py_func", pyfunc)
-    kind = "device function" if device else "kernel"
-    checks.check_source(py_func, kind)
-    (parsed,) = signatures.parse(py_func.__name__, kind, sig, len(_params(py_func)))
-    declared = None if parsed.return_type in (None, t.void) else parsed.return_type
-    tctx = typing_context("cuda")
-    options = CompileOptions.from_kwargs(fastmath=fastmath)
-    typed = tctx.type_function(py_func, tuple(parsed.args), declared, options)
-    check_device_code(typed)   # (checks.py refused a kernel that returns a value)
+    typed = type_for_device(py_func, sig, device, fastmath)
     from ..codegen.context import CodegenContext, ModuleState
-    state = ModuleState(typed.symbol, tctx, "cuda")
+    options = CompileOptions.from_kwargs(fastmath=fastmath)
+    state = ModuleState(typed.symbol, typed_context(), "cuda")
     if lineinfo:
         from ..codegen.linetable import LineTable
         state.line_table = LineTable(state.module)
@@ -133,6 +124,27 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debu
         llvm_ir += table_asm(state)
     dump("llvm", llvm_ir)
     return llvm_ir, typed.return_type
+
+
+def typed_context():
+    from ..compiler import typing_context
+    from . import (checks, fp16_lowering, gridsync, libdevice_lowering,  # noqa: F401
+                   nvvm, signatures, vector_lowering)   # (they register templates)
+    return typing_context("cuda")
+
+
+def type_for_device(py_func, sig, device=False, fastmath=False):
+    """The kernel or device function typed for `sig` with the cuda typing context, checked
+    as device code."""
+    from . import checks, signatures
+    kind = "device function" if device else "kernel"
+    checks.check_source(py_func, kind)
+    (parsed,) = signatures.parse(py_func.__name__, kind, sig, len(_params(py_func)))
+    declared = None if parsed.return_type in (None, t.void) else parsed.return_type
+    typed = typed_context().type_function(py_func, tuple(parsed.args), declared,
+                                          CompileOptions.from_kwargs(fastmath=fastmath))
+    check_device_code(typed)   # (checks.py refused a kernel that returns a value)
+    return typed
 
 
 def _params(py_func):
