@@ -291,3 +291,24 @@ def test_kernel_attributes():
     assert store_one.__name__ == "store_one"
     assert store_one.py_func.__name__ == "store_one"
     assert "store_one" in repr(store_one[1, 1])
+
+
+def test_specialize_compiles_for_the_arguments_types_only():
+    @cuda.jit
+    def add_to(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += v
+
+    dev = cuda.to_device(np.zeros(4, np.float32))
+    one = add_to.specialize(dev, np.float32(1))
+    assert one.specialized and not add_to.specialized
+    assert one is add_to.specialize(dev, np.float32(5))      # kept per argument types
+    assert [tuple(map(str, sig.args)) for sig in one.signatures] == \
+        [("array(float32, 1d, C)", "float32")]
+    one[1, 4](dev, 2.5)                                       # converted as a signature does
+    np.testing.assert_array_equal(dev.copy_to_host(), np.full(4, 2.5, np.float32))
+    with pytest.raises(RuntimeError, match="'add_to' is already specialized"):
+        one.specialize(dev, np.float32(1))
+    with pytest.raises(TypeError):
+        one[1, 4](cuda.to_device(np.zeros(4)), 1.0)           # float64 array: not its types

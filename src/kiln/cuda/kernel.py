@@ -123,6 +123,25 @@ class Kernel(_Compiled):
         super().__init__(py_func, sigs, options)
         self.known_launches = {}   # the back-end's short paths, by the arguments' kinds
         self._configured = {}      # kernel[key] by (key, current context)
+        self._specializations = {}   # specialize()'s kernels by argument types
+
+    @property
+    def specialized(self) -> bool:
+        """Whether the kernel takes one set of argument types only (one signature)."""
+        return len(self._sigs) == 1
+
+    def specialize(self, *args):
+        """This kernel compiled for the types of `args` only (Numba's): a kernel with that
+        one signature, kept for the next call with the same types."""
+        if self._sigs:
+            raise RuntimeError(f"kernel '{self.__name__}' is already specialized: it was "
+                               "given signatures; specialize() is for a lazily typed kernel")
+        argtypes = signatures.argument_types(self.__name__, args)
+        found = self._specializations.get(argtypes)
+        if found is None:
+            found = self._specializations[argtypes] = Kernel(
+                self.py_func, [Signature(types.none, argtypes)], self.options)
+        return found
 
     def __getitem__(self, key):
         """The kernel configured by `key`, kept for the next `kernel[key]` on the same device
