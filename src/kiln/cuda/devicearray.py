@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import math
 import operator
 
 import numpy as np
@@ -80,7 +81,7 @@ class DeviceNDArray:
             else normalize_shape(strides)
         if len(self.strides) != len(self.shape):
             raise ValueError(f"strides {self.strides} do not match shape {self.shape}")
-        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.size = math.prod(self.shape)
         if gpu_data is None:
             gpu_data = backend.active.allocate(self._extent())
         self.gpu_data = gpu_data
@@ -132,12 +133,19 @@ class DeviceNDArray:
                 *self.strides)
 
     def is_c_contiguous(self):
-        return self.size == 0 or self._squeezed(self.strides) == \
-            self._squeezed(c_strides(self.shape, self.itemsize))
+        return self._contiguous[0]
 
     def is_f_contiguous(self):
-        return self.size == 0 or self._squeezed(self.strides) == \
-            self._squeezed(f_strides(self.shape, self.itemsize))
+        return self._contiguous[1]
+
+    @functools.cached_property
+    def _contiguous(self) -> tuple:
+        """(C-contiguous, F-contiguous)."""
+        if self.size == 0:
+            return True, True
+        strides = self._squeezed(self.strides)
+        return (strides == self._squeezed(c_strides(self.shape, self.itemsize)),
+                strides == self._squeezed(f_strides(self.shape, self.itemsize)))
 
     def _squeezed(self, strides):
         return tuple(s for n, s in zip(self.shape, strides) if n != 1)
@@ -255,13 +263,15 @@ class DeviceNDArray:
         if newshape.count(-1) > 1:
             raise ValueError("can only specify one unknown dimension")
         if -1 in newshape:
-            known = int(np.prod([n for n in newshape if n != -1]))
+            known = math.prod(n for n in newshape if n != -1)
             newshape[newshape.index(-1)] = self.size // known if known else 0
-        if int(np.prod(newshape)) != self.size:
+        if math.prod(newshape) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape "
                              f"{tuple(newshape)}")
         if order not in ("C", "F"):
             raise ValueError("order must be 'C' or 'F'")
+        if tuple(newshape) == self.shape:   # (whatever its strides, as NumPy)
+            return self
         contiguous = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
         if not contiguous:
             raise NotImplementedError(f"reshape of a non-{order}-contiguous device array would "

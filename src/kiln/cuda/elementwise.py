@@ -5,6 +5,8 @@ function per element, grid-strided and written with kiln.cuda's own API (so they
 every back-end, the simulator included, and compile to PTX)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..frontend.source import define_generated
@@ -113,7 +115,7 @@ class LoopKernels:
         """Run over the operands, each of shape (*loop shape, *its core shape), whose loop
         has `loop_ndim` dimensions (none: no launch for an empty loop)."""
         loop_shape = operands[0].shape[:loop_ndim]
-        n = int(np.prod(loop_shape))
+        n = math.prod(loop_shape)
         if n == 0:
             return
         if all(x.is_c_contiguous() for x in operands):
