@@ -241,6 +241,27 @@ def test_device_operands_broadcast_strided_and_foreign():
         assert same(got, a[:, :, 0][None] + np.array([20.0, 10.0])[:, None, None])
 
 
+@guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="cuda")
+def reverse(a, out):
+    n = a.shape[0]
+    for i in range(n):
+        out[i] = a[n - 1 - i]
+
+
+def test_an_output_overlapping_an_input_is_computed_apart():
+    """Each thread reads its whole core before the function is done writing: an output
+    that is an input (or overlaps one) is computed into a new array, then copied in."""
+    host = np.arange(10.0).reshape(2, 5)
+    d = cuda.to_device(host)
+    assert reverse(d, d) is d
+    assert same(d.copy_to_host(), host[:, ::-1])
+    d = cuda.to_device(host)
+    reverse(d[:, 1:], out=d[:, :-1])
+    want = host.copy()
+    want[:, :-1] = host[:, 1:][:, ::-1]
+    assert same(d.copy_to_host(), want)
+
+
 def test_scalar_core_dimensions():
     rows = np.arange(6.0).reshape(2, 3)
     for fn in (add_scalar, add_first):

@@ -197,3 +197,21 @@ def test_reduce_leaves_a_device_array_as_it_was_and_refuses_what_it_cannot_do():
     with pytest.raises(TypeError, match=r"result has its inputs' type; for float32 it has "
                                         r"\(float32, float32\) -> float64"):
         widening.reduce(np.ones(3, np.float32))
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",
+                            "ignore:invalid value:RuntimeWarning")
+def test_an_out_overlapping_an_input_gives_numpys_result():
+    """NumPy computes as if overlapping inputs were copied first: an out that is a reversed
+    or shifted input is computed apart, then copied in; the input itself element for
+    element is written in place."""
+    host = np.arange(1.0, 7.0)
+    for make_args in (lambda d: (d, d[::-1], d), lambda d: (d[1:], d[:-1], d[:-1]),
+                      lambda d: (d, d, d), lambda d: (d[::2], d[1::2], d[1::2])):
+        d, h = cuda.to_device(host), host.copy()
+        x, y, out = make_args(d)
+        want = rel_diff(*make_args(h)[:2])
+        assert gpu_rel_diff(x, y, out=out) is out
+        assert same(out.copy_to_host(), want)
+    with pytest.raises(TypeError, match=r"rel_diff\(\): out must be an array, not list"):
+        gpu_rel_diff(host, 1.0, out=[0.0] * 6)

@@ -95,6 +95,15 @@ class DeviceNDArray:
         return sum((n - 1) * abs(s) for n, s in zip(self.shape, self.strides)) + \
             self.dtype.itemsize
 
+    def _byte_range(self) -> tuple:
+        """(the address of its lowest byte, the address past its highest): where its
+        elements lie, whatever the signs of its strides."""
+        if self.size == 0:
+            return 0, 0
+        low = self._pointer() + sum((n - 1) * s for n, s in zip(self.shape, self.strides)
+                                    if s < 0)
+        return low, low + self._extent()
+
     def _view(self, shape, strides, offset=0, dtype=None):
         return DeviceNDArray(shape, strides, self.dtype if dtype is None else dtype,
                              self.stream, self.gpu_data, offset=self._offset + offset,

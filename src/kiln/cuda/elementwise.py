@@ -50,6 +50,14 @@ def as_operand(value, stream=0):
     return np.asarray(value)
 
 
+def as_output(name, what, value, stream=0):
+    """An output given by the caller, as on_device's operands are (a NumPy array as it is),
+    or a TypeError naming the function when it is not an array."""
+    if not (isinstance(value, np.ndarray) or is_cuda_array(value)):
+        raise TypeError(f"{name}(): {what} must be an array, not {type(value).__name__}")
+    return as_operand(value, stream)
+
+
 def _dtype_of(value):
     return value.dtype if hasattr(value, "dtype") else type(value).__name__
 
@@ -80,6 +88,22 @@ def on_device(name, value, dtype, shape, stream, converts=False):
         raise ValueError(f"{name}(): a device array input must be of the loop's type {dtype}, "
                          f"not {value.dtype}; convert it on the host")
     return broadcast_to(value, shape)
+
+
+def overlaps(output, inputs, elementwise) -> bool:
+    """Whether writing the device array `output` could change an input before a thread reads
+    it: their bytes overlap, and (for an `elementwise` kernel, where each thread reads its
+    inputs' element before writing its own) the input is not the output itself element for
+    element. NumPy computes such calls as if the inputs were copied first."""
+    low, high = output._byte_range()
+    for x in inputs:
+        x_low, x_high = x._byte_range()
+        if x_low < high and low < x_high and not (
+                elementwise and x._pointer() == output._pointer() and
+                x.strides == output.strides and x.shape == output.shape and
+                x.dtype.itemsize == output.dtype.itemsize):
+            return True
+    return False
 
 
 def deliver(result, out, to_device, stream):

@@ -32,8 +32,9 @@ import numpy as np
 from ..types import parse_signature, void
 from ..ufunc.gufunc import check_core_type, layout_text
 from .devicearray import DeviceNDArray
-from .elementwise import LoopKernels, as_operand, choose_loop, deliver, on_device
-from .host import device_array, is_cuda_array
+from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
+                          overlaps)
+from .host import device_array
 from .kernel import jit
 
 
@@ -82,7 +83,8 @@ class CUDAGUFunc:
     def __call__(self, *args, out=None, stream=0):
         args, given_outs = self._split(args, out)
         args = [as_operand(a, stream) for a in args]
-        outs = [None if o is None else as_operand(o, stream) for o in given_outs]
+        outs = [None if o is None else as_output(self.__name__, f"output {k}", o, stream)
+                for k, o in enumerate(given_outs)]
         in_types, out_types, numbers = choose_loop(self.__name__, self.types, args)
         loop_shape, sizes = self._loop_shape(args, outs)
         shapes = [loop_shape + tuple(sizes[d] for d in core) for core in self._cores]
@@ -90,16 +92,22 @@ class CUDAGUFunc:
             if o is not None and (o.shape != shape or o.dtype != dt):
                 raise ValueError(f"{self.__name__}(): output {k} must be a {dt} array of "
                                  f"shape {shape}, not {o.dtype} {o.shape}")
-        operands = [on_device(self.__name__, a, dt, shape, stream)
-                    for a, dt, shape in zip(args, in_types, shapes)] + \
-            [o if isinstance(o, DeviceNDArray) else device_array(shape, dt, stream=stream)
-             for o, dt, shape in zip(outs, out_types, shapes[self.nin:])]
+        inputs = [on_device(self.__name__, a, dt, shape, stream)
+                  for a, dt, shape in zip(args, in_types, shapes)]
+        # an output is computed apart where it overlaps an input (as NumPy does), then copied
+        written = [o if isinstance(o, DeviceNDArray) and not overlaps(o, inputs, False)
+                   else device_array(shape, dt, stream=stream)
+                   for o, dt, shape in zip(outs, out_types, shapes[self.nin:])]
+        operands = inputs + written
         # a "()" operand declared as an array is read through a core of one element
         self._kernels.launch([x[..., None] if not core and not number else x for x, core, number
                               in zip(operands, self._cores, numbers)], len(loop_shape), stream)
+        for o, w in zip(outs, written):
+            if isinstance(o, DeviceNDArray) and o is not w:
+                o.copy_to_device(w, stream=stream)
         to_device = any(isinstance(x, DeviceNDArray) for x in (*args, *outs))
-        results = [deliver(r, o, to_device, stream)
-                   for r, o in zip(operands[self.nin:], given_outs)]
+        results = [deliver(o if isinstance(o, DeviceNDArray) else w, given, to_device, stream)
+                   for o, w, given in zip(outs, written, given_outs)]
         return results[0] if self.nout == 1 else tuple(results)
 
     def _split(self, args, out):
@@ -118,10 +126,6 @@ class CUDAGUFunc:
         if len(outs) != self.nout:
             raise TypeError(f"{self.__name__}(): out= needs {self.nout} output(s), not "
                             f"{len(outs)}")
-        for k, o in enumerate(outs):
-            if o is not None and not (isinstance(o, np.ndarray) or is_cuda_array(o)):
-                raise TypeError(f"{self.__name__}(): output {k} must be an array, not "
-                                f"{type(o).__name__}")
         return args, outs
 
     def _loop_shape(self, args, outs):

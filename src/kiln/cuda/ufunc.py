@@ -22,7 +22,8 @@ import numpy as np
 
 from ..types import parse_signature
 from .devicearray import DeviceNDArray
-from .elementwise import LoopKernels, as_operand, choose_loop, deliver, on_device
+from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
+                          overlaps)
 from .host import device_array
 from .kernel import jit
 
@@ -70,17 +71,21 @@ class CUDAUFunc:
         except ValueError:
             raise ValueError(f"{self.__name__}(): operands could not be broadcast together "
                              f"with shapes {' '.join(map(str, shapes))}") from None
-        result = None if out is None else as_operand(out, stream)
+        result = None if out is None else as_output(self.__name__, "out", out, stream)
         if result is not None and (result.shape != shape or result.dtype != result_type):
             raise ValueError(f"{self.__name__}(): out must be a {result_type} array of shape "
                              f"{shape}, not {result.dtype} {result.shape}")
         device_result = any(isinstance(a, DeviceNDArray) for a in args)
         inputs = [on_device(self.__name__, a, dt, shape, stream, converts=True)
                   for a, dt in zip(args, arg_types)]
-        if not isinstance(result, DeviceNDArray):
+        given = result if isinstance(result, DeviceNDArray) else None
+        if given is None or overlaps(given, inputs, elementwise=True):
             result = device_array(shape, result_type, stream=stream)
         casts = {f"as{k}": dt.type for k, dt in enumerate(arg_types)}
         self._kernels.launch(inputs + [result], len(shape), stream, casts)
+        if given is not None and result is not given:   # computed apart: an input overlaps
+            given.copy_to_device(result, stream=stream)
+            result = given
         return deliver(result, out, device_result, stream)
 
     def reduce(self, array, stream=0):

@@ -52,12 +52,8 @@ def wrap_pointer(context, pointer, nbytes, readonly, owner) -> DeviceMemory:
 
 def span(devary) -> tuple:
     """(device address of the lowest byte, number of bytes) of the device array."""
-    if devary.size == 0:
-        return 0, 0
-    low = sum((n - 1) * s for n, s in zip(devary.shape, devary.strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(devary.shape, devary.strides) if s > 0) + \
-        devary.itemsize
-    return devary.gpu_data.device_pointer + devary._offset + low, high - low
+    low, high = devary._byte_range()
+    return low, high - low
 
 
 def _contiguous_like(devary, host) -> bool:
