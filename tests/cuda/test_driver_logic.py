@@ -617,6 +617,20 @@ def test_strided_views_copy_both_ways(fake):
     assert "cuMemcpyDtoDAsync" in fake.names()
 
 
+def test_repeated_values_go_to_the_device_once(fake):
+    """`d[:] = 7` or a row broadcast over a matrix: the host sends each value once and the
+    copy kernel repeats it (before, the whole broadcast array was made on the host)."""
+    dev = cuda.device_array((300, 4), np.int32)
+    before = len(fake.calls)
+    dev[:] = 7
+    dev[::2] = np.arange(4, dtype=np.int32)
+    sent = [args[2] for name, args in fake.calls[before:] if name == "cuMemcpyHtoDAsync"]
+    assert sent == [4, 16]
+    want = np.full((300, 4), 7, np.int32)
+    want[::2] = np.arange(4)
+    np.testing.assert_array_equal(dev.copy_to_host(), want)
+
+
 def test_memory_is_freed_when_arrays_go_and_deferred_under_defer_cleanup(fake):
     dev = cuda.to_device(np.ones(100))
     view = dev[10:20]

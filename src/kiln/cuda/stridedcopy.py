@@ -4,7 +4,9 @@ driver back-end's; the simulator's NumPy copies need none).
 Only the view's elements move, never the bytes between them: the other way, a host staging
 buffer spanning the view, moved the whole span both ways for a column of a large matrix and
 wrote back the bytes between the elements, racing with any other stream writing them. A
-host array goes to or comes from a C-contiguous device array of the view's shape first.
+host array goes to or comes from a C-contiguous device array of the view's shape first; a
+host array that repeats values along some axes (zero strides: `d[:] = 0`, a broadcast row)
+goes to the device once, and the kernel repeats it.
 The elements move as unsigned integers of the widest size (8, 4, 2 or 1 bytes) that divides
 the item size, every stride and both addresses, an item of several such units along an
 extra axis, so a few kernels serve every dtype (records and complex numbers included)."""
@@ -26,9 +28,9 @@ def copy(dst, src, stream=0):
     _KERNELS.launch([dst_units, src_units], dst_units.ndim, stream)
 
 
-def contiguous_like(devary) -> DeviceNDArray:
-    """A new C-contiguous device array of `devary`'s shape and dtype."""
-    return DeviceNDArray(devary.shape, None, devary.dtype, devary.stream)
+def staging(shape, like) -> DeviceNDArray:
+    """A new C-contiguous device array of `shape` and the dtype of the device array `like`."""
+    return DeviceNDArray(shape, None, like.dtype, like.stream)
 
 
 def _unit(*arrays) -> int:

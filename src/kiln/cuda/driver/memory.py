@@ -78,14 +78,17 @@ def copy_htod(context, dst, src, stream):
         return
     context.make_current()
     src = src.reshape(dst.shape)
-    if dst.is_c_contiguous() or dst.is_f_contiguous():
+    repeats = [s == 0 and n > 1 for n, s in zip(src.shape, src.strides)]
+    if (dst.is_c_contiguous() or dst.is_f_contiguous()) and not any(repeats):
         order = "C" if dst.is_c_contiguous() else "F"
         _to_device(context, pointer, np.asarray(src, order=order), nbytes, stream)
         return
     from .. import stridedcopy
-    staged = stridedcopy.contiguous_like(dst)
-    copy_htod(context, staged, src, stream)
-    stridedcopy.copy(dst, staged, stream)
+    from ..devicearray import broadcast_to
+    once = src[tuple(slice(0, 1) if r else slice(None) for r in repeats)]   # each value once
+    staged = stridedcopy.staging(once.shape, dst)
+    copy_htod(context, staged, once, stream)
+    stridedcopy.copy(dst, broadcast_to(staged, dst.shape), stream)
     _synchronize_default(context, stream)
 
 
@@ -105,7 +108,7 @@ def copy_dtoh(context, dst, src, stream):
         dst[...] = staging
         return
     from .. import stridedcopy
-    staged = stridedcopy.contiguous_like(src)
+    staged = stridedcopy.staging(src.shape, src)
     stridedcopy.copy(staged, src, stream)
     copy_dtoh(context, dst, staged, stream)
 
