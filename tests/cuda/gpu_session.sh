@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Everything kiln.cuda needs a GPU for, as one prepared run on the device machine
+# (docs/gpu.md, "A session with a GPU"): `bash tests/cuda/gpu_session.sh tests` then
+# `bash tests/cuda/gpu_session.sh bench`, from the repository root. Each phase ends well
+# inside the device tool's 10 minutes and writes its logs under $OUT.
+set -u
+phase=${1:?usage: gpu_session.sh tests|bench}
+out=${OUT:-/tmp/kiln-gpu}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+# Wheels the machine lacks (llvmlite >= 0.50 at least) travel in .whl (docs/gpu.md).
+if compgen -G ".whl/*.whl" > /dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl || exit 1
+    export PYTHONPATH=/tmp/site:$PWD/src
+else
+    export PYTHONPATH=$PWD/src
+fi
+run() {   # run NAME SECONDS COMMAND...: its output in $OUT/NAME.txt, its status at the end
+    local name=$1 seconds=$2
+    shift 2
+    timeout "$seconds" "$@" > "$out/$name.txt" 2>&1
+    echo "exit status $?" >> "$out/$name.txt"
+    tail -n 3 "$out/$name.txt"
+}
+case $phase in
+tests)
+    run env 60 bash -c 'nvidia-smi; python3 -c "import llvmlite, numpy, sys; print(sys.version,
+llvmlite.__version__, numpy.__version__)"; python3 -m pip show cuda-bindings | head -2;
+python3 -c "from kiln import cuda; print(cuda.is_available(), cuda.cuda_error());
+cuda.detect()"'
+    export KILN_TEST_CUDA_HARDWARE=1
+    run hardware 150 python3 -m pytest -q -p no:cacheprovider -m gpu tests/cuda
+    run cuda_suite 240 python3 -m pytest -q -p no:cacheprovider -x --timeout 60 tests/cuda \
+        -m "not gpu"
+    run memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
+        python3 -m pytest -q -p no:cacheprovider -x tests/cuda/test_hardware.py
+    ;;
+bench)
+    run bench 420 python3 bench/run.py --only saxpy_gpu,matmul_tiled_gpu,reduce_gpu,launch_overhead_gpu \
+        --no-process --no-chart --json "$out/bench.json"
+    # import, then a new kernel's first launch (compile and load), in two fresh processes:
+    # the second loads the kernel from the on-disk cache
+    export KILN_CACHE_DIR=$(mktemp -d)
+    cat > /tmp/kiln_first_launch.py <<'PY'
+import time
+start = time.perf_counter()
+from kiln import cuda
+import numpy as np
+imported = time.perf_counter()
+@cuda.jit(cache=True)
+def saxpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+x = cuda.to_device(np.ones(1000, np.float32))
+out = cuda.device_array_like(x)
+cuda.synchronize()
+ready = time.perf_counter()
+saxpy[4, 256](out, np.float32(2), x, x)
+cuda.synchronize()
+done = time.perf_counter()
+assert (out.copy_to_host() == 3).all()
+print(f"import kiln.cuda {imported - start:.3f} s, first launch {done - ready:.3f} s")
+PY
+    run first_launch 120 bash -c 'python3 /tmp/kiln_first_launch.py &&
+python3 /tmp/kiln_first_launch.py'
+    ;;
+*)
+    echo "unknown phase $phase: tests or bench" >&2
+    exit 2
+    ;;
+esac
