@@ -1151,3 +1151,41 @@ def test_compiled_entries_convert_scalars_as_the_signature_says(fake, monkeypatc
         with pytest.raises(OverflowError, match="out of bounds"):
             configured(out, 2.5, n, 3, k)
     assert _compiled_launches(fake) == compiled + 1 and len(asked) == 5
+
+
+def test_what_a_compiled_entry_reads_outlives_its_known_launch(fake):
+    """A foreign array of another dtype makes the kernel's KnownLaunch again, but the old
+    compiled entry stays in the dispatch table and still reads the typestr it was made
+    with: that string (and the Loaded whose shared-memory limit it reads) must live on."""
+    import gc
+    import weakref
+
+    class Typestr(str):   # (a str that weak references can watch)
+        pass
+
+    class Fresh(Foreign):   # a new typestr object at every read, as NumPy's dtype.str gives
+        @property
+        def __cuda_array_interface__(self):
+            desc = super().__cuda_array_interface__
+            return dict(desc, typestr=Typestr(desc["typestr"]))
+
+    @cuda.jit
+    def first(out, a):
+        out[0] = a[0]
+
+    out = cuda.device_array(1)
+    f4, f8 = Fresh(cuda.to_device(np.ones(2, np.float32))), Fresh(cuda.to_device(np.ones(2)))
+    configured = first[1, 1]
+    for _ in range(4):
+        configured(out, f4)
+    (known,) = [k for k in first.known_launches.values() if k]
+    assert known.entry_address is not None
+    typestr = weakref.ref(known.steps[1].kind[0])
+    del known
+    for _ in range(4):
+        configured(out, f8)     # the KnownLaunch of f4's kind is replaced
+    gc.collect()
+    assert typestr() is not None and typestr() == "<f4"
+    configured(out, f4)
+    assert struct.unpack("Q", fake.launches[-1][5][7 + 4])[0] == \
+        f4.dev.device_ctypes_pointer.value

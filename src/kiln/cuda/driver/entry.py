@@ -58,6 +58,7 @@ _I32 = ir.IntType(32)
 _LAUNCH = ir.FunctionType(_I32, [dm.ptr] + [_I32] * 7 + [dm.ptr] * 3)   # cuLaunchKernel
 _CURRENT = ir.FunctionType(_I32, [dm.ptr])                               # cuCtxGetCurrent
 _numbers = itertools.count()
+_HELD = []   # per entry: the Python objects and the Loaded its code reads by address
 
 
 def compile_entry(known, context, driver_functions):
@@ -111,6 +112,10 @@ def compile_entry(known, context, driver_functions):
     builder.position_at_end(mismatch)
     builder.ret(emit.new_reference(NotImplemented))
     compiled = get_engine().compile(str(module), level=2)
+    # The engine keeps the code for the life of the process, and a dispatch table may call
+    # it after its KnownLaunch was replaced (a foreign array of another kind): what the code
+    # reads by address lives as long.
+    _HELD.append((emit.keep, known.loaded))
     return compiled, compiled.address(name)
 
 
