@@ -236,3 +236,24 @@ def test_the_strided_copy_kernel_compiles_to_ptx():
                                   cc=(7, 0))
         toolkit.check_ptx(ptx, (7, 0))
         assert "ld.global" in ptx and "st.global" in ptx
+
+
+def test_setitem_broadcasts_a_device_array_as_numpy():
+    host = np.zeros((3, 4))
+    d = cuda.to_device(host)
+    d[:] = cuda.to_device(np.arange(4.0))            # a row into every row
+    host[:] = np.arange(4.0)
+    d[1] = cuda.to_device(np.array(5.0))             # a 0-d array into a row
+    host[1] = 5.0
+    d[:, ::2] = cuda.to_device(np.array([[7.0], [8.0], [9.0]]))   # a column, strided target
+    host[:, ::2] = [[7.0], [8.0], [9.0]]
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+    with pytest.raises(ValueError, match=r"incompatible shape: \(3, 4\) vs. \(3,\)"):
+        d[:] = cuda.to_device(np.ones(3))
+
+
+def test_the_strided_copy_kernel_takes_shapes_that_differ_in_axes_of_one():
+    from kiln.cuda import stridedcopy
+    target = cuda.to_device(np.zeros((3, 1, 2)))[:, :, ::-1]
+    stridedcopy.copy(target, cuda.to_device(np.arange(6.0).reshape(3, 2)))
+    np.testing.assert_array_equal(target.copy_to_host(), np.arange(6.0).reshape(3, 1, 2))

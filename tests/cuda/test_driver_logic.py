@@ -626,8 +626,10 @@ def test_repeated_values_go_to_the_device_once(fake):
     dev[::2] = np.arange(4, dtype=np.int32)
     sent = [args[2] for name, args in fake.calls[before:] if name == "cuMemcpyHtoDAsync"]
     assert sent == [4, 16]
+    dev[1::2] = cuda.to_device(np.arange(10, 14, dtype=np.int32))   # a device row, repeated
     want = np.full((300, 4), 7, np.int32)
     want[::2] = np.arange(4)
+    want[1::2] = np.arange(10, 14)
     np.testing.assert_array_equal(dev.copy_to_host(), want)
 
 

@@ -52,6 +52,13 @@ def _basic_index(key) -> tuple:
     return key
 
 
+def _broadcasts(shape, to) -> bool:
+    try:
+        return np.broadcast_shapes(shape, to) == tuple(to)
+    except ValueError:
+        return False
+
+
 def broadcast_to(array, shape):
     """`array` seen with `shape` by NumPy's broadcasting rules (the caller checked that its
     shape broadcasts to it): a view whose strides are 0 along the axes it repeats."""
@@ -260,6 +267,9 @@ class DeviceNDArray:
     def __setitem__(self, key, value):
         view, _ = self._index_view(key)
         if isinstance(value, DeviceNDArray):
+            if value.shape != view.shape and value.ndim <= view.ndim and \
+                    _broadcasts(value.shape, view.shape):
+                value = broadcast_to(value, view.shape)   # repeated on the device, as NumPy
             view.copy_to_device(value)
         else:
             view.copy_to_device(np.broadcast_to(np.asarray(value, self.dtype), view.shape))

@@ -21,8 +21,11 @@ _KERNELS = LoopKernels("copy", "strided", None, ["dst", "src"], "dst[{i}] = src[
 
 
 def copy(dst, src, stream=0):
-    """Copy the device array `src` into the device array `dst` of the same shape and dtype,
-    queued on `stream`."""
+    """Copy the device array `src` into the device array `dst` of the same dtype and shape
+    (or one that differs only in axes of length one), queued on `stream`."""
+    if src.shape != dst.shape:   # seen with dst's axes of one (their strides never used)
+        strides = iter(s for n, s in zip(src.shape, src.strides) if n != 1)
+        src = src._view(dst.shape, [0 if n == 1 else next(strides) for n in dst.shape])
     unit = _unit(dst, src)
     dst_units, src_units = _as_units(dst, unit), _as_units(src, unit)
     _KERNELS.launch([dst_units, src_units], dst_units.ndim, stream)
