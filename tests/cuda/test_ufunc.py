@@ -215,3 +215,23 @@ def test_an_out_overlapping_an_input_gives_numpys_result():
         assert same(out.copy_to_host(), want)
     with pytest.raises(TypeError, match=r"rel_diff\(\): out must be an array, not list"):
         gpu_rel_diff(host, 1.0, out=[0.0] * 6)
+
+
+def test_loop_axes_that_step_as_one_are_merged():
+    """A C-contiguous array beside a broadcast scalar runs the kernel of one loop axis (no
+    division per element to find its index); a row broadcast over a matrix stays 2-d, a
+    transposed one too; the results are NumPy's whichever kernel runs."""
+    ufunc = vectorize(["float64(float64, float64)"], target="cuda")(rel_diff)
+    a = np.arange(1.0, 25.0).reshape(2, 3, 4)
+    d = cuda.to_device(a)
+    row = np.linspace(1, 2, 4)
+    for device_args, host_args, loop_axes in [
+            ((d, 2.0), (a, 2.0), 1),
+            ((d, cuda.to_device(row)), (a, row), 2),
+            ((d[:, :, ::2], 3.0), (a[:, :, ::2], 3.0), 1),
+            ((cuda.to_device(a[0]).T, 2.0), (a[0].T, 2.0), 2)]:
+        before = set(ufunc._kernels._kernels)
+        got = ufunc(*device_args)
+        assert same(got.copy_to_host(), rel_diff(*host_args))
+        assert {key[0] for key in set(ufunc._kernels._kernels) - before} <= {loop_axes}
+    assert {key[0] for key in ufunc._kernels._kernels} == {1, 2}

@@ -121,6 +121,23 @@ def deliver(result, out, to_device, stream):
     return host[()] if host.shape == () else host
 
 
+def _coalesced(operands, loop_ndim):
+    """The operands with adjacent loop axes merged where every operand steps through them
+    as through one (as NumPy's iterator does; an axis of one merges with any), and the
+    number of loop axes left: fewer divisions per element to find its index, none for a
+    C-contiguous array beside a broadcast scalar."""
+    shape = list(operands[0].shape[:loop_ndim])
+    strides = [list(x.strides[:loop_ndim]) for x in operands]
+    for k in range(loop_ndim - 1, 0, -1):
+        outer, inner = shape[k - 1], shape[k]
+        if outer == 1 or inner == 1 or all(s[k - 1] == s[k] * inner for s in strides):
+            for s in strides:
+                s[k - 1:k + 1] = [s[k - 1] if inner == 1 else s[k]]
+            shape[k - 1:k + 1] = [outer * inner]
+    return [x._view(shape + list(x.shape[loop_ndim:]), s + list(x.strides[loop_ndim:]))
+            for x, s in zip(operands, strides)], len(shape)
+
+
 class LoopKernels:
     """The kernels of one ufunc or gufunc: `k(*params, n)` running the statement `call`
     (which names `device_fn` and indexes the params with `{i}`) for every i < n,
@@ -148,6 +165,8 @@ class LoopKernels:
         elif loop_ndim == 0:   # one loop dimension of one element
             operands = [x[None] for x in operands]
             loop_ndim = 1
+        else:
+            operands, loop_ndim = _coalesced(operands, loop_ndim)
         blocks = min(-(-n // _THREADS), _MAX_BLOCKS)
         self.kernel(loop_ndim, names)[blocks, _THREADS, stream](*operands, n)
 
