@@ -1191,3 +1191,38 @@ def test_what_a_compiled_entry_reads_outlives_its_known_launch(fake):
     configured(out, f4)
     assert struct.unpack("Q", fake.launches[-1][5][7 + 4])[0] == \
         f4.dev.device_ctypes_pointer.value
+
+
+def test_a_compiled_entry_meeting_a_strange_interface_leaves_it_to_python(fake):
+    """An interface dict whose typestr raises when compared: the entry answers
+    NotImplemented with no error left pending, and the Python path raises it."""
+    class Raising(str):
+        def __eq__(self, other):
+            raise RuntimeError("no comparing me")
+        __hash__ = str.__hash__
+
+    class Odd(Foreign):
+        typestr = None
+
+        @property
+        def __cuda_array_interface__(self):
+            desc = super().__cuda_array_interface__
+            return desc if self.typestr is None else dict(desc, typestr=self.typestr)
+
+    @cuda.jit
+    def first(out, a):
+        out[0] = a[0]
+
+    out = cuda.device_array(1)
+    a = Odd(cuda.to_device(np.ones(2)))
+    configured = first[1, 1]
+    for _ in range(4):
+        configured(out, a)
+    compiled = _compiled_launches(fake)
+    assert compiled >= 1
+    a.typestr = Raising("<f8")
+    with pytest.raises(RuntimeError, match="no comparing me"):
+        configured(out, a)
+    a.typestr = None
+    configured(out, a)
+    assert _compiled_launches(fake) == compiled + 1

@@ -223,7 +223,9 @@ class _Emitter:
         typestr, ndim = step.kind
         same = b.call(self.c_api("PyObject_RichCompareBool", dm.i32, [dm.ptr, dm.ptr, dm.i32]),
                       [self._present(self._item(desc, "typestr")), self.object(typestr),
-                       ir.Constant(dm.i32, 2)])   # (Py_EQ; no error between strings)
+                       ir.Constant(dm.i32, 2)])   # (Py_EQ)
+        with b.if_then(b.icmp_signed("<", same, ir.Constant(dm.i32, 0)), likely=False):
+            b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])   # (a typestr's __eq__)
         self.unless(b.icmp_signed("==", same, ir.Constant(dm.i32, 1)))
         shape = [self._index(self._tuple_item(self._item(desc, "shape"), ndim, j))
                  for j in range(ndim)]
