@@ -10,7 +10,8 @@ per signature (Numba's CUDA ufuncs).
     add.reduce(a)                  # a binary one folds a 1-d array (Numba's `reduce`)
 
 The loop is the first signature every input converts to safely (NumPy's casting; a Python
-scalar only by kind, as NumPy 2 treats it: elementwise.py). Host inputs are converted on
+scalar only by kind, as NumPy 2 treats it: elementwise.py); without signatures, the loop of
+the inputs' own types, made at its first use. Host inputs are converted on
 the host and copied to the device as they are; device inputs (and other libraries' arrays,
 through `__cuda_array_interface__`) are read in place, of any strides. Both are broadcast
 with zero strides, not copied, and the kernel converts each element to the loop's type. A
@@ -18,9 +19,12 @@ host `out` is filled and returned, whatever the inputs; a device one may be stri
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from ..types import parse_signature
+from .. import types
+from ..types import Signature, parse_signature
 from .devicearray import DeviceNDArray
 from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
                           overlaps)
@@ -30,24 +34,25 @@ from .kernel import jit
 
 class CUDAUFunc:
     """The result of `vectorize(signatures, target='cuda')`: callable like a ufunc on host
-    and device arrays and scalars."""
+    and device arrays and scalars. Without signatures it grows: each new combination of
+    input types adds the loop of those types (kiln's CPU `@vectorize` does the same; Numba's
+    CUDA ufuncs need signatures)."""
 
     def __init__(self, pyfunc, signatures):
-        if not signatures:
-            raise TypeError("vectorize(target='cuda') needs its signatures, as in Numba "
-                            "(e.g. ['float32(float32, float32)'])")
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         self._device_fn = jit(device=True)(pyfunc)
         self.types = []   # (argument dtypes, (result dtype,)) per loop, in the given order
-        for sig in signatures:
+        for sig in signatures or ():
             parsed = parse_signature(sig)
             if parsed.return_type is None:
                 raise TypeError(f"vectorize(target='cuda') signature {sig!r} needs a return "
                                 "type ('float32(float32, float32)')")
             self.types.append((tuple(np.dtype(a.np_dtype) for a in parsed.args),
                                (np.dtype(parsed.return_type.np_dtype),)))
-        self.nin = len(self.types[0][0])
+        self._lazy = not self.types
+        self.nin = len(inspect.signature(pyfunc).parameters) if self._lazy else \
+            len(self.types[0][0])
         if any(len(args) != self.nin for args, _ in self.types):
             raise TypeError(f"vectorize(target='cuda') {self.__name__}: every signature needs "
                             "the same number of arguments")
@@ -64,7 +69,7 @@ class CUDAUFunc:
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} arguments ({len(args)} given)")
         args = [as_operand(a, stream) for a in args]
-        arg_types, (result_type,) = choose_loop(self.__name__, self.types, args)
+        arg_types, (result_type,) = self._loop(args)
         shapes = [np.shape(a) for a in args]
         try:
             shape = np.broadcast_shapes(*shapes)
@@ -88,6 +93,28 @@ class CUDAUFunc:
             result = given
         return deliver(result, out, device_result, stream)
 
+    def _loop(self, operands):
+        """The loop for these operands: of the signatures, as choose_loop picks; without
+        them, the loop of the operands' own types (a Python number's default one), made at
+        its first use with the result type the function has for them on the GPU."""
+        if not self._lazy:
+            return choose_loop(self.__name__, self.types, operands)
+        from ..ufunc.vectorize import input_type
+        from .ptx import type_for_device
+        argtypes = tuple(input_type(x) for x in operands)
+        dtypes = tuple(np.dtype(ty.np_dtype) for ty in argtypes)
+        for loop in self.types:
+            if loop[0] == dtypes:
+                return loop
+        result = type_for_device(self._device_fn.py_func, Signature(None, argtypes),
+                                 device=True).return_type
+        if not isinstance(result, (types.Number, types.Boolean)):
+            raise TypeError(f"{self.__name__}() returns {result} for "
+                            f"({', '.join(map(str, argtypes))}); vectorize(target='cuda') "
+                            "needs a number")
+        self.types.append((dtypes, (np.dtype(result.np_dtype),)))
+        return self.types[-1]
+
     def reduce(self, array, stream=0):
         """The 1-d `array` folded by this binary function, pairwise on the device: the
         second half combined into the first until one element is left (an odd last element
@@ -104,8 +131,7 @@ class CUDAUFunc:
         n = len(array)
         if n == 0:
             raise TypeError(f"{self.__name__}.reduce() of an empty array: it has no identity")
-        (dtype, other), (result_type,) = choose_loop(self.__name__, self.types,
-                                                     [array, array])
+        (dtype, other), (result_type,) = self._loop([array, array])
         if not dtype == other == result_type:
             raise TypeError(f"{self.__name__}.reduce() needs a loop whose result has its "
                             f"inputs' type; for {array.dtype} it has ({dtype}, {other}) "
