@@ -339,7 +339,8 @@ def rowsum_core(a, out):
 
 
 def test_declaration_errors():
-    with pytest.raises(TypeError, match=r"needs its signatures"):
+    with pytest.raises(TypeError, match=r"matvec_py\(\) takes 3 arguments but the layout "
+                                        r"'\(n\)->\(\)' has 2 operands"):
         guvectorize("(n)->()", target="cuda")(matvec_py)
     with pytest.raises(TypeError, match="writes its outputs and returns nothing"):
         guvectorize(["float64(float64[:], float64[:])"], "(n)->()",
@@ -404,3 +405,27 @@ def writes_past_its_output(a, out):
 def test_an_error_in_the_function_names_it():
     with pytest.raises(IndexError, match="in kernel 'gufunc_writes_past_its_output'"):
         writes_past_its_output(np.ones((2, 3)))
+
+
+def test_without_signatures_the_operands_types_choose_the_loop_as_on_the_cpu():
+    """A CUDA gufunc without signatures takes the inputs' own types and the outputs',
+    which must be passed, a "()" input being a number: the same results as kiln's CPU
+    gufunc without signatures, for each new combination of types."""
+    gpu = guvectorize("(n),()->(n)", target="cuda")(add_scalar_py)
+    cpu = guvectorize("(n),()->(n)")(add_scalar_py)
+    x = np.arange(6.0).reshape(2, 3)
+    x[0, 1] = np.nan
+    for a, c, dtype in [(x, 2.5, np.float64), (x.astype(np.float32), np.float32(1.5),
+                                                  np.float32),
+                        (np.arange(6, dtype=np.int32).reshape(2, 3), np.int32(-4), np.int32)]:
+        want, got = np.zeros(a.shape, dtype), np.zeros(a.shape, dtype)
+        cpu(a, c, want)
+        assert gpu(a, c, got) is got and same(got, want)
+        d_out = cuda.device_array(a.shape, dtype)
+        gpu(cuda.to_device(a), c, out=d_out)
+        assert same(d_out.copy_to_host(), want)
+    assert len(gpu.types) == 3
+    with pytest.raises(TypeError, match=r"add_scalar_py\(\) was made by "
+                                        r"guvectorize\(target='cuda'\) without signatures, so "
+                                        r"it needs its 1 output\(s\) passed"):
+        gpu(x, 1.0)

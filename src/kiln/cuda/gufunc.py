@@ -18,10 +18,11 @@ dimensions (each operand's leading dimensions, before its core ones) are broadca
 strides, nothing copied), and the thread for each loop index calls `fn(op0[i], op1[i],
 ...)`: a view of each operand's core, or for a "()" input declared as a number the number
 itself ("()" operands declared as arrays get a core of one element, as in Numba). The loop
-is the first signature the inputs convert to safely (elementwise.py). Host inputs are
-converted on the host and copied as they are; device inputs (and other libraries' arrays)
-are used in place, of any strides, and must have the loop's dtype (the core views are the
-function's own arrays, so nothing can convert them).
+is the first signature the inputs convert to safely (elementwise.py); without signatures,
+the operands' own types (the outputs passed). Host inputs are converted on the host and
+copied as they are; device inputs (and other libraries' arrays) are used in place, of any
+strides, and must have the loop's dtype (the core views are the function's own arrays, so
+nothing can convert them).
 """
 from __future__ import annotations
 
@@ -46,21 +47,19 @@ class CUDAGUFunc:
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         self.signature = layout_text(ins, outs)
-        if not signatures:
-            raise TypeError("guvectorize(target='cuda') needs its signatures, as in Numba "
-                            "(e.g. ['void(float64[:], float64[:])'])")
         self.nin, self.nout = len(ins), len(outs)
         self._cores = ins + outs
         nargs = len(inspect.signature(pyfunc).parameters)
         if nargs != len(self._cores):
             raise TypeError(f"{self.__name__}() takes {nargs} arguments but the layout "
                             f"{self.signature!r} has {len(self._cores)} operands")
-        self.types = [self._loop(sig) for sig in signatures]
+        self.types = [self._declared_loop(sig) for sig in signatures]
+        self._lazy = not self.types
         ops = [f"op{k}" for k in range(len(self._cores))]
         self._kernels = LoopKernels("gufunc", self.__name__, jit(device=True)(pyfunc), ops,
                                     f"device_fn({', '.join(p + '[{i}]' for p in ops)})")
 
-    def _loop(self, sig):
+    def _declared_loop(self, sig):
         """(input dtypes, output dtypes, which operands are numbers) for one signature."""
         parsed = parse_signature(sig)
         if parsed.return_type not in (None, void):
@@ -77,6 +76,24 @@ class CUDAGUFunc:
         numbers = tuple(not hasattr(ty, "ndim") for ty in parsed.args)
         return tuple(dtypes[:self.nin]), tuple(dtypes[self.nin:]), numbers
 
+    def _loop(self, args, outs):
+        """The loop for these operands: of the signatures, as choose_loop picks; without
+        them, the inputs' own types (a Python number's default one) and the outputs',
+        which must be passed, a "()" input being a number (as the CPU's lazy gufunc)."""
+        if not self._lazy:
+            return choose_loop(self.__name__, self.types, args)
+        if any(o is None for o in outs):
+            raise TypeError(f"{self.__name__}() was made by guvectorize(target='cuda') "
+                            f"without signatures, so it needs its {self.nout} output(s) "
+                            "passed to know their types (or give it signatures)")
+        from ..ufunc.vectorize import input_type
+        loop = (tuple(np.dtype(input_type(a).np_dtype) for a in args),
+                tuple(o.dtype for o in outs),
+                tuple(k < self.nin and not core for k, core in enumerate(self._cores)))
+        if loop not in self.types:
+            self.types.append(loop)
+        return loop
+
     def __repr__(self):
         return f"<kiln CUDA gufunc {self.__name__!r} {self.signature} ({len(self.types)} loops)>"
 
@@ -85,7 +102,7 @@ class CUDAGUFunc:
         args = [as_operand(a, stream) for a in args]
         outs = [None if o is None else as_output(self.__name__, f"output {k}", o, stream)
                 for k, o in enumerate(given_outs)]
-        in_types, out_types, numbers = choose_loop(self.__name__, self.types, args)
+        in_types, out_types, numbers = self._loop(args, outs)
         loop_shape, sizes = self._loop_shape(args, outs)
         shapes = [loop_shape + tuple(sizes[d] for d in core) for core in self._cores]
         for k, (o, dt, shape) in enumerate(zip(outs, out_types, shapes[self.nin:])):
