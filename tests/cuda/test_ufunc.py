@@ -270,3 +270,61 @@ def test_without_signatures_a_loop_per_input_types_as_the_cpu_vectorize():
                                         r"\(float64\); vectorize\(target='cuda'\) needs a "
                                         "number"):
         vectorize(target="cuda")(pair)(np.ones(2))
+
+
+@vectorize(["float64(float64, float64)", "int64(int64, int64)"], target="cuda")
+def gpu_sub(x, y):
+    return x - y
+
+
+def _random_view(rng, dev_or_host, ndim):
+    """A random basic-indexing view: steps of +-1..3, offsets, some axes of one."""
+    key = []
+    for n in dev_or_host.shape[:ndim]:
+        step = int(rng.choice([1, 2, 3, -1, -2]))
+        start = int(rng.integers(0, max(n // 2, 1)))
+        key.append(slice(start, None, step) if step > 0 else slice(n - 1 - start, None, step))
+    return tuple(key)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_views_broadcasts_and_overlaps_against_numpy(seed):
+    """Random programs of this session's kind: two operands taken as random strided views
+    of device arrays (or host arrays, or scalars), broadcast against each other by random
+    axes of one, sometimes written into a view of one of them; the result must be NumPy's
+    `x - y` on the same values."""
+    rng = np.random.default_rng(seed)
+    dtype = rng.choice([np.float64, np.int64])
+    base_shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+    host = [rng.integers(-50, 50, size=base_shape).astype(dtype) for _ in range(2)]
+    dev = [cuda.to_device(h) for h in host]
+    operands, values = [], []
+    for k in range(2):
+        kind = rng.choice(["device", "host", "scalar"], p=[0.6, 0.25, 0.15])
+        if kind == "scalar":
+            value = dtype(rng.integers(-9, 9)).item()
+            operands.append(value)
+            values.append(value)
+            continue
+        key = _random_view(rng, host[k], len(base_shape))
+        view_host = host[k][key]
+        if rng.random() < 0.3 and view_host.ndim:   # an axis of one, to broadcast
+            axis = int(rng.integers(0, view_host.ndim))
+            key = key[:axis] + (slice(0, 1),) + key[axis + 1:]
+            view_host = host[k][key]
+        operands.append(dev[k][key] if kind == "device" else view_host)
+        values.append(view_host)
+    try:
+        want = np.subtract(*values)
+    except ValueError:
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            gpu_sub(*operands)
+        return
+    target = None
+    if np.ndim(want) and rng.random() < 0.4 and isinstance(operands[0], cuda.DeviceNDArray) \
+            and operands[0].shape == np.shape(want):
+        target = operands[0]   # in place into the first operand (overlaps when views differ)
+    got = gpu_sub(*operands, out=target)
+    got = got.copy_to_host() if isinstance(got, cuda.DeviceNDArray) else got
+    np.testing.assert_array_equal(got, want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype

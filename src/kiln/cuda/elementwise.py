@@ -22,14 +22,15 @@ _WEAK_KINDS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
 
 def choose_loop(name, loops, args):
     """Of `loops`, tuples starting (input dtypes, output dtypes) in the order declared, the
-    first whose input dtypes are the inputs' own (Python scalars aside), as Numba prefers,
-    else the first every input converts to (see `_converts`); a TypeError listing them if
-    none does."""
+    first whose input dtypes are the inputs' own (a Python scalar beside arrays matches any
+    loop of its kind; scalars alone are of their default dtypes), as Numba prefers, else the
+    first every input converts to (see `_converts`); a TypeError listing them if none does."""
     weak = not all(map(_is_python_scalar, args))
     fits = [loop for loop in loops
             if all(_converts(a, dt, weak) for a, dt in zip(args, loop[0]))]
     exact = [loop for loop in fits
-             if all(_is_python_scalar(a) or a.dtype == dt for a, dt in zip(args, loop[0]))]
+             if all((weak or np.asarray(a).dtype == dt) if _is_python_scalar(a)
+                    else a.dtype == dt for a, dt in zip(args, loop[0]))]
     if fits:
         return (exact or fits)[0]
     given = ", ".join(str(_dtype_of(a)) for a in args)
