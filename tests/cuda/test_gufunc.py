@@ -429,3 +429,34 @@ def test_without_signatures_the_operands_types_choose_the_loop_as_on_the_cpu():
                                         r"guvectorize\(target='cuda'\) without signatures, so "
                                         r"it needs its 1 output\(s\) passed"):
         gpu(x, 1.0)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_strided_and_broadcast_operands_against_a_python_loop(seed):
+    """Random programs: matvec over random strided device views (or host arrays) whose loop
+    dimensions broadcast by random axes of one, sometimes written into a strided device
+    out; the result must be the plain Python loop's on the same values."""
+    rng = np.random.default_rng(seed)
+    m, n = (int(v) for v in rng.integers(1, 4, size=2))
+    loop = tuple(int(v) for v in rng.integers(1, 4, size=int(rng.integers(0, 3))))
+    views, values = [], []
+    for core in ((m, n), (n,)):
+        own_loop = tuple(1 if rng.random() < 0.3 else d for d in loop)
+        own_loop = own_loop[int(rng.integers(0, len(own_loop) + 1)):]   # fewer axes too
+        step = int(rng.choice([1, 2, -1]))
+        full = tuple(d * abs(step) for d in own_loop + core)
+        host = rng.standard_normal(full)
+        key = tuple(slice(None, None, step) for _ in full)
+        value = host[key]
+        views.append(cuda.to_device(host)[key] if rng.random() < 0.7 else value)
+        values.append(value)
+    want = matvec_reference(*values)
+    if rng.random() < 0.5:
+        out = cuda.device_array(tuple(2 * d for d in want.shape))[
+            tuple(slice(None, None, 2) for _ in want.shape)]
+        assert matvec(*views, out=out) is out
+        got = out.copy_to_host()
+    else:
+        got = matvec(*views)
+        got = got.copy_to_host() if isinstance(got, cuda.DeviceNDArray) else got
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
