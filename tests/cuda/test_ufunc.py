@@ -298,6 +298,8 @@ def test_random_views_broadcasts_and_overlaps_against_numpy(seed):
     base_shape = tuple(int(n) for n in rng.integers(1, 6, size=int(rng.integers(1, 4))))
     host = [rng.integers(-50, 50, size=base_shape).astype(dtype) for _ in range(2)]
     dev = [cuda.to_device(h) for h in host]
+    if rng.random() < 0.4:   # both operands views of one array: an out may overlap either
+        host[1], dev[1] = host[0], dev[0]
     operands, values = [], []
     for k in range(2):
         kind = rng.choice(["device", "host", "scalar"], p=[0.6, 0.25, 0.15])
@@ -313,7 +315,9 @@ def test_random_views_broadcasts_and_overlaps_against_numpy(seed):
             key = key[:axis] + (slice(0, 1),) + key[axis + 1:]
             view_host = host[k][key]
         operands.append(dev[k][key] if kind == "device" else view_host)
-        values.append(view_host)
+        values.append(view_host.copy())
+        if k == 0:
+            key_of_first = key
     try:
         want = np.subtract(*values)
     except ValueError:
@@ -326,5 +330,9 @@ def test_random_views_broadcasts_and_overlaps_against_numpy(seed):
         target = operands[0]   # in place into the first operand (overlaps when views differ)
     got = gpu_sub(*operands, out=target)
     got = got.copy_to_host() if isinstance(got, cuda.DeviceNDArray) else got
+    if target is not None:   # what else the out's array holds is as it was
+        rest = host[0].copy()
+        rest[key_of_first] = want
+        np.testing.assert_array_equal(dev[0].copy_to_host(), rest)
     np.testing.assert_array_equal(got, want)
     assert np.asarray(got).dtype == np.asarray(want).dtype
