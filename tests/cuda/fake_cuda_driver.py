@@ -37,6 +37,9 @@ class Function(SimpleNamespace):
         return id(self)
 
 
+_INSTANCES = itertools.count()
+
+
 class FakeDriver:
     CUresult = SimpleNamespace(CUDA_SUCCESS=SUCCESS)
     CUipcMem_flags = SimpleNamespace(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS=1)
@@ -61,6 +64,9 @@ class FakeDriver:
         self.launches = []         # (function name, grid, block, shared, stream, params bytes)
         self.cooperative_launches = []   # names of the kernels launched cooperatively
         self._addresses = itertools.count(0x7f00_0000_0000, 1 << 32)
+        # contexts unique to this double: code another test's double compiled launch
+        # entries for (kept by kernels that outlive it) must not take this one's context
+        self._contexts = 0xC0_0000 + 0x100 * next(_INSTANCES)
         self._handles = itertools.count(0x100)
 
     def __getattr__(self, name):   # every cu* call is recorded, then answered
@@ -102,7 +108,7 @@ class FakeDriver:
         return SUCCESS, SimpleNamespace(bytes=bytes(range(16)))
 
     def _cuDevicePrimaryCtxRetain(self, device):
-        return SUCCESS, 0xC0_0000 + device   # a CUcontext handle
+        return SUCCESS, self._contexts + device   # a CUcontext handle
 
     def _cuCtxSetCurrent(self, context):
         self.current = context

@@ -1226,3 +1226,56 @@ def test_a_compiled_entry_meeting_a_strange_interface_leaves_it_to_python(fake):
     a.typestr = None
     configured(out, a)
     assert _compiled_launches(fake) == compiled + 1
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_views_assigned_and_read_as_numpy(fake, seed):
+    """Random programs on the driver back-end: random strided views of a device array
+    assigned a scalar, a host array, a broadcast host row or a device array view, and
+    random views read back, each checked against NumPy doing the same on a host copy. The
+    fake driver moves the bytes and runs the copy kernel from its parameters."""
+    rng = np.random.default_rng(seed)
+    dtype = rng.choice([np.int16, np.float64, np.complex64])
+    shape = tuple(int(v) for v in rng.integers(1, 6, size=int(rng.integers(1, 4))))
+    host = rng.integers(-99, 99, size=shape).astype(dtype)
+    dev = cuda.to_device(host)
+    other = rng.integers(-99, 99, size=shape).astype(dtype)
+    d_other = cuda.to_device(other)
+
+    def random_key():
+        key = []
+        for n in shape:
+            step = int(rng.choice([1, 2, -1, -2]))
+            start = int(rng.integers(0, n))
+            key.append(slice(start, None, step) if rng.random() < 0.8 else start)
+        return tuple(key)
+
+    for _ in range(4):
+        key = random_key()
+        target = host[key]
+        kind = rng.choice(["scalar", "host", "row", "device"])
+        if kind == "scalar":
+            value = dtype(rng.integers(-9, 9))
+            dev[key], host[key] = value, value
+        elif kind == "host":
+            value = rng.integers(-9, 9, size=np.shape(target)).astype(dtype)
+            dev[key], host[key] = value, value
+        elif kind == "row" and np.ndim(target):
+            value = rng.integers(-9, 9, size=np.shape(target)[-1:]).astype(dtype)
+            dev[key], host[key] = value, value
+        elif np.ndim(target):
+            source_key = tuple(slice(None, n) for n in np.shape(target)) + \
+                (0,) * (len(shape) - np.ndim(target))
+            source_key = source_key[-len(shape):] if len(source_key) > len(shape) else source_key
+            try:
+                value, d_value = other[source_key], d_other[source_key]
+            except IndexError:
+                continue
+            if np.shape(value) != np.shape(target):
+                continue
+            dev[key], host[key] = d_value, value
+        np.testing.assert_array_equal(dev.copy_to_host(), host)
+        read = random_key()
+        np.testing.assert_array_equal(np.asarray(dev[read].copy_to_host()
+                                                 if np.ndim(host[read]) else dev[read]),
+                                      host[read])

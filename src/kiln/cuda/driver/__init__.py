@@ -126,7 +126,7 @@ class DriverBackend(Backend):
         launcher.launch(self.modules, self.context(), kernel, config, args)
 
     def bind_launch(self, configured):
-        entry.bind(configured, self.driver)
+        entry.bind(configured, self.driver, self.context())
 
     def launch_known(self, kernel, config, args):
         return launcher.launch_known(self.modules, self.context(), kernel, config, args)

@@ -375,9 +375,10 @@ class _Emitter:
         return number
 
 
-def bind(configured, driver):
-    """Make `configured` (a ConfiguredKernel) call through the trampoline over its table:
-    its compiled entries first, its Python `__call__` when none takes the arguments."""
+def bind(configured, driver, context):
+    """Make `configured` (a ConfiguredKernel, kept per CUDA context) call through the
+    trampoline over its table: the compiled entries of its kernel's launches in `context`
+    first, its Python `__call__` when none takes the arguments."""
     from ...cpu.callable import DispatchTable, vectorcall_arguments
     from ..kernel import ConfiguredKernel
     if driver.function_addresses() is None:
@@ -392,7 +393,7 @@ def bind(configured, driver):
                             f"arguments only, not {', '.join(kwargs)}=")
         ConfiguredKernel.__call__(configured, *args)
         for known in list(kernel.known_launches.values()):
-            address = known is not None and known.entry_address
+            address = known is not None and known.context is context and known.entry_address
             if address and address not in added and table.add(address):
                 added.add(address)
 

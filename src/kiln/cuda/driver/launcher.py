@@ -156,12 +156,12 @@ class KnownLaunch:
     as it is or converted as the signature says, a foreign array's interface), and the
     driver calls bound once."""
 
-    __slots__ = ("loaded", "steps", "kinds", "_context", "_name", "_make_current",
+    __slots__ = ("loaded", "steps", "kinds", "context", "_name", "_make_current",
                  "_handle", "_start", "uses", "entry_address", "_compiled")
 
     def __init__(self, context, kernel, loaded, steps, kinds):
         self.loaded = loaded
-        self._context = context
+        self.context = context
         self._name = kernel.__name__
         self.steps = steps
         self.kinds = kinds   # of its arguments: a device array's kiln type, else the class
@@ -197,7 +197,7 @@ class KnownLaunch:
             return False
         self._make_current(self._handle)
         if config.sharedmem > self.loaded.shared_allowed.value:
-            _allow_dynamic_shared(self._context, self._name, self.loaded, config.sharedmem)
+            _allow_dynamic_shared(self.context, self._name, self.loaded, config.sharedmem)
         self._start(*_arguments(self.loaded, config, pointers))
         self.uses += 1
         if self.uses == 2:
@@ -207,10 +207,10 @@ class KnownLaunch:
     def _compile_entry(self):
         """The compiled launch entry of this launch (cuda/driver/entry.py), when its steps
         allow one and the driver gives the functions' addresses."""
-        functions = self._context.driver.function_addresses()
+        functions = self.context.driver.function_addresses()
         if functions is None or self.loaded.program.cooperative:
             return
-        made = entry.compile_entry(self, self._context, functions)
+        made = entry.compile_entry(self, self.context, functions)
         if made is not None:
             self._compiled, self.entry_address = made
 
