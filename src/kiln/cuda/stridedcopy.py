@@ -6,10 +6,10 @@ buffer spanning the view, moved the whole span both ways for a column of a large
 wrote back the bytes between the elements, racing with any other stream writing them. A
 host array goes to or comes from a C-contiguous device array of the view's shape first; a
 host array that repeats values along some axes (zero strides: `d[:] = 0`, a broadcast row)
-goes to the device once, and the kernel repeats it.
-The elements move as unsigned integers of the widest size (8, 4, 2 or 1 bytes) that divides
-the item size, every stride and both addresses, an item of several such units along an
-extra axis, so a few kernels serve every dtype (records and complex numbers included)."""
+goes to the device once, and the kernel repeats it. The elements move as unsigned integers
+of the widest size (8, 4, 2 or 1 bytes) that divides the item size, every stride and both
+addresses, an item of several such units along an extra axis, so a few kernels serve every
+dtype (records and complex numbers included)."""
 from __future__ import annotations
 
 import numpy as np
