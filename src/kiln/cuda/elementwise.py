@@ -11,7 +11,7 @@ import numpy as np
 
 from ..frontend.source import define_generated
 from .devicearray import DeviceNDArray, broadcast_to
-from .host import from_cuda_array_interface, is_cuda_array, to_device
+from .host import device_array, from_cuda_array_interface, is_cuda_array, to_device
 from .intrinsics import grid, gridsize
 from .kernel import jit
 
@@ -105,6 +105,20 @@ def overlaps(output, inputs, elementwise) -> bool:
                 x.dtype.itemsize == output.dtype.itemsize):
             return True
     return False
+
+
+def written_for(out, inputs, elementwise, shape, dtype, stream):
+    """The device array the kernel writes for an output: `out` itself when it is a device
+    array no input `overlaps`, else a new one (`settle` copies it into a device `out`)."""
+    if isinstance(out, DeviceNDArray) and not overlaps(out, inputs, elementwise):
+        return out
+    return device_array(shape, dtype, stream=stream)
+
+
+def settle(out, written, stream):
+    """After the kernel: a device `out` computed apart (written_for) gets its values."""
+    if isinstance(out, DeviceNDArray) and out is not written:
+        out.copy_to_device(written, stream=stream)
 
 
 def deliver(result, out, to_device, stream):

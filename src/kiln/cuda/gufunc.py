@@ -34,8 +34,7 @@ from ..types import parse_signature, void
 from ..ufunc.gufunc import check_core_type, layout_text
 from .devicearray import DeviceNDArray
 from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
-                          overlaps)
-from .host import device_array
+                          settle, written_for)
 from .kernel import jit
 
 
@@ -111,20 +110,17 @@ class CUDAGUFunc:
                                  f"shape {shape}, not {o.dtype} {o.shape}")
         inputs = [on_device(self.__name__, a, dt, shape, stream)
                   for a, dt, shape in zip(args, in_types, shapes)]
-        # an output is computed apart where it overlaps an input (as NumPy does), then copied
-        written = [o if isinstance(o, DeviceNDArray) and not overlaps(o, inputs, False)
-                   else device_array(shape, dt, stream=stream)
+        written = [written_for(o, inputs, False, shape, dt, stream)
                    for o, dt, shape in zip(outs, out_types, shapes[self.nin:])]
         operands = inputs + written
         # a "()" operand declared as an array is read through a core of one element
         self._kernels.launch([x[..., None] if not core and not number else x for x, core, number
                               in zip(operands, self._cores, numbers)], len(loop_shape), stream)
         for o, w in zip(outs, written):
-            if isinstance(o, DeviceNDArray) and o is not w:
-                o.copy_to_device(w, stream=stream)
+            settle(o, w, stream)
         to_device = any(isinstance(x, DeviceNDArray) for x in (*args, *outs))
-        results = [deliver(o if isinstance(o, DeviceNDArray) else w, given, to_device, stream)
-                   for o, w, given in zip(outs, written, given_outs)]
+        results = [deliver(w, given, to_device, stream)
+                   for w, given in zip(written, given_outs)]
         return results[0] if self.nout == 1 else tuple(results)
 
     def _split(self, args, out):

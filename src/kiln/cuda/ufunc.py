@@ -27,7 +27,7 @@ from .. import types
 from ..types import Signature, parse_signature
 from .devicearray import DeviceNDArray
 from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
-                          overlaps)
+                          settle, written_for)
 from .host import device_array
 from .kernel import jit
 
@@ -83,15 +83,11 @@ class CUDAUFunc:
         device_result = any(isinstance(a, DeviceNDArray) for a in args)
         inputs = [on_device(self.__name__, a, dt, shape, stream, converts=True)
                   for a, dt in zip(args, arg_types)]
-        given = result if isinstance(result, DeviceNDArray) else None
-        if given is None or overlaps(given, inputs, elementwise=True):
-            result = device_array(shape, result_type, stream=stream)
+        written = written_for(result, inputs, True, shape, result_type, stream)
         casts = {f"as{k}": dt.type for k, dt in enumerate(arg_types)}
-        self._kernels.launch(inputs + [result], len(shape), stream, casts)
-        if given is not None and result is not given:   # computed apart: an input overlaps
-            given.copy_to_device(result, stream=stream)
-            result = given
-        return deliver(result, out, device_result, stream)
+        self._kernels.launch(inputs + [written], len(shape), stream, casts)
+        settle(result, written, stream)
+        return deliver(written, out, device_result, stream)
 
     def _loop(self, operands):
         """The loop for these operands: of the signatures, as choose_loop picks; without
