@@ -61,7 +61,7 @@ _numbers = itertools.count()
 _HELD = []   # per entry: the Python objects and the Loaded its code reads by address
 
 
-def compile_entry(known, context, driver_functions):
+def compile_entry(known, driver_functions):
     """(the CompiledModule, the entry's address) for a KnownLaunch, or None when some of
     its steps are not for an entry (a conversion it does not make)."""
     from ...cpu.engine import get_engine
@@ -84,7 +84,7 @@ def compile_entry(known, context, driver_functions):
     emit.unless(builder.icmp_unsigned("==", current, ir.Constant(_I32, 0)))
     emit.unless(builder.icmp_unsigned("==", builder.ptrtoint(builder.load(slot, typ=dm.ptr),
                                                              dm.i64),
-                                      ir.Constant(dm.i64, int(context.handle))))
+                                      ir.Constant(dm.i64, int(known.context.handle))))
     config = [builder.load(builder.gep(table, [ir.Constant(dm.i64, i - _CONFIG_WORDS)],
                                        source_etype=dm.i64), typ=dm.i64)
               for i in range(_CONFIG_WORDS)]

@@ -210,7 +210,7 @@ class KnownLaunch:
         functions = self.context.driver.function_addresses()
         if functions is None or self.loaded.program.cooperative:
             return
-        made = entry.compile_entry(self, self.context, functions)
+        made = entry.compile_entry(self, functions)
         if made is not None:
             self._compiled, self.entry_address = made
 
