@@ -267,8 +267,7 @@ class DeviceNDArray:
     def __setitem__(self, key, value):
         view, _ = self._index_view(key)
         if isinstance(value, DeviceNDArray):
-            if value.shape != view.shape and value.ndim <= view.ndim and \
-                    _broadcasts(value.shape, view.shape):
+            if value.shape != view.shape and _broadcasts(value.shape, view.shape):
                 value = broadcast_to(value, view.shape)   # repeated on the device, as NumPy
             view.copy_to_device(value)
         else:
