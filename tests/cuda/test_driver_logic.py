@@ -1279,3 +1279,71 @@ def test_random_views_assigned_and_read_as_numpy(fake, seed):
         np.testing.assert_array_equal(np.asarray(dev[read].copy_to_host()
                                                  if np.ndim(host[read]) else dev[read]),
                                       host[read])
+
+
+_ARRAY_DTYPES = ["float32", "float64", "int16", "uint8", "complex64", "bool"]
+
+
+def _random_argument(rng, kind, dtype, shape, variant):
+    """One launch argument of a kind (and shape) fixed for the program, its values random."""
+    if kind == "array" or kind == "foreign":
+        ndim = len(shape)
+        host = (rng.standard_normal(shape) * 9).astype(dtype)
+        dev = cuda.to_device(host)
+        if kind == "foreign":
+            return Foreign(dev)
+        return dev[(slice(None, None, variant),) * ndim] if variant != 1 else dev
+    if kind == "float":
+        return float(rng.standard_normal() * 1e3)
+    if kind == "int":
+        return int(rng.integers(-100, 100))
+    if kind == "bool":
+        return bool(rng.integers(0, 2))
+    return np.dtype(dtype).type(rng.integers(-100, 100))   # a NumPy scalar
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_launches_pack_what_the_general_path_packs(fake, monkeypatch, seed):
+    """Random programs for the compiled launch entries: a kernel of random parameters
+    (device arrays of random dtypes, ranks and strides, other libraries' arrays, Python and
+    NumPy scalars; with or without a signature that converts the Python numbers), launched
+    until its entry is compiled, then with new values through the entry and through the
+    general path (argument conversion, then Layout.pack): the same parameter bytes."""
+    from kiln.cuda.driver import launcher
+    from kiln.frontend.source import define_generated
+    rng = np.random.default_rng(seed)
+    nargs = int(rng.integers(1, 5))
+    kinds = [str(rng.choice(["array", "array", "foreign", "float", "int", "bool", "numpy"]))
+             for _ in range(nargs)]
+    dtypes = [str(rng.choice(_ARRAY_DTYPES if k in ("array", "foreign") else
+                             ["float32", "float64", "int32", "int64", "uint16"]))
+              for k in kinds]
+    shapes = [tuple(int(v) for v in rng.integers(1, 5, size=int(rng.integers(1, 4))))
+              for _ in kinds]
+    variants = [int(rng.choice([1, 1, 2, -1])) for _ in kinds]
+    params = ", ".join(f"p{k}" for k in range(nargs))
+    kern = define_generated(f"<random launch {seed}>", f"def kern({params}):\n    pass\n", {})
+    signature = None
+    if rng.random() < 0.4 and "bool" not in kinds:   # Python numbers converted to these
+        converted = {"float": str(rng.choice(["float32", "float64"])),
+                     "int": str(rng.choice(["int32", "int64", "int16", "float64"]))}
+        signature = "void(" + ", ".join(
+            f"{'b1' if d == 'bool' else d}[{', '.join([':'] * len(shape))}]"
+            if k in ("array", "foreign") else converted.get(k, d)
+            for k, d, shape in zip(kinds, dtypes, shapes)) + ")"
+    kernel = cuda.jit(signature)(kern) if signature else cuda.jit(kern)
+    configured = kernel[1, 1]
+
+    def arguments():
+        return [_random_argument(rng, k, d, shape, v)
+                for k, d, shape, v in zip(kinds, dtypes, shapes, variants)]
+    for _ in range(4):
+        configured(*arguments())
+    compiled = _compiled_launches(fake)
+    new = arguments()
+    configured(*new)
+    assert _compiled_launches(fake) == compiled + 1, (kinds, dtypes, signature)
+    through_entry = fake.launches[-1][5]
+    monkeypatch.setattr(launcher, "launch_known", lambda *a: False)
+    configured(*new)
+    assert fake.launches[-1][5] == through_entry, (kinds, dtypes, signature)
