@@ -16,7 +16,7 @@ import threading
 
 from ..backend import Backend
 from ..errors import CudaAPIError
-from . import api, entry, ipc, launcher, memory, streams
+from . import api, ipc, launcher, memory, streams
 from .device import Context, Device
 from .modules import ModuleCache
 
@@ -126,6 +126,7 @@ class DriverBackend(Backend):
         launcher.launch(self.modules, self.context(), kernel, config, args)
 
     def bind_launch(self, configured):
+        from . import entry   # (its code generation loads at the first launch, not import)
         entry.bind(configured, self.driver, self.context())
 
     def launch_known(self, kernel, config, args):

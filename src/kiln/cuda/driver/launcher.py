@@ -20,7 +20,6 @@ import numpy as np
 from kiln import types
 
 from .. import debug, host, signatures
-from . import entry
 from ..devicearray import DeviceNDArray, c_strides
 from ..errors import CudaAPIError
 
@@ -210,6 +209,7 @@ class KnownLaunch:
         functions = self.context.driver.function_addresses()
         if functions is None or self.loaded.program.cooperative:
             return
+        from . import entry
         made = entry.compile_entry(self, functions)
         if made is not None:
             self._compiled, self.entry_address = made
