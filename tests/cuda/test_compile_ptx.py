@@ -1270,6 +1270,62 @@ def test_selp_needs_both_values_of_one_type():
         cuda.compile_ptx(mixed, "void(int32[:], int32)")
 
 
+@cuda.jit("int64(int64)", device=True)
+def fib_declared(n):
+    if n < 2:
+        return n
+    return fib_declared(n - 1) + fib_declared(n - 2)
+
+
+@cuda.jit(device=True)
+def fib_inferred(n):
+    if n < 2:
+        return n
+    return fib_inferred(n - 1) + fib_inferred(n - 2)
+
+
+@cuda.jit(device=True)
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+@cuda.jit(device=True)
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+@cuda.jit
+def recursive_calls(out, flags):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i, 0] = fib_declared(i)
+        out[i, 1] = fib_inferred(i)
+        flags[i] = is_even(i)
+
+
+def test_recursive_device_functions_run_as_python():
+    """Self and mutual recursion in device functions, with and without a signature (the
+    call inside a function still being typed used to fail the allocation check)."""
+    out, flags = np.zeros((12, 2), np.int64), np.zeros(12, np.bool_)
+    recursive_calls[1, 16](out, flags)
+    fib = [0, 1]
+    while len(fib) < 12:
+        fib.append(fib[-1] + fib[-2])
+    np.testing.assert_array_equal(out, np.array([fib, fib]).T)
+    np.testing.assert_array_equal(flags, [i % 2 == 0 for i in range(12)])
+
+
+@needs_ptxas
+@pytest.mark.parametrize("cc", CCS)
+def test_recursive_device_functions_ptx(cc):
+    ptx = ptx_for(recursive_calls, "void(int64[:, :], boolean[:])", cc)
+    assert "call" in ptx   # (recursion stays calls, with a stack ptxas sizes)
+
+
 STRING_KERNEL = '''
 from kiln import cuda
 def string_constants(out, a):

@@ -595,6 +595,7 @@ class _DeviceFunctionTemplate(Template):
     def resolve(self, tctx, args, kws):
         from ..options import CompileOptions
         from ..typing.unify import can_convert
+        from ..typing.infer import TypedFunction
         from .ptx import check_device_code
         devfn = self.devfn
         if kws or len(args) != len(inspect.signature(devfn.py_func).parameters):
@@ -609,10 +610,11 @@ class _DeviceFunctionTemplate(Template):
             args, declared = tuple(matches[0].args), matches[0].return_type
         typed = tctx.type_function(devfn.py_func, args, declared,
                                    CompileOptions.from_kwargs(**devfn.options))
-        check_device_code(typed)
+        if isinstance(typed, TypedFunction):   # (a recursive call's function is still being
+            check_device_code(typed)           # typed: checked when its typing ends)
 
         def lower(context, builder, sig, llargs):
-            return context.call_function(builder, typed, list(llargs))
+            return context.call_function(builder, typed.resolved(), list(llargs))
         return Resolution(t.Signature(typed.return_type, args), lower)
 
 
