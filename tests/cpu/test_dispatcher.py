@@ -138,6 +138,25 @@ def test_keyword_and_default_arguments():
         f(1, 2, 3, 4)
 
 
+def test_compiled_calls_pass_keywords_after_omitted_defaults_as_python():
+    """A keyword past a parameter left to its default (`g(x, c=1)`), keywords in any order,
+    and `*args` after a default: the values Python gives."""
+    def g(a, b=2, c=10):
+        return a - b * c
+
+    def h(a, b=10, *rest):
+        return a + b + len(rest)
+
+    def calls(x):
+        return (g(x, c=1), g(c=3, a=x), g(x, 5), g(x, b=1, c=1), g(x),
+                h(x), h(x, 1), h(x, 1, 2, 3))
+    jg, jh = njit(g), njit(h)
+    compiled = njit(lambda x: (jg(x, c=1), jg(c=3, a=x), jg(x, 5), jg(x, b=1, c=1), jg(x),
+                               jh(x), jh(x, 1), jh(x, 1, 2, 3)))
+    for x in (1, -7, 2.5):
+        assert compiled(x) == calls(x)
+
+
 def test_calls_between_compiled_functions():
     @njit
     def square(x):

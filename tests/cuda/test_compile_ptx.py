@@ -1326,6 +1326,44 @@ def test_recursive_device_functions_ptx(cc):
     assert "call" in ptx   # (recursion stays calls, with a stack ptxas sizes)
 
 
+@cuda.jit(device=True)
+def scaled(x, factor=2.0, shift=0):
+    return x * factor + shift
+
+
+@cuda.jit("float64(float64, float64)", device=True)
+def declared_default(x, factor=3.0):
+    return x * factor
+
+
+@cuda.jit
+def calls_with_defaults_and_keywords(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i, 0] = scaled(x[i])
+        out[i, 1] = scaled(x[i], 3.0)
+        out[i, 2] = scaled(x[i], shift=5)
+        out[i, 3] = scaled(x[i], factor=0.5, shift=1)
+        out[i, 4] = declared_default(x[i])
+
+
+def test_device_functions_take_defaults_and_keywords_as_python():
+    x = np.array([1.5, -2.0, 0.0, np.inf])
+    out = np.zeros((4, 5))
+    calls_with_defaults_and_keywords[1, 4](out, x)
+    with pytest.raises(TypeError, match="kernel 'calls_with_defaults_and_keywords' is "
+                                        "launched with positional arguments only, not x="):
+        calls_with_defaults_and_keywords[1, 4](out, x=x)
+    want = np.array([[v * 2.0, v * 3.0, v * 2.0 + 5, v * 0.5 + 1, v * 3.0] for v in x])
+    np.testing.assert_array_equal(out, want)
+
+
+@needs_ptxas
+def test_device_functions_take_defaults_and_keywords_ptx():
+    ptx = ptx_for(calls_with_defaults_and_keywords, "void(float64[:, :], float64[:])")
+    assert "st.global.b64" in ptx
+
+
 STRING_KERNEL = '''
 from kiln import cuda
 def string_constants(out, a):

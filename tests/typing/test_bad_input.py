@@ -477,14 +477,6 @@ CASES = [
         def f(x):
             return g(b=x)  # bad
      """, (1,), TypingError, ["g()", "missing a required argument: 'a'"]),
-    ("keyword_after_omitted_default", """
-        @njit
-        def g(a, b=2, c=10):
-            return a - b * c
-
-        def f(x):
-            return g(x, c=1)  # bad
-     """, (1,), UnsupportedError, ["g()", "keyword", "default"]),
     ("recursion_without_a_base_case", """
         @njit
         def f(n):

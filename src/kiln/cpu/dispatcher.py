@@ -14,7 +14,7 @@ from ..errors import KilnError, Location, UnsupportedError
 from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
-from ..typing.context import register_compiled_function
+from ..typing.context import bind_types, register_compiled_function
 from ..typing.unify import can_convert
 from .cache import function_cache
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
@@ -154,24 +154,11 @@ class Dispatcher:
                         f"({', '.join(map(str, argtypes))}); accepted: {accepted}")
 
     def bind_types(self, args, kws):
-        """For a call from compiled code: the argument types in parameter order, the keyword
-        names in that order, and the (type, value) of each default filled in after them.
+        """For a call from compiled code: typing/context.py's bind_types of its parameters.
         With `*args`, the types as given (`packed_argtypes` says how they are passed)."""
-        params = self._positional
-        if self._star and len(args) >= len(params) and not kws:
-            return tuple(args), (), []
-        if len(args) > len(params):
-            return None
-        ordered, kw_order, defaults = list(args), [], []
-        for p in params[len(args):]:
-            if p.name in kws and not defaults:
-                ordered.append(kws[p.name])
-                kw_order.append(p.name)
-            elif p.default is not inspect.Parameter.empty and p.name not in kws:
-                defaults.append((t.typeof(p.default), p.default))
-            else:
-                return None
-        return tuple(ordered), tuple(kw_order), defaults
+        if self._star and len(args) >= len(self._positional) and not kws:
+            return tuple(args), (), [None] * len(args)
+        return bind_types(self._positional, args, kws)
 
     def packed_argtypes(self, argtypes):
         """The parameter types of a call with `argtypes`: with `*args`, the extra arguments

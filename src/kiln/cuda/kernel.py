@@ -257,7 +257,10 @@ class ConfiguredKernel:
         self._table = None   # the back-end's compiled calls, when it has them
         backend.active.bind_launch(self)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"kernel '{self.kernel.__name__}' is launched with positional "
+                            f"arguments only, not {', '.join(kwargs)}=")
         if not backend.active.launch_known(self.kernel, self.config, args):
             self.kernel.launch(self.config, args)
 

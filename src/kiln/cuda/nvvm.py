@@ -594,28 +594,37 @@ class _DeviceFunctionTemplate(Template):
 
     def resolve(self, tctx, args, kws):
         from ..options import CompileOptions
-        from ..typing.unify import can_convert
+        from ..typing.context import bind_types, given_types, with_defaults
         from ..typing.infer import TypedFunction
+        from ..typing.unify import can_convert
         from .ptx import check_device_code
         devfn = self.devfn
-        if kws or len(args) != len(inspect.signature(devfn.py_func).parameters):
+        params = list(inspect.signature(devfn.py_func).parameters.values())
+        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params):
+            return None   # (*args, **kwargs: not for device functions)
+        bound = bind_types(params, args, kws)
+        if bound is None:
             return None
+        full, kw_order, fill = bound
         if not devfn._checked:   # what CUDA code cannot do, refused at its line
             devfn._check()
         declared = None
         if devfn.signatures:
-            matches = [s for s in devfn.signatures if all(map(can_convert, args, s.args))]
+            matches = [s for s in devfn.signatures if len(s.args) == len(full) and
+                       all(map(can_convert, full, s.args))]
             if not matches:
                 return None
-            args, declared = tuple(matches[0].args), matches[0].return_type
-        typed = tctx.type_function(devfn.py_func, args, declared,
+            full, declared = tuple(matches[0].args), matches[0].return_type
+        typed = tctx.type_function(devfn.py_func, full, declared,
                                    CompileOptions.from_kwargs(**devfn.options))
         if isinstance(typed, TypedFunction):   # (a recursive call's function is still being
             check_device_code(typed)           # typed: checked when its typing ends)
 
         def lower(context, builder, sig, llargs):
-            return context.call_function(builder, typed.resolved(), list(llargs))
-        return Resolution(t.Signature(typed.return_type, args), lower)
+            return context.call_function(builder, typed.resolved(), with_defaults(
+                context, builder, llargs, fill, full))
+        return Resolution(t.Signature(typed.return_type, given_types(full, fill)), lower,
+                          kw_order)
 
 
 def device_function_type(devfn):

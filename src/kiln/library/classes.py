@@ -68,9 +68,7 @@ def _call(tctx, dispatcher, args, kws, what):
     res = tctx.resolve_dispatcher(dispatcher, tuple(args), dict(kws))
     if res is None:
         shown = ", ".join([*map(str, args), *(f"{k}={v}" for k, v in kws.items())])
-        why = (": kiln does not yet pass keyword arguments after an omitted parameter that "
-               "has a default; pass that argument too") if kws else ""
-        raise TypingError(f"{what} cannot be called with ({shown}){why}")
+        raise TypingError(f"{what} cannot be called with ({shown})")
     return res
 
 

@@ -3,6 +3,7 @@ caches) every function compiled for that target, user functions and library
 implementations alike."""
 from __future__ import annotations
 
+import inspect
 import threading
 import types
 import weakref
@@ -179,8 +180,8 @@ class TypingContext:
         bound = disp.bind_types(args, kws)
         if bound is None:
             return None
-        given, kw_order, defaults = bound
-        full, unpacked = disp.packed_argtypes(given + tuple(ty for ty, _ in defaults))
+        types, kw_order, fill = bound
+        full, unpacked = disp.packed_argtypes(types)
         declared = None
         if disp.explicit_signatures:
             matches = [s for s in disp.explicit_signatures
@@ -191,17 +192,51 @@ class TypingContext:
         typed = self.type_function(disp.typed_func, full, declared, disp.options)
 
         packed = unpacked < len(full)          # `*args`: the rest passed as one tuple
-        passed = full[:unpacked] + tuple(full[-1].types) if packed else full[:len(given)]
+        targets = full[:unpacked] + tuple(full[-1].types) if packed else full
+        passed = given_types(targets, fill)
 
         def lower(ctx, builder, sig, llargs):
-            extra = [ctx.cast(builder, ctx.get_constant(builder, ty, value), ty, target)
-                     for (ty, value), target in zip(defaults, full[len(given):])]
-            llargs = list(llargs) + extra
+            llargs = with_defaults(ctx, builder, llargs, fill, targets)
             if packed:
                 llargs[unpacked:] = [ctx.make_tuple(builder, full[-1], llargs[unpacked:])]
             return ctx.call_function(builder, typed.resolved(), llargs)
         return Resolution(t.Signature(typed.return_type, passed), lower, kw_order,
                           new_reference=True)
+
+
+def bind_types(params, args, kws):
+    """A call from compiled code bound to `params` (inspect.Parameters, no `*args`): the
+    types of every parameter in order, the keyword names in that order, and per parameter
+    None where the call gives it (its positionals, then its keywords, in that order) or
+    the (type, value) of the default filled in; None when the call does not bind."""
+    if len(args) > len(params):
+        return None
+    types, kw_order, fill = list(args), [], [None] * len(args)
+    for p in params[len(args):]:
+        if p.name in kws:
+            types.append(kws[p.name])
+            kw_order.append(p.name)
+            fill.append(None)
+        elif p.default is not inspect.Parameter.empty:
+            types.append(t.typeof(p.default))
+            fill.append((types[-1], p.default))
+        else:
+            return None
+    return tuple(types), tuple(kw_order), fill
+
+
+def given_types(types, fill) -> tuple:
+    """Of the parameters' `types`, those the call gives (bind_types), in its order."""
+    return tuple(ty for ty, filled in zip(types, fill) if filled is None)
+
+
+def with_defaults(ctx, builder, llargs, fill, targets):
+    """The call's LLVM arguments in parameter order: those it gives, and the defaults'
+    constants (bind_types's `fill`) converted to their parameters' `targets`."""
+    given = iter(llargs)
+    return [next(given) if filled is None else
+            ctx.cast(builder, ctx.get_constant(builder, filled[0], filled[1]), filled[0], target)
+            for filled, target in zip(fill, targets)]
 
 
 class _PendingFunction:

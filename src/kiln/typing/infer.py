@@ -683,12 +683,7 @@ class Typer:
             except TypeError as e:
                 raise self.error(f"{fn.dispatcher.__name__}(): {e}", node) from None
             res = self.tctx.resolve_dispatcher(fn.dispatcher, args, kws)
-            if res is None and not fn.dispatcher.explicit_signatures:
-                raise self.error(f"kiln does not yet pass keyword arguments to "
-                                 f"{fn.dispatcher.__name__}() after an omitted parameter "
-                                 "that has a default; pass that argument too", node,
-                                 UnsupportedError)
-            if res is None:
+            if res is None:   # (the arguments bind: no explicit signature takes their types)
                 raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
                                  f"({', '.join(map(str, args))}); its signatures are "
                                  f"{fn.dispatcher.signatures}", node)

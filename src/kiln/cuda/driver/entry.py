@@ -388,10 +388,7 @@ def bind(configured, driver, context):
 
     def miss(address, nargsf, kwnames):
         args, kwargs = vectorcall_arguments(address, nargsf, kwnames)
-        if kwargs:
-            raise TypeError(f"kernel '{kernel.__name__}' is launched with positional "
-                            f"arguments only, not {', '.join(kwargs)}=")
-        ConfiguredKernel.__call__(configured, *args)
+        ConfiguredKernel.__call__(configured, *args, **kwargs)
         for known in list(kernel.known_launches.values()):
             address = known is not None and known.context is context and known.entry_address
             if address and address not in added and table.add(address):
