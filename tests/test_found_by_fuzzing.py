@@ -11,6 +11,7 @@ import pytest
 from helpers import check, within_an_ulp
 from kiln import njit, prange
 from kiln.errors import TypingError
+from tests.fuzz.cfuncs import cf_remainder
 
 
 def mod_by_nan_constant(a):
@@ -417,3 +418,17 @@ def test_an_array_expression_is_computed_before_a_call_that_writes_its_arrays(va
     # `arr[:-1] * 10.0` first
     check(computes_before_a_call_that_writes, np.array(values), 10.0)
     check(fills_after_an_operation, np.array(values))
+
+
+def nan_powers(x, e):
+    # fuzz seed 103730: remainder(-inf, 7.25) is a NaN with its sign bit set; CPython's
+    # `nan ** 3.0` returns that NaN as it is, C's pow (which kiln called) gave +NaN
+    v = cf_remainder(x, 7.25)
+    return (math.copysign(1.0, v ** 3.0), math.copysign(1.0, v ** e), (v ** 0.0),
+            math.copysign(1.0, 2.0 ** -v), 1.0 ** v, math.copysign(1.0, v ** -2.0))
+
+
+@pytest.mark.parametrize("x", [-math.inf, math.inf, 2.0])
+@pytest.mark.parametrize("e", [3.0, 0.5, -1.0])
+def test_a_nan_raised_to_a_power_keeps_its_sign(x, e):
+    check(nan_powers, x, e)

@@ -109,8 +109,15 @@ def int_power(base, exponent):
 
 
 def float_power(base, exponent):
-    # CPython's float_pow: 0.0 ** -inf is inf (the infinite exponent is handled first); any
-    # other negative exponent of zero raises. The rest is C's pow, which CPython also calls.
+    # CPython's float_pow: a NaN comes back as it is (C's pow may lose a NaN base's sign),
+    # 0.0 ** -inf is inf (the infinite exponent is handled first); any other negative
+    # exponent of zero raises. The rest is C's pow, which CPython also calls.
+    if exponent == 0.0:
+        return 1.0
+    if math.isnan(base):
+        return base
+    if math.isnan(exponent):
+        return 1.0 if base == 1.0 else exponent
     if base == 0.0 and exponent < 0.0 and exponent != -math.inf:
         raise ZeroDivisionError("0.0 cannot be raised to a negative power")
     result = _pow(base, exponent)
