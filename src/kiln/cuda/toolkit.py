@@ -3,8 +3,10 @@ library, LLVM bitcode), ptxas (the PTX assembler, used by tests and `check_ptx`)
 headers (for CUDA C compiled by NVRTC, nvrtc.py).
 
 Each is looked up in its NVIDIA wheel (`nvidia-cuda-nvcc-cu12`, `pip install kiln[cuda]`;
-the headers in `nvidia-cuda-runtime-cu12`), then in a toolkit named by CUDA_HOME or
-CUDA_PATH. kiln compiles to PTX without any; only code calling libdevice's math needs it."""
+the headers in `nvidia-cuda-runtime-cu12`), then by NVIDIA's `cuda-pathfinder` where it is
+installed (it knows the CUDA 13 wheels' layout, conda and system toolkits), then in a
+toolkit named by CUDA_HOME or CUDA_PATH, then in /usr/local/cuda. kiln compiles to PTX
+without any; only code calling libdevice's math needs it."""
 from __future__ import annotations
 
 import functools
@@ -16,36 +18,62 @@ from pathlib import Path
 INSTALL_HINT = "pip install nvidia-cuda-nvcc-cu12 (or kiln[cuda])"
 
 
-def _roots(wheel="cuda_nvcc"):
+def _wheel_roots(wheel):
+    """The folders of the CUDA 12 wheel `nvidia.<wheel>`, where it is installed."""
     spec = importlib.util.find_spec(f"nvidia.{wheel}") if \
         importlib.util.find_spec("nvidia") is not None else None
     if spec is not None and spec.submodule_search_locations:
         yield from map(Path, spec.submodule_search_locations)
+
+
+def _named_roots():
+    """The toolkits CUDA_HOME and CUDA_PATH name."""
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if os.environ.get(var):
             yield Path(os.environ[var])
 
 
-def _find(relative):
-    for root in _roots():
-        if (root / relative).is_file():
-            return root / relative
-    return None
+SYSTEM_ROOT = Path("/usr/local/cuda")
+
+
+def _pathfinder(finder, name):
+    """cuda-pathfinder's answer for `name` (a Path), or None where it is not installed, is
+    too old to have `finder`, or finds nothing."""
+    try:
+        from cuda import pathfinder
+        found = getattr(pathfinder, finder)(name)
+    except Exception:   # not installed, an older release, or not found: look elsewhere
+        return None
+    return Path(found) if found else None
+
+
+def _candidates(wheel, relative, finder, name):
+    """Where to look, in order: `relative` under the wheel and the named toolkits, what
+    cuda-pathfinder's `finder(name)` finds, `relative` under the system toolkit."""
+    roots = [*_wheel_roots(wheel), *_named_roots()]
+    return [*(root / relative for root in roots), _pathfinder(finder, name),
+            SYSTEM_ROOT / relative]
+
+
+def _find(relative, finder, name):
+    return next((path for path in _candidates("cuda_nvcc", relative, finder, name)
+                 if path is not None and path.is_file()), None)
 
 
 @functools.lru_cache(maxsize=None)
 def libdevice_path() -> Path | None:
-    return _find("nvvm/libdevice/libdevice.10.bc")
+    return _find("nvvm/libdevice/libdevice.10.bc", "find_bitcode_lib", "device")
 
 
 @functools.lru_cache(maxsize=None)
 def ptxas_path() -> Path | None:
-    return _find("bin/ptxas")
+    return _find("bin/ptxas", "find_nvidia_binary_utility", "ptxas")
 
 
 def include_dirs() -> list:
-    """The folders of CUDA's headers (cuda_fp16.h...) that exist, for NVRTC's -I."""
-    return [str(root / "include") for root in _roots("cuda_runtime")
+    """The folders of CUDA's headers (cuda_fp16.h...) that exist, for NVRTC's -I: only the
+    wheel's and the named toolkits', since another release's headers may not suit NVRTC."""
+    return [str(root / "include") for root in [*_wheel_roots("cuda_runtime"), *_named_roots()]
             if (root / "include" / "cuda_runtime.h").is_file()]
 
 
