@@ -1,0 +1,286 @@
+"""kiln.cuda beside the GPU libraries of the same machine, in one process: the issue's speed
+targets (docs/gpu.md) as figures, `python bench/gpu_peers.py [--json PATH] [--quick]`.
+
+- the device-to-device copy (kiln, CuPy, PyTorch): the bandwidth floor of the others;
+- SAXPY over 2^27 float32 (kiln, CuPy's elementwise kernel, Triton, PyTorch);
+- a sum over 2^27 float32 (`cuda.reduce`, `cupy.sum`, `torch.sum`);
+- the 16x16 tiled float32 matmul at n=4096 (kiln; cuBLAS through CuPy for scale);
+- the host's cost of a launch with three arrays and a scalar: kiln with its device arrays,
+  CuPy arrays and PyTorch tensors, against a CuPy RawKernel of the same kernel;
+- whether numba-cuda imports here.
+
+Each figure is the best of a few timed batches of back-to-back launches closed by one
+synchronize, so no library's launch latency hides in a bandwidth. Bandwidth counts bytes
+read and written. A library that is not installed, or a section that fails, is reported
+and skipped: one failure does not hide the other figures."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from kiln import cuda  # noqa: E402
+
+FIGURES: dict = {}
+
+
+def best_time(run, sync, batch, repeats=5) -> float:
+    """Seconds per call of `run`: the best of `repeats` batches of `batch` calls."""
+    run()
+    sync()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(batch):
+            run()
+        sync()
+        best = min(best, (time.perf_counter() - start) / batch)
+    return best
+
+
+def record(section, name, value, unit):
+    FIGURES.setdefault(section, {})[name] = value
+    print(f"  {section:>8} {name:<34} {value:12.3f} {unit}", flush=True)
+
+
+def section(function):
+    """Run one section; on failure print the error and carry on."""
+    print(f"[{function.__name__}]", flush=True)
+    try:
+        function()
+    except Exception:
+        FIGURES.setdefault(function.__name__, {})["error"] = traceback.format_exc(limit=3)
+        traceback.print_exc(limit=6)
+
+
+def optional(name):
+    try:
+        return __import__(name)
+    except Exception as exc:   # not installed, or breaks on this NumPy
+        print(f"  {name} unavailable: {type(exc).__name__}: {exc}"[:300], flush=True)
+        return None
+
+
+cupy, torch, triton = optional("cupy"), optional("torch"), optional("triton")
+N = 1 << 27          # elements of the bandwidth figures
+MATMUL_N = 4096
+LAUNCHES = 20_000    # per timed batch of the launch figures
+A = np.float32(2.5)
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = a * x[i] + y[i]
+
+
+@cuda.jit
+def touch(a, x, y, out):
+    if cuda.grid(1) == 0:
+        out[0] = a + x[0] + y[0]
+
+
+TPB = 16
+
+
+@cuda.jit
+def matmul_tiled(a, b, c):
+    sa = cuda.shared.array((TPB, TPB), np.float32)
+    sb = cuda.shared.array((TPB, TPB), np.float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = np.float32(0.0)
+    for t in range(cuda.gridDim.x):
+        sa[tx, ty] = a[x, ty + t * TPB]
+        sb[tx, ty] = b[tx + t * TPB, y]
+        cuda.syncthreads()
+        for k in range(TPB):
+            acc += sa[tx, k] * sb[k, ty]
+        cuda.syncthreads()
+    c[x, y] = acc
+
+
+def host_data(n):
+    g = np.random.default_rng(0)
+    return g.standard_normal(n).astype(np.float32), g.standard_normal(n).astype(np.float32)
+
+
+def copy():
+    x, _ = host_data(N)
+    gb = 2 * x.nbytes / 1e9
+    dx, dy = cuda.to_device(x), cuda.device_array_like(x)
+    record("copy", "kiln copy_to_device", gb / best_time(
+        lambda: dy.copy_to_device(dx), cuda.synchronize, 20), "GB/s")
+    assert (dy.copy_to_host() == x).all()
+    if cupy is not None:
+        cx, cy = cupy.asarray(x), cupy.empty_like(cupy.asarray(x))
+        sync = cupy.cuda.Device().synchronize
+        record("copy", "cupy copyto", gb / best_time(lambda: cupy.copyto(cy, cx), sync, 20),
+               "GB/s")
+    if torch is not None:
+        tx = torch.from_numpy(x).cuda()
+        ty = torch.empty_like(tx)
+        record("copy", "torch copy_", gb / best_time(lambda: ty.copy_(tx),
+                                                     torch.cuda.synchronize, 20), "GB/s")
+
+
+def saxpy_section():
+    x, y = host_data(N)
+    expected = A * x + y
+    gb = 3 * x.nbytes / 1e9
+    dx, dy = cuda.to_device(x), cuda.to_device(y)
+    dout = cuda.device_array_like(dx)
+    blocks = (N + 255) // 256
+    configured = saxpy[blocks, 256]
+    record("saxpy", "kiln", gb / best_time(lambda: configured(A, dx, dy, dout),
+                                           cuda.synchronize, 20), "GB/s")
+    np.testing.assert_allclose(dout.copy_to_host(), expected, rtol=1e-6)
+    print("  kiln saxpy registers per thread:", saxpy.get_regs_per_thread())
+    if cupy is not None:
+        kernel = cupy.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 out",
+                                        "out = a * x + y", "kiln_peer_saxpy")
+        cx, cy = cupy.asarray(x), cupy.asarray(y)
+        cout = cupy.empty_like(cx)
+        record("saxpy", "cupy ElementwiseKernel", gb / best_time(
+            lambda: kernel(A, cx, cy, cout), cupy.cuda.Device().synchronize, 20), "GB/s")
+        # kiln's kernel on CuPy's arrays, read through __cuda_array_interface__
+        record("saxpy", "kiln on cupy arrays", gb / best_time(
+            lambda: configured(A, cx, cy, cout), cuda.synchronize, 20), "GB/s")
+        np.testing.assert_allclose(cupy.asnumpy(cout), expected, rtol=1e-6)
+    if torch is not None:
+        tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
+        tout = torch.empty_like(tx)
+        record("saxpy", "torch add(alpha=)", gb / best_time(
+            lambda: torch.add(ty, tx, alpha=float(A), out=tout), torch.cuda.synchronize, 20),
+            "GB/s")
+        if triton is not None:
+            record("saxpy", "triton", gb / best_time(triton_saxpy(tx, ty, tout),
+                                                     torch.cuda.synchronize, 20), "GB/s")
+            np.testing.assert_allclose(tout.cpu().numpy(), expected, rtol=1e-6)
+
+
+def triton_saxpy(tx, ty, tout):
+    import triton.language as tl
+
+    @triton.jit
+    def kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        x = tl.load(x_ptr + offsets, mask=mask)
+        y = tl.load(y_ptr + offsets, mask=mask)
+        tl.store(out_ptr + offsets, a * x + y, mask=mask)
+    grid = (triton.cdiv(N, 1024),)
+    return lambda: kernel[grid](tx, ty, tout, float(A), N, BLOCK=1024)
+
+
+def reduce_section():
+    x, _ = host_data(N)
+    gb = x.nbytes / 1e9
+    expected = x.sum(dtype=np.float64)
+    total = cuda.reduce(lambda a, b: a + b)
+    dx = cuda.to_device(x)
+    record("reduce", "kiln cuda.reduce", gb / best_time(lambda: total(dx), cuda.synchronize,
+                                                        5), "GB/s")
+    print("  kiln sum", float(total(dx)), "float64 sum", expected)
+    if cupy is not None:
+        cx = cupy.asarray(x)
+        record("reduce", "cupy.sum", gb / best_time(lambda: float(cupy.sum(cx)),
+                                                    cupy.cuda.Device().synchronize, 5), "GB/s")
+    if torch is not None:
+        tx = torch.from_numpy(x).cuda()
+        record("reduce", "torch.sum", gb / best_time(lambda: float(torch.sum(tx)),
+                                                     torch.cuda.synchronize, 5), "GB/s")
+
+
+def matmul_section():
+    n = MATMUL_N
+    g = np.random.default_rng(1)
+    a, b = (g.standard_normal((n, n)).astype(np.float32) for _ in range(2))
+    da, db = cuda.to_device(a), cuda.to_device(b)
+    dc = cuda.device_array((n, n), np.float32)
+    configured = matmul_tiled[(n // TPB, n // TPB), (TPB, TPB)]
+    tflops = 2 * n ** 3 / 1e12
+    record("matmul", "kiln tiled 16x16", tflops / best_time(
+        lambda: configured(da, db, dc), cuda.synchronize, 3, repeats=3), "TFLOP/s")
+    c = dc.copy_to_host()
+    rows = slice(0, min(n, 64))
+    np.testing.assert_allclose(c[rows], a[rows].astype(np.float64) @ b, rtol=1e-3, atol=1e-2)
+    if cupy is not None:
+        ca, cb = cupy.asarray(a), cupy.asarray(b)
+        record("matmul", "cupy matmul (cuBLAS)", tflops / best_time(
+            lambda: ca @ cb, cupy.cuda.Device().synchronize, 3, repeats=3), "TFLOP/s")
+
+
+def launch_section():
+    launches = LAUNCHES
+    x = np.ones(1024, np.float32)
+    dx, dy, dout = cuda.to_device(x), cuda.to_device(x), cuda.device_array(1, np.float32)
+
+    def per_launch(name, launch, sync):
+        record("launch", name, 1e6 * best_time(launch, sync, launches, repeats=3), "us")
+    per_launch("kiln, device arrays, kernel[1, 32]",
+               lambda: touch[1, 32](A, dx, dy, dout), cuda.synchronize)
+    configured = touch[1, 32]
+    per_launch("kiln, device arrays, configured", lambda: configured(A, dx, dy, dout),
+               cuda.synchronize)
+    per_launch("kiln, Python float scalar", lambda: configured(2.5, dx, dy, dout),
+               cuda.synchronize)
+    assert dout.copy_to_host()[0] == 4.5
+    if cupy is not None:
+        cx, cy, cout = cupy.asarray(x), cupy.asarray(x), cupy.zeros(1, np.float32)
+        per_launch("kiln, cupy arrays", lambda: configured(A, cx, cy, cout),
+                   cuda.synchronize)
+        raw = cupy.RawKernel(r'''extern "C" __global__ void touch(float a, const float *x,
+            const float *y, float *out) {
+            if (blockIdx.x * blockDim.x + threadIdx.x == 0) out[0] = a + x[0] + y[0]; }''',
+                             "touch")
+        per_launch("cupy RawKernel, cupy arrays", lambda: raw((1,), (32,), (A, cx, cy, cout)),
+                   cupy.cuda.Device().synchronize)
+    if torch is not None:
+        tx, ty, tout = (torch.ones(1024, device="cuda"), torch.ones(1024, device="cuda"),
+                        torch.zeros(1, device="cuda"))
+        per_launch("kiln, torch tensors", lambda: configured(A, tx, ty, tout),
+                   cuda.synchronize)
+        assert float(tout[0]) == 4.5
+
+
+def numba_cuda():
+    try:
+        from numba import cuda as numba_cuda_module
+        print("  numba-cuda imports; available:", numba_cuda_module.is_available())
+        FIGURES["numba_cuda"] = {"imports": True}
+    except Exception as exc:
+        FIGURES["numba_cuda"] = {"imports": False, "error": f"{type(exc).__name__}: {exc}"}
+        print(f"  numba-cuda does not import: {type(exc).__name__}: {exc}"[:300])
+
+
+def main(argv=None):
+    global N, MATMUL_N, LAUNCHES
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes, to check the script (in the simulator too)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        N, MATMUL_N, LAUNCHES = 1 << 10, 32, 20
+    print("kiln.cuda available:", cuda.is_available(), cuda.cuda_error() or "")
+    cuda.detect()
+    for run in (copy, saxpy_section, reduce_section, matmul_section, launch_section,
+                numba_cuda):
+        section(run)
+    if args.json:
+        args.json.write_text(json.dumps(FIGURES, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
