@@ -33,8 +33,9 @@ toolkit.ptxas_path()); cuda.detect()"'
     export KILN_TEST_CUDA_HARDWARE=1
     run hardware 110 python3 -m pytest -q -p no:cacheprovider -rfE --timeout 60 -m gpu tests/cuda
     run peers 120 python3 bench/gpu_peers.py --json "$out/peers.json"
-    run cuda_suite 150 python3 -m pytest -q -p no:cacheprovider -rfE -n 8 --timeout 60 \
-        tests/cuda -m "not gpu"
+    # -v names each test as it ends, so a run cut short still says what failed
+    run cuda_suite 200 python3 -m pytest -v -p no:benchmark -p no:cacheprovider -rfE -n 12 \
+        --timeout 60 --tb=short tests/cuda -m "not gpu"
     ;;
 bench)
     export KILN_TEST_CUDA_HARDWARE=1
