@@ -105,28 +105,3 @@ def test_simulated_integer_functions_and_the_rest():
     with pytest.raises(TypeError, match=r"sinf\(\) takes 1 arguments"):
         libdevice.sinf(1.0, 2.0)
 
-
-def test_the_toolkit_is_found_in_order(monkeypatch, tmp_path):
-    """The CUDA 12 wheel, then CUDA_HOME, then cuda-pathfinder (CUDA 13 wheels, conda, system
-    toolkits), then /usr/local/cuda; a pathfinder too old or failing is passed over."""
-    import types
-
-    def make(root):
-        path = root / "nvvm" / "libdevice" / "libdevice.10.bc"
-        path.parent.mkdir(parents=True)
-        path.write_bytes(b"")
-        return path
-    home, found_by_pathfinder = make(tmp_path / "home"), make(tmp_path / "cu13")
-    monkeypatch.setattr(toolkit, "_wheel_roots", lambda wheel: iter(()))
-    monkeypatch.setattr(toolkit, "SYSTEM_ROOT", tmp_path / "none")
-    monkeypatch.delenv("CUDA_PATH", raising=False)
-    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "home"))
-    finder = types.SimpleNamespace(find_bitcode_lib=lambda name: str(found_by_pathfinder)
-                                   if name == "device" else None)
-    monkeypatch.setattr("cuda.pathfinder", finder, raising=False)
-    libdevice_path = toolkit.libdevice_path.__wrapped__
-    assert libdevice_path() == home
-    monkeypatch.delenv("CUDA_HOME")
-    assert libdevice_path() == found_by_pathfinder
-    monkeypatch.setattr("cuda.pathfinder", types.SimpleNamespace())   # too old a release
-    assert libdevice_path() is None

@@ -91,14 +91,39 @@ def ptxas_usage(report: str) -> dict:
             "const_mem_size": constant}
 
 
+@functools.lru_cache(maxsize=None)
+def ptxas_targets(ptxas) -> tuple:
+    """The (major, minor) GPU targets `ptxas` assembles for, from its --help (CUDA 13's
+    dropped sm_50 to sm_72); empty where the list cannot be read."""
+    import subprocess
+    shown = subprocess.run([str(ptxas), "--help"], capture_output=True, text=True).stdout
+    listed = shown[shown.find("Allowed values"):] if "Allowed values" in shown else ""
+    return tuple(sorted({(int(n[:-1]), int(n[-1]))
+                         for n in re.findall(r"'sm_(\d+)'", listed)}))
+
+
+def assembly_target(ptx_target, targets):
+    """What ptxas assembles PTX for `ptx_target` as: that target where ptxas knows it, else
+    the oldest newer one it knows (PTX for sm_XY runs on every sm_MN with MN >= XY)."""
+    if not targets or tuple(ptx_target) in targets:
+        return tuple(ptx_target)
+    newer = [t for t in targets if t >= tuple(ptx_target)]
+    if not newer:
+        raise RuntimeError(f"this ptxas assembles for none of sm_{ptx_target[0]}"
+                           f"{ptx_target[1]} and newer")
+    return newer[0]
+
+
 def check_ptx(ptx: str, cc) -> str:
-    """Assemble `ptx` with ptxas for `cc` (a (major, minor) pair); return ptxas's verbose
-    report (registers, shared memory), or raise RuntimeError with its complaint."""
+    """Assemble `ptx` with ptxas for `cc` (a (major, minor) pair), or the oldest newer
+    target where this ptxas has dropped `cc`; return ptxas's verbose report (registers,
+    shared memory), or raise RuntimeError with its complaint."""
     import subprocess
     import tempfile
     ptxas = ptxas_path()
     if ptxas is None:
         raise RuntimeError(f"ptxas not found: {INSTALL_HINT}")
+    cc = assembly_target(cc, ptxas_targets(ptxas))
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "kernel.ptx"
         source.write_text(ptx)
