@@ -11,9 +11,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-SUCCESS, INVALID_VALUE, OUT_OF_MEMORY, NOT_READY, UNSUPPORTED_PTX = 0, 1, 2, 600, 222
+SUCCESS, INVALID_VALUE, OUT_OF_MEMORY, NOT_READY, UNSUPPORTED_PTX, INVALID_PTX = \
+    0, 1, 2, 600, 222, 218
 _NAMES = {INVALID_VALUE: "CUDA_ERROR_INVALID_VALUE", OUT_OF_MEMORY: "CUDA_ERROR_OUT_OF_MEMORY",
-          NOT_READY: "CUDA_ERROR_NOT_READY",
+          NOT_READY: "CUDA_ERROR_NOT_READY", INVALID_PTX: "CUDA_ERROR_INVALID_PTX",
           UNSUPPORTED_PTX: "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}
 
 ATTRIBUTES = {"COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
@@ -212,6 +213,9 @@ class FakeDriver:
             major, minor = re.search(rb"\.version (\d+)\.(\d+)", image).groups()
             if int(major) * 10 + int(minor) > _PTX_MAX[self.version]:
                 return UNSUPPORTED_PTX, None
+            static_shared = sum(map(int, re.findall(rb"\.shared\s[^\[;]*\[(\d+)\]", image)))
+            if static_shared > 48 * 1024:   # ptxas: "uses too much shared data"
+                return INVALID_PTX, None
         handle = next(self._handles)
         self.modules[handle] = image
         return SUCCESS, handle

@@ -1377,7 +1377,7 @@ print(ptx)
 
 
 @needs_ptxas
-def test_string_constants_in_device_code():
+def test_string_constants_in_device_code(tmp_path):
     """A string constant is a global meminfo whose data is another global: one global
     pointing into itself made NVPTX abort the process (fuzzing found it), so the PTX is
     compiled in a child process here."""
@@ -1387,10 +1387,14 @@ def test_string_constants_in_device_code():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     toolkit.check_ptx(done.stdout, (9, 0))
-    namespace = {}
-    exec(STRING_KERNEL.split("ptx, _")[0], namespace)   # and in the simulator, as Python
+    # and launched (a module of its own: kiln compiles from the source file)
+    import importlib.util
+    (tmp_path / "string_kernel.py").write_text(STRING_KERNEL.split("ptx, _")[0])
+    spec = importlib.util.spec_from_file_location("string_kernel", tmp_path / "string_kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     out = np.zeros(7, np.int64)
-    cuda.jit(namespace["string_constants"])[1, 8](out, 3)
+    cuda.jit(module.string_constants)[1, 8](out, 3)
     words = ["héllo" if i % 2 else "hello" for i in range(7)]
     np.testing.assert_array_equal(out, [len(s) * 10 + (s == "hello") + ("é" in s) * 2 +
                                         s.startswith("hé") * 4 + 3 for s in words])

@@ -7,6 +7,7 @@ copies for any strides, frees, streams and events. Kernels do not execute here."
 import gc
 import importlib
 import math
+import os
 import struct
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from dlpack_producer import Producer, managed_tensor
+from conftest import HARDWARE
 from fake_cuda_driver import FakeDriver
 from foreign_array import Foreign
 
@@ -35,9 +37,10 @@ def install(monkeypatch, driver):
 
 
 # -- availability ------------------------------------------------------------------------------
+@pytest.mark.skipif(HARDWARE, reason="a GPU is present here")
 def test_is_available_is_false_here_and_says_what_to_install():
     code = ("import kiln.cuda as c; print(c.is_available()); print(c.cuda_error())")
-    env = {k: v for k, v in __import__("os").environ.items()
+    env = {k: v for k, v in os.environ.items()
            if k not in ("KILN_ENABLE_CUDASIM", "NUMBA_ENABLE_CUDASIM")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, check=True).stdout.splitlines()

@@ -134,7 +134,8 @@ class DeviceNDArray:
         identities, cuda/driver/entry.py)."""
         from kiln import types
         layout = "C" if self.is_c_contiguous() else "F" if self.is_f_contiguous() else "A"
-        return self.intern_type(types.Array(types.from_dtype(self.dtype), self.ndim, layout))
+        return self.intern_type(types.Array(types.from_dtype(self.dtype), self.ndim, layout,
+                                            readonly=self.readonly))
 
     @staticmethod
     def intern_type(ty):

@@ -112,11 +112,22 @@ class ModuleCache:
         try:
             module = self.driver.call("cuModuleLoadData", program.image)
         except CudaAPIError as exc:
+            shared, limit = static_shared_bytes(program.ptx), \
+                context.device.MAX_SHARED_MEMORY_PER_BLOCK
+            if shared > limit:   # the simulator's words for the same mistake
+                raise MemoryError(f"kernel '{kernel.__name__}' uses {shared} bytes of shared "
+                                  f"memory per block, more than the device's {limit}") from None
             raise CudaAPIError(f"kernel '{kernel.__name__}': the driver refused its code for "
                                f"sm_{program.target[0]}{program.target[1]}: {exc}") from None
         name = _entry_name(program.ptx, kernel.__name__)
         function = self.driver.call("cuModuleGetFunction", module, name.encode())
         return Loaded(module, function, abi.Layout(argtypes), program)
+
+
+def static_shared_bytes(ptx) -> int:
+    """The bytes of the `.shared` arrays the PTX declares with a size (dynamic shared
+    memory is declared without one)."""
+    return sum(int(n) for n in re.findall(r"^\s*\.shared\s[^\[;]*\[(\d+)\]", ptx, re.M))
 
 
 def _entry_name(ptx, name) -> str:

@@ -1,9 +1,11 @@
-"""Streams and events of the driver. A stream is its CUstream handle as an int (0 is the
-legacy default stream, 2 the per-thread one, as the driver defines them); streams kiln
+"""Streams and events of the driver. A stream is its CUstream handle (`int(stream)`; 1 is
+the legacy default stream, 2 the per-thread one, as the driver defines them; `.handle` is
+a ctypes pointer, as in Numba, for code that reads `stream.handle.value`); streams kiln
 created are destroyed when dropped, external ones (CuPy's, PyTorch's) never."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import weakref
 
 from ..errors import CudaAPIError
@@ -17,7 +19,7 @@ class Stream:
 
     def __init__(self, context, handle, kind="stream", owned=False):
         self.context = context
-        self.handle = int(handle)
+        self._address = int(handle)
         self._kind = kind
         self.blocking = kind != "external stream"
         if owned:
@@ -27,11 +29,15 @@ class Stream:
                              else driver.call("cuStreamDestroy", h))
 
     def __int__(self):
-        return self.handle
+        return self._address
+
+    @property
+    def handle(self):
+        return ctypes.c_void_p(self._address)
 
     def synchronize(self):
         self.context.make_current()
-        self.context.driver.call("cuStreamSynchronize", self.handle)
+        self.context.driver.call("cuStreamSynchronize", self._address)
 
     @contextlib.contextmanager
     def auto_synchronize(self):
@@ -40,7 +46,7 @@ class Stream:
 
     def query(self) -> bool:
         """True when all the stream's work is done."""
-        return _ready(self.context.driver, "cuStreamQuery", self.handle)
+        return _ready(self.context.driver, "cuStreamQuery", self._address)
 
     def add_callback(self, callback, arg=None):
         """Call `callback(stream, status, arg)` once the work queued so far is done (kiln
@@ -49,7 +55,7 @@ class Stream:
         callback(self, None, arg)
 
     def __repr__(self):
-        return f"<CUDA {self._kind} {self.handle:#x}>"
+        return f"<CUDA {self._kind} {self._address:#x}>"
 
 
 def _ready(driver, name, handle) -> bool:
