@@ -1398,3 +1398,16 @@ def test_string_constants_in_device_code(tmp_path):
     words = ["héllo" if i % 2 else "hello" for i in range(7)]
     np.testing.assert_array_equal(out, [len(s) * 10 + (s == "hello") + ("é" in s) * 2 +
                                         s.startswith("hé") * 4 + 3 for s in words])
+
+
+def divide(out, a, b):
+    out[0] = a / b
+
+
+def test_a_zero_divisor_takes_numpys_model_unless_debug():
+    """As Numba's CUDA target: without debug=True nothing could report a ZeroDivisionError,
+    so the division is IEEE's (inf, nan), not a test that ends the thread."""
+    plain, _ = cuda.compile_ptx(divide, "void(float64[:], float64, float64)")
+    checked, _ = cuda.compile_ptx(divide, "void(float64[:], float64, float64)", debug=True)
+    assert "div.rn.f64" in plain and "setp.eq.f64" not in plain
+    assert "setp.eq.f64" in checked

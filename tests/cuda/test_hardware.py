@@ -102,6 +102,30 @@ def test_strided_views_and_scalars_of_every_kind():
                                   host[::2, ::-3] * -3 + math.pi + 2.0 + 1.0)
 
 
+@cuda.jit
+def divides(out, iout, a, b, i, j):
+    out[0] = a / b
+    out[1] = a // b
+    out[2] = a % b
+    iout[0] = i // j
+    iout[1] = i % j
+    iout[2] = int(a / b)   # C's conversion: no ValueError for nan (NumPy's astype)
+
+
+@pytest.mark.parametrize("a, b", [(1.0, 0.0), (-1.0, 0.0), (0.0, 0.0), (1.0, -0.0),
+                                  (7.5, 2.0), (np.nan, 1.0)])
+def test_division_by_zero_is_numpys_without_debug(a, b):
+    """Numba's CUDA error model: a zero divisor gives what NumPy's loops give; before, the
+    thread ended silently and left its outputs unwritten."""
+    out, iout = np.full(3, -99.0), np.full(3, -99, np.int64)
+    divides[1, 1](out, iout, a, b, 7, 0)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(out, [np.float64(a) / b, np.floor_divide(a, b),
+                                            np.remainder(a, b)])
+        assert list(iout[:2]) == [np.floor_divide(np.int64(7), 0), np.remainder(np.int64(7),
+                                                                                  0)]
+
+
 def test_streams_events_and_memory_coming_back():
     ctx = cuda.current_context()
     stream = cuda.stream()

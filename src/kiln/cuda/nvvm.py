@@ -593,11 +593,10 @@ class _DeviceFunctionTemplate(Template):
         self.devfn = devfn
 
     def resolve(self, tctx, args, kws):
-        from ..options import CompileOptions
         from ..typing.context import bind_types, given_types, with_defaults
         from ..typing.infer import TypedFunction
         from ..typing.unify import can_convert
-        from .ptx import check_device_code
+        from .ptx import check_device_code, device_options
         devfn = self.devfn
         params = list(inspect.signature(devfn.py_func).parameters.values())
         if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params):
@@ -616,7 +615,8 @@ class _DeviceFunctionTemplate(Template):
                 return None
             full, declared = tuple(matches[0].args), matches[0].return_type
         typed = tctx.type_function(devfn.py_func, full, declared,
-                                   CompileOptions.from_kwargs(**devfn.options))
+                                   device_options(devfn.options.get("fastmath", False),
+                                                  devfn.options.get("debug", False)))
         if isinstance(typed, TypedFunction):   # (a recursive call's function is still being
             check_device_code(typed)           # typed: checked when its typing ends)
 

@@ -102,9 +102,9 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debu
     (PTX `.loc`); with `debug`, a kernel records an exception for the host."""
     lineinfo = lineinfo or debug
     py_func = getattr(pyfunc, "py_func", pyfunc)
-    typed = type_for_device(py_func, sig, device, fastmath)
+    typed = type_for_device(py_func, sig, device, fastmath, debug)
     from ..codegen.context import CodegenContext, ModuleState
-    options = CompileOptions.from_kwargs(fastmath=fastmath)
+    options = device_options(fastmath, debug)
     state = ModuleState(typed.symbol, typed_context(), "cuda")
     if lineinfo:
         from ..codegen.linetable import LineTable
@@ -133,7 +133,16 @@ def typed_context():
     return typing_context("cuda")
 
 
-def type_for_device(py_func, sig, device=False, fastmath=False):
+def device_options(fastmath=False, debug=False):
+    """Device code's options. Its error model is NumPy's, as Numba's CUDA target has it: a
+    zero divisor gives inf or nan (0 for integers), a float converts to int as C does. Only
+    a debug=True kernel can report an exception, so only it takes Python's (a thread
+    that raises without debug=True would end and leave its results unwritten)."""
+    return CompileOptions.from_kwargs(fastmath=fastmath,
+                                      error_model="python" if debug else "numpy")
+
+
+def type_for_device(py_func, sig, device=False, fastmath=False, debug=False):
     """The kernel or device function typed for `sig` with the cuda typing context, checked
     as device code."""
     from . import checks, signatures
@@ -142,7 +151,7 @@ def type_for_device(py_func, sig, device=False, fastmath=False):
     (parsed,) = signatures.parse(py_func.__name__, kind, sig, len(_params(py_func)))
     declared = None if parsed.return_type in (None, t.void) else parsed.return_type
     typed = typed_context().type_function(py_func, tuple(parsed.args), declared,
-                                          CompileOptions.from_kwargs(fastmath=fastmath))
+                                          device_options(fastmath, debug))
     check_device_code(typed)   # (checks.py refused a kernel that returns a value)
     return typed
 

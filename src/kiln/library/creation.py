@@ -15,7 +15,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from .allocation import allocate, empty_array, flat_view, shape_items, zeroed_array
 from .arrays import ArrayValue, assign_into
-from .registry import intrinsic, omitted, overload, overload_method, register_jitable
+from .registry import intrinsic, omitted, overload, overload_method, register_jitable, template
 
 FLOAT64 = t.float64
 _BUILTIN_DTYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
@@ -297,3 +297,26 @@ def _array_like(copies):
 
 overload(np.array)(_array_like(copies=True))
 overload(np.asarray)(_array_like(copies=False))
+
+
+@template(np.dtype)
+def _np_dtype(tctx, spec):
+    """np.dtype('f8'), np.dtype(np.float64), np.dtype(float): a compile-time constant, as
+    `a.dtype` is, for a `dtype=` argument or a comparison."""
+    try:
+        dt = dtype_of(spec)
+    except TypingError:
+        return None
+    if dt is None:
+        return None
+    rt = t.DType(dt)
+    return rt(spec), lambda context, builder, sig, args: dm.null_value(rt)
+
+
+@template(("attr", "itemsize"))
+def _dtype_itemsize(tctx, dtype_ty):
+    """`a.dtype.itemsize`, `np.dtype('f8').itemsize`: a constant."""
+    if not isinstance(dtype_ty, t.DType):
+        return None
+    size = ir.Constant(dm.i64, dtype_ty.dtype.np_dtype.itemsize)
+    return t.int64(dtype_ty), lambda context, builder, sig, args: size

@@ -562,6 +562,8 @@ class Typer:
             raise self.error(f"kiln does not support {what} in compiled code", node,
                              UnsupportedError)
         ty = method(node)
+        if isinstance(ty, t.DType) and isinstance(node, ast.Call):   # np.dtype('f8')
+            self.constants.setdefault(node, ty.dtype.np_dtype)
         self.typemap[node] = ty
         return ty
 

@@ -225,3 +225,15 @@ def test_ragged_nested_lists_are_refused():
     from kiln.errors import TypingError
     with pytest.raises(TypingError, match="inhomogeneous"):
         njit(ragged)()
+
+
+def dtype_objects(n):
+    a = np.zeros(n, np.dtype("f4"))
+    b = np.ones(n, dtype=np.dtype(np.int16))
+    return (a, b, a.dtype == np.dtype("f4"), b.dtype == np.int16, a.dtype == np.dtype(float),
+            a.dtype.itemsize, np.dtype(np.complex128).itemsize, b.dtype.itemsize)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_np_dtype_objects_as_dtype_arguments_and_constants(n):
+    check(dtype_objects, n)
