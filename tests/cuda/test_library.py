@@ -60,9 +60,10 @@ def test_reduce_many_blocks(monkeypatch):
     """More values than threads: blocks fold grid-strided slices, then one block folds
     their values (the block count capped, as for large arrays on a GPU)."""
     from kiln.cuda import reduction
-    monkeypatch.setattr(reduction, "_MAX_BLOCKS", 3)
-    values = np.arange(5000, dtype=np.int64)
-    assert reduction.Reduce(lambda a, b: a + b)(values, init=7) == values.sum() + 7
+    monkeypatch.setattr(reduction, "_MAX_BLOCKS", 3)   # 768 threads, 4 loads at a time
+    for n in (5000, 768 * 4, 768 * 4 + 1, 768 * 5 - 1, 768 * 9 + 5):
+        values = np.arange(n, dtype=np.int64) ** 2
+        assert reduction.Reduce(lambda a, b: a + b)(values, init=7) == values.sum() + 7
     assert sum_reduce(np.array([1.0, np.nan, 2.0] * 100)) != sum_reduce(np.ones(3))
     assert np.isnan(sum_reduce(np.array([1.0, np.nan, 2.0] * 100)))
     assert sum_reduce(np.array([1.0, np.inf] * 300)) == np.inf

@@ -8,8 +8,8 @@
 
 Written with kiln.cuda's own API, so it runs on every back-end. Two passes of one kernel:
 the first runs enough blocks to keep every SM streaming (each thread folds a grid-strided
-slice, so the pass is bound by memory bandwidth, as a copy is), and folds each block to
-one value; the second folds the blocks' values in one block. Inside a block, warps fold
+slice, four loads at a time, so the pass is bound by memory bandwidth, as a copy is), and
+folds each block to one value; the second folds the blocks' values in one block. Inside a block, warps fold
 their lanes with shuffles (`shfl_down_sync`, for 32- and 64-bit numbers) and their
 leaders' values meet in shared memory; other dtypes fold in shared memory alone. The
 function should be associative and commutative: the order of folding is a tree.
@@ -85,15 +85,25 @@ def _make_kernel(device_fn, dtype):
     @jit
     def fold(values, out, n, init, use_init):
         i = grid(1)
+        stride = gridsize(1)
         acc = init
         if i < n:
             acc = values[i]
             if use_init and i == 0:
                 acc = device_fn(init, acc)
-            i += gridsize(1)
+            i += stride
+            # four independent loads in flight per thread, not one: a thread's loads would
+            # otherwise wait on each other's folds, and half of HBM's bandwidth goes unused
+            while i + 3 * stride < n:
+                a = values[i]
+                b = values[i + stride]
+                c = values[i + 2 * stride]
+                d = values[i + 3 * stride]
+                acc = device_fn(acc, device_fn(device_fn(a, b), device_fn(c, d)))
+                i += 4 * stride
             while i < n:
                 acc = device_fn(acc, values[i])
-                i += gridsize(1)
+                i += stride
         have = min(n - blockIdx.x * blockDim.x, blockDim.x)
         acc = fold_block(acc, have)
         if threadIdx.x == 0:
