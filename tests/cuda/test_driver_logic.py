@@ -269,6 +269,21 @@ def test_kernel_resources_are_the_loaded_function_attributes(fake):
     assert fake.names().count("cuModuleLoadData") == 1   # loaded once, not launched
 
 
+def test_resources_of_a_lazy_kernel_are_per_launched_types(fake):
+    """Without signatures, as Numba: one entry per argument types launches compiled for."""
+    @cuda.jit
+    def kern(a):
+        a[0] = 1
+
+    assert kern.get_regs_per_thread() == {}
+    kern[1, 1](cuda.device_array(2, np.float32))
+    kern[1, 1](cuda.device_array((2, 2), np.int64))
+    regs = kern.get_regs_per_thread()
+    assert set(regs) == {(types.Array(types.float32, 1, "C"),),
+                         (types.Array(types.int64, 2, "C"),)}
+    assert set(regs.values()) == {32 + len("kern")}
+
+
 def test_launches_from_threads_pack_their_own_parameters(fake):
     """Each thread packs into a buffer of its own: values read by the driver at each
     launch are that launch's, however the threads interleave."""

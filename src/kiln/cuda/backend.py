@@ -60,6 +60,11 @@ class Backend:
     # of a cooperative launch (one whose blocks are all resident at once).
     launch = kernel_resources = max_cooperative_blocks = _no_device
 
+    def compiled_argtypes(self, kernel) -> list:
+        """The argument types the kernel was compiled for by its launches (where the
+        back-end compiles: the simulator runs Python)."""
+        return []
+
     def bind_launch(self, configured):
         """Give a ConfiguredKernel a faster call, if the back-end has one (the driver's:
         compiled launch entries)."""

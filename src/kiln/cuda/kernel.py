@@ -109,8 +109,13 @@ class _Compiled:
                                                 else [typed])), file=file)
 
     def _per_signature(self, signature, compile_one):
+        """For `signature`; else a dict for each explicit signature or, without any, for
+        the argument types launches compiled the kernel for (as Numba's overloads)."""
         if signature is not None:
             return compile_one(signature)
+        if not self._sigs:
+            return {argtypes: compile_one(Signature(types.void, argtypes))
+                    for argtypes in backend.active.compiled_argtypes(self)}
         return {tuple(sig.args): compile_one(sig) for sig in self._sigs}
 
 

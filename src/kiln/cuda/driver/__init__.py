@@ -136,6 +136,9 @@ class DriverBackend(Backend):
         return launcher.max_cooperative_blocks(self.modules, self.context(), kernel,
                                                argtypes, threads, dynamic_shared)
 
+    def compiled_argtypes(self, kernel) -> list:
+        return self.modules.compiled_argtypes(kernel)
+
     def kernel_resources(self, kernel, argtypes):
         """The driver's attributes of the kernel loaded on the current device."""
         context = self.context()

@@ -71,6 +71,9 @@ class ModuleCache:
             for key in [key for key in loaded if key[1] == device_id]:
                 loaded.pop(key).shared_allowed.value = -1
 
+    def compiled_argtypes(self, kernel) -> list:
+        return list(dict.fromkeys(argtypes for argtypes, _ in self._programs.get(kernel, {})))
+
     def program(self, kernel, argtypes, cc) -> Program:
         programs = self._programs.setdefault(kernel, {})
         key = (argtypes, tuple(cc))
