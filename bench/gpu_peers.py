@@ -7,7 +7,8 @@ targets (docs/gpu.md) as figures, `python bench/gpu_peers.py [--json PATH] [--qu
 - the 16x16 tiled float32 matmul at n=4096 (kiln; cuBLAS through CuPy for scale);
 - the host's cost of a launch with three arrays and a scalar: kiln with its device arrays,
   CuPy arrays and PyTorch tensors, against a CuPy RawKernel of the same kernel;
-- whether numba-cuda imports here.
+- each kiln kernel beside the same Python kernel compiled by numba-cuda, where it imports,
+  and both PTX of the matmul written beside the JSON.
 
 Each figure is the best of a few timed batches of back-to-back launches closed by one
 synchronize, so no library's launch latency hides in a bandwidth. Bandwidth counts bytes
@@ -20,6 +21,7 @@ import json
 import sys
 import time
 import traceback
+import types
 from pathlib import Path
 
 import numpy as np
@@ -70,20 +72,32 @@ def optional(name):
 
 
 cupy, torch, triton = optional("cupy"), optional("torch"), optional("triton")
+numba_cuda = getattr(optional("numba.cuda"), "cuda", None)
+if numba_cuda is not None and not numba_cuda.is_available():
+    print("  numba-cuda imports but finds no GPU", flush=True)
+    numba_cuda = None
+COMPILERS = {"kiln": cuda} | ({"numba-cuda": numba_cuda} if numba_cuda is not None else {})
 N = 1 << 27          # elements of the bandwidth figures
 MATMUL_N = 4096
 LAUNCHES = 20_000    # per timed batch of the launch figures
 A = np.float32(2.5)
+OUT_DIR = None       # where the matmul's PTX goes (beside --json)
 
 
-@cuda.jit
+def compiled(module, func):
+    """`func` jitted by `module` (kiln.cuda or numba.cuda), its `cuda` global bound to it."""
+    scope = dict(func.__globals__, cuda=module)
+    clone = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
+    clone.__module__, clone.__qualname__ = func.__module__, func.__qualname__
+    return module.jit(clone)
+
+
 def saxpy(a, x, y, out):
     i = cuda.grid(1)
     if i < x.shape[0]:
         out[i] = a * x[i] + y[i]
 
 
-@cuda.jit
 def touch(a, x, y, out):
     if cuda.grid(1) == 0:
         out[0] = a + x[0] + y[0]
@@ -92,7 +106,6 @@ def touch(a, x, y, out):
 TPB = 16
 
 
-@cuda.jit
 def matmul_tiled(a, b, c):
     sa = cuda.shared.array((TPB, TPB), np.float32)
     sb = cuda.shared.array((TPB, TPB), np.float32)
@@ -141,11 +154,16 @@ def saxpy_section():
     dx, dy = cuda.to_device(x), cuda.to_device(y)
     dout = cuda.device_array_like(dx)
     blocks = (N + 255) // 256
-    configured = saxpy[blocks, 256]
-    record("saxpy", "kiln", gb / best_time(lambda: configured(A, dx, dy, dout),
-                                           cuda.synchronize, 20), "GB/s")
-    np.testing.assert_allclose(dout.copy_to_host(), expected, rtol=1e-6)
-    print("  kiln saxpy registers per thread:", saxpy.get_regs_per_thread())
+    for name, module in COMPILERS.items():
+        kernel = compiled(module, saxpy)
+        mx, my, mout = (dx, dy, dout) if module is cuda else \
+            (module.as_cuda_array(dx), module.as_cuda_array(dy), module.as_cuda_array(dout))
+        configured = kernel[blocks, 256]
+        record("saxpy", name, gb / best_time(lambda: configured(A, mx, my, mout),
+                                             module.synchronize, 20), "GB/s")
+        np.testing.assert_allclose(dout.copy_to_host(), expected, rtol=1e-6)
+        print(f"  {name} saxpy registers per thread:", kernel.get_regs_per_thread())
+    configured = compiled(cuda, saxpy)[blocks, 256]
     if cupy is not None:
         kernel = cupy.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 out",
                                         "out = a * x + y", "kiln_peer_saxpy")
@@ -192,6 +210,11 @@ def reduce_section():
     record("reduce", "kiln cuda.reduce", gb / best_time(lambda: total(dx), cuda.synchronize,
                                                         5), "GB/s")
     print("  kiln sum", float(total(dx)), "float64 sum", expected)
+    if numba_cuda is not None:
+        numba_total = numba_cuda.reduce(lambda a, b: a + b)
+        nx = numba_cuda.as_cuda_array(dx)
+        record("reduce", "numba-cuda cuda.reduce", gb / best_time(
+            lambda: numba_total(nx), numba_cuda.synchronize, 5), "GB/s")
     if cupy is not None:
         cx = cupy.asarray(x)
         record("reduce", "cupy.sum", gb / best_time(lambda: float(cupy.sum(cx)),
@@ -208,13 +231,20 @@ def matmul_section():
     a, b = (g.standard_normal((n, n)).astype(np.float32) for _ in range(2))
     da, db = cuda.to_device(a), cuda.to_device(b)
     dc = cuda.device_array((n, n), np.float32)
-    configured = matmul_tiled[(n // TPB, n // TPB), (TPB, TPB)]
     tflops = 2 * n ** 3 / 1e12
-    record("matmul", "kiln tiled 16x16", tflops / best_time(
-        lambda: configured(da, db, dc), cuda.synchronize, 3, repeats=3), "TFLOP/s")
-    c = dc.copy_to_host()
     rows = slice(0, min(n, 64))
-    np.testing.assert_allclose(c[rows], a[rows].astype(np.float64) @ b, rtol=1e-3, atol=1e-2)
+    for name, module in COMPILERS.items():
+        kernel = compiled(module, matmul_tiled)
+        ma, mb, mc = (da, db, dc) if module is cuda else \
+            (module.as_cuda_array(da), module.as_cuda_array(db), module.as_cuda_array(dc))
+        configured = kernel[(n // TPB, n // TPB), (TPB, TPB)]
+        record("matmul", f"{name} tiled 16x16", tflops / best_time(
+            lambda: configured(ma, mb, mc), module.synchronize, 3, repeats=3), "TFLOP/s")
+        np.testing.assert_allclose(dc.copy_to_host()[rows], a[rows].astype(np.float64) @ b,
+                                   rtol=1e-3, atol=1e-2)
+        compiled_ptx = kernel.inspect_asm()   # per launched signature (none simulated)
+        if OUT_DIR is not None and compiled_ptx:
+            (OUT_DIR / f"{name}_matmul.ptx").write_text(next(iter(compiled_ptx.values())))
     if cupy is not None:
         ca, cb = cupy.asarray(a), cupy.asarray(b)
         record("matmul", "cupy matmul (cuBLAS)", tflops / best_time(
@@ -228,9 +258,14 @@ def launch_section():
 
     def per_launch(name, launch, sync):
         record("launch", name, 1e6 * best_time(launch, sync, launches, repeats=3), "us")
-    per_launch("kiln, device arrays, kernel[1, 32]",
-               lambda: touch[1, 32](A, dx, dy, dout), cuda.synchronize)
-    configured = touch[1, 32]
+    for name, module in COMPILERS.items():
+        kernel = compiled(module, touch)
+        mx, my, mout = (dx, dy, dout) if module is cuda else \
+            (module.as_cuda_array(dx), module.as_cuda_array(dy), module.as_cuda_array(dout))
+        per_launch(f"{name}, device arrays, kernel[1, 32]",
+                   lambda: kernel[1, 32](A, mx, my, mout), module.synchronize)
+    touch_kiln = compiled(cuda, touch)
+    configured = touch_kiln[1, 32]
     per_launch("kiln, device arrays, configured", lambda: configured(A, dx, dy, dout),
                cuda.synchronize)
     per_launch("kiln, Python float scalar", lambda: configured(2.5, dx, dy, dout),
@@ -254,18 +289,8 @@ def launch_section():
         assert float(tout[0]) == 4.5
 
 
-def numba_cuda():
-    try:
-        from numba import cuda as numba_cuda_module
-        print("  numba-cuda imports; available:", numba_cuda_module.is_available())
-        FIGURES["numba_cuda"] = {"imports": True}
-    except Exception as exc:
-        FIGURES["numba_cuda"] = {"imports": False, "error": f"{type(exc).__name__}: {exc}"}
-        print(f"  numba-cuda does not import: {type(exc).__name__}: {exc}"[:300])
-
-
 def main(argv=None):
-    global N, MATMUL_N, LAUNCHES
+    global N, MATMUL_N, LAUNCHES, OUT_DIR
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path)
     parser.add_argument("--quick", action="store_true",
@@ -273,10 +298,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.quick:
         N, MATMUL_N, LAUNCHES = 1 << 10, 32, 20
+    OUT_DIR = args.json.parent if args.json else None
+    if OUT_DIR is not None:
+        OUT_DIR.mkdir(parents=True, exist_ok=True)
     print("kiln.cuda available:", cuda.is_available(), cuda.cuda_error() or "")
     cuda.detect()
-    for run in (copy, saxpy_section, reduce_section, matmul_section, launch_section,
-                numba_cuda):
+    for run in (copy, saxpy_section, reduce_section, matmul_section, launch_section):
         section(run)
     if args.json:
         args.json.write_text(json.dumps(FIGURES, indent=1, default=str))
