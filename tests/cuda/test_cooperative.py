@@ -134,7 +134,9 @@ def test_grid_sync_ptx(cc):
     toolkit.check_ptx(ptx, cc)
     assert ptx.count(".global .align 8 .b8 kiln_grid_barrier[8]") == 1   # one per module
     assert "atom.global.add.u32" in ptx and "membar.gl" in ptx
-    assert ptx.count("bar.sync") >= 4          # two per grid sync, inlined twice
+    # two per grid sync, inlined twice: a copy more is one in divergent paths (the
+    # `if i < n` around it), where `bar.sync` waits forever on the GPU
+    assert ptx.count("bar.sync") == 4
 
 
 def test_driver_launches_grid_syncing_kernels_cooperatively(monkeypatch):

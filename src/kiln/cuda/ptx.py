@@ -117,6 +117,7 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debu
         state.line_table.locate_calls(entry, typed.ir.qualname, typed.ir.filename,
                                       typed.ir.node.lineno)
     _without_reference_counts(state.module)
+    _convergent(state.module)
     state.module.add_named_metadata("llvm.module.flags", [
         ir.Constant(dm.i32, 4), "nvvm-reflect-ftz", ir.Constant(dm.i32, int(bool(fastmath)))])
     llvm_ir = str(state.module)
@@ -124,6 +125,17 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debu
         llvm_ir += table_asm(state)
     dump("llvm", llvm_ir)
     return llvm_ir, typed.return_type
+
+
+def _convergent(module):
+    """Mark every function of the device module `convergent`, as clang does for CUDA: a
+    call of a device function that syncs (a grid or block barrier inside) must not be
+    duplicated into divergent paths. LLVM's attribute inference drops it again from
+    functions that reach no barrier. Without it, jump threading copied a call of a grid-
+    syncing device function into both arms of an `if`, and the kernel hung on the GPU."""
+    for fn in module.functions:
+        if not fn.is_declaration:
+            fn.attributes.add("convergent")
 
 
 def typed_context():
