@@ -72,6 +72,8 @@ def optional(name):
 
 
 cupy, torch, triton = optional("cupy"), optional("torch"), optional("triton")
+if not hasattr(np, "row_stack"):   # numba-cuda 0.30.4 calls it; NumPy 2.5 removed it
+    np.row_stack = np.vstack
 numba_cuda = getattr(optional("numba.cuda"), "cuda", None)
 if numba_cuda is not None and not numba_cuda.is_available():
     print("  numba-cuda imports but finds no GPU", flush=True)

@@ -214,7 +214,7 @@ class FakeDriver:
             if int(major) * 10 + int(minor) > _PTX_MAX[self.version]:
                 return UNSUPPORTED_PTX, None
             static_shared = sum(map(int, re.findall(rb"\.shared\s[^\[;]*\[(\d+)\]", image)))
-            if static_shared > 48 * 1024:   # ptxas: "uses too much shared data"
+            if static_shared > 227 * 1024:   # ptxas: "uses too much shared data"
                 return INVALID_PTX, None
         handle = next(self._handles)
         self.modules[handle] = image

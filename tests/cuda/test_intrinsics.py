@@ -91,13 +91,14 @@ def test_dynamic_shared_arrays_alias_one_buffer():
 
 def test_static_shared_memory_over_the_limit():
     @cuda.jit
-    def too_big(a):
-        big = cuda.shared.array(20000, dtype=np.float32)
+    def too_big(a):   # more than any device's 227 KiB a block may opt in to
+        big = cuda.shared.array(60000, dtype=np.float32)
         big[cuda.threadIdx.x] = 1
         cuda.syncthreads()
-        a[0] = big[19999 - cuda.threadIdx.x]
+        a[0] = big[59999 - cuda.threadIdx.x]
 
-    with pytest.raises(MemoryError, match="kernel 'too_big' uses 80000 bytes of shared memory"):
+    with pytest.raises(MemoryError, match="kernel 'too_big' uses 240000 bytes of shared "
+                       "memory"):
         too_big[1, 1](np.zeros(1))
 
 

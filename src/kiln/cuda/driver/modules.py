@@ -116,7 +116,7 @@ class ModuleCache:
             module = self.driver.call("cuModuleLoadData", program.image)
         except CudaAPIError as exc:
             shared, limit = static_shared_bytes(program.ptx), \
-                context.device.MAX_SHARED_MEMORY_PER_BLOCK
+                context.device.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
             if shared > limit:   # the simulator's words for the same mistake
                 raise MemoryError(f"kernel '{kernel.__name__}' uses {shared} bytes of shared "
                                   f"memory per block, more than the device's {limit}") from None
