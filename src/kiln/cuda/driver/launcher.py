@@ -19,7 +19,7 @@ import numpy as np
 
 from kiln import types
 
-from .. import debug, host, signatures
+from .. import host, signatures
 from ..devicearray import DeviceNDArray, c_strides
 from ..errors import CudaAPIError
 
@@ -51,6 +51,7 @@ def launch(cache, context, kernel, config, args):
 def _raise_recorded(context, kernel_name, loaded):
     """After a debug=True kernel: wait for it, and raise the exception it recorded (the
     record zeroed for the next launch)."""
+    from .. import debug   # (loaded with the compiler, which made the kernel)
     context.synchronize()
     driver = context.driver
     address, size = driver.call("cuModuleGetGlobal", loaded.module, debug.RECORD.encode())

@@ -14,11 +14,9 @@ from dataclasses import dataclass, field
 
 from kiln.types import Signature, void
 
-from .. import abi, debug
+from .. import abi
 from ..errors import CudaAPIError
-from ..external import link_files
-from ..gridsync import is_cooperative
-from . import jitlink, ptxversion
+from . import jitlink
 
 
 @dataclass
@@ -82,8 +80,13 @@ class ModuleCache:
         return programs[key]
 
     def _compile(self, kernel, argtypes, cc) -> Program:
+        # (the compiler loads at the first kernel, not with `import kiln.cuda`)
+        from .. import debug
+        from ..external import link_files
+        from ..gridsync import is_cooperative
         from ..ptx import compile_ptx
         from ..ptxcache import cached_cubin, cached_kernel_ptx
+        from . import ptxversion
         target, isa, too_new = ptxversion.choose(cc, self.driver_version)
         sig = Signature(void, tuple(argtypes))
         if kernel.options.get("cache"):   # cuda.jit(cache=True): PTX kept on disk
