@@ -1,4 +1,5 @@
-"""The back-end behind kiln.cuda's API, chosen once, when kiln.cuda is first imported.
+"""The back-end behind kiln.cuda's API, chosen once: the simulator when kiln.cuda is first
+imported with it requested, else the hardware's at the first use of a device.
 
 `KILN_ENABLE_CUDASIM=1` (or Numba's `NUMBA_ENABLE_CUDASIM=1`) selects the simulator.
 Otherwise the hardware back-end (driver/, through NVIDIA's cuda-bindings) is used when the
@@ -86,13 +87,23 @@ class NoDevice(Backend):
         self.reason = reason
 
 
-def _choose() -> Backend:
-    if simulator_requested():
-        from .simulator import SimulatorBackend
-        return SimulatorBackend()
+def _load_driver() -> Backend:
     from .driver import load
     hardware, reason = load()
     return hardware if hardware is not None else NoDevice(reason)
 
 
-active: Backend = _choose()
+def __getattr__(name):
+    """`active` is the hardware back-end, loaded at its first use (the driver's bindings
+    and cuInit cost a tenth of `import kiln.cuda`'s time); whether it is the simulator was
+    decided at import, from the environment then, as Numba does."""
+    global active
+    if name == "active":
+        active = _load_driver()
+        return active
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if simulator_requested():
+    from .simulator import SimulatorBackend
+    active: Backend = SimulatorBackend()
