@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Everything kiln.cuda needs a GPU for, as one prepared run on the device machine
-# (docs/gpu.md, "A session with a GPU"): `bash tests/cuda/gpu_session.sh tests` then
-# `bash tests/cuda/gpu_session.sh bench`, from the repository root. Each phase ends well
-# inside the device tool's 10 minutes and writes its logs under $OUT.
+# Everything kiln.cuda needs a GPU for, as prepared phases on the device machine
+# (docs/gpu.md, "A session with a GPU"), from the repository root:
+#   bash tests/cuda/gpu_session.sh tests speed sanitize bench
+# runs the named phases in order (each a few minutes at most: pick what fits the lease),
+# its logs under $OUT.
+#   env       the machine: driver, versions, what kiln finds
+#   tests     the whole CUDA suite on the device (14 workers), then the `gpu` tests alone
+#   speed     bench/gpu_peers.py (kiln beside CuPy, PyTorch, Triton, numba-cuda and the
+#             device copy) and a new kernel's first launch in fresh processes
+#   sanitize  compute-sanitizer's memcheck over tests/cuda/test_hardware.py
+#   bench     bench/run.py's GPU kernels beside numba-cuda
 set -u
-phase=${1:?usage: gpu_session.sh tests|bench}
+[ $# -gt 0 ] || { echo "usage: gpu_session.sh env|tests|speed|sanitize|bench ..." >&2; exit 2; }
 out=${OUT:-/tmp/kiln-gpu}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
@@ -16,36 +23,16 @@ if compgen -G ".whl/*.whl" > /dev/null; then
 else
     export PYTHONPATH=$PWD/src
 fi
+export KILN_TEST_CUDA_HARDWARE=1
 run() {   # run NAME SECONDS COMMAND...: its output in $OUT/NAME.txt, its status at the end
     local name=$1 seconds=$2
     shift 2
     timeout "$seconds" "$@" > "$out/$name.txt" 2>&1
     echo "exit status $?" >> "$out/$name.txt"
-    tail -n 3 "$out/$name.txt"
+    grep -a -E "^(FAILED|ERROR)|passed|failed|GB/s|TFLOP|us$|first launch|exit status" \
+        "$out/$name.txt" | tail -n 40
 }
-case $phase in
-tests)
-    run env 40 bash -c 'nvidia-smi; python3 -c "import llvmlite, numpy, sys; print(sys.version,
-llvmlite.__version__, numpy.__version__)"; python3 -m pip show cuda-bindings cuda-pathfinder |
-grep -E "^(Name|Version)"; python3 -c "from kiln import cuda; from kiln.cuda import toolkit;
-print(cuda.is_available(), cuda.cuda_error()); print(toolkit.libdevice_path(),
-toolkit.ptxas_path()); cuda.detect()"'
-    export KILN_TEST_CUDA_HARDWARE=1
-    # alone: a test reads the device's free memory, which other workers would change
-    run hardware 60 python3 -m pytest -q -p no:cacheprovider -rfE --timeout 60 -m gpu tests/cuda
-    run peers 120 python3 bench/gpu_peers.py --json "$out/peers.json"
-    # -v names each test as it ends, so a run cut short still says what failed
-    run cuda_suite 200 python3 -m pytest -v -p no:benchmark -p no:cacheprovider -rfE -n 14 \
-        --timeout 30 --durations=20 --tb=short tests/cuda -m "not gpu"
-    ;;
-bench)
-    export KILN_TEST_CUDA_HARDWARE=1
-    # (not the free-memory check: the sanitizer keeps freed memory a while)
-    run memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 9 \
-        python3 -m pytest -q -p no:cacheprovider tests/cuda/test_hardware.py \
-        -k "not memory_coming_back"
-    run bench 240 python3 bench/run.py --only saxpy_gpu,matmul_tiled_gpu,reduce_gpu,launch_overhead_gpu \
-        --no-process --no-chart --json "$out/bench.json"
+first_launch() {
     # import, then a new kernel's first launch (compile and load), in fresh processes:
     # the first writes the bytecode (as an installed package has it) and is not counted,
     # the second compiles the kernel anew, the third loads it from the on-disk cache
@@ -68,17 +55,51 @@ saxpy[4, 256](out, np.float32(2), x, x)
 cuda.synchronize()
 done = time.perf_counter()
 assert (out.copy_to_host() == 3).all()
-print(f"import kiln.cuda {imported - start:.3f} s, first launch {done - ready:.3f} s")
+print(f"import kiln.cuda {imported - start:.3f} s, then device ready, first launch "
+      f"{done - ready:.3f} s")
 PY
-    run first_launch 60 env -u PYTHONDONTWRITEBYTECODE bash -c '
+    env -u PYTHONDONTWRITEBYTECODE bash -c '
 KILN_CACHE_DIR=$(mktemp -d) python3 /tmp/kiln_first_launch.py || exit
 export KILN_CACHE_DIR=$(mktemp -d)
-echo "new kernel:"; python3 /tmp/kiln_first_launch.py || exit
+echo "a new kernel:"; python3 /tmp/kiln_first_launch.py || exit
 echo "from the disk cache:"; python3 /tmp/kiln_first_launch.py || exit
-python3 -X importtime -c "import kiln.cuda" 2>&1 | sort -t"|" -k2 -n | tail -12'
-    ;;
-*)
-    echo "unknown phase $phase: tests or bench" >&2
-    exit 2
-    ;;
-esac
+python3 -X importtime -c "import kiln.cuda" 2>&1 | sort -t"|" -k2 -n | tail -8'
+}
+for phase in "$@"; do
+    case $phase in
+    env)
+        run env 40 bash -c 'nvidia-smi; python3 -c "import llvmlite, numpy, sys;
+print(sys.version, llvmlite.__version__, numpy.__version__)"; python3 -m pip show \
+cuda-bindings cuda-pathfinder | grep -E "^(Name|Version)"; python3 -c "from kiln import cuda
+from kiln.cuda import toolkit; print(cuda.is_available(), cuda.cuda_error())
+print(toolkit.libdevice_path(), toolkit.ptxas_path()); cuda.detect()"'
+        ;;
+    tests)
+        run cuda_suite 90 python3 -m pytest -q -p no:benchmark -p no:cacheprovider -rfE -n 14 \
+            --timeout 30 --durations=10 tests/cuda
+        # alone: a test reads the device's free memory, which other workers change
+        run hardware 60 python3 -m pytest -q -p no:cacheprovider -rfE --timeout 60 -m gpu \
+            tests/cuda
+        ;;
+    speed)
+        run peers 100 python3 bench/gpu_peers.py --json "$out/peers.json"
+        export -f first_launch
+        run first_launch 40 bash -c first_launch
+        ;;
+    sanitize)
+        # (not the free-memory check: the sanitizer keeps freed memory a while)
+        run memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 9 \
+            python3 -m pytest -q -p no:cacheprovider tests/cuda/test_hardware.py \
+            -k "not memory_coming_back"
+        ;;
+    bench)
+        run bench 240 python3 bench/run.py \
+            --only saxpy_gpu,matmul_tiled_gpu,reduce_gpu,launch_overhead_gpu \
+            --no-process --no-chart --json "$out/bench.json"
+        ;;
+    *)
+        echo "unknown phase $phase: env, tests, speed, sanitize or bench" >&2
+        exit 2
+        ;;
+    esac
+done
