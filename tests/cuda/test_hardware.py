@@ -2,7 +2,8 @@
 checked against NumPy, plus what only hardware shows (the PTX the driver loaded, the module
 cache, device memory coming back, interop with CuPy and PyTorch through the CUDA Array
 Interface and DLPack). Marked `gpu`: they run
-with KILN_TEST_CUDA_HARDWARE=1 and skip otherwise (docs/gpu.md). Not yet run on hardware."""
+with KILN_TEST_CUDA_HARDWARE=1 and skip otherwise (docs/gpu.md, which has the results of
+their first run, on an H100)."""
 import gc
 import math
 
