@@ -160,6 +160,9 @@ class Dispatcher:
             return tuple(args), (), [None] * len(args)
         return bind_types(self._positional, args, kws)
 
+    def check_typed(self, typed):
+        """What resolve_dispatcher lets a callee refuse once typed: nothing, on the CPU."""
+
     def packed_argtypes(self, argtypes):
         """The parameter types of a call with `argtypes`: with `*args`, the extra arguments
         become one tuple (the number of them that stays unpacked, too)."""

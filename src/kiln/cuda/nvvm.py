@@ -593,9 +593,41 @@ def _compare_and_swap(tctx, ary, old, val):
 
 
 # -- device functions ------------------------------------------------------------------------
+class CalledDeviceFunction:
+    """A `@cuda.jit(device=True)` function as typing/context.py's `resolve_dispatcher` sees
+    a compiled function called from compiled code: typed for the device (converting to its
+    declared signatures when it has some), its source and what it does checked as device
+    code, called in kiln's internal convention."""
+
+    def __init__(self, devfn):
+        from .ptx import device_options
+        self.devfn = devfn
+        self.typed_func = devfn.py_func
+        self.explicit_signatures = devfn.signatures
+        self.options = device_options(devfn.options.get("fastmath", False),
+                                      devfn.options.get("debug", False))
+
+    def bind_types(self, args, kws):
+        from ..typing.context import bind_types
+        params = list(inspect.signature(self.devfn.py_func).parameters.values())
+        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params):
+            return None   # (*args, **kwargs: not for device functions)
+        if not self.devfn._checked:   # what CUDA code cannot do, refused at its line
+            self.devfn._check()
+        return bind_types(params, args, kws)
+
+    def packed_argtypes(self, argtypes):
+        return tuple(argtypes), len(argtypes)
+
+    def check_typed(self, typed):
+        from ..typing.infer import TypedFunction
+        from .ptx import check_device_code
+        if isinstance(typed, TypedFunction):   # (a recursive call's function is still being
+            check_device_code(typed)           # typed: checked when its typing ends)
+
+
 class _DeviceFunctionTemplate(Template):
-    """A call of a `@cuda.jit(device=True)` function: typed for the device (converting to
-    its declared signature when it has some) and called in kiln's internal convention."""
+    """A call of a device function from device code."""
 
     targets = frozenset({"cuda"})
 
@@ -603,38 +635,7 @@ class _DeviceFunctionTemplate(Template):
         self.devfn = devfn
 
     def resolve(self, tctx, args, kws):
-        from ..typing.context import bind_types, given_types, with_defaults
-        from ..typing.infer import TypedFunction
-        from ..typing.unify import can_convert
-        from .ptx import check_device_code, device_options
-        devfn = self.devfn
-        params = list(inspect.signature(devfn.py_func).parameters.values())
-        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) for p in params):
-            return None   # (*args, **kwargs: not for device functions)
-        bound = bind_types(params, args, kws)
-        if bound is None:
-            return None
-        full, kw_order, fill = bound
-        if not devfn._checked:   # what CUDA code cannot do, refused at its line
-            devfn._check()
-        declared = None
-        if devfn.signatures:
-            matches = [s for s in devfn.signatures if len(s.args) == len(full) and
-                       all(map(can_convert, full, s.args))]
-            if not matches:
-                return None
-            full, declared = tuple(matches[0].args), matches[0].return_type
-        typed = tctx.type_function(devfn.py_func, full, declared,
-                                   device_options(devfn.options.get("fastmath", False),
-                                                  devfn.options.get("debug", False)))
-        if isinstance(typed, TypedFunction):   # (a recursive call's function is still being
-            check_device_code(typed)           # typed: checked when its typing ends)
-
-        def lower(context, builder, sig, llargs):
-            return context.call_function(builder, typed.resolved(), with_defaults(
-                context, builder, llargs, fill, full))
-        return Resolution(t.Signature(typed.return_type, given_types(full, fill)), lower,
-                          kw_order)
+        return tctx.resolve_dispatcher(CalledDeviceFunction(self.devfn), args, kws)
 
 
 def device_function_type(devfn):

@@ -175,8 +175,9 @@ class TypingContext:
         return self._typed[key]
 
     def resolve_dispatcher(self, disp, args, kws) -> Resolution | None:
-        """A call from compiled code to another kiln function: type (and later lower) the
-        callee's specialization for these argument types."""
+        """A call from compiled code to another kiln function (a CPU dispatcher, or a CUDA
+        device function seen through cuda/nvvm.py's CalledDeviceFunction): type (and later
+        lower) the callee's specialization for these argument types."""
         bound = disp.bind_types(args, kws)
         if bound is None:
             return None
@@ -190,6 +191,7 @@ class TypingContext:
                 return None
             full, declared = tuple(matches[0].args), matches[0].return_type
         typed = self.type_function(disp.typed_func, full, declared, disp.options)
+        disp.check_typed(typed)
 
         packed = unpacked < len(full)          # `*args`: the rest passed as one tuple
         targets = full[:unpacked] + tuple(full[-1].types) if packed else full
