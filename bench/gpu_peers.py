@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
+from bench.kernels.gpu import TPB, matmul_tiled, saxpy, touch  # noqa: E402
 from kiln import cuda  # noqa: E402
 
 FIGURES: dict = {}
@@ -100,37 +101,6 @@ def compiled(module, func):
     clone = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
     clone.__module__, clone.__qualname__ = func.__module__, func.__qualname__
     return module.jit(clone)
-
-
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        out[i] = a * x[i] + y[i]
-
-
-def touch(a, x, y, out):
-    if cuda.grid(1) == 0:
-        out[0] = a + x[0] + y[0]
-
-
-TPB = 16
-
-
-def matmul_tiled(a, b, c):
-    sa = cuda.shared.array((TPB, TPB), np.float32)
-    sb = cuda.shared.array((TPB, TPB), np.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    acc = np.float32(0.0)
-    for t in range(cuda.gridDim.x):
-        sa[tx, ty] = a[x, ty + t * TPB]
-        sb[tx, ty] = b[tx + t * TPB, y]
-        cuda.syncthreads()
-        for k in range(TPB):
-            acc += sa[tx, k] * sb[k, ty]
-        cuda.syncthreads()
-    c[x, y] = acc
 
 
 def host_data(n):
