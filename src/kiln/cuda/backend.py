@@ -95,8 +95,8 @@ def _load_driver() -> Backend:
 
 def __getattr__(name):
     """`active` is the hardware back-end, loaded at its first use (the driver's bindings
-    and cuInit cost a tenth of `import kiln.cuda`'s time); whether it is the simulator was
-    decided at import, from the environment then, as Numba does."""
+    and its back-end were a third of `import kiln.cuda`'s time); whether it is the
+    simulator was decided at import, from the environment then, as Numba does."""
     global active
     if name == "active":
         active = _load_driver()

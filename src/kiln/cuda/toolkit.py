@@ -3,9 +3,9 @@ library, LLVM bitcode), ptxas (the PTX assembler, used by tests and `check_ptx`)
 headers (for CUDA C compiled by NVRTC, nvrtc.py).
 
 Each is looked up in its NVIDIA wheel (`nvidia-cuda-nvcc-cu12`, `pip install kiln[cuda]`;
-the headers in `nvidia-cuda-runtime-cu12`), then by NVIDIA's `cuda-pathfinder` where it is
-installed (it knows the CUDA 13 wheels' layout, conda and system toolkits), then in a
-toolkit named by CUDA_HOME or CUDA_PATH, then in /usr/local/cuda. kiln compiles to PTX
+the headers in `nvidia-cuda-runtime-cu12`), then in a toolkit named by CUDA_HOME or
+CUDA_PATH, then by NVIDIA's `cuda-pathfinder` where it is installed (it knows the CUDA 13
+wheels' layout, conda and system toolkits), then in /usr/local/cuda. kiln compiles to PTX
 without any; only code calling libdevice's math needs it."""
 from __future__ import annotations
 
