@@ -431,7 +431,7 @@ def _shared_array(context, builder, ty, dims, align):
             gv.align = 16   # whatever the arrays that alias it ask for, at most 16
         size = builder.zext(_call_intrinsic(builder, "llvm.nvvm.read.ptx.sreg.dynamic_smem_size",
                                             dm.i32, []), dm.i64)
-        value = _array_value(builder, ty, _generic_address(builder, gv), (0,))
+        value = _array_value(builder, ty, builder.addrspacecast(gv, dm.ptr), (0,))
         n = builder.udiv(size, ir.Constant(dm.i64, as_numpy_dtype(ty.dtype).itemsize))
         value = builder.insert_value(value, n, dm.ARRAY_NITEMS)
         return builder.insert_value(value, n, [dm.ARRAY_SHAPE, 0])
@@ -441,17 +441,7 @@ def _shared_array(context, builder, ty, dims, align):
     gv.linkage = "internal"
     gv.initializer = ir.Constant(gv.value_type, ir.Undefined)
     gv.align = align
-    return _array_value(builder, ty, _generic_address(builder, gv), dims)
-
-
-def _generic_address(builder, gv):
-    """The generic address of a shared global, its alignment made visible to LLVM by a
-    `llvm.ptrmask` that clears no bit: known bits stop at the addrspacecast, so without it
-    loads of a[i, k], a[i, k + 1], ... keep their element's alignment and NVPTX never
-    makes them one vector load. ptx.py removes the masks once LLVM has optimized (NVPTX's
-    own passes do not take them)."""
-    return _call_intrinsic(builder, "llvm.ptrmask.p0.i64", dm.ptr, [
-        builder.addrspacecast(gv, dm.ptr), ir.Constant(dm.i64, -gv.align)])
+    return _array_value(builder, ty, builder.addrspacecast(gv, dm.ptr), dims)
 
 
 def _local_array(context, builder, ty, dims, align):

@@ -270,12 +270,6 @@ def emit_ptx(llvm_ir, kernel_name, cc=(9, 0), fastmath=False, opt=True):
         cpu=sm, features=isa, opt=3 if opt else 0)
     llvm_ir, math = _to_libdevice(llvm_ir)
     module = _optimized(llvm, tm, llvm_ir, math, opt)
-    unmasked = _without_alignment_masks(str(module))
-    if unmasked is None:   # a mask LLVM moved where the pattern does not find it
-        module = _optimized(llvm, tm, _without_alignment_masks(llvm_ir, optimized=False),
-                            math, opt)
-    else:
-        module = llvm.parse_assembly(unmasked)
     _check_symbols(module, kernel_name)
     return tm.emit_assembly(module)
 
@@ -300,28 +294,6 @@ def _optimized(llvm, tm, llvm_ir, math, opt):
         cleanup.add_global_dead_code_eliminate_pass()
         cleanup.run(module, pb)
     return module
-
-
-# nvvm.py's alignment masks, as LLVM leaves them once optimized and as kiln emits them
-_MASK = re.compile(r"(?:tail |notail )?call [^@\n]*@llvm\.ptrmask\.p0\.i64\("
-                   r"(ptr addrspacecast \(ptr addrspace\(3\) @[^ ]+ to ptr\)), i64 -\d+\)")
-_EMITTED_MASK = re.compile(r'call ptr @"llvm\.ptrmask\.p0\.i64"\((ptr %"[^"]+"), i64 -\d+\)')
-
-
-def _without_alignment_masks(llvm_ir, optimized=True):
-    """The IR with nvvm.py's alignment masks of shared addresses (`llvm.ptrmask` clearing
-    no bit, there for LLVM's known bits) replaced by the addresses themselves, since
-    NVPTX's address-space inference does not see through them (an LLVM with assertions
-    aborts in it). Once optimized, the loads keep the alignments the masks proved; None
-    when a mask is left that the pattern does not match (then the masks are removed
-    before optimizing)."""
-    pattern = _MASK if optimized else _EMITTED_MASK
-    replaced = pattern.sub(r"getelementptr i8, \1, i64 0", llvm_ir)
-    if re.search(r"call [^\n]*@\"?llvm\.ptrmask", replaced):
-        if optimized:
-            return None
-        raise AssertionError("kiln left an alignment mask in the device code")
-    return replaced
 
 
 def _check_symbols(module, kernel_name):
