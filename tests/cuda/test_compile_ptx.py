@@ -737,6 +737,31 @@ def test_kernel_with_device_functions_computes_numpy():
     np.testing.assert_allclose(y, rho * np.sin(theta) + 2)
 
 
+@cuda.jit(device=True)
+def row_of(a, i):
+    return a[i]
+
+
+@cuda.jit
+def sum_rows_through_a_device_function(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        r = row_of(a, i)
+        out[i] = r[0] + r[r.size - 1]
+
+
+@simulated
+def test_a_device_function_returns_a_view():
+    """An array a device function returns is a view of its argument, not an allocation
+    (once refused as one: calls through resolve_dispatcher took the CPU's ownership)."""
+    a = np.arange(12.0).reshape(4, 3)
+    out = np.zeros(4)
+    sum_rows_through_a_device_function[1, 8](a, out)
+    np.testing.assert_array_equal(out, a[:, 0] + a[:, -1])
+    ptx = ptx_for(sum_rows_through_a_device_function, "void(float64[:, ::1], float64[::1])")
+    assert "ld.global" in ptx and "kiln_nrt" not in ptx
+
+
 def device_madd(x, y):
     return x * y + 1.0
 

@@ -160,6 +160,8 @@ class Dispatcher:
             return tuple(args), (), [None] * len(args)
         return bind_types(self._positional, args, kws)
 
+    returns_new_reference = True   # a call owns what the compiled function returns
+
     def check_typed(self, typed):
         """What resolve_dispatcher lets a callee refuse once typed: nothing, on the CPU."""
 

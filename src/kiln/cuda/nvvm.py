@@ -589,6 +589,10 @@ class CalledDeviceFunction:
     declared signatures when it has some), its source and what it does checked as device
     code, called in kiln's internal convention."""
 
+    # Device code counts no references, and an array a device function returns is a view of
+    # what it was given (what it would allocate, its own check_typed refuses at its line).
+    returns_new_reference = False
+
     def __init__(self, devfn):
         from .ptx import device_options
         self.devfn = devfn

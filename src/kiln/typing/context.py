@@ -203,7 +203,7 @@ class TypingContext:
                 llargs[unpacked:] = [ctx.make_tuple(builder, full[-1], llargs[unpacked:])]
             return ctx.call_function(builder, typed.resolved(), llargs)
         return Resolution(t.Signature(typed.return_type, passed), lower, kw_order,
-                          new_reference=True)
+                          new_reference=disp.returns_new_reference)
 
 
 def bind_types(params, args, kws):
