@@ -269,12 +269,6 @@ def emit_ptx(llvm_ir, kernel_name, cc=(9, 0), fastmath=False, opt=True):
     tm = llvm.Target.from_triple(TRIPLE).create_target_machine(
         cpu=sm, features=isa, opt=3 if opt else 0)
     llvm_ir, math = _to_libdevice(llvm_ir)
-    module = _optimized(llvm, tm, llvm_ir, math, opt)
-    _check_symbols(module, kernel_name)
-    return tm.emit_assembly(module)
-
-
-def _optimized(llvm, tm, llvm_ir, math, opt):
     # The layout goes in before parsing: a load or store without an explicit alignment
     # takes its type's ABI alignment from the layout the text is parsed with, and LLVM's
     # default gives i64 only 4 bytes (every int64 access would become two 32-bit ones).
@@ -293,7 +287,8 @@ def _optimized(llvm, tm, llvm_ir, math, opt):
         cleanup = llvm.create_new_module_pass_manager()
         cleanup.add_global_dead_code_eliminate_pass()
         cleanup.run(module, pb)
-    return module
+    _check_symbols(module, kernel_name)
+    return tm.emit_assembly(module)
 
 
 def _check_symbols(module, kernel_name):
