@@ -47,17 +47,17 @@ def _pathfinder(finder, name):
     return Path(found) if found else None
 
 
-def _candidates(wheel, relative, finder, name):
-    """Where to look, in order: `relative` under the wheel and the named toolkits, what
-    cuda-pathfinder's `finder(name)` finds, `relative` under the system toolkit."""
-    roots = [*_wheel_roots(wheel), *_named_roots()]
-    return [*(root / relative for root in roots), _pathfinder(finder, name),
-            SYSTEM_ROOT / relative]
-
-
 def _find(relative, finder, name):
-    return next((path for path in _candidates("cuda_nvcc", relative, finder, name)
-                 if path is not None and path.is_file()), None)
+    """`relative` under the CUDA 12 wheel or a named toolkit, else what cuda-pathfinder's
+    `finder(name)` finds, else `relative` under the system toolkit; None if none has it
+    (cuda-pathfinder is asked only when the first places do not have it)."""
+    def candidates():
+        for root in [*_wheel_roots("cuda_nvcc"), *_named_roots()]:
+            yield root / relative
+        yield _pathfinder(finder, name)
+        yield SYSTEM_ROOT / relative
+    return next((path for path in candidates() if path is not None and path.is_file()),
+                None)
 
 
 @functools.lru_cache(maxsize=None)
