@@ -2,8 +2,9 @@
 targets (docs/gpu.md) as figures, `python bench/gpu_peers.py [--json PATH] [--quick]`.
 
 - the device-to-device copy (kiln, CuPy, PyTorch): the bandwidth floor of the others;
-- SAXPY over 2^27 float32 (kiln, CuPy's elementwise kernel, Triton, PyTorch);
-- a sum over 2^27 float32 (`cuda.reduce`, `cupy.sum`, `torch.sum`);
+- SAXPY over 2^27 float32 (kiln, CuPy's elementwise kernel, Triton, PyTorch), and kiln's
+  with four elements per thread;
+- a sum over 2^27 float32 (`cuda.reduce`, its first pass alone, `cupy.sum`, `torch.sum`);
 - the 16x16 tiled float32 matmul at n=4096 (kiln; cuBLAS through CuPy for scale);
 - the host's cost of a launch with three arrays and a scalar: kiln with its device arrays,
   CuPy arrays and PyTorch tensors, against a CuPy RawKernel of the same kernel;
@@ -127,6 +128,24 @@ def copy():
                                                      torch.cuda.synchronize, 20), "GB/s")
 
 
+def saxpy_four(a, x, y, out):
+    """SAXPY with four elements per thread, strided by the grid: eight loads in flight per
+    thread, not two (the loads come first: `out` may alias `x` or `y`)."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i + 3 * stride < x.shape[0]:
+        x0, x1, x2, x3 = x[i], x[i + stride], x[i + 2 * stride], x[i + 3 * stride]
+        y0, y1, y2, y3 = y[i], y[i + stride], y[i + 2 * stride], y[i + 3 * stride]
+        out[i] = a * x0 + y0
+        out[i + stride] = a * x1 + y1
+        out[i + 2 * stride] = a * x2 + y2
+        out[i + 3 * stride] = a * x3 + y3
+        i += 4 * stride
+    while i < x.shape[0]:
+        out[i] = a * x[i] + y[i]
+        i += stride
+
+
 def saxpy_section():
     x, y = host_data(N)
     expected = A * x + y
@@ -143,6 +162,10 @@ def saxpy_section():
                                              module.synchronize, 20), "GB/s")
         agreement("saxpy", name, dout.copy_to_host(), expected)
         print(f"  {name} saxpy registers per thread:", kernel.get_regs_per_thread())
+    four = cuda.jit(saxpy_four)[-(-N // 1024), 256]
+    record("saxpy", "kiln, 4 elements per thread", gb / best_time(
+        lambda: four(A, dx, dy, dout), cuda.synchronize, 20), "GB/s")
+    agreement("saxpy", "kiln, 4 elements per thread", dout.copy_to_host(), expected)
     configured = compiled(cuda, saxpy)[blocks, 256]
     if cupy is not None:
         kernel = cupy.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 out",
@@ -190,6 +213,13 @@ def reduce_section():
     record("reduce", "kiln cuda.reduce", gb / best_time(lambda: total(dx), cuda.synchronize,
                                                         5), "GB/s")
     print("  kiln sum", float(total(dx)), "float64 sum", expected)
+    # its first pass alone, back to back: the kernel's bandwidth without the host's part
+    fold = total._kernels[x.dtype]
+    plan = next(iter(total._plans.values()))
+    first_pass = fold[plan.blocks, 256]
+    record("reduce", f"kiln first pass alone ({plan.blocks} blocks)", gb / best_time(
+        lambda: first_pass(dx, plan.partials, N, np.float32(0), True), cuda.synchronize, 20),
+        "GB/s")
     if numba_cuda is not None:
         numba_total = numba_cuda.reduce(lambda a, b: a + b)
         nx = numba_cuda.as_cuda_array(dx)

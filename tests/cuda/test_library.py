@@ -58,15 +58,29 @@ def test_reduce_dtypes_against_numpy(dtype, n):
 
 def test_reduce_many_blocks(monkeypatch):
     """More values than threads: blocks fold grid-strided slices, then one block folds
-    their values (the block count capped, as for large arrays on a GPU)."""
-    from kiln.cuda import reduction
-    monkeypatch.setattr(reduction, "_MAX_BLOCKS", 3)   # 768 threads, 4 loads at a time
+    their values (as many blocks as the device holds at once: 3 here)."""
+    from kiln.cuda import backend, reduction
+    monkeypatch.setattr(backend.active, "max_cooperative_blocks", lambda *args: 3)
     for n in (5000, 768 * 4, 768 * 4 + 1, 768 * 5 - 1, 768 * 9 + 5):
         values = np.arange(n, dtype=np.int64) ** 2
         assert reduction.Reduce(lambda a, b: a + b)(values, init=7) == values.sum() + 7
     assert sum_reduce(np.array([1.0, np.nan, 2.0] * 100)) != sum_reduce(np.ones(3))
     assert np.isnan(sum_reduce(np.array([1.0, np.nan, 2.0] * 100)))
     assert sum_reduce(np.array([1.0, np.inf] * 300)) == np.inf
+
+
+def test_reduce_calls_from_threads_and_streams_keep_their_partials():
+    """Calls on stream 0 share one array of partial values (one at a time); calls on other
+    streams have their own."""
+    from concurrent.futures import ThreadPoolExecutor
+    arrays = [np.arange(n, dtype=np.float64) for n in (3000, 5000, 7001, 9000)] * 3
+    total = cuda.reduce(lambda a, b: a + b)
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(total, arrays))
+    assert got == [a.sum() for a in arrays]
+    stream = cuda.stream()
+    on_stream = [total(cuda.to_device(a, stream), stream=stream) for a in arrays[:4]]
+    assert on_stream == [a.sum() for a in arrays[:4]]
 
 
 def test_reduce_options():

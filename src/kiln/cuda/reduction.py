@@ -7,17 +7,22 @@
     total = sum_reduce(array)          # host or device array; init=0 by default
 
 Written with kiln.cuda's own API, so it runs on every back-end. Two passes of one kernel:
-the first runs enough blocks to keep every SM streaming (each thread folds a grid-strided
-slice, four loads at a time, so the pass is bound by memory bandwidth, as a copy is), and
-folds each block to one value; the second folds the blocks' values in one block. Inside a block, warps fold
+the first runs as many blocks as the device holds at once (each thread folds a
+grid-strided slice, four loads at a time, so the pass is bound by memory bandwidth, as a
+copy is), and folds each block to one value; the second folds the blocks' values in one
+block. Calls on stream 0 reuse one array of partial values. Inside a block, warps fold
 their lanes with shuffles (`shfl_down_sync`, for 32- and 64-bit numbers) and their
 leaders' values meet in shared memory; other dtypes fold in shared memory alone. The
 function should be associative and commutative: the order of folding is a tree.
 """
 from __future__ import annotations
 
+import threading
+from typing import NamedTuple
+
 import numpy as np
 
+from . import backend, signatures
 from .devicearray import DeviceNDArray
 from .host import device_array, to_device
 from .intrinsics import (blockDim, blockIdx, grid, gridsize, shared,
@@ -26,7 +31,6 @@ from .kernel import DeviceFunction, jit
 
 _THREADS = 256                 # a multiple of the warp size
 _WARPS = _THREADS // 32
-_MAX_BLOCKS = 1024             # 256k threads: enough loads in flight to fill an H100's HBM
 _FULL_MASK = 0xFFFFFFFF
 
 
@@ -84,24 +88,27 @@ def _make_kernel(device_fn, dtype):
 
     @jit
     def fold(values, out, n, init, use_init):
-        i = grid(1)
-        stride = gridsize(1)
+        # unsigned positions: no negative-index wraparound in each load's address
+        i = np.uint64(grid(1))
+        stride = np.uint64(gridsize(1))
+        end = np.uint64(n)
         acc = init
-        if i < n:
+        if i < end:
             acc = values[i]
             if use_init and i == 0:
                 acc = device_fn(init, acc)
             i += stride
             # four independent loads in flight per thread, not one: a thread's loads would
             # otherwise wait on each other's folds, and half of HBM's bandwidth goes unused
-            while i + 3 * stride < n:
+            twice = stride + stride
+            while i + twice + stride < end:
                 a = values[i]
                 b = values[i + stride]
-                c = values[i + 2 * stride]
-                d = values[i + 3 * stride]
+                c = values[i + twice]
+                d = values[i + twice + stride]
                 acc = device_fn(acc, device_fn(device_fn(a, b), device_fn(c, d)))
-                i += 4 * stride
-            while i < n:
+                i += twice + twice
+            while i < end:
                 acc = device_fn(acc, values[i])
                 i += stride
         have = min(n - blockIdx.x * blockDim.x, blockDim.x)
@@ -109,6 +116,14 @@ def _make_kernel(device_fn, dtype):
         if threadIdx.x == 0:
             out[blockIdx.x] = acc
     return fold
+
+
+class _Plan(NamedTuple):
+    """What calls on stream 0 reuse for one array type on one device."""
+    blocks: int                # as many as the device holds at once
+    partials: DeviceNDArray    # their values
+    first: DeviceNDArray       # partials[:1], where the second pass leaves the result
+    host: np.ndarray           # one element, the result read back
 
 
 class Reduce:
@@ -119,6 +134,8 @@ class Reduce:
             jit(device=True)(functor)
         self.__name__ = getattr(functor, "__name__", "reduce")
         self._kernels = {}
+        self._plans = {}                # (array type, context) -> _Plan
+        self._lock = threading.Lock()   # one call at a time uses a plan's partials
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         """Reduce `arr[:size]`, folding in `init`. With `res` (a device array) the result
@@ -136,15 +153,45 @@ class Reduce:
         if kernel is None:
             kernel = self._kernels[values.dtype] = _make_kernel(self._device_fn, values.dtype)
         n = values.size
-        blocks = min(-(-n // _THREADS), _MAX_BLOCKS)   # every block has values
-        partials = device_array(blocks, values.dtype, stream=stream)
-        kernel[blocks, _THREADS, stream](values, partials, n, init, True)
+        plan = self._plan(kernel, values, init)
+        blocks = min(-(-n // _THREADS), plan.blocks)   # every block has values
+        if stream:   # calls on other streams may overlap: each has its own partials
+            partials = device_array(blocks, values.dtype, stream=stream)
+            self._fold(kernel, values, partials, blocks, init, stream)
+            return self._result(partials[:1], res, stream)[0]
+        with self._lock:   # stream 0 runs calls in order: they share the plan's arrays
+            self._fold(kernel, values, plan.partials, blocks, init, stream)
+            return self._result(plan.first, res, stream, plan.host)[0]
+
+    def _plan(self, kernel, values, init):
+        """As many blocks as the device holds at once (the first pass's grid: each thread
+        strides over the array, so one full wave streams it; a second, part-full wave would
+        halve the bandwidth), and a device array for their values."""
+        key = (values._kiln_type, backend.active.context())
+        plan = self._plans.get(key)
+        if plan is None:
+            probe = (values, device_array(1, values.dtype), values.size, init, True)
+            argtypes = signatures.argument_types(self.__name__, probe)
+            blocks = backend.active.max_cooperative_blocks(kernel, argtypes, _THREADS, 0)
+            partials = device_array(blocks, values.dtype)
+            plan = self._plans[key] = _Plan(blocks, partials, partials[:1],
+                                            np.empty(1, values.dtype))
+        return plan
+
+    @staticmethod
+    def _fold(kernel, values, partials, blocks, init, stream):
+        """The fold of `values` into partials[0]."""
+        kernel[blocks, _THREADS, stream](values, partials, values.size, init, True)
         if blocks > 1:
             kernel[1, _THREADS, stream](partials, partials, blocks, init, False)
+
+    @staticmethod
+    def _result(first, res, stream, host=None):
+        """partials[0] (`first`) copied into res[0] -> (None,), or to the host -> (value,)."""
         if res is not None:
-            res[:1].copy_to_device(partials[:1], stream=stream)
-            return None
-        return partials[0]
+            res[:1].copy_to_device(first, stream=stream)
+            return (None,)
+        return first.copy_to_host(host, stream=stream)
 
 
 reduce = Reduce
