@@ -1122,6 +1122,63 @@ def test_compiled_entries_read_foreign_arrays(fake, monkeypatch):
     assert fake.launches[-2][5] == fake.launches[-1][5]
 
 
+def test_compiled_entries_read_torch_tensors_without_their_interface(fake, monkeypatch):
+    """A PyTorch tensor's `__cuda_array_interface__` builds a dict in Python at each read:
+    an entry reads its C attributes instead (fake_torch.py stands in for PyTorch), giving
+    the parameters the interface would, and leaves to the Python path (which reads the
+    interface and raises its errors) every tensor the interface would refuse or describe
+    otherwise."""
+    import fake_torch
+    monkeypatch.setitem(sys.modules, "torch", fake_torch.module)
+
+    @cuda.jit
+    def add(out, a, b):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] + b[i]
+
+    out = cuda.device_array(5)
+    a = fake_torch.Tensor(cuda.to_device(np.arange(5.0)))
+    b = fake_torch.Tensor(cuda.to_device(np.ones(5)))
+    configured = add[1, 8]
+    for _ in range(4):
+        configured(out, a, b)
+    assert _compiled_launches(fake) == 1 and fake.launches[-1] == fake.launches[0]
+    asked = _watch_python_launches(monkeypatch)
+    calls = a.calls
+    a.dev, b.dev = cuda.to_device(np.arange(7.0)), cuda.device_array(0)
+    configured(out, a, b)
+    assert _compiled_launches(fake) == 2 and not asked and a.calls == calls + 2
+    values = [struct.unpack("q", v)[0] for v in fake.launches[-1][5]]
+    assert values[7:21] == [0, 0, 7, 8, a.dev.device_ctypes_pointer.value, 7, 8,
+                            0, 0, 0, 8, 0, 0, 8]
+    b.dev = cuda.to_device(np.ones(7))
+    # what the interface refuses, or describes otherwise: the Python path
+    a.requires_grad = True
+    with pytest.raises(RuntimeError, match="requires grad"):
+        configured(out, a, b)
+    a.requires_grad = False
+    fake_torch.overridden.append(a)
+    with pytest.raises(RuntimeError, match="__torch_function__"):
+        configured(out, a, b)
+    fake_torch.overridden.clear()
+    a.is_cuda = False
+    with pytest.raises(AttributeError, match="non-CUDA tensor"):
+        configured(out, a, b)
+    a.is_cuda = True
+    a.dev = cuda.to_device(np.arange(14.0))[::2]      # strided: the general path
+    configured(out, a, b)
+    assert fake.launches[-1][5][13] == struct.pack("q", 16)   # (a's stride)
+    a.dev = cuda.to_device(np.arange(7.0, dtype=np.float32))   # another dtype
+    configured(out, a, b)
+    assert _compiled_launches(fake) == 2 and len(asked) == 5
+    a.dev = cuda.to_device(np.arange(7.0))             # float64 again: the entry takes it
+    configured(out, a, b)
+    assert _compiled_launches(fake) == 3 and len(asked) == 5
+    values = [struct.unpack("q", v)[0] for v in fake.launches[-1][5]]
+    assert values[11:14] == [a.dev.device_ctypes_pointer.value, 7, 8]
+
+
 def test_compiled_entries_wait_for_the_legacy_stream_only_where_the_driver_does_not(fake):
     """A foreign array of the legacy default stream (`stream: 1`) needs no wait before a
     launch on a blocking stream; before one on an external stream, which may not block,

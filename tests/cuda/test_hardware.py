@@ -208,6 +208,34 @@ def test_torch_tensors_go_in_without_a_copy():
     np.testing.assert_array_equal(out.cpu().numpy(), np.arange(1000, dtype=np.float32) * 3)
 
 
+def test_torch_tensors_in_launches_through_the_compiled_entry():
+    """From the third launch a compiled entry reads tensors' C attributes (launcher.py's
+    TorchTensor): the same results as the interface gives, new memory and sizes read at
+    each launch, and what the interface refuses or describes otherwise (grad, strided,
+    another dtype) left to the Python path."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch was built without CUDA")
+    configured = saxpy[4, 256]
+    for n in (1000, 1000, 1000, 1000, 7, 0, 1000):
+        x = torch.arange(n, dtype=torch.float32, device="cuda")
+        out = torch.full((n,), -1.0, device="cuda")
+        configured(out, np.float32(2), x, x)
+        torch.cuda.synchronize()
+        np.testing.assert_array_equal(out.cpu().numpy(), np.arange(n, dtype=np.float32) * 3)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        configured(out, np.float32(2), x.requires_grad_(), x)
+    x = torch.arange(2000, dtype=torch.float32, device="cuda")[::2]
+    configured(out, np.float32(2), x, x)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.arange(0, 2000, 2) * 3)
+    doubles = torch.arange(1000, dtype=torch.float64, device="cuda")
+    for _ in range(3):
+        configured(out, np.float32(0.5), doubles, doubles)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), np.arange(1000, dtype=np.float32) * 1.5)
+
+
 def test_cupy_arrays_through_dlpack_both_ways():
     cupy = pytest.importorskip("cupy")
     x = cupy.arange(1000, dtype=cupy.float32)

@@ -6,7 +6,8 @@ trampoline (cpu/callable.py) over a table whose header is its launch configurati
 (`Config`). An entry is compiled by the CPU engine for one KnownLaunch (launcher.py) at its
 second use, for the steps it has: device arrays, scalars (as they are, or converted as a
 signature says), and C-contiguous foreign arrays (their `__cuda_array_interface__` dict is
-read in the entry). It checks each argument's Python type (and a device array's kiln type:
+read in the entry; a PyTorch tensor's own C attributes are, as its interface is a Python
+property). It checks each argument's Python type (and a device array's kiln type:
 devicearray.py interns them, so identity decides), packs the values into the entry's own
 parameter buffer (the GIL is held throughout, so one buffer serves every thread), checks
 that the thread's current CUDA context is the one the kernel was loaded in and that the
@@ -97,6 +98,8 @@ def compile_entry(known, driver_functions):
                              typ=dm.ptr)
         if step is _ARRAY:
             emit.device_array(value, kind, units)
+        elif type(step) is _Foreign and step.tensor is not None:
+            emit.torch_tensor(value, kind, step, units)
         elif type(step) is _Foreign:
             emit.foreign_array(value, kind, step, units, config[_LEGACY_ORDERED])
         elif step is None:
@@ -150,9 +153,10 @@ class _Emitter:
         self.keep.append(obj)
         return self.address(id(obj))
 
-    def c_api(self, name, restype, argtypes):
+    def c_api(self, name, restype, argtypes, var_arg=False):
         fn = self.module.globals.get(name)
-        return fn or ir.Function(self.module, ir.FunctionType(restype, argtypes), name=name)
+        return fn or ir.Function(self.module, ir.FunctionType(restype, argtypes, var_arg),
+                                 name=name)
 
     def new_reference(self, obj):
         self.builder.call(self.c_api("Py_IncRef", ir.VoidType(), [dm.ptr]), [self.object(obj)])
@@ -212,11 +216,7 @@ class _Emitter:
         b = self.builder
         self.unless(self.is_type(value, cls))
         desc = self.attribute(value, "__cuda_array_interface__")
-        decref = self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr])
-        mismatch, self.mismatch = self.mismatch, b.append_basic_block("not_foreign")
-        with b.goto_block(self.mismatch):
-            b.call(decref, [desc])
-            b.branch(mismatch)
+        outer = self._releasing(desc)
         self.unless(self.is_type(desc, dict))
         for absent in ("strides", "mask"):
             self.unless(self._missing_or_none(self._item(desc, absent)))
@@ -238,21 +238,91 @@ class _Emitter:
             legacy = b.and_(b.icmp_signed("==", producer, ir.Constant(dm.i64, 1)),
                             b.icmp_signed("!=", legacy_ordered, ir.Constant(dm.i64, 0)))
             self.unless(b.or_(legacy, b.icmp_signed("==", producer, ir.Constant(dm.i64, 0))))
-        b.call(decref, [desc])
-        self.mismatch = mismatch
+        self._release(desc, outer)
+        self._c_contiguous(shape, pointer, step.itemsize, units)
+
+    def torch_tensor(self, value, cls, step, units):
+        """A PyTorch tensor read from its C attributes and methods, after the checks of its
+        `__cuda_array_interface__` (launcher.TorchTensor); its parameters as
+        foreign_array's would be from that property."""
+        b = self.builder
+        tensor = step.tensor
+        self.unless(self.is_type(value, cls))
+        overridden = b.call(self.c_api("PyObject_CallFunctionObjArgs", dm.ptr, [dm.ptr],
+                                       var_arg=True),
+                            [self.object(tensor.has_torch_function_unary), value,
+                             ir.Constant(dm.ptr, None)])
+        self._is_new_reference_to(overridden, False)
+        for name, expected in (("is_cuda", True), ("requires_grad", False),
+                               ("layout", tensor.strided), ("dtype", tensor.dtype)):
+            self._is_new_reference_to(self.attribute(value, name), expected)
+        self._is_new_reference_to(self._method(value, "is_contiguous"), True)
+        data = self._method(value, "data_ptr")
+        self.unless(self.is_type(data, int))
+        pointer = b.call(self.c_api("PyLong_AsUnsignedLongLongMask", dm.i64, [dm.ptr]), [data])
+        b.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [data])
+        shape = self.attribute(value, "shape")
+        outer = self._releasing(shape)
+        ndim = step.kind[1]
+        extents = [self._index(self._tuple_item(shape, ndim, j, tensor.size_type))
+                   for j in range(ndim)]
+        self._release(shape, outer)
+        self._c_contiguous(extents, pointer, step.itemsize, units)
+
+    def _method(self, value, name):
+        """A new reference to what `value.name()` returns, or NotImplemented's path when
+        it raises."""
+        b = self.builder
+        found = b.call(self.c_api("PyObject_CallMethodObjArgs", dm.ptr, [dm.ptr, dm.ptr],
+                                  var_arg=True),
+                       [value, self.object(name), ir.Constant(dm.ptr, None)])
+        failed = b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None))
+        with b.if_then(failed, likely=False):
+            b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])
+        self.unless(b.not_(failed))
+        return found
+
+    def _is_new_reference_to(self, found, expected):
+        """Go on where `found` (a new reference, or NULL after an exception) is the object
+        `expected`, releasing it."""
+        b = self.builder
+        failed = b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None))
+        with b.if_else(failed, likely=False) as (then, otherwise):
+            with then:
+                b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])
+            with otherwise:
+                b.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [found])
+        self.unless(b.icmp_unsigned("==", found, self.object(expected)))
+
+    def _releasing(self, obj):
+        """Until _release: NotImplemented's path releases `obj` (a new reference) first."""
+        b = self.builder
+        outer, self.mismatch = self.mismatch, b.append_basic_block("release")
+        with b.goto_block(self.mismatch):
+            b.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [obj])
+            b.branch(outer)
+        return outer
+
+    def _release(self, obj, outer):
+        self.builder.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [obj])
+        self.mismatch = outer
+
+    def _c_contiguous(self, shape, pointer, itemsize, units):
+        """The parameters of a C-contiguous array of extents `shape` at `pointer`."""
+        b = self.builder
         size = ir.Constant(dm.i64, 1)
         for extent in shape:
             size = self._product(size, extent)
         has_items = b.icmp_signed("!=", size, ir.Constant(dm.i64, 0))
-        strides, stride = [], ir.Constant(dm.i64, step.itemsize)
+        strides, stride = [], ir.Constant(dm.i64, itemsize)
         for extent in reversed(shape):
             strides.insert(0, stride)
-            if len(strides) < ndim:
+            if len(strides) < len(shape):
                 at_least_one = b.select(b.icmp_signed(">", extent, ir.Constant(dm.i64, 0)),
                                         extent, ir.Constant(dm.i64, 1))
                 stride = self._product(stride, at_least_one)
-        for item in (0, 0, size, step.itemsize, b.select(has_items, pointer,
-                                                         ir.Constant(dm.i64, 0)),
+        for item in (0, 0, size, itemsize, b.select(has_items, pointer,
+                                                    ir.Constant(dm.i64, 0)),
                      *shape, *strides):
             self.store(item if isinstance(item, ir.Value) else ir.Constant(dm.i64, item),
                        next(units))
@@ -275,10 +345,11 @@ class _Emitter:
         self.unless(self.is_type(self._present(item), cls))
         return item
 
-    def _tuple_item(self, item, length, j):
-        """Item j of `item`, which must be a tuple of `length` items."""
+    def _tuple_item(self, item, length, j, cls=tuple):
+        """Item j of `item`, which must be a tuple (of exactly `cls`, tuple or a subclass
+        of its layout) of `length` items."""
         b = self.builder
-        self._exact(item, tuple)
+        self._exact(item, cls)
         size = b.load(b.gep(item, [ir.Constant(dm.i64, TUPLE_SIZE)], source_etype=dm.i8),
                       typ=dm.i64)
         self.unless(b.icmp_signed("==", size, ir.Constant(dm.i64, length)))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import math
 import struct
+import sys
 import threading
 
 import numpy as np
@@ -121,13 +122,15 @@ _SCALARS = frozenset({bool, int, float, np.bool_, np.int8, np.int16, np.int32, n
 
 class _Foreign:
     """A KnownLaunch step: a C-contiguous array of another library (CuPy, PyTorch...) read
-    through its `__cuda_array_interface__` at every launch (its memory or shape may change)."""
+    through its `__cuda_array_interface__` at every launch (its memory or shape may change).
+    For a PyTorch tensor, `tensor` is what a compiled entry reads instead (TorchTensor)."""
 
-    __slots__ = ("kind", "itemsize")
+    __slots__ = ("kind", "itemsize", "tensor")
 
-    def __init__(self, kind):
+    def __init__(self, kind, tensor=None):
         self.kind = kind   # (typestr, ndim)
         self.itemsize = np.dtype(kind[0]).itemsize
+        self.tensor = tensor
 
     def values(self, value, stream):
         """Its parameter values, or None when it is not of this step's kind."""
@@ -139,6 +142,29 @@ class _Foreign:
         size = math.prod(shape)
         return (0, 0, size, self.itemsize, desc["data"][0] if size else 0, *shape,
                 *c_strides(shape, self.itemsize))
+
+
+class TorchTensor:
+    """How a compiled entry reads a PyTorch tensor (of exactly `torch.Tensor`, one dtype)
+    without its `__cuda_array_interface__`, a Python property that builds a dict at every
+    read (2 us a tensor, most of a launch): from the tensor's own C attributes and methods,
+    after the checks the property makes (no `__torch_function__` override, on the GPU,
+    strided, no grad; C-contiguous, as the short path needs). A tensor failing one goes to
+    the Python path, which reads the property (and raises its error)."""
+
+    __slots__ = ("has_torch_function_unary", "strided", "size_type", "dtype")
+
+    def __init__(self, torch, dtype):
+        self.has_torch_function_unary = torch._C._has_torch_function_unary
+        self.strided, self.size_type, self.dtype = torch.strided, torch.Size, dtype
+
+    @classmethod
+    def of(cls, value):
+        """For a torch.Tensor (PyTorch is then imported), else None."""
+        torch = sys.modules.get("torch")
+        if torch is None or type(value) is not getattr(torch, "Tensor", None):
+            return None
+        return cls(torch, value.dtype)
 
 
 def _foreign_kind(desc):
@@ -261,7 +287,8 @@ def _known_launch(cache, context, kernel, args, kinds):
         if not isinstance(ty, types.Array if array else types.Number):
             return None   # (a signature's tuple or record: the general path checks it)
         if value is not as_typed:
-            steps.append(_Foreign(_foreign_kind(value.__cuda_array_interface__)))
+            steps.append(_Foreign(_foreign_kind(value.__cuda_array_interface__),
+                                  TorchTensor.of(value)))
         elif array:
             steps.append(_ARRAY)
         elif kernel.signatures and type(value) is not ty.np_dtype.type:
