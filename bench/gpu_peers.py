@@ -212,7 +212,9 @@ def reduce_section():
     dx = cuda.to_device(x)
     record("reduce", "kiln cuda.reduce", gb / best_time(lambda: total(dx), cuda.synchronize,
                                                         5), "GB/s")
-    print("  kiln sum", float(total(dx)), "float64 sum", expected)
+    got = float(total(dx))
+    print("  kiln sum", got, "float64 sum", expected)
+    assert abs(got - expected) <= 1e-4 * np.abs(x).sum(dtype=np.float64), (got, expected)
     # its first pass alone, back to back: the kernel's bandwidth without the host's part
     fold = total._kernels[x.dtype]
     plan = next(iter(total._plans.values()))

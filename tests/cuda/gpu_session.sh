@@ -63,6 +63,8 @@ KILN_CACHE_DIR=$(mktemp -d) python3 /tmp/kiln_first_launch.py || exit
 export KILN_CACHE_DIR=$(mktemp -d)
 echo "a new kernel:"; python3 /tmp/kiln_first_launch.py || exit
 echo "from the disk cache:"; python3 /tmp/kiln_first_launch.py || exit
+echo "a new kernel, profiled (where the time goes):"
+KILN_CACHE_DIR=$(mktemp -d) python3 -m cProfile -s cumtime /tmp/kiln_first_launch.py | head -45
 python3 -X importtime -c "import kiln.cuda" 2>&1 | sort -t"|" -k2 -n | tail -8'
 }
 for phase in "$@"; do

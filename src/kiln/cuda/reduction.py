@@ -10,10 +10,12 @@ Written with kiln.cuda's own API, so it runs on every back-end. Two passes of on
 the first runs as many blocks as the device holds at once (each thread folds a
 grid-strided slice, four loads at a time, so the pass is bound by memory bandwidth, as a
 copy is), and folds each block to one value; the second folds the blocks' values in one
-block. Calls on stream 0 reuse one array of partial values. Inside a block, warps fold
-their lanes with shuffles (`shfl_down_sync`, for 32- and 64-bit numbers) and their
-leaders' values meet in shared memory; other dtypes fold in shared memory alone. The
-function should be associative and commutative: the order of folding is a tree.
+block. Calls on stream 0 reuse one array of partial values, and the last pass writes the
+result straight into mapped host memory (a copy back would cost more than the wait). Inside
+a block, warps fold their lanes with shuffles (`shfl_down_sync`, for 32- and 64-bit
+numbers) and their leaders' values meet in shared memory; other dtypes fold in shared
+memory alone. The function should be associative and commutative: the order of folding is
+a tree.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ import numpy as np
 
 from . import backend, signatures
 from .devicearray import DeviceNDArray
-from .host import device_array, to_device
+from .devices import default_stream
+from .host import as_cuda_array, device_array, mapped_array, to_device
 from .intrinsics import (blockDim, blockIdx, grid, gridsize, shared,
                          shfl_down_sync, syncthreads, threadIdx, warpsize)
 from .kernel import DeviceFunction, jit
@@ -122,8 +125,10 @@ class _Plan(NamedTuple):
     """What calls on stream 0 reuse for one array type on one device."""
     blocks: int                # as many as the device holds at once
     partials: DeviceNDArray    # their values
-    first: DeviceNDArray       # partials[:1], where the second pass leaves the result
-    host: np.ndarray           # one element, the result read back
+    first: DeviceNDArray       # partials[:1]
+    result: np.ndarray         # one element of mapped host memory, which the last pass
+    result_view: DeviceNDArray  # writes through this view: no copy to wait for
+    stream: object             # stream 0
 
 
 class Reduce:
@@ -135,7 +140,7 @@ class Reduce:
         self.__name__ = getattr(functor, "__name__", "reduce")
         self._kernels = {}
         self._plans = {}                # (array type, context) -> _Plan
-        self._lock = threading.Lock()   # one call at a time uses a plan's partials
+        self._lock = threading.Lock()   # one call at a time uses a plan's arrays
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         """Reduce `arr[:size]`, folding in `init`. With `res` (a device array) the result
@@ -152,21 +157,24 @@ class Reduce:
         kernel = self._kernels.get(values.dtype)
         if kernel is None:
             kernel = self._kernels[values.dtype] = _make_kernel(self._device_fn, values.dtype)
-        n = values.size
         plan = self._plan(kernel, values, init)
-        blocks = min(-(-n // _THREADS), plan.blocks)   # every block has values
+        blocks = min(-(-values.size // _THREADS), plan.blocks)   # every block has values
         if stream:   # calls on other streams may overlap: each has its own partials
             partials = device_array(blocks, values.dtype, stream=stream)
-            self._fold(kernel, values, partials, blocks, init, stream)
-            return self._result(partials[:1], res, stream)[0]
+            _fold(kernel, values, partials, partials, blocks, init, stream)
+            return _deliver(partials[:1], res, stream)
         with self._lock:   # stream 0 runs calls in order: they share the plan's arrays
-            self._fold(kernel, values, plan.partials, blocks, init, stream)
-            return self._result(plan.first, res, stream, plan.host)[0]
+            if res is not None:
+                _fold(kernel, values, plan.partials, plan.first, blocks, init, stream)
+                return _deliver(plan.first, res, stream)
+            _fold(kernel, values, plan.partials, plan.result_view, blocks, init, stream)
+            plan.stream.synchronize()
+            return plan.result[0]
 
     def _plan(self, kernel, values, init):
         """As many blocks as the device holds at once (the first pass's grid: each thread
         strides over the array, so one full wave streams it; a second, part-full wave would
-        halve the bandwidth), and a device array for their values."""
+        halve the bandwidth), and the arrays for their values and the result."""
         key = (values._kiln_type, backend.active.context())
         plan = self._plans.get(key)
         if plan is None:
@@ -174,24 +182,27 @@ class Reduce:
             argtypes = signatures.argument_types(self.__name__, probe)
             blocks = backend.active.max_cooperative_blocks(kernel, argtypes, _THREADS, 0)
             partials = device_array(blocks, values.dtype)
-            plan = self._plans[key] = _Plan(blocks, partials, partials[:1],
-                                            np.empty(1, values.dtype))
+            result = mapped_array(1, values.dtype)
+            plan = self._plans[key] = _Plan(blocks, partials, partials[:1], result,
+                                            as_cuda_array(result), default_stream())
         return plan
 
-    @staticmethod
-    def _fold(kernel, values, partials, blocks, init, stream):
-        """The fold of `values` into partials[0]."""
-        kernel[blocks, _THREADS, stream](values, partials, values.size, init, True)
-        if blocks > 1:
-            kernel[1, _THREADS, stream](partials, partials, blocks, init, False)
 
-    @staticmethod
-    def _result(first, res, stream, host=None):
-        """partials[0] (`first`) copied into res[0] -> (None,), or to the host -> (value,)."""
-        if res is not None:
-            res[:1].copy_to_device(first, stream=stream)
-            return (None,)
-        return first.copy_to_host(host, stream=stream)
+def _fold(kernel, values, partials, last, blocks, init, stream):
+    """The fold of `values` into last[0], through `partials` when it takes two passes."""
+    if blocks == 1:
+        kernel[1, _THREADS, stream](values, last, values.size, init, True)
+        return
+    kernel[blocks, _THREADS, stream](values, partials, values.size, init, True)
+    kernel[1, _THREADS, stream](partials, last, blocks, init, False)
+
+
+def _deliver(first, res, stream):
+    """first[0] copied into res[0] (-> None), or to the host (-> its value)."""
+    if res is not None:
+        res[:1].copy_to_device(first, stream=stream)
+        return None
+    return first.copy_to_host(stream=stream)[0]
 
 
 reduce = Reduce
