@@ -8,7 +8,8 @@
 #   tests     the whole CUDA suite on the device (14 workers), then the `gpu` tests alone
 #   speed     bench/gpu_peers.py (kiln beside CuPy, PyTorch, Triton, numba-cuda and the
 #             device copy) and a new kernel's first launch in fresh processes
-#   sanitize  compute-sanitizer's memcheck over tests/cuda/test_hardware.py
+#   sanitize  compute-sanitizer's memcheck over tests/cuda/test_hardware.py, racecheck and
+#             synccheck over the kernels with shared memory and barriers
 #   bench     bench/run.py's GPU kernels beside numba-cuda
 set -u
 [ $# -gt 0 ] || { echo "usage: gpu_session.sh env|tests|speed|sanitize|bench ..." >&2; exit 2; }
@@ -29,7 +30,7 @@ run() {   # run NAME SECONDS COMMAND...: its output in $OUT/NAME.txt, its status
     shift 2
     timeout "$seconds" "$@" > "$out/$name.txt" 2>&1
     echo "exit status $?" >> "$out/$name.txt"
-    grep -a -E "^(FAILED|ERROR)|passed|failed|GB/s|TFLOP|us$|first launch|exit status" \
+    grep -a -E "^(FAILED|ERROR)|passed|failed|SUMMARY|GB/s|TFLOP|us$|first launch|exit status" \
         "$out/$name.txt" | tail -n 40
 }
 first_launch() {
@@ -93,6 +94,13 @@ print(toolkit.libdevice_path(), toolkit.ptxas_path()); cuda.detect()"'
         run memcheck 60 compute-sanitizer --tool memcheck --error-exitcode 9 \
             python3 -m pytest -q -p no:cacheprovider tests/cuda/test_hardware.py \
             -k "not memory_coming_back"
+        # shared memory races and barriers: the kernels that use them (reduce, the seeds')
+        for tool in racecheck synccheck; do
+            run "$tool" 120 compute-sanitizer --tool "$tool" --error-exitcode 9 \
+                python3 -m pytest -q -p no:cacheprovider tests/cuda/test_library.py \
+                tests/cuda/test_intrinsics.py tests/cuda/test_seeds.py \
+                -k "reduce or shared or sync or seed"
+        done
         ;;
     bench)
         run bench 240 python3 bench/run.py \
