@@ -11,11 +11,20 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from bench.registry import Benchmark
 
 # Global names a kernel may use that must be the backend's own object when compiled.
 REBOUND = ("prange", "cuda")
 COMPILERS = ("kiln", "numba")
+
+
+def numba_cuda_on_new_numpy():
+    """numba-cuda 0.30.4 calls np.row_stack, which NumPy 2.5 removed: give it the alias
+    (kiln is measured beside numba-cuda, so numba-cuda must import)."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
 
 
 def first_line(exc: BaseException) -> str:
@@ -49,6 +58,8 @@ class Backend:
     def resolve(self, name: str):
         """This backend's object for a rebound global name (`cuda` is a submodule)."""
         if name == "cuda":
+            if self.name == "numba":
+                numba_cuda_on_new_numpy()
             return importlib.import_module(f"{self.name}.cuda")
         return getattr(self.module, name)
 

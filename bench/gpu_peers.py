@@ -30,6 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
+from bench.backends import numba_cuda_on_new_numpy  # noqa: E402
 from bench.kernels.gpu import TPB, matmul_tiled, saxpy, touch  # noqa: E402
 from kiln import cuda  # noqa: E402
 
@@ -82,8 +83,7 @@ def optional(name):
 
 
 cupy, torch, triton = optional("cupy"), optional("torch"), optional("triton")
-if not hasattr(np, "row_stack"):   # numba-cuda 0.30.4 calls it; NumPy 2.5 removed it
-    np.row_stack = np.vstack
+numba_cuda_on_new_numpy()
 numba_cuda = getattr(optional("numba.cuda"), "cuda", None)
 if numba_cuda is not None and not numba_cuda.is_available():
     print("  numba-cuda imports but finds no GPU", flush=True)
