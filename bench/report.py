@@ -99,6 +99,9 @@ def derive(kernel: dict, copy_bytes_per_s: float | None) -> None:
         for a, b in (("kiln", "numba"), ("kiln", "numpy"), ("numba", "numpy"))
         if times[a] and times[b]}
     moved = kernel["meta"].get("bytes_touched")
+    if kernel["meta"].get("on_gpu"):   # the host's copy is no ceiling for device memory
+        kernel["bandwidth_gb_s"] = {c: moved / t / 1e9 for c, t in times.items() if moved and t}
+        return
     kernel["bandwidth_fraction"] = {
         c: moved / t / copy_bytes_per_s for c, t in times.items()
         if moved and t and copy_bytes_per_s}
@@ -240,7 +243,8 @@ def _kernels_section(data: dict) -> list[str]:
              "Times are steady-state medians; ratios are time / time, below 1 means kiln is "
              "faster. First call includes compiling (small inputs). CPython is measured on a "
              "small size and scaled to the full one by the kernel's work (†). BW is bytes "
-             "touched / time as a fraction of the np.copyto bandwidth.", "",
+             "touched / time as a fraction of the np.copyto bandwidth (in GB/s for GPU kernels, "
+             "whose ceiling is the device's).", "",
              "| kernel | size | kiln 1st call | kiln | Numba 1st call | Numba | NumPy | "
              "CPython † | kiln/Numba | kiln/NumPy | BW kiln | BW Numba | kiln status |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -253,7 +257,9 @@ def _kernels_section(data: dict) -> list[str]:
         cells.append(fmt_time(median(k, "numpy")))
         cells.append(fmt_time(res.get("cpython", {}).get("estimated_full_s")))
         cells += [f"{ratios[r]:.2f}" if r in ratios else "—" for r in ("kiln/numba", "kiln/numpy")]
-        cells += [f"{bwf[c]:.0%}" if c in bwf else "—" for c in COMPILED]
+        gpu = k.get("bandwidth_gb_s", {})
+        cells += [f"{bwf[c]:.0%}" if c in bwf else f"{gpu[c]:.0f} GB/s" if c in gpu else "—"
+                  for c in COMPILED]
         cells.append(_short_status(res.get("kiln", {}).get("status", "not run")))
         lines.append("| " + " | ".join(cells) + " |")
     return lines + [""]

@@ -153,7 +153,7 @@ def _run_cuda(bench, backends, cfg, report) -> None:
 
 
 def _meta(bench: Benchmark, n: int, args: tuple) -> dict:
-    return {"size": n, "label": bench.label.format(n=human(n)),
+    return {"size": n, "label": bench.label.format(n=human(n)), "on_gpu": bench.kind == "cuda",
             "bytes_touched": bench.bytes_touched(args) if bench.bytes_touched else None}
 
 
