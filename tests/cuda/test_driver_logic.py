@@ -1153,6 +1153,10 @@ def test_compiled_entries_read_torch_tensors_without_their_interface(fake, monke
     assert values[7:21] == [0, 0, 7, 8, a.dev.device_ctypes_pointer.value, 7, 8,
                             0, 0, 0, 8, 0, 0, 8]
     b.dev = cuda.to_device(np.ones(7))
+    held = sys.getrefcount(fake_torch.float64), sys.getrefcount(fake_torch.strided)
+    for _ in range(50):   # the entry releases what it reads
+        configured(out, a, b)
+    assert (sys.getrefcount(fake_torch.float64), sys.getrefcount(fake_torch.strided)) == held
     # what the interface refuses, or describes otherwise: the Python path
     a.requires_grad = True
     with pytest.raises(RuntimeError, match="requires grad"):
@@ -1171,10 +1175,10 @@ def test_compiled_entries_read_torch_tensors_without_their_interface(fake, monke
     assert fake.launches[-1][5][13] == struct.pack("q", 16)   # (a's stride)
     a.dev = cuda.to_device(np.arange(7.0, dtype=np.float32))   # another dtype
     configured(out, a, b)
-    assert _compiled_launches(fake) == 2 and len(asked) == 5
+    assert _compiled_launches(fake) == 52 and len(asked) == 5
     a.dev = cuda.to_device(np.arange(7.0))             # float64 again: the entry takes it
     configured(out, a, b)
-    assert _compiled_launches(fake) == 3 and len(asked) == 5
+    assert _compiled_launches(fake) == 53 and len(asked) == 5
     values = [struct.unpack("q", v)[0] for v in fake.launches[-1][5]]
     assert values[11:14] == [a.dev.device_ctypes_pointer.value, 7, 8]
 

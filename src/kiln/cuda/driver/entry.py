@@ -181,9 +181,20 @@ class _Emitter:
 
     def attribute(self, value, name):
         """A new reference to `value.name`, or to NotImplemented's path when it fails."""
+        return self._succeeded(self.builder.call(
+            self.c_api("PyObject_GetAttr", dm.ptr, [dm.ptr, dm.ptr]), [value, self.object(name)]))
+
+    def _method(self, value, name):
+        """A new reference to what `value.name()` returns, or to NotImplemented's path when
+        it raises."""
+        return self._succeeded(self.builder.call(
+            self.c_api("PyObject_CallMethodObjArgs", dm.ptr, [dm.ptr, dm.ptr], var_arg=True),
+            [value, self.object(name), ir.Constant(dm.ptr, None)]))
+
+    def _succeeded(self, found):
+        """`found`, what a C API call returned (a new reference, or NULL after an
+        exception, which goes to NotImplemented's path, cleared)."""
         b = self.builder
-        found = b.call(self.c_api("PyObject_GetAttr", dm.ptr, [dm.ptr, dm.ptr]),
-                       [value, self.object(name)])
         failed = b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None))
         with b.if_then(failed, likely=False):
             b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])
@@ -252,15 +263,16 @@ class _Emitter:
                                        var_arg=True),
                             [self.object(tensor.has_torch_function_unary), value,
                              ir.Constant(dm.ptr, None)])
-        self._is_new_reference_to(overridden, False)
+        self._is_new_reference_to(self._succeeded(overridden), False)   # (no override)
         for name, expected in (("is_cuda", True), ("requires_grad", False),
                                ("layout", tensor.strided), ("dtype", tensor.dtype)):
             self._is_new_reference_to(self.attribute(value, name), expected)
         self._is_new_reference_to(self._method(value, "is_contiguous"), True)
         data = self._method(value, "data_ptr")
+        outer = self._releasing(data)
         self.unless(self.is_type(data, int))
         pointer = b.call(self.c_api("PyLong_AsUnsignedLongLongMask", dm.i64, [dm.ptr]), [data])
-        b.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [data])
+        self._release(data, outer)
         shape = self.attribute(value, "shape")
         outer = self._releasing(shape)
         ndim = step.kind[1]
@@ -269,29 +281,10 @@ class _Emitter:
         self._release(shape, outer)
         self._c_contiguous(extents, pointer, step.itemsize, units)
 
-    def _method(self, value, name):
-        """A new reference to what `value.name()` returns, or NotImplemented's path when
-        it raises."""
-        b = self.builder
-        found = b.call(self.c_api("PyObject_CallMethodObjArgs", dm.ptr, [dm.ptr, dm.ptr],
-                                  var_arg=True),
-                       [value, self.object(name), ir.Constant(dm.ptr, None)])
-        failed = b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None))
-        with b.if_then(failed, likely=False):
-            b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])
-        self.unless(b.not_(failed))
-        return found
-
     def _is_new_reference_to(self, found, expected):
-        """Go on where `found` (a new reference, or NULL after an exception) is the object
-        `expected`, releasing it."""
+        """Go on where `found` (a new reference, released here) is the object `expected`."""
         b = self.builder
-        failed = b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None))
-        with b.if_else(failed, likely=False) as (then, otherwise):
-            with then:
-                b.call(self.c_api("PyErr_Clear", ir.VoidType(), []), [])
-            with otherwise:
-                b.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [found])
+        b.call(self.c_api("Py_DecRef", ir.VoidType(), [dm.ptr]), [found])
         self.unless(b.icmp_unsigned("==", found, self.object(expected)))
 
     def _releasing(self, obj):
