@@ -3,9 +3,10 @@ targets (docs/gpu.md) as figures, `python bench/gpu_peers.py [--json PATH] [--qu
 
 - the device-to-device copy (kiln, CuPy, PyTorch): the bandwidth floor of the others;
 - SAXPY over 2^27 float32 (kiln, CuPy's elementwise kernel, Triton, PyTorch), and kiln's
-  with four elements per thread;
+  with four elements per thread (grid-strided, or consecutive);
 - a sum over 2^27 float32 (`cuda.reduce`, its first pass alone, `cupy.sum`, `torch.sum`);
-- the 16x16 tiled float32 matmul at n=4096 (kiln; cuBLAS through CuPy for scale);
+- the 16x16 tiled float32 matmul at n=4096, as the seed has it and with threads along
+  rows (kiln; cuBLAS through CuPy for scale);
 - the host's cost of a launch with three arrays and a scalar: kiln with its device arrays,
   CuPy arrays and PyTorch tensors, against a CuPy RawKernel of the same kernel;
 - each kiln kernel beside the same Python kernel compiled by numba-cuda, where it imports,
@@ -18,6 +19,7 @@ and skipped: one failure does not hide the other figures."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -146,6 +148,41 @@ def saxpy_four(a, x, y, out):
         i += stride
 
 
+def saxpy_consecutive(a, x, y, out):
+    """SAXPY with four consecutive elements per thread (a warp's loads cover 512 bytes)."""
+    i = 4 * cuda.grid(1)
+    if i + 3 < x.shape[0]:
+        x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
+        y0, y1, y2, y3 = y[i], y[i + 1], y[i + 2], y[i + 3]
+        out[i] = a * x0 + y0
+        out[i + 1] = a * x1 + y1
+        out[i + 2] = a * x2 + y2
+        out[i + 3] = a * x3 + y3
+    else:
+        while i < x.shape[0]:
+            out[i] = a * x[i] + y[i]
+            i += 1
+
+
+def matmul_rows(a, b, c):
+    """The seed's tiled matmul with threadIdx.x along a row (the CUDA guide's layout):
+    consecutive threads read consecutive floats of A's and B's rows."""
+    sa = cuda.shared.array((TPB, TPB), np.float32)
+    sb = cuda.shared.array((TPB, TPB), np.float32)
+    col, row = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = np.float32(0.0)
+    for t in range(cuda.gridDim.x):
+        sa[ty, tx] = a[row, tx + t * TPB]
+        sb[ty, tx] = b[ty + t * TPB, col]
+        cuda.syncthreads()
+        for k in range(TPB):
+            acc += sa[ty, k] * sb[k, tx]
+        cuda.syncthreads()
+    c[row, col] = acc
+
+
 def saxpy_section():
     x, y = host_data(N)
     expected = A * x + y
@@ -162,10 +199,12 @@ def saxpy_section():
                                              module.synchronize, 20), "GB/s")
         agreement("saxpy", name, dout.copy_to_host(), expected)
         print(f"  {name} saxpy registers per thread:", kernel.get_regs_per_thread())
-    four = cuda.jit(saxpy_four)[-(-N // 1024), 256]
-    record("saxpy", "kiln, 4 elements per thread", gb / best_time(
-        lambda: four(A, dx, dy, dout), cuda.synchronize, 20), "GB/s")
-    agreement("saxpy", "kiln, 4 elements per thread", dout.copy_to_host(), expected)
+    for name, kernel in (("4 elements per thread", saxpy_four),
+                         ("4 consecutive elements per thread", saxpy_consecutive)):
+        configured = cuda.jit(kernel)[-(-N // 1024), 256]
+        record("saxpy", f"kiln, {name}", gb / best_time(
+            lambda: configured(A, dx, dy, dout), cuda.synchronize, 20), "GB/s")
+        agreement("saxpy", f"kiln, {name}", dout.copy_to_host(), expected)
     configured = compiled(cuda, saxpy)[blocks, 256]
     if cupy is not None:
         kernel = cupy.ElementwiseKernel("float32 a, float32 x, float32 y", "float32 out",
@@ -245,17 +284,18 @@ def matmul_section():
     dc = cuda.device_array((n, n), np.float32)
     tflops = 2 * n ** 3 / 1e12
     rows = slice(0, min(n, 64))
-    for name, module in COMPILERS.items():
-        kernel = compiled(module, matmul_tiled)
+    for (name, module), (layout, func) in itertools.product(
+            COMPILERS.items(), (("", matmul_tiled), (", threads along rows", matmul_rows))):
+        kernel = compiled(module, func)
         ma, mb, mc = (da, db, dc) if module is cuda else \
             (module.as_cuda_array(da), module.as_cuda_array(db), module.as_cuda_array(dc))
         configured = kernel[(n // TPB, n // TPB), (TPB, TPB)]
-        record("matmul", f"{name} tiled 16x16", tflops / best_time(
+        record("matmul", f"{name} tiled 16x16{layout}", tflops / best_time(
             lambda: configured(ma, mb, mc), module.synchronize, 3, repeats=3), "TFLOP/s")
         np.testing.assert_allclose(dc.copy_to_host()[rows], a[rows].astype(np.float64) @ b,
                                    rtol=1e-3, atol=1e-2)
         compiled_ptx = kernel.inspect_asm()   # per launched signature (none simulated)
-        if OUT_DIR is not None and compiled_ptx:
+        if OUT_DIR is not None and compiled_ptx and not layout:
             (OUT_DIR / f"{name}_matmul.ptx").write_text(next(iter(compiled_ptx.values())))
     if cupy is not None:
         ca, cb = cupy.asarray(a), cupy.asarray(b)
