@@ -3,6 +3,7 @@ mixed int/float/bool/complex operands and the edge cases (0, -0.0, NaN, inf, int
 import itertools
 import math
 
+import numpy as np
 import pytest
 
 from helpers import check, jit, chk, wrap64, I64_MIN, I64_MAX
@@ -110,8 +111,24 @@ def test_bool_arith():
             for op in [truediv, floordiv, mod, divmod_]:
                 chk(op, a, b)
     for a in [True, False]:
-        for op in [neg, pos, invert, not_, abs_, truth]:
+        for op in [neg, pos, not_, abs_, truth]:
             chk(op, a)
+
+
+def np_invert(a): return np.invert(a)
+
+
+def test_invert_of_a_bool_is_logical_not_as_in_numpy():
+    # CPython's ~True is -2 (deprecated since 3.12); NumPy's and Numba's is False, and
+    # `B[~mask]` needs it: a bool array's ~ gave all True before (issue 31)
+    for a in [True, False]:
+        assert jit(invert)(a) is (not a)
+        assert jit(invert)(np.bool_(a)) is bool(np.invert(np.bool_(a)))
+    for mask in [np.array([True, False, True]), np.zeros(0, bool),
+                 np.array([[True, False], [False, False]], order="F")[:, ::-1]]:
+        for f in [invert, np_invert]:
+            got = jit(f)(mask)
+            assert got.dtype == np.bool_ and np.array_equal(got, ~mask)
 
 
 @pytest.mark.parametrize("op", [and_, or_, xor], ids=lambda f: f.__name__)
@@ -124,7 +141,7 @@ def test_bitwise(op):
 
 
 def test_invert():
-    for a in [0, 1, -1, 5, -6, I64_MAX, I64_MIN, True, False]:
+    for a in [0, 1, -1, 5, -6, I64_MAX, I64_MIN]:
         chk(invert, a)
 
 

@@ -342,9 +342,11 @@ def _pos(tctx, a):
 
 @template(operator.invert)
 def _invert(tctx, a):
+    """`~` of an integer flips its bits; of a bool it is logical not, as NumPy's (and Numba's)
+    `~np.bool_` (CPython's `~True` is -2, deprecated since 3.12): `B[~mask]` relies on it."""
     if not isinstance(a, _INTLIKE):
         return None
-    rt = arithmetic_result(a, a)
+    rt = a if isinstance(a, t.Boolean) else arithmetic_result(a, a)
     return rt(rt), lambda context, builder, sig, args: builder.not_(args[0])
 
 
