@@ -1,0 +1,194 @@
+"""kiln posing as `numba`, for the conformance runner only (never installed).
+
+`import numba` here is `kiln` under Numba's name: every public name comes from kiln
+(`kiln.__getattr__` answers the lazy ones), and Numba's public modules are kiln's modules
+under Numba's module names (`numba.types` *is* `kiln.types`). Numba's internals
+(`numba.core.compiler`, `numba.core.ir`, ...) are not provided: importing one raises
+ModuleNotFoundError naming it, so a test that needs one fails and the report says why.
+
+Numba's test files (`numba.tests.*`) and its test harness (`numba.testing`) are loaded
+from the real Numba installed beside kiln in conformance/.venv. The harness
+(`numba.testing`, `numba.tests.support`, the package `numba.tests`) is loaded leniently:
+a top-level import of a Numba internal there binds a placeholder that raises
+`NotImplementedError("... is a Numba internal ...")` as soon as a test uses it, so the
+harness imports and only the tests that use internals fail. Test modules themselves import
+strictly: one that imports an internal fails at import, as it would for a user.
+"""
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+import kiln
+from kiln import *  # noqa: F401,F403
+
+_FACADE = os.path.dirname(os.path.abspath(__file__))
+__path__ = [_FACADE]
+
+# Numba's public modules, by Numba's name -> kiln's module
+ALIASES = {
+    "numba.types": "kiln.types",
+    "numba.core.types": "kiln.types",
+    "numba.errors": "kiln.errors",
+    "numba.core.errors": "kiln.errors",
+    "numba.config": "kiln.config",
+    "numba.core.config": "kiln.config",
+    "numba.extending": "kiln.extending",
+    "numba.core.extending": "kiln.extending",
+    "numba.typed": "kiln.typed",
+    "numba.experimental": "kiln.experimental",
+    "numba.cuda": "kiln.cuda",
+}
+
+
+def _in_facade(name):
+    """Whether this folder has the module (numba.core, numba.np, ...: public names)."""
+    where = os.path.join(_FACADE, *name.split(".")[1:])
+    return os.path.isfile(where + ".py") or os.path.isfile(os.path.join(where, "__init__.py"))
+
+# Numba's test harness, loaded leniently from the real Numba
+HARNESS = {"numba.testing", "numba.testing.main", "numba.testing.loader", "numba.tests",
+           "numba.tests.support", "numba.cuda.testing"}
+
+
+def _real_numba_dir():
+    paths = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(_FACADE)]
+    spec = importlib.machinery.PathFinder.find_spec("numba", paths)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return list(spec.submodule_search_locations)[0]
+
+
+REAL_NUMBA = _real_numba_dir()
+
+
+class _Missing:
+    """A Numba internal the harness imported at its top level; any real use raises."""
+
+    loading = 0   # > 0 while a harness module runs its top level
+
+    def __init__(self, name):
+        object.__setattr__(self, "_name", name)
+
+    def _fail(self, *_):
+        raise NotImplementedError(f"{self._name} is a Numba internal that kiln does not "
+                                  "provide (conformance facade)")
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Missing(f"{self._name}.{attr}")
+
+    def __call__(self, *args, **kwargs):
+        if _Missing.loading:
+            return _Missing(f"{self._name}()")
+        self._fail()
+
+    def __setattr__(self, attr, value):
+        if not _Missing.loading:
+            self._fail()
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+    __bool__ = __iter__ = __len__ = __getitem__ = __enter__ = __int__ = __index__ = _fail
+
+    def __repr__(self):
+        return f"<missing Numba internal {self._name}>"
+
+
+def _lenient(tree, name):
+    """Rewrite the top-level imports of numba modules in a harness module so that each
+    name that fails to import binds a _Missing placeholder."""
+    import ast
+    body = []
+    for node in tree.body:
+        targets = []
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and \
+                (node.module or "").startswith("numba"):
+            for alias in node.names:
+                targets.append((ast.ImportFrom(node.module, [alias], 0),
+                                alias.asname or alias.name, f"{node.module}.{alias.name}"))
+        elif isinstance(node, ast.Import) and any(a.name.startswith("numba")
+                                                  for a in node.names):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                targets.append((ast.Import([alias]), bound, alias.name))
+        if not targets:
+            body.append(node)
+            continue
+        for stmt, bound, qual in targets:
+            fallback = ast.parse(f"{bound} = __numba_missing__({qual!r})").body
+            handler = ast.ExceptHandler(ast.Name("ImportError", ast.Load()), None, fallback)
+            body.append(ast.Try([stmt], [handler], [], []))
+    tree.body = body
+    return ast.fix_missing_locations(tree)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target):
+        self.target = target
+
+    def create_module(self, spec):
+        module = importlib.import_module(self.target)
+        self._spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self._spec     # importlib set the alias's spec: give kiln's back
+
+
+class _HarnessLoader(importlib.machinery.SourceFileLoader):
+    def source_to_code(self, data, path, *, _optimize=-1):
+        import ast
+        tree = _lenient(ast.parse(data, path), self.name)
+        return compile(tree, path, "exec", dont_inherit=True, optimize=_optimize)
+
+    def exec_module(self, module):
+        module.__numba_missing__ = _Missing
+        _Missing.loading += 1
+        try:
+            super().exec_module(module)
+        finally:
+            _Missing.loading -= 1
+
+    def get_code(self, fullname):   # never the cached bytecode of the unrewritten file
+        source = self.get_data(self.path)
+        return self.source_to_code(source, self.path)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba" and not name.startswith("numba."):
+            return None
+        if name in ALIASES:
+            return importlib.util.spec_from_loader(name, _AliasLoader(ALIASES[name]))
+        if name == "numba" or _in_facade(name):
+            return None   # this folder's own modules: the ordinary path finder
+        head = name.split(".")[1]
+        if head in ("tests", "testing") or name in HARNESS:
+            if REAL_NUMBA is None:
+                return None
+            parent = name.rpartition(".")[0]
+            where = [os.path.join(REAL_NUMBA, *parent.split(".")[1:])]
+            spec = importlib.machinery.PathFinder.find_spec(name, where)
+            if spec is not None and name in HARNESS and spec.origin and \
+                    spec.origin.endswith(".py"):
+                loader = _HarnessLoader(name, spec.origin)
+                spec = importlib.util.spec_from_file_location(
+                    name, spec.origin, loader=loader,
+                    submodule_search_locations=spec.submodule_search_locations)
+            return spec
+        if name.startswith("numba.cuda.") and "numba.cuda" in sys.modules:
+            return None   # kiln.cuda's own submodules, reached through its __path__
+        raise ModuleNotFoundError(f"No module named {name!r}: a Numba internal that kiln "
+                                  "does not provide (conformance facade)", name=name)
+
+
+sys.meta_path.insert(0, _Finder())
+
+
+def __getattr__(name):
+    return getattr(kiln, name)

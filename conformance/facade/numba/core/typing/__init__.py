@@ -1,0 +1,1 @@
+"""`numba.core.typing`: only `cffi_utils` (kiln.core.typing.cffi_utils) is public."""

@@ -1,0 +1,1 @@
+"""`numba.np`: `numba.np.numpy_support` maps to kiln's; the rest is internal."""

@@ -1,0 +1,60 @@
+"""Which of Numba's test modules the conformance runner runs, and why.
+
+Selected: the modules that test what a Numba user writes — the language and library in
+compiled code, the decorators, dispatchers' public methods, typed containers, jitclass and
+structref, ufunc builders, cfunc, errors and warnings users catch, config. Left out: the
+modules that test Numba's own machinery (IR, passes, type inference internals, its LLVM
+code generator, NRT internals, pycc, gdb, the test runner itself): kiln has a different
+compiler inside, so those would measure nothing a user sees.
+"""
+
+# modules that test the public API (all of them: `run.py --all`)
+PUBLIC = """
+test_api test_array_attr test_array_constants test_array_iterators test_array_manipulation
+test_array_methods test_array_reductions test_array_return test_auto_constants
+test_blackscholes test_boundscheck test_buffer_protocol test_builtins test_caching
+test_casting test_cffi test_cfunc test_chained_assign test_closure test_complex
+test_comprehension test_conditions_as_predicates test_config test_ctypes test_deprecations
+test_dicts test_dispatcher test_dyn_array test_entrypoints test_enums test_errorhandling
+test_exceptions test_extending test_fancy_indexing test_fastmath test_flow_control
+test_func_interface test_function_type test_generators test_getitem_on_types test_globals
+test_hashing test_heapq test_indexing test_intwidth test_iteration test_jitclasses
+test_jitmethod test_linalg test_lists test_literal_dispatch test_locals test_mandelbrot
+test_map_filter_reduce test_mathlib test_maxmin test_mixed_tuple_unroller test_multi3
+test_nan test_nested_calls test_np_functions test_np_randomgen test_npdatetime
+test_num_threads test_numberctor test_numbers test_numconv test_object_mode
+test_operators test_optional test_parallel_backend test_parfors test_polynomial
+test_print test_python_int test_random test_range test_recarray_usecases
+test_record_dtype test_recursion test_return_values test_serialize test_sets test_slices
+test_sort test_stencils test_storeslice test_struct_ref test_try_except test_tuples
+test_typedlist test_typeof test_typingerror test_ufuncs test_unicode test_unicode_array
+test_unicode_names test_unpack_sequence test_usecases test_warnings test_withlifting
+npyufunc.test_dufunc npyufunc.test_errors npyufunc.test_gufunc npyufunc.test_ufunc
+npyufunc.test_ufuncbuilding npyufunc.test_update_inplace npyufunc.test_vectorize_decor
+doc_examples.test_examples doc_examples.test_interval_example doc_examples.test_jitclass
+doc_examples.test_literal_container_usage doc_examples.test_literally_usage
+doc_examples.test_numpy_generators doc_examples.test_parallel_chunksize
+doc_examples.test_rec_array doc_examples.test_structref_usage
+doc_examples.test_typed_dict_usage doc_examples.test_typed_list_usage
+doc_examples.test_typed_set_usage
+""".split()
+
+# a bounded subset chosen for breadth (each area of the public API once, modules that run
+# in seconds to a minute on Numba): what `run.py` runs by default on a 2-core machine
+DEFAULT = """
+test_api test_config test_deprecations test_warnings test_typeof test_numberctor
+test_numbers test_complex test_mathlib test_tuples test_range test_slices test_iteration
+test_unpack_sequence test_closure test_recursion test_generators test_optional
+test_exceptions test_try_except test_globals test_enums test_usecases test_return_values
+test_map_filter_reduce test_typingerror test_array_attr test_fancy_indexing test_dicts
+test_sets test_comprehension test_heapq test_hashing test_literal_dispatch test_jitclasses
+test_struct_ref test_cfunc npyufunc.test_vectorize_decor npyufunc.test_gufunc
+doc_examples.test_examples
+""".split()
+
+# numba-cuda's modules (under the simulator): numba.cuda.tests.<group>.<module>
+CUDA_DEFAULT = """
+cudapy.test_array cudapy.test_atomics cudapy.test_blackscholes cudapy.test_complex
+cudapy.test_constmem cudapy.test_idiv cudapy.test_intrinsics cudapy.test_localmem
+cudapy.test_math cudapy.test_sm cudapy.test_vectorize cudapy.test_gufunc
+""".split()
