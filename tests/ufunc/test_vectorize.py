@@ -25,13 +25,13 @@ def python_reference(kernel, *arrays, dtype):
 
 @pytest.fixture(params=["cpu", "parallel"])
 def hyp(request):
-    return vectorize(["float64(float64, float64)", "float32(float32, float32)"],
+    return vectorize(["float32(float32, float32)", "float64(float64, float64)"],
                      target=request.param)(hypot_kernel)
 
 
 def test_eager_is_a_real_ufunc(hyp):
     assert isinstance(hyp, np.ufunc)
-    assert (hyp.nin, hyp.nout, hyp.ntypes, hyp.types) == (2, 1, 2, ["dd->d", "ff->f"])
+    assert (hyp.nin, hyp.nout, hyp.ntypes, hyp.types) == (2, 1, 2, ["ff->f", "dd->d"])
     assert hyp.__name__ == "hypot_kernel"
 
 
@@ -136,7 +136,7 @@ def test_bad_input_gives_clear_errors():
 
 def test_called_from_compiled_code_fused_on_arrays_and_on_scalars():
     from kiln import njit
-    hyp = vectorize(["float64(float64, float64)", "float32(float32, float32)"])(hypot_kernel)
+    hyp = vectorize(["float32(float32, float32)", "float64(float64, float64)"])(hypot_kernel)
 
     @vectorize
     def twice(a):
@@ -207,7 +207,7 @@ SPECIAL = np.array([7.0, -7.0, 0.0, -0.0, 2.5, np.inf, -np.inf, np.nan, 1e300, -
 def test_float_arithmetic_follows_numpy_at_zero_inf_and_nan(op, reference, dtype):
     """Kernels use NumPy's error model: x // 0.0, x % 0.0, 0.0 ** -1 and overflowing powers
     give NumPy's inf/nan, never ZeroDivisionError or OverflowError."""
-    ufunc = vectorize(["float64(float64, float64)", "float32(float32, float32)"])(op)
+    ufunc = vectorize(["float32(float32, float32)", "float64(float64, float64)"])(op)
     with np.errstate(all="ignore"):
         a, b = np.meshgrid(SPECIAL.astype(dtype), SPECIAL.astype(dtype))
         got = ufunc(a, b)
@@ -222,7 +222,7 @@ def test_float_arithmetic_follows_numpy_at_zero_inf_and_nan(op, reference, dtype
     (floordiv, np.floor_divide), (mod, np.remainder), (truediv, np.true_divide)])
 def test_integer_arithmetic_by_zero_follows_numpy(op, reference):
     result = "float64" if op is truediv else "{0}"
-    ufunc = vectorize([f"{result.format(ty)}({ty}, {ty})" for ty in ("int64", "int32")])(op)
+    ufunc = vectorize([f"{result.format(ty)}({ty}, {ty})" for ty in ("int32", "int64")])(op)
     a, b = np.meshgrid(np.array([7, -7, 0, 3, -2**31]), np.array([0, 2, -1, -3, 0]))
     for x, y in ((a, b), (a.astype(np.int32), b.astype(np.int32))):
         expected = numpy_reference(reference, x, y)
@@ -232,30 +232,42 @@ def test_integer_arithmetic_by_zero_follows_numpy(op, reference):
         assert np.array_equal(got, expected, equal_nan=True)
 
 
-def test_signatures_as_kiln_types_and_numpy_loop_choice():
-    from kiln import float32, float64, int64
-    ufunc = vectorize([float32(float32, float32), float64(float64, float64),
-                       int64(int64, int64)])(times_plus_one)
-    assert ufunc.types == ["ff->f", "dd->d", "ll->l"]
+def first_safe_loop(types, operands):
+    """NumPy's linear loop search (and Numba's): the first loop, in the order the signatures
+    were written, that every operand's dtype casts to safely; a Python number is its default
+    dtype (int64, float64), as Numba types it."""
+    chars = [np.asarray(o).dtype.char for o in operands]
+    return next(lp for lp in types if all(np.can_cast(k, c, "safe") for k, c in zip(chars, lp)))
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (1, 0, 2), (2, 1, 0), (1, 2, 0)])
+def test_the_loop_is_the_first_declared_one_the_inputs_cast_to_safely(order):
+    """Issue 31: with f8 declared before f4, float32 input runs the f8 loop and gives
+    float64, as in Numba (NumPy 2 alone would prefer the exact f4 loop); called from
+    compiled code too."""
+    from kiln import float32, float64, int64, njit
+    declared = [float32(float32, float32), float64(float64, float64), int64(int64, int64)]
+    ufunc = vectorize([declared[k] for k in order])(times_plus_one)
+    types = ["ff->f", "dd->d", "ll->l"]
+    types = [types[k] for k in order]
+    assert ufunc.types == types
+    compiled = njit(lambda x, y: ufunc(x, y))
     f32, f64 = np.linspace(-1, 1, 7, dtype=np.float32), np.linspace(-1, 1, 7)
     i32 = np.arange(-3, 4, dtype=np.int32)
-    # NumPy's choice: the loop of the inputs' dtypes, else the first one they cast to
-    # safely (float32 is never picked for float64 inputs; int32 goes to float64, not to
-    # the later int64 loop)
     for x, y in ((f32, f32), (f64, f64), (f32, f64), (i32, i32), (i32, f32),
-                 (np.arange(7), np.arange(7)), (f64, 2), (f32, np.float32(2))):
-        got = ufunc(x, y)
-        kinds = (np.asarray(x).dtype.char, np.asarray(y).dtype.char)
-        loop = next((lp for lp in ufunc.types if tuple(lp[:2]) == kinds), None) or next(
-            lp for lp in ufunc.types if all(np.can_cast(k, c) for k, c in zip(kinds, lp)))
-        assert got.dtype == np.dtype(loop[-1]), kinds
-        assert np.array_equal(got, python_reference(times_plus_one, x, y, dtype=got.dtype))
+                 (np.arange(7), np.arange(7)), (f64, 2), (f32, np.float32(2)), (i32, 2)):
+        loop = first_safe_loop(types, (x, y))
+        for got in (ufunc(x, y), compiled(x, y)):
+            assert got.dtype == np.dtype(loop[-1]), (x.dtype, np.asarray(y).dtype)
+            assert np.array_equal(got, python_reference(times_plus_one, x, y, dtype=got.dtype))
+    assert ufunc(np.float32(1), np.float32(2)).dtype == np.dtype(first_safe_loop(types, (
+        np.float32(1), np.float32(2)))[-1])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
 def test_shapes_layouts_and_special_values(dtype):
-    ufunc = vectorize(["float64(float64, float64)", "float32(float32, float32)",
-                       "int64(int64, int64)"])(three_a_minus_b)
+    ufunc = vectorize(["float32(float32, float32)", "int64(int64, int64)",
+                       "float64(float64, float64)"])(three_a_minus_b)
     rng = np.random.default_rng(7)
     cube = (rng.standard_normal((4, 5, 6)) * 100).astype(dtype)
     cases = [(cube, cube[::-1]), (cube.transpose(2, 0, 1), cube.transpose(2, 0, 1)[:, :, :1]),
@@ -341,7 +353,7 @@ def test_unsupported_operand_dtypes_are_type_errors():
         eager(np.ones(2, dtype=np.int32), np.ones(2, dtype=np.int32), casting="no")
     # the loops it has still run, as NumPy picks them: the first the inputs cast to safely
     assert eager(np.int8(3), np.int8(4)) == 7 and eager(np.int8(3), np.int8(4)).dtype == np.float64
-    assert eager(np.int64(3), np.int64(4)).dtype == np.int64   # an exact match first
+    assert eager(np.int64(3), np.int64(4)).dtype == np.float64   # no exact match first
     assert eager(np.float32(1.5), 2).dtype == np.float64 and eager(np.float32(1.5), 2) == 3.5
     narrow = vectorize(["float32(float32)"])(lambda_free_negate)
     with pytest.raises(TypeError, match=r"^ufunc 'lambda_free_negate' has no loop for "

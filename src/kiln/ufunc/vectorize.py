@@ -51,6 +51,8 @@ def _build(fn, signatures, options):
         return DUFunc(kernel, options.get("identity"), made_by)
     for sig in signatures:
         kernel.compile_signature(sig)
+    if kernel.shadowed_loop():
+        return DUFunc(kernel, options.get("identity"), made_by, frozen=True)
     ufunc = kernel.ufunc(options.get("identity"))
     pickling.remember(ufunc, made_by)
     return ufunc
@@ -123,6 +125,22 @@ class _Kernel:
         self.loops[argtypes] = (address, [ty.np_dtype for ty in argtypes] +
                                 [typed.return_type.np_dtype])
 
+    def first_safe_loop(self, argtypes):
+        """The first declared loop that every operand casts to safely, in the order the
+        signatures were written: NumPy's linear loop search, which Numba follows. (NumPy 2
+        takes a loop matching the dtypes exactly before searching, so a real ufunc whose
+        f8 loop comes before its f4 one would give float32 for float32 input.)"""
+        return next((declared for declared in self.declared if all(
+            np.can_cast(d.np_dtype, a.np_dtype, "safe") for d, a in zip(argtypes, declared))),
+            None)
+
+    def shadowed_loop(self):
+        """Whether a declared loop takes inputs an earlier loop also takes safely: then
+        NumPy's exact-match preference and the linear search pick differently, and the
+        choice has to be kiln's."""
+        order = list(self.declared)
+        return any(self.first_safe_loop(later) != later for later in order)
+
     def ufunc(self, identity):
         ufunc = make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
                            self.nin, 1, identity)
@@ -144,12 +162,10 @@ class _Kernel:
                     not all(isinstance(o, (t.Array, t.Number)) for o in operands):
                 return None
             dtypes = tuple(dtype_of(o) for o in operands)
-            if lazy or dtypes in self.declared:
+            if lazy:
                 argtypes = dtypes
             else:
-                argtypes = next((s for s in self.declared if all(
-                    np.can_cast(d.np_dtype, a.np_dtype, "safe") for d, a in zip(dtypes, s))),
-                    None)
+                argtypes = self.first_safe_loop(dtypes)
                 if argtypes is None:
                     from ..errors import TypingError
                     loops = ", ".join(f"{ret}({', '.join(map(str, args))})"
@@ -228,20 +244,37 @@ class Growing:
 
 
 class DUFunc(Growing):
-    """A ufunc that grows: each new combination of input dtypes compiles another loop."""
+    """A ufunc that grows: each new combination of input dtypes compiles another loop.
+    A frozen one (eager signatures whose order NumPy would not respect) compiles nothing
+    more: it takes the first declared loop the operands cast to safely."""
 
-    def __init__(self, kernel, identity, made_by):
+    def __init__(self, kernel, identity, made_by, frozen=False):
         super().__init__(kernel, made_by)
         self._identity = identity
+        self._frozen = frozen
         self._signatures = {}   # operand keys (_operand_key) -> the loop's 'dd->d'
-        kernel.callable_from_compiled_code(self, lazy=True)
+        if frozen:
+            self.ufunc = kernel.ufunc(identity)
+        kernel.callable_from_compiled_code(self, lazy=not frozen)
 
     def _ensure(self, argtypes):
+        if self._frozen:
+            return self.ufunc
         with self._lock:
             if argtypes not in self._kernel.loops:
                 self._kernel.compile(argtypes)
                 self.ufunc = self._kernel.ufunc(self._identity)
         return self.ufunc
+
+    def _argtypes(self, operands):
+        """The loop's input types; None for a frozen ufunc without a loop for them (NumPy's
+        own search then decides, and its error names the loops)."""
+        if not self._frozen:
+            return tuple(input_type(o) for o in operands)
+        try:
+            return self._kernel.first_safe_loop(tuple(input_type(o) for o in operands))
+        except TypeError:   # a dtype kiln has no type for: no loop takes it
+            return None
 
     def _loop_for(self, operands, kwargs):
         """The ufunc with a loop for these operands, and the call's keywords. A `dtype=`
@@ -258,7 +291,9 @@ class DUFunc(Growing):
         key = tuple(map(_operand_key, operands))
         signature = self._signatures.get(key)
         if signature is None:
-            argtypes = tuple(input_type(o) for o in operands)
+            argtypes = self._argtypes(operands)
+            if argtypes is None:
+                return self.ufunc, kwargs
             self._ensure(argtypes)
             chars = [np.dtype(d).char for d in self._kernel.loops[argtypes][1]]
             signature = "".join(chars[:-1]) + "->" + chars[-1]
@@ -279,6 +314,8 @@ class DUFunc(Growing):
 
     def _method(self, name, operands, *args, **kwargs):
         dtype = kwargs.get("dtype")
+        if self._frozen:   # NumPy's search, as a ufunc's reduce and at do
+            return getattr(self.ufunc, name)(*args, **kwargs)
         argtypes = (t.from_dtype(np.dtype(dtype)),) * self._kernel.nin if dtype is not None \
             else tuple(input_type(o) for o in operands)
         return getattr(self._ensure(argtypes), name)(*args, **kwargs)
