@@ -251,3 +251,30 @@ def test_signatures_that_do_not_parse(bad):
 def test_targets():   # (target='cuda': tests/cuda/test_gufunc.py)
     with pytest.raises(ValueError, match="unknown guvectorize target"):
         guvectorize(["void(float64[:], float64[:])"], "(n)->()", target="gpu")(bump_kernel)
+
+
+@guvectorize("(n),()->(n)")
+def add_scaled_into(x, scale, out):
+    for i in range(x.shape[0]):
+        out[i] += x[i] * scale
+
+
+@pytest.mark.parametrize("x_dtype, out_dtype", [
+    (np.int32, np.float32), (np.int8, np.float64), (np.float32, np.float32),
+    (np.uint16, np.int64), (np.float64, np.complex128)])
+def test_lazy_gufunc_runs_the_loop_of_the_operands_dtypes(x_dtype, out_dtype):
+    """Issue 31: made for float64 first, then called with int32 input and a float32 output
+    the kernel adds into, NumPy's search took the float64 loop and the kernel added into a
+    fresh cast buffer: doubled or tripled sums (or NaN and 1e36 in a resampling package)."""
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    first = np.ones((3, 4))
+    add_scaled_into(x, 2.0, first)
+    assert np.array_equal(first, 1 + x * 2.0)
+    xs = x.astype(x_dtype)[:, ::-1]            # non-contiguous too
+    out = np.full((3, 4), 5, dtype=out_dtype)
+    expected = out.copy()
+    for row in range(3):
+        for i in range(4):
+            expected[row, i] += xs[row, i] * 3
+    add_scaled_into(xs, 3, out)
+    assert out.dtype == out_dtype and np.array_equal(out, expected)

@@ -239,6 +239,10 @@ class GUFunc(Growing):
             if argtypes not in kernel.loops:
                 kernel.compile(argtypes)
                 self.ufunc = kernel.gufunc()
+        # The loop just made for these dtypes, by name: NumPy's search would take an older
+        # loop the inputs cast to (float64 for int32), and an output cast from that loop's
+        # is a fresh buffer that a kernel adding into its output reads as garbage.
+        kwargs.setdefault("signature", tuple(kernel.loops[argtypes][1]))
         return self.ufunc(*operands, **kwargs)
 
     def _operand_type(self, k, value):
