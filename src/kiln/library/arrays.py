@@ -347,6 +347,16 @@ def assign_into(dst, src):
 def _assign_into(dst, src):
     if not isinstance(dst, t.Array):
         return None
+    if dst.ndim == 0:      # a 0-d array holds one item: `a.fill(v)`, `np.array(b)`
+        if isinstance(src, t.Number):
+            def fill_item(dst, src):
+                dst[()] = src
+            return fill_item
+        if isinstance(src, t.Array) and src.ndim == 0:
+            def copy_item(dst, src):
+                dst[()] = src[()]
+            return copy_item
+        return None
     if isinstance(src, t.Number):
         if dst.ndim == 1:
             def fill(dst, src):

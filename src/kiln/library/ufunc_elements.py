@@ -302,3 +302,21 @@ def np_bitwise_count(typingctx, x):
         return count if width == 8 else \
             builder.trunc(count, byte) if width > 8 else builder.zext(count, byte)
     return t.uint8(x), codegen
+
+
+def complex_sign(z):
+    """np.sign of a complex number (NumPy 2): z / |z| in the parts' dtype, with NumPy's
+    loop's answers for NaN, infinities and zero."""
+    re, im = z.real, z.imag
+    magnitude = abs(z)
+    if magnitude != magnitude:
+        return complex(math.nan, math.nan)
+    if math.isinf(magnitude):
+        if math.isinf(re):
+            if math.isinf(im):
+                return complex(math.nan, math.nan)
+            return complex(1.0 if re > 0 else -1.0, 0.0)
+        return complex(0.0, 1.0 if im > 0 else -1.0)
+    if magnitude == 0:
+        return complex(0.0, 0.0)
+    return complex(re / magnitude, im / magnitude)

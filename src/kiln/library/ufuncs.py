@@ -242,7 +242,8 @@ def _logical_not(x):
 
 
 overload(np_square)(lambda x: _square)
-overload(np_sign)(lambda x: _float_sign if isinstance(x, t.Float) else _sign)
+overload(np_sign)(lambda x: _float_sign if isinstance(x, t.Float) else
+                  elements.complex_sign if isinstance(x, t.Complex) else _sign)
 overload(np_fmax)(lambda a, b: _fmax)
 overload(np_fmin)(lambda a, b: _fmin)
 
