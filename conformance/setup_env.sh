@@ -10,7 +10,7 @@ if [ ! -x "$venv/bin/python" ]; then
     "$py" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip setuptools wheel
-"$venv/bin/python" -m pip install -q "numba==0.68.1" scipy cffi
+"$venv/bin/python" -m pip install -q "numba==0.68.1" scipy cffi pytest pyyaml filecheck
 # numba-cuda is optional: its CUDA modules are skipped when it does not install
 "$venv/bin/python" -m pip install -q "numba-cuda==0.30.4" || echo "numba-cuda did not install: CUDA modules will be skipped"
 "$venv/bin/python" -m pip install -q -e "$repo"

@@ -24,7 +24,7 @@ def test_type_groups_are_numba_s():
     assert types.boolean not in types.number_domain
 
 
-@pytest.mark.parametrize("name", ["Omitted", "NPDatetime"])
+@pytest.mark.parametrize("name", ["Omitted", "NPDatetime", "StructRef", "NestedArray"])
 def test_absent_type_names_say_why(name):
     with pytest.raises(AttributeError, match=f"kiln.types has no {name}: "):
         getattr(types, name)
@@ -41,7 +41,9 @@ def test_numba_error_names_catch_kiln_s_errors():
             bad(1.0)
     assert issubclass(errors.NumbaPerformanceWarning, errors.NumbaWarning)
     with pytest.raises(AttributeError, match="kiln neither raises nor warns it"):
-        errors.NumbaDeprecationWarning
+        errors.NumbaRuntimeError
+    with pytest.raises(AttributeError, match="kiln neither raises nor warns it"):
+        errors.IRError
 
 
 def test_config_reads_the_environment_and_writes_what_kiln_reads_later(monkeypatch):
@@ -60,8 +62,8 @@ def test_config_reads_the_environment_and_writes_what_kiln_reads_later(monkeypat
     assert kiln.config.NUMBA_DEFAULT_NUM_THREADS >= 1
     with pytest.raises(AttributeError, match="cannot change now: it is fixed"):
         kiln.config.NUMBA_NUM_THREADS = 1
-    with pytest.raises(AttributeError, match="kiln.config has no DISABLE_JIT: "):
-        kiln.config.DISABLE_JIT = 1
+    with pytest.raises(AttributeError, match="kiln.config has no DEBUG: "):
+        kiln.config.DEBUG = 1
     with pytest.raises(AttributeError, match="no setting 'NO_SUCH'"):
         kiln.config.NO_SUCH
 
@@ -107,7 +109,163 @@ def test_version_info_compares_as_a_tuple():
     assert kiln.version_info >= (0, 1)
 
 
-@pytest.mark.parametrize("name", ["stencil", "generated_jit", "pndindex", "gdb"])
+@pytest.mark.parametrize("name", ["stencil", "generated_jit", "pndindex", "gdb", "gdb_init",
+                                  "gdb_breakpoint"])
 def test_absent_top_level_names_say_what_to_use(name):
     with pytest.raises(AttributeError, match=f"kiln has no {name}: .+"):
         getattr(kiln, name)
+
+
+# Numba's C type names: the integer of the C type's width here, as NumPy has it
+C_TYPES = {"char": "byte", "uchar": "ubyte", "short": "short", "ushort": "ushort",
+           "intc": "intc", "uintc": "uintc", "int_": "int_", "uint": "uint",
+           "long_": "int_", "ulong": "uint", "longlong": "longlong",
+           "ulonglong": "ulonglong", "ssize_t": "intp", "size_t": "uintp", "byte": "ubyte",
+           "double": "double"}
+
+
+@pytest.mark.parametrize("name, numpy_name", C_TYPES.items())
+def test_c_type_names_are_numpy_s_widths(name, numpy_name):
+    assert types.as_dtype(getattr(types, name)) == np.dtype(numpy_name)
+    assert getattr(kiln, name) is getattr(types, name)     # numba.double, numba.intc
+
+
+def test_c_type_names_compile_in_signatures():
+    @njit(types.double(types.ulonglong, types.intc))
+    def scale(n, k):
+        return n * 0.5 + k
+
+    assert scale(np.uint64(6), 2) == 5.0
+    assert scale.nopython_signatures[0].args == (types.uint64, types.int32)
+
+
+def test_type_class_names():
+    assert types.Generator is types.GeneratorType and types.Set is types.SetType
+    assert types.bool is types.boolean and "bool" not in types.__all__
+
+    def gen(n):
+        for i in range(n):
+            yield i
+
+    assert isinstance(kiln.typeof(njit(gen)(3)), types.Generator)
+
+
+@pytest.mark.parametrize("name", ["TypingError", "NumbaError", "NumbaValueError",
+                                  "NumbaDeprecationWarning", "UnsupportedBytecodeError"])
+def test_error_names_at_the_top_level(name):
+    assert getattr(kiln, name) is getattr(errors, name)
+
+
+def test_numba_s_warning_classes_filter_as_in_numba():
+    import warnings
+    for name in ("NumbaDeprecationWarning", "NumbaPendingDeprecationWarning",
+                 "NumbaExperimentalFeatureWarning", "NumbaParallelSafetyWarning",
+                 "NumbaTypeSafetyWarning", "NumbaInvalidConfigWarning", "NumbaSystemWarning",
+                 "NumbaPedanticWarning", "NumbaIRAssumptionWarning", "NumbaDebugInfoWarning"):
+        assert issubclass(getattr(errors, name), errors.NumbaWarning)
+    assert issubclass(errors.NumbaDeprecationWarning, DeprecationWarning)
+    assert issubclass(errors.NumbaPendingDeprecationWarning, PendingDeprecationWarning)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("ignore", errors.NumbaDeprecationWarning)
+        warnings.warn("old", errors.NumbaDeprecationWarning)
+        warnings.warn("other", errors.NumbaExperimentalFeatureWarning)
+    assert [w.category for w in seen] == [errors.NumbaExperimentalFeatureWarning]
+
+
+def test_unsupported_bytecode_error_catches_what_kiln_does_not_compile():
+    @njit
+    def uses_global_statement():
+        global C_TYPES
+        C_TYPES = 1
+
+    with pytest.raises(errors.UnsupportedBytecodeError):
+        uses_global_statement()
+
+
+def test_deprecated_decorator_warns_and_calls():
+    @errors.deprecated("new_twice")
+    def twice(x):
+        return 2 * x
+
+    @errors.deprecated
+    def thrice(x):
+        return 3 * x
+
+    with pytest.warns(DeprecationWarning, match='Use "new_twice" instead'):
+        assert twice(2) == 4
+    with pytest.warns(DeprecationWarning, match='deprecated function "thrice"'):
+        assert thrice(2) == 6
+
+
+def test_machine_facts_in_config():
+    import sys
+    assert kiln.config.IS_WIN32 is sys.platform.startswith("win32")
+    assert kiln.config.IS_OSX is sys.platform.startswith("darwin")
+    assert kiln.config.IS_32BITS is (sys.maxsize < 2 ** 32)
+    assert kiln.config.MACHINE_BITS == (32 if kiln.config.IS_32BITS else 64)
+    with pytest.raises(AttributeError, match="is a fact about this machine"):
+        kiln.config.IS_WIN32 = True
+
+
+def test_threading_layer_priority(monkeypatch):
+    monkeypatch.delenv("KILN_THREADING_LAYER_PRIORITY", raising=False)
+    monkeypatch.delenv("NUMBA_THREADING_LAYER_PRIORITY", raising=False)
+    assert kiln.config.THREADING_LAYER_PRIORITY == ["omp", "workqueue"]
+    monkeypatch.setenv("NUMBA_THREADING_LAYER_PRIORITY", "tbb omp workqueue")
+    assert kiln.config.THREADING_LAYER_PRIORITY == ["tbb", "omp", "workqueue"]
+    with pytest.raises(ValueError, match="takes layer names"):
+        kiln.config._set_layer_priority(["gpu"])
+    with pytest.raises(ValueError, match="none of .* is a layer kiln has"):
+        kiln.config._set_layer_priority(["tbb"])
+
+
+def test_parallel_chunksize_is_kept_per_thread_and_changes_no_result():
+    import threading
+
+    @njit(parallel=True)
+    def total(n):
+        s = 0
+        for i in kiln.prange(n):
+            s += i
+        return s
+
+    assert kiln.get_parallel_chunksize() == 0
+    assert kiln.set_parallel_chunksize(7) == 0
+    assert kiln.get_parallel_chunksize() == 7 and total(1000) == sum(range(1000))
+    other = []
+    t = threading.Thread(target=lambda: other.append(kiln.get_parallel_chunksize()))
+    t.start()
+    t.join()
+    assert other == [0]
+    with kiln.parallel_chunksize(3):
+        assert kiln.get_parallel_chunksize() == 3 and total(10) == 45
+    assert kiln.set_parallel_chunksize(0) == 7
+    with pytest.raises(ValueError, match="greater than or equal to zero"):
+        kiln.set_parallel_chunksize(-1)
+
+
+def test_typed_set_is_absent_and_says_what_to_use():
+    with pytest.raises(AttributeError, match="kiln.typed has no Set: "):
+        kiln.typed.Set
+
+
+def test_jitclass_spec_as_a_keyword_of_the_decorator_factory():
+    from kiln.experimental import jitclass
+
+    @jitclass(spec=[("count", types.int64)])
+    class Counter:
+        def __init__(self, start):
+            self.count = start
+
+        def add(self, n):
+            self.count += n
+            return self.count
+
+    @jitclass([("count", types.int64)])
+    class Counter2:
+        def __init__(self, start):
+            self.count = start
+
+    assert Counter(2).add(3) == 5 and Counter2(4).count == 4
+    with pytest.raises(TypeError, match="takes one spec"):
+        jitclass([("a", types.int64)], [("b", types.int64)])

@@ -32,16 +32,59 @@ _SETTINGS = {
     "NUMBA_NUM_THREADS": (lambda: _threads().MAX_THREADS,
                           lambda: "it is fixed when kiln starts (set KILN_NUM_THREADS in the "
                                   "environment; kiln.set_num_threads lowers it at run time)"),
+    "DISABLE_JIT": (lambda: int(env_flag("DISABLE_JIT")), lambda: None),  # read at decoration
+    "THREADING_LAYER_PRIORITY": (lambda: _layer_priority(),
+                                 lambda: "the thread layer has started"
+                                 if _threads_started() else None),
     "NUMBA_DEFAULT_NUM_THREADS": (lambda: len(os.sched_getaffinity(0))
                                   if hasattr(os, "sched_getaffinity") else os.cpu_count(),
                                   lambda: "it is the number of cores this process may use"),
 }
 _ABSENT = {
-    "DISABLE_JIT": "kiln always compiles; call the function's .py_func to run it as Python",
     "DEBUG": "kiln has no debug mode; KILN_DUMP=typed,llvm,asm prints each stage",
     "OPT": "kiln always optimizes at LLVM's level 3",
     "CUDA_LOW_OCCUPANCY_WARNINGS": "kiln does not warn about occupancy",
 }
+
+
+# Facts about the machine, by Numba's names (read-only)
+_FACTS = {
+    "IS_WIN32": sys.platform.startswith("win32"),
+    "IS_OSX": sys.platform.startswith("darwin"),
+    "IS_32BITS": sys.maxsize < 2 ** 32,
+    "MACHINE_BITS": 32 if sys.maxsize < 2 ** 32 else 64,
+    "PYVERSION": sys.version_info[:2],
+}
+
+# Numba's layer names -> kiln's: kiln's own POSIX-thread layer is its workqueue
+_LAYERS = {"omp": "omp", "workqueue": "posix", "posix": "posix", "tbb": None}
+
+
+def _layer_priority():
+    """THREADING_LAYER_PRIORITY, Numba's list of layers to try in order (its
+    NUMBA_THREADING_LAYER_PRIORITY is space-separated). kiln's default tries OpenMP,
+    then its own layer (what Numba calls workqueue)."""
+    value = env_value("THREADING_LAYER_PRIORITY")
+    return value.split() if value else ["omp", "workqueue"]
+
+
+def _set_layer_priority(value):
+    """Take Numba's priority list: the first layer in it that kiln has decides which one
+    parallel code runs on (tbb, which kiln lacks, is passed over as Numba passes over a
+    layer it cannot load), written as THREADING_LAYER unless that is set already."""
+    names = value.split() if isinstance(value, str) else list(value)
+    unknown = [n for n in names if n not in _LAYERS]
+    if unknown or not names:
+        raise ValueError(f"THREADING_LAYER_PRIORITY takes layer names from "
+                         f"{sorted(_LAYERS)}, not {names!r}")
+    kiln_layers = [_LAYERS[n] for n in names if _LAYERS[n]]
+    if not kiln_layers:
+        raise ValueError(f"none of {names!r} is a layer kiln has (omp, workqueue)")
+    os.environ["KILN_THREADING_LAYER_PRIORITY"] = " ".join(names)
+    if not env_value("THREADING_LAYER") or env_value("THREADING_LAYER") == "default":
+        # kiln's default already tries omp first and falls back to its own layer
+        if kiln_layers[0] == "posix":
+            os.environ["KILN_THREADING_LAYER"] = "posix"
 
 
 def _threads():
@@ -51,6 +94,8 @@ def _threads():
 
 class _Config(types.ModuleType):
     def __getattr__(self, name):
+        if name in _FACTS:
+            return _FACTS[name]
         if name in _SETTINGS:
             return _SETTINGS[name][0]()
         if name in _ABSENT:
@@ -58,11 +103,16 @@ class _Config(types.ModuleType):
         raise AttributeError(f"kiln.config has no setting {name!r}")
 
     def __setattr__(self, name, value):
+        if name in _FACTS:
+            raise AttributeError(f"kiln.config.{name} is a fact about this machine")
         if name not in _SETTINGS:
             getattr(self, name)   # the AttributeError that says why
         too_late = _SETTINGS[name][1]()
         if too_late:
             raise AttributeError(f"kiln.config.{name} cannot change now: {too_late}")
+        if name == "THREADING_LAYER_PRIORITY":
+            _set_layer_priority(value)
+            return
         os.environ[f"KILN_{name}"] = str(int(value) if isinstance(value, bool) else value)
 
 

@@ -2,8 +2,11 @@
 list of them."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import sys
+import threading
 
 from .options import CompileOptions
 from .types import Signature
@@ -46,11 +49,29 @@ def jit(signature_or_function=None, locals=None, **options):
         if not inspect.isfunction(fn):
             raise TypeError(f"kiln compiles Python functions (def or lambda), not "
                             f"{type(fn).__name__} {fn!r:.60}")
+        if jit_disabled() and not fn.__module__.startswith("kiln."):
+            return _python_function(fn)     # kiln's own helpers (typed containers) compile
         return make_dispatcher(fn, compile_options, signatures, bool(options.get("cache")))
 
     if callable(signature_or_function) and not isinstance(signature_or_function, Signature):
         return decorate(signature_or_function)
     return decorate
+
+
+def jit_disabled() -> bool:
+    """KILN_DISABLE_JIT (or NUMBA_DISABLE_JIT, or `kiln.config.DISABLE_JIT = 1`): the
+    decorators give back the Python function, as Numba's do, to debug it as Python. Read
+    when a function is decorated. As in Numba, @vectorize, @guvectorize and @cfunc still
+    compile (a ufunc or a C callback needs machine code)."""
+    from .options import env_flag
+    return env_flag("DISABLE_JIT")
+
+
+def _python_function(fn):
+    """The function itself (Numba gives back the function), with the one dispatcher
+    attribute that works the same either way: `.py_func`."""
+    fn.py_func = fn
+    return fn
 
 
 @functools.wraps(jit)
@@ -67,3 +88,46 @@ def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None):
     from .frontend.source import remember_source
     remember_source(source, py_func)
     return make_dispatcher(py_func, options, signatures or None, cache)
+
+
+def jit_module(**options):
+    """Numba's `jit_module(**options)`, called at the end of a module: every function
+    defined in that module (not imported, not already compiled) becomes `jit(**options)`
+    of itself, in the module's namespace."""
+    module_globals = sys._getframe(1).f_globals
+    module_name = module_globals.get("__name__")
+    for name, obj in list(module_globals.items()):
+        if inspect.isfunction(obj) and obj.__module__ == module_name:
+            module_globals[name] = jit(**options)(obj)
+
+
+_chunk = threading.local()
+
+
+def get_parallel_chunksize() -> int:
+    """The chunk size `set_parallel_chunksize` last set on this thread (0: the default)."""
+    return getattr(_chunk, "size", 0)
+
+
+def set_parallel_chunksize(n: int) -> int:
+    """Numba's scheduling hint for parallel loops started from this thread; returns the
+    previous value. kiln's thread layer gives each thread one contiguous share of a prange
+    whatever the hint, so it changes how the iterations are spread, never the results (as
+    in Numba). The value is kept, and read back by get_parallel_chunksize."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"chunk size must be an integer, not {type(n).__name__}")
+    if n < 0:
+        raise ValueError("chunksize must be greater than or equal to zero")
+    old = get_parallel_chunksize()
+    _chunk.size = n
+    return old
+
+
+@contextlib.contextmanager
+def parallel_chunksize(n: int):
+    """`with parallel_chunksize(n):` sets the chunk size for the block (from Python)."""
+    old = set_parallel_chunksize(n)
+    try:
+        yield
+    finally:
+        set_parallel_chunksize(old)

@@ -91,18 +91,105 @@ class PerformanceWarning(KilnWarning):
 
 
 # Numba's names. kiln raises TypingError where Numba raises one of its TypingError
-# subclasses, so each of those names catches kiln's TypingError.
+# subclasses, so each of those names catches kiln's TypingError; likewise for the other
+# kinds of failure, each Numba name is the kiln class raised where Numba raises it.
 NumbaError = KilnError
 NumbaWarning = KilnWarning
 NumbaPerformanceWarning = PerformanceWarning
 NumbaValueError = NumbaTypeError = NumbaAttributeError = NumbaIndexError = TypingError
 NumbaKeyError = NumbaNotImplementedError = NumbaAssertionError = TypingError
-CompilerError = LoweringError
+UntypedAttributeError = LiteralTypingError = RequireLiteralValue = TypingError
+CompilerError = InternalError = LoweringError
+UnsupportedBytecodeError = UnsupportedError    # what kiln does not compile
+ByteCodeSupportError = SourceUnavailableError  # Numba: the function's code cannot be read
+
+
+# Numba's warning classes, in Numba's hierarchy, so that code filtering them
+# (`warnings.simplefilter("ignore", NumbaDeprecationWarning)`) runs unchanged.
+class NumbaDeprecationWarning(KilnWarning, DeprecationWarning):
+    """A feature that is going away."""
+
+
+class NumbaPendingDeprecationWarning(KilnWarning, PendingDeprecationWarning):
+    """A feature that will be deprecated."""
+
+
+class NumbaParallelSafetyWarning(KilnWarning):
+    """A parallel loop that may not be safe to run in parallel."""
+
+
+class NumbaTypeSafetyWarning(KilnWarning):
+    """A conversion that may lose information."""
+
+
+class NumbaExperimentalFeatureWarning(KilnWarning):
+    """A feature that is experimental."""
+
+
+class NumbaInvalidConfigWarning(KilnWarning):
+    """A setting that is not valid."""
+
+
+class NumbaPedanticWarning(KilnWarning):
+    """Pedantic advice."""
+
+
+class NumbaIRAssumptionWarning(NumbaPedanticWarning):
+    """Numba's: an assumption about its IR; kiln never warns it."""
+
+
+class NumbaDebugInfoWarning(KilnWarning):
+    """Debug information that could not be made."""
+
+
+class NumbaSystemWarning(KilnWarning):
+    """Something about the system kiln runs on."""
+
+
+def deprecated(arg):
+    """Numba's decorator marking a function deprecated: calling it warns
+    DeprecationWarning. `@deprecated` or `@deprecated("new_name")`."""
+    import functools
+    import warnings
+    subst = arg if isinstance(arg, str) else None
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            msg = f'Call to deprecated function "{func.__name__}".'
+            if subst:
+                msg += f'\n Use "{subst}" instead.'
+            warnings.warn(msg, category=DeprecationWarning, stacklevel=2)
+            return func(*args, **kwargs)
+        return wrapper
+
+    return decorator if subst else decorator(arg)
+
+
+# the names `from numba.core.errors import *` gives (also kiln's top-level names)
+NUMBA_NAMES = ["ByteCodeSupportError", "CompilerError", "InternalError",
+               "LiteralTypingError", "LoweringError", "NumbaAssertionError",
+               "NumbaAttributeError", "NumbaDebugInfoWarning", "NumbaDeprecationWarning",
+               "NumbaError", "NumbaExperimentalFeatureWarning", "NumbaIRAssumptionWarning",
+               "NumbaIndexError", "NumbaInvalidConfigWarning", "NumbaKeyError",
+               "NumbaNotImplementedError", "NumbaParallelSafetyWarning",
+               "NumbaPedanticWarning", "NumbaPendingDeprecationWarning",
+               "NumbaPerformanceWarning", "NumbaSystemWarning", "NumbaTypeError",
+               "NumbaTypeSafetyWarning", "NumbaValueError", "NumbaWarning",
+               "RequireLiteralValue", "TypingError", "UnsupportedBytecodeError",
+               "UnsupportedError", "UntypedAttributeError"]
 
 
 def __getattr__(name):
-    if name.startswith("Numba"):
+    if name.startswith("Numba") or name in _NUMBA_INTERNAL:
         raise AttributeError(f"kiln.errors has no {name}: kiln neither raises nor warns it "
                              "(its errors are KilnError's subclasses: TypingError, "
                              "UnsupportedError, LoweringError)")
     raise AttributeError(f"module 'kiln.errors' has no attribute {name!r}")
+
+
+# Numba's errors about its own machinery (its IR, rewrites, parfors, targets)
+_NUMBA_INTERNAL = {"IRError", "RedefinedError", "NotDefinedError", "VerificationError",
+                   "DeprecationError", "UnsupportedParforsError", "ForbiddenConstruct",
+                   "ConstantInferenceError", "InternalTargetMismatchError",
+                   "NonexistentTargetError", "ForceLiteralArg", "UnsupportedRewriteError"}

@@ -38,12 +38,20 @@ __all__ = ["jitclass"]
 
 
 def jitclass(cls_or_spec=None, spec=None):
-    """`@jitclass`, `@jitclass(spec)`, `jitclass(cls, spec)`: compile the class."""
-    if isinstance(cls_or_spec, type):
-        return _make(cls_or_spec, spec)
-    if spec is not None:
-        raise TypeError("jitclass(spec) takes one spec; use jitclass(cls, spec)")
-    return lambda cls: _make(cls, cls_or_spec)
+    """`@jitclass`, `@jitclass(spec)`, `@jitclass(spec=spec)`, `jitclass(cls, spec)`:
+    compile the class (with KILN_DISABLE_JIT, give it back as it is, as Numba does)."""
+    if cls_or_spec is not None and not isinstance(cls_or_spec, type):
+        if spec is not None:
+            raise TypeError("jitclass(spec) takes one spec; use jitclass(cls, spec)")
+        spec, cls_or_spec = cls_or_spec, None      # @jitclass(spec)
+
+    def wrap(cls):
+        from .decorators import jit_disabled
+        if jit_disabled():
+            return cls          # as Numba: the Python class itself, to debug as Python
+        return _make(cls, spec)
+
+    return wrap if cls_or_spec is None else wrap(cls_or_spec)
 
 
 class JitClassInstance:

@@ -49,8 +49,8 @@ def _in_facade(name):
     return os.path.isfile(where + ".py") or os.path.isfile(os.path.join(where, "__init__.py"))
 
 # Numba's test harness, loaded leniently from the real Numba
-HARNESS = {"numba.testing", "numba.testing.main", "numba.testing.loader", "numba.tests",
-           "numba.tests.support", "numba.cuda.testing"}
+HARNESS = {"numba.testing", "numba.testing.main", "numba.testing.loader",
+           "numba.testing._runtests", "numba.runtests", "numba.tests", "numba.tests.support"}
 
 
 def _real_numba_dir():
@@ -168,7 +168,7 @@ class _Finder(importlib.abc.MetaPathFinder):
         if name == "numba" or _in_facade(name):
             return None   # this folder's own modules: the ordinary path finder
         head = name.split(".")[1]
-        if head in ("tests", "testing") or name in HARNESS:
+        if head in ("tests", "testing", "runtests") or name in HARNESS:
             if REAL_NUMBA is None:
                 return None
             parent = name.rpartition(".")[0]
@@ -181,8 +181,18 @@ class _Finder(importlib.abc.MetaPathFinder):
                     name, spec.origin, loader=loader,
                     submodule_search_locations=spec.submodule_search_locations)
             return spec
-        if name.startswith("numba.cuda.") and "numba.cuda" in sys.modules:
-            return None   # kiln.cuda's own submodules, reached through its __path__
+        if name == "numba.cuda.testing":
+            return importlib.util.spec_from_file_location(
+                name, os.path.join(_FACADE, "_cuda_testing.py"))
+        if name.startswith("numba.cuda."):
+            # kiln.cuda's own submodules under Numba's names, where kiln has the module
+            target = "kiln" + name[len("numba"):]
+            try:
+                found = importlib.util.find_spec(target) is not None
+            except ImportError:
+                found = False
+            if found:
+                return importlib.util.spec_from_loader(name, _AliasLoader(target))
         raise ModuleNotFoundError(f"No module named {name!r}: a Numba internal that kiln "
                                   "does not provide (conformance facade)", name=name)
 

@@ -23,11 +23,32 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f2, f4, f8 = float16, float32, float64
 c8, c16 = complex64, complex128
 byte = uint8
-intc, uintc = int32, uint32
 void = none
+double = float64
 string = unicode_type
 optional = Optional
 
+
+
+def _c_integer(ctype, signed):
+    """The kiln integer of a C integer type's width on this machine (as Numba's
+    `types.intc`, `types.long_`, ... are)."""
+    import numpy as _np
+    return integer_of(_np.dtype(ctype).itemsize * 8, signed)
+
+
+# Numba's names of C's types, by their width here (Numba takes them from NumPy's).
+char, uchar = _c_integer("byte", True), _c_integer("ubyte", False)
+short, ushort = _c_integer("short", True), _c_integer("ushort", False)
+intc, uintc = _c_integer("intc", True), _c_integer("uintc", False)
+int_, uint = _c_integer("int_", True), _c_integer("uint", False)
+long_, ulong = _c_integer("int_", True), _c_integer("uint", False)  # as Numba: NumPy's int_
+longlong, ulonglong = _c_integer("longlong", True), _c_integer("ulonglong", False)
+ssize_t, size_t = intp, uintp
+
+# Numba's class names for kiln's type classes
+Generator = GeneratorType
+Set = SetType
 
 # Numba's groups of types.
 signed_domain = frozenset(signed_integers)
@@ -37,12 +58,20 @@ real_domain = frozenset(floats) - {float16}
 complex_domain = frozenset(complexes)
 number_domain = integer_domain | real_domain | complex_domain
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+# `bool` is Numba's name too (`types.bool`); it stays out of __all__ so that a star import
+# never hides Python's bool
+bool = boolean  # noqa: A001
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "bool"]
 
 _ABSENT = {
     "Omitted": "kiln passes an omitted argument's default value to overloads instead",
     "NPDatetime": "datetime64 is not supported in compiled code",
     "NPTimedelta": "timedelta64 is not supported in compiled code",
+    "StructRef": "kiln has no structref (numba.experimental.structref); a jitclass "
+                 "(kiln.experimental.jitclass) gives a mutable compiled object",
+    "NestedArray": "kiln's records hold scalar fields only (a record dtype with an array "
+                   "field is refused where it meets compiled code)",
 }
 
 
