@@ -10,7 +10,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..typing.unify import arithmetic_result, promote_numbers
-from .registry import template
+from .registry import intrinsic, template
 from . import number_helpers as helpers
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -285,7 +285,10 @@ template(operator.or_)(_bitwise("or_"))
 template(operator.xor)(_bitwise("xor"))
 
 
-def _shift(left):
+def _shift(left, python):
+    """`<<` or `>>` of integers: a count past the width shifts every bit out, as in Python
+    and NumPy; a negative count is Python's ValueError, but NumPy's loops (`python` False)
+    read it as unsigned, so it too shifts every bit out (0, or -1 for a negative `>>`)."""
     def typer(tctx, a, b):
         if not _all((a, b), _INTLIKE):
             return None
@@ -294,7 +297,7 @@ def _shift(left):
         def codegen(context, builder, sig, args):
             x, n = args
             zero = ir.Constant(x.type, 0)
-            if rt.signed:
+            if rt.signed and python:
                 context.guard(builder, builder.icmp_signed("<", n, zero), ValueError,
                               "negative shift count")
             too_far = builder.icmp_unsigned(">=", n, ir.Constant(x.type, rt.bitwidth))
@@ -309,8 +312,10 @@ def _shift(left):
     return typer
 
 
-template(operator.lshift)(_shift(True))
-template(operator.rshift)(_shift(False))
+template(operator.lshift)(_shift(True, python=True))
+template(operator.rshift)(_shift(False, python=True))
+numpy_left_shift = intrinsic(_shift(True, python=False))     # np.left_shift's element
+numpy_right_shift = intrinsic(_shift(False, python=False))
 
 
 # ---- unary -----------------------------------------------------------------------------------

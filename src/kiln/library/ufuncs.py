@@ -27,6 +27,7 @@ from .. import types as t
 from ..errors import TypingError
 from . import ufunc_elements as elements
 from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
+from .numbers import numpy_left_shift, numpy_right_shift
 from .registry import intrinsic, overload, register_jitable, template
 
 # ---- scalar operations with NumPy's semantics ----------------------------------------------
@@ -45,6 +46,37 @@ def _ieee(instruction):
 
 
 ieee_divide = intrinsic(_ieee("fdiv"))   # x / 0.0 is ±inf or nan, no exception
+
+
+@intrinsic
+def numpy_complex_divide(typingctx, a, b):
+    """NumPy's complex division loop, Smith's method scaled by a reciprocal: by zero it is
+    inf or nan (not Python's ZeroDivisionError), and other quotients round as NumPy's do
+    (CPython divides by the denominator instead, which can differ in the last bit)."""
+    if not (isinstance(a, t.Complex) and a == b):
+        return None
+
+    def codegen(context, builder, sig, args):
+        (ar, ai), (br, bi) = [(builder.extract_value(v, 0), builder.extract_value(v, 1))
+                              for v in args]
+        fabs = context.declare_intrinsic("llvm.fabs", [br.type])
+        abs_r, abs_i = builder.call(fabs, [br]), builder.call(fabs, [bi])
+        zero, one = ir.Constant(br.type, 0.0), ir.Constant(br.type, 1.0)
+        add, sub, mul, div = builder.fadd, builder.fsub, builder.fmul, builder.fdiv
+        rat = div(bi, br)                      # |b.real| >= |b.imag|
+        scl = div(one, add(br, mul(bi, rat)))
+        real_major = (mul(add(ar, mul(ai, rat)), scl), mul(sub(ai, mul(ar, rat)), scl))
+        rat = div(br, bi)                      # |b.imag| > |b.real|, or a NaN
+        scl = div(one, add(bi, mul(br, rat)))
+        imag_major = (mul(add(mul(ar, rat), ai), scl), mul(sub(mul(ai, rat), ar), scl))
+        by_zero = (div(ar, abs_r), div(ai, abs_r))
+        is_zero = builder.and_(builder.fcmp_ordered("==", abs_r, zero),
+                               builder.fcmp_ordered("==", abs_i, zero))
+        real_first = builder.fcmp_ordered(">=", abs_r, abs_i)
+        parts = [builder.select(real_first, builder.select(is_zero, z, r), i)
+                 for z, r, i in zip(by_zero, real_major, imag_major)]
+        return context.make_tuple(builder, sig.return_type, parts)
+    return a(a, b), codegen
 
 
 def _rounding(name, keeps_integers):
@@ -95,8 +127,8 @@ def _float_divide(a, b):
     return ieee_divide(a, b)
 
 
-def _python_divide(a, b):
-    return a / b
+def _complex_divide(a, b):
+    return numpy_complex_divide(a, b)
 
 
 def _float_floor_divide(a, b):
@@ -178,7 +210,7 @@ def np_minimum(a, b):
     """NumPy's minimum: NaN wins."""
 
 
-overload(np_true_divide)(_by_kind(_float_divide, None, _python_divide))
+overload(np_true_divide)(_by_kind(_float_divide, None, _complex_divide))
 overload(np_floor_divide)(_by_kind(_float_floor_divide, _int_floor_divide))
 overload(np_remainder)(_by_kind(_float_remainder, _int_remainder))
 overload(np_power)(_by_kind(_float_power, _python_power, _python_power))
@@ -301,7 +333,7 @@ UFUNCS = {
     np.power: (np_power, "result"),
     np.bitwise_and: (operator.and_, "result"), np.bitwise_or: (operator.or_, "result"),
     np.bitwise_xor: (operator.xor, "result"),
-    np.left_shift: (operator.lshift, "result"), np.right_shift: (operator.rshift, "result"),
+    np.left_shift: (numpy_left_shift, "result"), np.right_shift: (numpy_right_shift, "result"),
     np.equal: (operator.eq, "common"), np.not_equal: (operator.ne, "common"),
     np.less: (operator.lt, "common"), np.less_equal: (operator.le, "common"),
     np.greater: (operator.gt, "common"), np.greater_equal: (operator.ge, "common"),

@@ -1,0 +1,73 @@
+"""Array operations follow NumPy's semantics, not Python's (issue 31): a negative shift
+count shifts every bit out and complex division by zero gives inf/nan, where Python
+scalars raise ValueError and ZeroDivisionError. Checked bit for bit against NumPy."""
+import numpy as np
+import pytest
+
+from helpers import check
+
+
+def lshift(a, b):
+    return a << b
+
+
+def rshift(a, b):
+    return a >> b
+
+
+def np_shifts(a, b):
+    return np.left_shift(a, b), np.right_shift(a, b)
+
+
+def divide(a, b):
+    return a / b
+
+
+def np_divide(a, b):
+    return np.divide(a, b)
+
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_shift_counts_negative_or_past_the_width_as_numpy(dtype):
+    bits = np.dtype(dtype).itemsize * 8
+    info = np.iinfo(dtype)
+    values = np.array([0, 1, 5, info.max, info.min, info.max // 3], dtype=dtype)
+    counts = np.array([-1, -bits, 0, 1, bits - 1, bits, bits + 1, 100, 2], dtype=np.int64)
+    a, n = np.meshgrid(values, counts.astype(dtype) if info.min < 0 else
+                       np.array([0, 1, bits - 1, bits, bits + 1, 2], dtype=dtype))
+    for f in (lshift, rshift, np_shifts):
+        check(f, a, n)
+        check(f, a[:, ::-1].T, n[:, ::-1].T)      # non-contiguous
+        check(f, a, 3)                           # a Python int count
+    check(lshift, np.ones(0, dtype=dtype), np.ones(0, dtype=dtype))
+
+
+def test_shift_of_bools_and_mixed_widths_as_numpy():
+    a = np.array([-7, 3, 100, -128], dtype=np.int8)
+    check(lshift, a, np.array([-1, 2, 9, 1], dtype=np.int64))
+    check(rshift, a, np.array([-3, 1, 70, 7], dtype=np.int16))
+    check(np_shifts, np.array([True, False]), np.array([True, True]))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_division_by_zero_and_special_values_bit_for_bit(dtype):
+    special = np.array([0, -0.0, 1, -2.5, np.inf, -np.inf, np.nan, 1e-310, 1e300])
+    re, im = np.meshgrid(special, special)
+    z = np.empty(re.size, dtype)
+    with np.errstate(over="ignore"):
+        z.real, z.imag = re.ravel(), im.ravel()
+    a, b = (v.ravel() for v in np.meshgrid(z, z))
+    rng = np.random.default_rng(31)
+    scale = 10.0 ** rng.integers(-20, 20, (2, 500))
+    r = ((rng.standard_normal(500) + 1j * rng.standard_normal(500)) * scale[0]).astype(dtype)
+    s = ((rng.standard_normal(500) + 1j * rng.standard_normal(500)) * scale[1]).astype(dtype)
+    for f in (divide, np_divide):
+        with np.errstate(all="ignore"):
+            check(f, a, b)
+            check(f, r, s)                      # rounding as NumPy's, not CPython's
+            check(f, r, s.real.copy())          # a real divisor, promoted
+            check(f, r[::-3], 0j)               # by a scalar zero
+            check(f, np.zeros(0, dtype), np.zeros(0, dtype))
