@@ -269,3 +269,39 @@ def test_jitclass_spec_as_a_keyword_of_the_decorator_factory():
     assert Counter(2).add(3) == 5 and Counter2(4).count == 4
     with pytest.raises(TypeError, match="takes one spec"):
         jitclass([("a", types.int64)], [("b", types.int64)])
+
+
+def test_nopython_and_forceobj_as_numba_takes_them():
+    def ident(x):
+        return x
+
+    with pytest.raises(ValueError, match="Only one of 'nopython' or 'forceobj' can be True"):
+        kiln.jit(nopython=True, forceobj=True)
+    plain = kiln.jit(forceobj=True)(ident)
+    assert plain("a") == "a" and plain.py_func is ident and plain.nopython_signatures == []
+    for option in ("nopython", "forceobj"):
+        with pytest.warns(RuntimeWarning, match=f"{option} is set for njit and is ignored"):
+            compiled = njit(**{option: True})(ident)
+        assert compiled(3) == 3 and len(compiled.nopython_signatures) == 1
+
+
+def test_star_import_gives_numba_s_names():
+    names = {}
+    exec("from kiln import *", names)
+    assert names["TypingError"] is errors.TypingError and names["double"] is types.float64
+    assert "bool" not in names and "NumbaError" in kiln.__all__ and "int32" in kiln.__all__
+
+
+def test_jit_module_compiles_the_module_s_own_functions(tmp_path, monkeypatch):
+    (tmp_path / "jm_usecase.py").write_text(
+        "import math\n"
+        "from kiln import jit_module, njit\n"
+        "def inc(x):\n    return x + 1\n"
+        "def twice_inc(x):\n    return inc(inc(x))\n"
+        "@njit\ndef already(x):\n    return x\n"
+        "jit_module(nopython=True)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import jm_usecase as m
+    assert m.twice_inc(1) == 3 and m.twice_inc.py_func(1) == 3
+    assert m.inc.nopython_signatures and m.already.py_func(2) == 2
+    assert m.math.sqrt(4.0) == 2.0          # imported functions are left alone

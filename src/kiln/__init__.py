@@ -60,6 +60,10 @@ _TYPE_NAMES = frozenset("""int8 int16 int32 int64 uint8 uint16 uint32 uint64 int
     u2 u4 u8 f4 f8 c8 c16 optional deferred_type bool""".split())
 
 
+# As Numba's: `from kiln import *` gives the type and error names too (not `bool`,
+# which would hide Python's)
+__all__ += sorted(_TYPE_NAMES - {"bool"} - set(__all__)) + list(errors.NUMBA_NAMES)
+
 _LAZY = {"cfunc": "kiln.ccallback", "literally": "kiln.library.literally", "carray": "kiln.library.foreign",
          "farray": "kiln.library.foreign", "jit_module": "kiln.decorators",
          "set_parallel_chunksize": "kiln.decorators", "get_parallel_chunksize": "kiln.decorators",

@@ -26,8 +26,12 @@ def jit(signature_or_function=None, locals=None, **options):
     unknown = set(options) - _OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown option(s) for jit: {', '.join(sorted(unknown))}")
+    if options.get("forceobj") and options.get("nopython"):
+        raise ValueError("Only one of 'nopython' or 'forceobj' can be True.")
     if options.get("forceobj"):
         def keep(fn):
+            fn.py_func = fn
+            fn.nopython_signatures = []     # as Numba's: none compiled in nopython mode
             return fn
         return keep(signature_or_function) if callable(signature_or_function) else keep
     signatures = None
@@ -76,8 +80,14 @@ def _python_function(fn):
 
 @functools.wraps(jit)
 def njit(*args, **options):
-    """`jit` in nopython mode (the only compiled mode kiln has)."""
-    options.pop("nopython", None)
+    """`jit` in nopython mode (the only compiled mode kiln has). As Numba does, it warns
+    that a `nopython` or `forceobj` option is ignored."""
+    import warnings
+    for name in ("nopython", "forceobj"):
+        if name in options:
+            options.pop(name)
+            warnings.warn(f"{name} is set for njit and is ignored", RuntimeWarning,
+                          stacklevel=2)
     return jit(*args, **options)
 
 
