@@ -39,6 +39,11 @@ DESCRIPTOR = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr])
 CLASS_CELL, MESSAGE, MAKE_ARGS, MEMINFO = range(4)
 MAKE_ARGS_TYPE = ir.FunctionType(dm.ptr, [dm.ptr])   # PyObject *make_args(descriptor*)
 SET_PYTHON_ERROR = "kiln.exc.set_python_error"
+# kiln's symbols for CPython's `PyExc_*` cells (the address of the variable holding the
+# class). The bare names are Numba's too, bound there to the class itself, and LLVM's
+# symbol table is one per process: with both loaded, the last binding won and a raise
+# crashed the other compiler's code.
+BUILTIN_CLASS_SYMBOL = "kiln.PyExc_{}"
 
 
 # -- descriptors -------------------------------------------------------------------------------
@@ -59,9 +64,10 @@ def class_cell(state, exc_class):
     name = exc_class.__name__
     if getattr(builtins, name, None) is not exc_class or not _exported(f"PyExc_{name}"):
         return state.object_cell(exc_class)
-    cell = state.module.globals.get(f"PyExc_{name}")
+    symbol = BUILTIN_CLASS_SYMBOL.format(name)
+    cell = state.module.globals.get(symbol)
     if cell is None:
-        cell = ir.GlobalVariable(state.module, dm.ptr, name=f"PyExc_{name}")
+        cell = ir.GlobalVariable(state.module, dm.ptr, name=symbol)
         cell.linkage = "external"
     return cell
 

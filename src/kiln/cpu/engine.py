@@ -158,13 +158,14 @@ def _bind_python_symbols():
     for name in _PY_DATA:
         llvm.add_symbol(name, ctypes.addressof(ctypes.c_char.in_dll(api, name)))
     import builtins
+    from ..codegen.exceptions import BUILTIN_CLASS_SYMBOL
     for name, value in vars(builtins).items():
         if isinstance(value, type) and issubclass(value, BaseException):
             try:
                 address = ctypes.addressof(ctypes.c_char.in_dll(api, f"PyExc_{name}"))
             except ValueError:
                 continue
-            llvm.add_symbol(f"PyExc_{name}", address)
+            llvm.add_symbol(BUILTIN_CLASS_SYMBOL.format(name), address)
 
 
 # LLVM lowers a float16 conversion the CPU has no instruction for (float64 -> float16

@@ -13,7 +13,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from ..codegen.exceptions import emit_set_python_error
+from ..codegen.exceptions import class_cell, emit_set_python_error
 from ..errors import TypingError
 from ..ccallback import entry_address, function_value
 from . import nrt
@@ -461,7 +461,7 @@ def _box_owned_array(api, ty, value, fail):
     meminfo = b.extract_value(value, dm.ARRAY_MEMINFO)
     with b.if_then(b.icmp_unsigned("==", meminfo, ir.Constant(dm.ptr, None)), likely=False):
         api.call("PyErr_SetString", ir.VoidType(),
-                 [b.load(api.global_object("PyExc_TypeError"), typ=dm.ptr),
+                 [b.load(class_cell(api.context.state, TypeError), typ=dm.ptr),
                   api.context.state.global_string(
                       "kiln cannot return a global array frozen into compiled code; "
                       "return a copy (.copy())")])
