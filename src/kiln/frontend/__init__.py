@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import linecache
 import textwrap
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
 from .objmode import outline_objmode_blocks
-from .source import source_lines
+from .source import source_lines, which_lambda
 
 
 @dataclass
@@ -51,15 +52,24 @@ def _function_node(pyfunc, tree, filename) -> ast.FunctionDef:
                                                 node.col_offset))
             return node
     lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-    if name == "<lambda>" and len(lambdas) == 1:
-        return inner_function_node(lambdas[0])
+    if name == "<lambda>" and lambdas:
+        found = lambdas[0] if len(lambdas) == 1 else which_lambda(pyfunc.__code__, lambdas)
+        if found is not None:
+            return inner_function_node(found)
     raise SourceUnavailableError(
-        f"kiln could not find the source of {pyfunc.__qualname__!r} (a lambda sharing its "
-        "line with another lambda?); define it with 'def'")
+        f"kiln could not tell which lambda in its source is {pyfunc.__qualname__!r}; "
+        "define it with 'def'")
 
 
 def _parse(pyfunc):
     lines, firstline, filename = source_lines(pyfunc)
+    if pyfunc.__name__ == "<lambda>":   # the whole text: a lambda may sit in any statement
+        try:
+            tree = ast.parse("".join(linecache.getlines(filename)))
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            return _function_node(pyfunc, tree, filename), filename
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0

@@ -1,13 +1,16 @@
 """Finding a function's source text, also for functions that have no file.
 
 kiln compiles from source. A function from a file is read with `inspect`; one typed with
-`python -c`, made by `exec` of text registered in `linecache` (IPython does this), or typed
-into the REPL is looked for where that text is kept. A text found that way is trusted only
+`python -c`, made by `exec` or `compile` of a string (the interpreter's `compile` audit
+event shows kiln the text), made from text registered in `linecache` (IPython does this),
+or typed into the REPL is looked for where that text is kept. A text found that way is trusted only
 after compiling it gives this very function's code, so a stale text is never compiled.
 """
 from __future__ import annotations
 
 import __future__
+import ast
+import collections
 import dis
 import inspect
 import linecache
@@ -77,10 +80,48 @@ def define_generated(filename, source, namespace):
     return namespace[source.split()[1].split("(")[0]]
 
 
+_COMPILED_TEXTS = collections.OrderedDict()   # (name, text) -> lines, newest last
+_COMPILED_TEXTS_KEPT = 256
+
+
+def _remember_compiled_text(event, args):
+    """An audit hook: keep the texts that `exec`, `eval` and `compile` receive under a name
+    that is no file ("<string>" for `exec(text)`), the newest few, so a function they
+    define can be compiled later. A text is used only once it is seen to compile to the
+    function's own code (_block_defines)."""
+    if event != "compile":
+        return
+    source, filename = args[0], args[1]
+    if not isinstance(filename, str) or not filename.startswith("<"):
+        return
+    if isinstance(source, bytes):
+        try:
+            source = source.decode()
+        except UnicodeDecodeError:
+            return
+    if isinstance(source, str) and len(source) < 100_000:
+        try:   # a hook must never make the user's compile fail (threads race here)
+            key = (filename, source)
+            if key in _COMPILED_TEXTS:
+                _COMPILED_TEXTS.move_to_end(key)
+            else:
+                _COMPILED_TEXTS[key] = source.splitlines(keepends=True)
+                if len(_COMPILED_TEXTS) > _COMPILED_TEXTS_KEPT:
+                    _COMPILED_TEXTS.popitem(last=False)
+        except KeyError:
+            pass
+
+
+sys.addaudithook(_remember_compiled_text)
+
+
 def _candidates(code):
     """Texts that may hold the function, as lists of lines numbered as in its file."""
     if code.co_filename in _KEPT:
         yield _KEPT[code.co_filename]
+    for (filename, _), lines in reversed(list(_COMPILED_TEXTS.items())):
+        if filename == code.co_filename:
+            yield lines
     if code.co_filename == "<string>":
         argv = getattr(sys, "orig_argv", [])
         if "-c" in argv[:-1]:
@@ -120,7 +161,7 @@ def _block_defines(lines, code) -> bool:
         except (SyntaxError, ValueError):
             whole = None
     if whole is not None and any(
-            _same_code(c, code, exact=True) for c in _codes(whole)
+            same_code(c, code, exact=True) for c in _codes(whole)
             if c.co_name == code.co_name and c.co_firstlineno == code.co_firstlineno):
         return True
     with warnings.catch_warnings():
@@ -130,7 +171,7 @@ def _block_defines(lines, code) -> bool:
             alone = compile(block, code.co_filename, "exec", flags=flags, dont_inherit=True)
         except (SyntaxError, ValueError):
             return False
-    return any(_same_code(c, code, exact=False) for c in _codes(alone)
+    return any(same_code(c, code, exact=False) for c in _codes(alone)
                if c.co_name == code.co_name and c.co_firstlineno == 1)
 
 
@@ -141,7 +182,7 @@ def _codes(code):
             yield from _codes(const)
 
 
-def _same_code(a, b, exact) -> bool:
+def same_code(a, b, exact) -> bool:
     """Same parameters and bytecode (out of context: the same instructions, with the ways
     of reading a name, calling a method and jumping taken as equal)."""
     if (a.co_argcount, a.co_kwonlyargcount, a.co_posonlyargcount, a.co_varnames) != \
@@ -154,7 +195,36 @@ def _same_code(a, b, exact) -> bool:
     codes_a = [c for c in a.co_consts if inspect.iscode(c)]
     codes_b = [c for c in b.co_consts if inspect.iscode(c)]
     return same and len(codes_a) == len(codes_b) and all(
-        _same_code(x, y, exact) for x, y in zip(codes_a, codes_b))
+        same_code(x, y, exact) for x, y in zip(codes_a, codes_b))
+
+
+def which_lambda(code, lambdas):
+    """Of several `ast.Lambda`s (positioned as in the file), the one compiled to `code`:
+    the smallest whose span holds every position of `code`'s instructions (Python 3.11
+    and later record them), else the first on its line whose own compilation gives the
+    same instructions; None if none does."""
+    own = [n for n in lambdas if n.lineno == code.co_firstlineno]
+    positions = [p for p in getattr(code, "co_positions", lambda: ())()
+                 if None not in p and (p[0], p[2]) != (p[1], p[3])]   # not empty spans
+
+    def holds(node, p):
+        return (node.lineno, node.col_offset) <= (p[0], p[2]) and \
+            (p[1], p[3]) <= (node.end_lineno, node.end_col_offset)
+    if positions:
+        spans = [n for n in own if all(holds(n, p) for p in positions)]
+        return min(spans, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset
+                                         - n.col_offset), default=None)
+    for node in own:
+        compiled = compile(ast.Expression(body=_bare(node)), code.co_filename, "eval")
+        if any(same_code(c, code, exact=False) for c in _codes(compiled)):
+            return node
+    return None
+
+
+def _bare(node):
+    """A copy of a lambda node that compiles on its own."""
+    copy = ast.fix_missing_locations(ast.Lambda(args=node.args, body=node.body))
+    return ast.copy_location(copy, node)
 
 
 def _const_key(code):
