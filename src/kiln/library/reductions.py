@@ -29,6 +29,7 @@ from .registry import (intrinsic, omitted, overload, overload_method, register_j
                        template)
 from .split import PIECES, add, by_ranges, multiply, split_pieces
 from .ufuncs import np_maximum, np_minimum, np_true_divide
+from .ufunc_elements import ordered_less
 
 def as_flat(a):
     """The elements of `a` in the order NumPy reduces them, as a 1-d array (compiled code
@@ -615,12 +616,12 @@ def _is_float_zero(typingctx, x):
 
 @register_jitable
 def less(a, b):
-    return a < b
+    return ordered_less(a, b)
 
 
 @register_jitable
 def greater(a, b):
-    return a > b
+    return ordered_less(b, a)
 
 
 _EXTREMES = {less: _extremes(less, "min"), greater: _extremes(greater, "max")}

@@ -320,3 +320,58 @@ def complex_sign(z):
     if magnitude == 0:
         return complex(0.0, 0.0)
     return complex(re / magnitude, im / magnitude)
+
+
+# NumPy orders complex numbers by their real parts, then their imaginary parts (its CGE and
+# CLE macros: a NaN imaginary part makes the real parts' order void).
+@register_jitable
+def _has_nan(z):
+    return math.isnan(z.real) or math.isnan(z.imag)
+
+
+@register_jitable
+def complex_ge(x, y):
+    return (x.real > y.real and not math.isnan(x.imag) and not math.isnan(y.imag)) or \
+        (x.real == y.real and x.imag >= y.imag)
+
+
+@register_jitable
+def complex_le(x, y):
+    return (x.real < y.real and not math.isnan(x.imag) and not math.isnan(y.imag)) or \
+        (x.real == y.real and x.imag <= y.imag)
+
+
+def complex_maximum(a, b):
+    """NumPy's maximum of complex numbers: a NaN in `a` wins, else `a` unless `b` is
+    greater (a NaN in `b` then wins)."""
+    return a if _has_nan(a) or complex_ge(a, b) else b
+
+
+def complex_minimum(a, b):
+    return a if _has_nan(a) or complex_le(a, b) else b
+
+
+def complex_fmax(a, b):
+    """NumPy's fmax of complex numbers: a NaN in `b` loses."""
+    return a if _has_nan(b) or complex_ge(a, b) else b
+
+
+def complex_fmin(a, b):
+    return a if _has_nan(b) or complex_le(a, b) else b
+
+
+def ordered_less(a, b):
+    """a < b, complex numbers in NumPy's order (by real part, then imaginary part), as
+    np.argmin and np.min compare them."""
+
+
+@overload(ordered_less)
+def _ordered_less(a, b):
+    if isinstance(a, t.Complex) or isinstance(b, t.Complex):
+        def lexicographic(a, b):
+            return a.real < b.real or (a.real == b.real and a.imag < b.imag)
+        return lexicographic
+
+    def plain(a, b):
+        return a < b
+    return plain

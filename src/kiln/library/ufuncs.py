@@ -276,19 +276,25 @@ def _logical_not(x):
 overload(np_square)(lambda x: _square)
 overload(np_sign)(lambda x: _float_sign if isinstance(x, t.Float) else
                   elements.complex_sign if isinstance(x, t.Complex) else _sign)
-overload(np_fmax)(lambda a, b: _fmax)
-overload(np_fmin)(lambda a, b: _fmin)
+overload(np_fmax)(lambda a, b: elements.complex_fmax if isinstance(a, t.Complex) else _fmax)
+overload(np_fmin)(lambda a, b: elements.complex_fmin if isinstance(a, t.Complex) else _fmin)
 
 
 def np_clip(x, low, high):
     """One element of np.clip: NaN in any operand wins, as in NumPy."""
 
 
-overload(np_clip)(lambda x, low, high: _clip)
+def _real_only(implementation):
+    """Complex numbers refused: NumPy's clip of them is not min(max(x, low), high), and kiln
+    does not have it."""
+    return lambda x, low, high: None if isinstance(x, t.Complex) else implementation
 
 
 def _clip(x, low, high):
     return np_minimum(np_maximum(x, low), high)
+
+
+overload(np_clip)(_real_only(_clip))
 
 
 def np_clip_by_scalars(x, low, high):
@@ -306,7 +312,7 @@ def _clip_by_scalars(x, low, high):
     return high if kept > high else kept
 
 
-overload(np_clip_by_scalars)(lambda x, low, high: _clip_by_scalars)
+overload(np_clip_by_scalars)(_real_only(_clip_by_scalars))
 
 
 def _choose(condition, x, y):
@@ -314,8 +320,10 @@ def _choose(condition, x, y):
 
 
 overload(np_where)(lambda condition, x, y: _choose)
-overload(np_maximum)(lambda a, b: _half_maximum if a == t.float16 else _maximum)
-overload(np_minimum)(lambda a, b: _half_minimum if a == t.float16 else _minimum)
+overload(np_maximum)(lambda a, b: _half_maximum if a == t.float16 else
+                     elements.complex_maximum if isinstance(a, t.Complex) else _maximum)
+overload(np_minimum)(lambda a, b: _half_minimum if a == t.float16 else
+                     elements.complex_minimum if isinstance(a, t.Complex) else _minimum)
 
 
 # ufunc -> (the scalar operation kiln applies per element, how inputs are converted):

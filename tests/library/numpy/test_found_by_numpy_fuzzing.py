@@ -37,3 +37,64 @@ def test_sign_of_complex_arrays(dtype):
     values = [0.0, -0.0, 1.0, -2.5, 3e-40, 1e38, math.inf, -math.inf, math.nan, 0.3]
     z = np.array([complex(a, b) for a, b in itertools.product(values, values)], dtype=dtype)
     _bit_exact(np.sign(z), njit(lambda z: np.sign(z))(z))
+
+
+def _complex_grid(dtype):
+    values = [0.0, -0.0, 1.0, -2.0, math.nan, math.inf]
+    return np.array([complex(a, b) for a, b in itertools.product(values, values)], dtype=dtype)
+
+
+def max_of(z):
+    return z.max()
+
+
+def min_of(z):
+    return np.min(z)
+
+
+def argmax_of(z):
+    return z.argmax()
+
+
+def argmin_of(z):
+    return np.argmin(z)
+
+
+def max_along(z):
+    return z.reshape(6, 6).max(axis=1)
+
+
+def argmin_along(z):
+    return np.argmin(z.reshape(6, 6), axis=0)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("f", [max_of, min_of, argmax_of, argmin_of, max_along, argmin_along])
+def test_extremes_of_complex_arrays(f, dtype):
+    """min, max, argmin and argmax of complex arrays failed to compile inside the library;
+    NumPy orders complex numbers by real part, then imaginary part, and a NaN wins."""
+    z = _complex_grid(dtype)
+    compiled = njit(f)
+    for start in range(0, 36, 5):    # NaN first, later, or not at all
+        rolled = np.roll(z, start)
+        expected, got = f(rolled), compiled(rolled)
+        assert same(expected, got) is None, (rolled, expected, got)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum", "fmax", "fmin"])
+def test_elementwise_extremes_of_complex_arrays(name):
+    """np.maximum & co. of complex arrays failed to compile; NumPy's loops order complex
+    numbers lexicographically, a NaN winning (maximum, minimum) or losing (fmax, fmin)."""
+    ufunc = getattr(np, name)
+    z = _complex_grid(np.complex128)
+    x, y = np.repeat(z, len(z)), np.tile(z, len(z))
+    _bit_exact(ufunc(x, y), njit(lambda x, y: ufunc(x, y))(x, y))
+
+
+def test_clip_of_complex_arrays_is_refused_at_the_line():
+    from kiln.errors import TypingError
+
+    def clip(z):
+        return np.clip(z, 0, 1)
+    with pytest.raises(TypingError, match="np.clip"):
+        njit(clip)(_complex_grid(np.complex128))
