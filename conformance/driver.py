@@ -18,10 +18,21 @@ import unittest
 import warnings
 
 
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Warning|Exit): ")
+
+
 def cause_of(exc_info):
     """'ExceptionType: first line of the message', shortened, for grouping."""
     kind, value, _ = exc_info
     text = str(value).strip().splitlines()
+    if "captured stderr:" in str(value):
+        # a test run in a subprocess (Numba's run_test_in_subprocess): the subprocess's
+        # own failure is the cause
+        found = [line.strip() for line in str(value).split("captured stderr:", 1)[1]
+                 .splitlines() if _EXCEPTION_LINE.match(line.strip())
+                 and not line.strip().startswith("AssertionError: 1 != 0")]
+        if found:
+            return f"subprocess: {found[0][:160]}"
     first = text[0] if text else ""
     if kind is AssertionError and len(text) > 1 and len(first) < 20:
         first = " ".join(line.strip() for line in text[:3])
@@ -92,6 +103,11 @@ def main(module_name, out_path):
                                   "traceback": "".join(traceback.format_exception(*exc))[-3000:]})
                       + "\n")
             return
+        facade = sys.modules.get("numba")
+        bound = getattr(facade, "BOUND_INTERNALS", {}).get(module_name)
+        if bound:
+            out.write(json.dumps({"id": module_name, "outcome": "info",
+                                  "internals": bound}) + "\n")
         result = _SubtestAware(out)
         suite.run(result)
 

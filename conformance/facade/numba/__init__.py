@@ -7,12 +7,13 @@ under Numba's module names (`numba.types` *is* `kiln.types`). Numba's internals
 ModuleNotFoundError naming it, so a test that needs one fails and the report says why.
 
 Numba's test files (`numba.tests.*`) and its test harness (`numba.testing`) are loaded
-from the real Numba installed beside kiln in conformance/.venv. The harness
-(`numba.testing`, `numba.tests.support`, the package `numba.tests`) is loaded leniently:
-a top-level import of a Numba internal there binds a placeholder that raises
+from the real Numba installed beside kiln in conformance/.venv, leniently: a top-level
+import of a Numba internal there binds a placeholder that raises
 `NotImplementedError("... is a Numba internal ...")` as soon as a test uses it, so the
-harness imports and only the tests that use internals fail. Test modules themselves import
-strictly: one that imports an internal fails at import, as it would for a user.
+module imports and only the tests that use internals fail (many modules import one
+internal helper for one test). CONFORMANCE_STRICT_IMPORTS=1 loads the test modules
+strictly instead (the harness stays lenient): one that imports an internal fails whole.
+Imports inside a test's body are never rewritten.
 """
 import importlib
 import importlib.abc
@@ -62,6 +63,8 @@ def _real_numba_dir():
 
 
 REAL_NUMBA = _real_numba_dir()
+# module name -> the Numba internals its top level imported, bound to placeholders
+BOUND_INTERNALS = {}
 
 
 class _Missing:
@@ -93,7 +96,13 @@ class _Missing:
     def __mro_entries__(self, bases):
         return (object,)
 
-    __bool__ = __iter__ = __len__ = __getitem__ = __enter__ = __int__ = __index__ = _fail
+    def _op(self, *_):
+        if _Missing.loading:
+            return _Missing(f"{self._name}(...)")
+        self._fail()
+
+    __bool__ = __iter__ = __len__ = __enter__ = __int__ = __index__ = _fail
+    __getitem__ = __add__ = __radd__ = __mod__ = __or__ = __ror__ = __format__ = _op
 
     def __repr__(self):
         return f"<missing Numba internal {self._name}>"
@@ -108,6 +117,9 @@ def _lenient(tree, name):
         targets = []
         if isinstance(node, ast.ImportFrom) and node.level == 0 and \
                 (node.module or "").startswith("numba"):
+            if any(alias.name == "*" for alias in node.names):
+                body.append(node)
+                continue
             for alias in node.names:
                 targets.append((ast.ImportFrom(node.module, [alias], 0),
                                 alias.asname or alias.name, f"{node.module}.{alias.name}"))
@@ -147,7 +159,13 @@ class _HarnessLoader(importlib.machinery.SourceFileLoader):
         return compile(tree, path, "exec", dont_inherit=True, optimize=_optimize)
 
     def exec_module(self, module):
-        module.__numba_missing__ = _Missing
+        imported = BOUND_INTERNALS.setdefault(module.__name__, [])
+
+        def missing(name):
+            imported.append(name)
+            return _Missing(name)
+
+        module.__numba_missing__ = missing
         _Missing.loading += 1
         try:
             super().exec_module(module)
@@ -174,8 +192,8 @@ class _Finder(importlib.abc.MetaPathFinder):
             parent = name.rpartition(".")[0]
             where = [os.path.join(REAL_NUMBA, *parent.split(".")[1:])]
             spec = importlib.machinery.PathFinder.find_spec(name, where)
-            if spec is not None and name in HARNESS and spec.origin and \
-                    spec.origin.endswith(".py"):
+            lenient = name in HARNESS or os.environ.get("CONFORMANCE_STRICT_IMPORTS") != "1"
+            if spec is not None and lenient and spec.origin and spec.origin.endswith(".py"):
                 loader = _HarnessLoader(name, spec.origin)
                 spec = importlib.util.spec_from_file_location(
                     name, spec.origin, loader=loader,
