@@ -26,6 +26,7 @@ from .options import CompileOptions
 from .runtime.pyapi import PyAPI
 from .types.cffi_types import cffi_pointer
 from .types.foreign import ctypes_prototype, foreign_address
+from .typing.infer import ascii_name
 from .types.functions import c_signature_problem
 
 
@@ -113,7 +114,7 @@ def _symbol_for(py_func, sig, qualname):
     """The C function's symbol: the same in every process for the first C function made of
     `py_func` and `sig` (so cache=True finds its code), and unique in this one."""
     what = repr((py_func.__module__, qualname, sig))
-    stem = f"cfunc.{qualname}.{hashlib.sha1(what.encode()).hexdigest()[:12]}"
+    stem = f"cfunc.{ascii_name(qualname)}.{hashlib.sha1(what.encode()).hexdigest()[:12]}"
     with _made_lock:
         n = _made[stem] = _made.get(stem, -1) + 1
     return stem if n == 0 else f"{stem}.{n}"

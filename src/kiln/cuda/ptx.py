@@ -30,6 +30,7 @@ from ..codegen import datamodel as dm
 from ..codegen.ownership import has_refs
 from ..errors import UnsupportedError
 from ..options import CompileOptions, dump
+from ..typing.infer import ascii_name
 from . import abi, toolkit
 from .debug import emit_record, table_asm
 from .external import DECLARED
@@ -111,8 +112,9 @@ def compile_llvm(pyfunc, sig, device=False, fastmath=False, lineinfo=False, debu
         state.line_table = LineTable(state.module)
     context = CodegenContext(state, options)
     native = context.lower_function(typed)
-    entry = _device_entry(state.module, native, py_func.__name__) if device else \
-        _kernel_entry(state.module, native, typed, py_func.__name__, debug)
+    name = ascii_name(py_func.__name__)
+    entry = _device_entry(state.module, native, name) if device else \
+        _kernel_entry(state.module, native, typed, name, debug)
     if lineinfo:   # the entry is located at the def too, so what it inlines keeps its lines
         state.line_table.locate_calls(entry, typed.ir.qualname, typed.ir.filename,
                                       typed.ir.node.lineno)

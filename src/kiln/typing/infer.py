@@ -133,6 +133,12 @@ class _Deferred(Exception):
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
 
 
+def ascii_name(name: str) -> str:
+    """A Python name as symbols spell it: LLVM's and the CUDA driver's look-ups take ASCII,
+    and `def ρ_plus` is a Python name."""
+    return "".join(c if c.isascii() else f"_u{ord(c):04x}" for c in name)
+
+
 def _symbol_for(ir, argtypes, options, constants) -> str:
     """A deterministic LLVM name (the same in every process, so the IR text can key the
     on-disk cache), made unique if two different functions share a qualified name. Two
@@ -144,9 +150,10 @@ def _symbol_for(ir, argtypes, options, constants) -> str:
     what = (ir.pyfunc.__module__, ir.qualname, argtypes, options)
     digest = hashlib.sha1(repr(what).encode()).hexdigest()[:12]
     named = (_contents(ir.pyfunc, set()), argtypes, options, _contents(constants, set()))
-    symbol, n = f"kiln.{ir.qualname}.{digest}", 1
+    name = ascii_name(ir.qualname)
+    symbol, n = f"kiln.{name}.{digest}", 1
     while _symbols.setdefault(symbol, named) != named:
-        symbol, n = f"kiln.{ir.qualname}.{digest}.{n}", n + 1
+        symbol, n = f"kiln.{name}.{digest}.{n}", n + 1
     return symbol
 
 
