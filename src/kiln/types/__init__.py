@@ -68,6 +68,10 @@ _ABSENT = {
     "Omitted": "kiln passes an omitted argument's default value to overloads instead",
     "NPDatetime": "datetime64 is not supported in compiled code",
     "NPTimedelta": "timedelta64 is not supported in compiled code",
+    "pyobject": "kiln has no object mode (a Python object cannot be a compiled value); "
+                "jit(forceobj=True) keeps the plain Python function, and "
+                "`with kiln.objmode(...)` runs a block as Python",
+    "ffi_forced_object": "kiln has no object mode (see types.pyobject)",
     "StructRef": "kiln has no structref (numba.experimental.structref); a jitclass "
                  "(kiln.experimental.jitclass) gives a mutable compiled object",
     "NestedArray": "kiln's records hold scalar fields only (a record dtype with an array "
