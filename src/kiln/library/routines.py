@@ -38,12 +38,20 @@ def _flip(a):
 
 @overload(np.diff)
 def _diff(a):
-    """The first difference along the last axis."""
+    """The first difference along the last axis (of bools: where they differ, as NumPy)."""
     def diff1(a):
         return a[1:] - a[:-1]
 
     def diff2(a):
         return a[:, 1:] - a[:, :-1]
+
+    def differ1(a):
+        return a[1:] != a[:-1]
+
+    def differ2(a):
+        return a[:, 1:] != a[:, :-1]
+    if isinstance(a, t.Array) and a.dtype == t.boolean:
+        return _by_ndim(a, {1: differ1, 2: differ2})
     return _by_ndim(a, {1: diff1, 2: diff2})
 
 

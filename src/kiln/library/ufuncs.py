@@ -479,7 +479,8 @@ OPERATORS = {operator.add: np.add, operator.sub: np.subtract, operator.mul: np.m
 INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
            operator.itruediv: operator.truediv, operator.ifloordiv: operator.floordiv,
            operator.imod: operator.mod, operator.ipow: operator.pow, operator.iand: operator.and_,
-           operator.ior: operator.or_, operator.ixor: operator.xor}
+           operator.ior: operator.or_, operator.ixor: operator.xor,
+           operator.ilshift: operator.lshift, operator.irshift: operator.rshift}
 
 # NumPy computes float16 ufuncs in float32 and rounds the result to float16, but for these,
 # which have float16 loops of their own.

@@ -98,3 +98,34 @@ def test_clip_of_complex_arrays_is_refused_at_the_line():
         return np.clip(z, 0, 1)
     with pytest.raises(TypingError, match="np.clip"):
         njit(clip)(_complex_grid(np.complex128))
+
+
+def shift_left_in_place(a, b):
+    a <<= b
+
+
+def shift_right_in_place(a, b):
+    a >>= b
+
+
+@pytest.mark.parametrize("f", [shift_left_in_place, shift_right_in_place])
+@pytest.mark.parametrize("count", [np.int8(2), 2, np.array([2, 1, 0, 3, 1, 1, 63])])
+def test_shifts_in_place_write_the_array(f, count):
+    """`a <<= b` and `a >>= b` rebound the local to a new array instead of writing into
+    `a`, so the caller's array (and every view of it) stayed as it was."""
+    expected, got = np.array([7, -3, 2, 0, -8, 12, -1]), np.array([7, -3, 2, 0, -8, 12, -1])
+    f(expected, count)
+    njit(f)(got, count)
+    _bit_exact(expected, got)
+
+
+def diff_of(a):
+    return np.diff(a)
+
+
+@pytest.mark.parametrize("shape", [(6,), (2, 3), (0,)])
+def test_diff_of_bools_is_where_they_differ(shape):
+    """np.diff of a bool array failed to compile (bools have no subtraction); NumPy gives
+    not_equal of the neighbours."""
+    a = np.array([True, False, False, True, True, False][:int(np.prod(shape))]).reshape(shape)
+    _bit_exact(diff_of(a), njit(diff_of)(a))
