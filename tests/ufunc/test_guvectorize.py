@@ -108,7 +108,7 @@ def test_exception_in_the_kernel_reaches_the_caller(target):
         checked(x)
 
 
-@pytest.mark.parametrize("layout", ["(n),(n)", "(n)->(", "(n-1)->()", "(n)->()->()", ""])
+@pytest.mark.parametrize("layout", ["(n)->(", "(n-1)->()", "(n)->()->()", "", "(n),n"])
 def test_bad_layouts(layout):
     with pytest.raises(ValueError, match="bad guvectorize layout"):
         parse_layout(layout)
@@ -278,3 +278,20 @@ def test_lazy_gufunc_runs_the_loop_of_the_operands_dtypes(x_dtype, out_dtype):
             expected[row, i] += xs[row, i] * 3
     add_scaled_into(xs, 3, out)
     assert out.dtype == out_dtype and np.array_equal(out, expected)
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_a_layout_without_outputs_writes_an_operand_in_place(eager):
+    """Numba's '(n),(n)' (no '->', in two published packages): no outputs; the kernel
+    writes into its operand, broadcast over the outer dimensions; the call gives ()."""
+    def doubled_into(x, out):
+        for i in range(x.shape[0]):
+            out[i] = x[i] * 2
+    made = guvectorize(["void(f8[:], f8[:])", "void(i4[:], i8[:])"], "(n),(n)") if eager \
+        else guvectorize("(n),(n)")
+    doubled = made(doubled_into)
+    assert (doubled.nin, doubled.nout, doubled.signature) == (2, 0, "(n),(n)")
+    for x, out in [(np.arange(5.0), np.zeros(5)), (np.arange(4.0), np.zeros((3, 4))),
+                   (np.arange(6, dtype=np.int32)[::-2], np.zeros(3, np.int64))]:
+        expected = np.broadcast_to(x * 2, out.shape)
+        assert doubled(x, out) == () and np.array_equal(out, expected)

@@ -32,9 +32,11 @@ _NAME = re.compile(r"[A-Za-z_]\w*$")
 
 
 def parse_layout(layout):
-    """'(m,n),(n)->(m)' -> ([('m', 'n'), ('n',)], [('m',)]), or ValueError."""
+    """'(m,n),(n)->(m)' -> ([('m', 'n'), ('n',)], [('m',)]), or ValueError. A layout
+    without '->' ('(n),(n)') has no outputs, as in Numba: the kernel writes into one of
+    its operands."""
     text = "".join(str(layout).split())
-    parts = text.split("->")
+    parts = text.split("->") if "->" in text else [text, ""]
 
     def groups(part):
         if not re.fullmatch(r"\([^()]*\)(,\([^()]*\))*", part):
@@ -44,7 +46,7 @@ def parse_layout(layout):
     try:
         if len(parts) != 2:
             raise ValueError
-        ins, outs = groups(parts[0]), groups(parts[1])
+        ins, outs = groups(parts[0]), groups(parts[1]) if parts[1] else []
         names = [n for core in ins + outs for n in core]
         if not all(_NAME.match(n) for n in names):
             raise ValueError
@@ -56,8 +58,8 @@ def parse_layout(layout):
 
 def layout_text(ins, outs):
     """The layout as NumPy spells a gufunc's `.signature`: '(m,n),(n)->(m)'."""
-    return ",".join(f"({','.join(c)})" for c in ins) + "->" + \
-        ",".join(f"({','.join(c)})" for c in outs)
+    text = ",".join(f"({','.join(c)})" for c in ins)
+    return text + "->" + ",".join(f"({','.join(c)})" for c in outs) if outs else text
 
 
 def check_core_type(name, layout, core, is_input, k, ty):
@@ -77,7 +79,7 @@ def check_core_type(name, layout, core, is_input, k, ty):
 def guvectorize(*args, **options):
     """`@guvectorize([sigs], "(n),(n)->()", target=..., identity=...)`, or
     `@guvectorize("(n),(n)->()")` (lazy)."""
-    if len(args) == 1 and isinstance(args[0], str) and "->" in args[0]:
+    if len(args) == 1 and isinstance(args[0], str) and args[0].lstrip().startswith("("):
         signatures, layout = (), args[0]
     elif len(args) == 2:
         signatures, layout = args
@@ -178,7 +180,9 @@ class _GKernel:
         check_core_type(self.fn.__name__, self.layout, self.cores[k], k < self.nin, k, ty)
         if isinstance(ty, t.Number):
             return ty
-        return t.Array(ty.dtype, ty.ndim, "A", readonly=k < self.nin and k not in self.writable)
+        # with no outputs ('(n),(n)'), the kernel writes an operand in place, as in Numba
+        readonly = k < self.nin and k not in self.writable and self.nout > 0
+        return t.Array(ty.dtype, ty.ndim, "A", readonly=readonly)
 
     def gufunc(self):
         return make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
