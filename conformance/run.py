@@ -5,6 +5,7 @@
     python conformance/run.py --all               # every public-API module (hours)
     python conformance/run.py test_tuples test_dicts --side kiln
     python conformance/run.py --cuda              # numba-cuda's modules, simulator
+    python conformance/run.py cuda.cudapy.test_array   # one numba-cuda module
     python conformance/run.py --report            # rewrite docs/conformance.md only
 
 Each module runs in a fresh interpreter from conformance/.venv (driver.py), once on real
@@ -33,11 +34,15 @@ sys.path.insert(0, HERE)
 import modules as selection  # noqa: E402
 
 
-def module_name(short, cuda=False):
-    return f"numba.cuda.tests.{short}" if cuda else f"numba.tests.{short}"
+def module_name(short):
+    """'test_tuples' -> numba.tests.test_tuples; 'cuda.cudapy.test_array' ->
+    numba.cuda.tests.cudapy.test_array (numba-cuda's suite)."""
+    if short.startswith("cuda."):
+        return f"numba.cuda.tests.{short[len('cuda.'):]}"
+    return f"numba.tests.{short}"
 
 
-def run_module(short, side, timeout, cuda=False):
+def run_module(short, side, timeout):
     out_dir = os.path.join(RESULTS, side)
     os.makedirs(out_dir, exist_ok=True)
     out = os.path.join(out_dir, short + ".jsonl")
@@ -46,12 +51,14 @@ def run_module(short, side, timeout, cuda=False):
     env["NUMBA_ENABLE_CUDASIM"] = env["KILN_ENABLE_CUDASIM"] = "1"
     env.setdefault("NUMBA_NUM_THREADS", "2")
     env.setdefault("KILN_NUM_THREADS", "2")
+    if short.startswith("cuda."):
+        env["CONFORMANCE_CUDA"] = "1"    # the facade loads numba-cuda's own harness
     if side == "kiln":
         env["PYTHONPATH"] = os.path.join(HERE, "facade")
     start = time.time()
     timed_out = False
     try:
-        subprocess.run([VENV_PY, os.path.join(HERE, "driver.py"), module_name(short, cuda), out],
+        subprocess.run([VENV_PY, os.path.join(HERE, "driver.py"), module_name(short), out],
                        env=env, cwd=HERE, timeout=timeout, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -89,6 +96,50 @@ def _cell(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _table(names):
+    """The per-module rows, the totals, and the causes of failure on kiln."""
+    lines = []
+    total = collections.Counter()
+    causes = collections.Counter()
+    cause_modules = collections.defaultdict(set)
+    internals = {}
+    for short in names:
+        n_rows, n_meta = load("numba", short)
+        k_rows, k_meta = load("kiln", short)
+        n_pass, _, _ = summarize(n_rows)
+        k_pass, _, k_causes = summarize(k_rows)
+        both = k_pass & n_pass
+        tests = len({r["id"] for r in n_rows + k_rows
+                     if r["outcome"] not in ("info", "import-error")})
+        total.update(tests=tests, numba=len(n_pass), kiln=len(k_pass), both=len(both))
+        lost_whole = any(r["outcome"] == "import-error" for r in k_rows)
+        for cause, count in k_causes.items():
+            if lost_whole:
+                count = max(len(n_pass), 1)   # the whole module is lost on it
+            causes[cause] += count
+            cause_modules[cause].add(short)
+        for r in k_rows:
+            if r["outcome"] == "info":
+                internals[short] = r.get("internals", [])
+        if lost_whole:
+            k_causes = collections.Counter({"(import) " + c: n for c, n in k_causes.items()})
+        top = "; ".join(f"{count}× `{_cell(cause[:110])}`" for cause, count
+                        in k_causes.most_common(3))
+        flags = []
+        if n_meta.get("timed_out"):
+            flags.append(f"Numba stopped at {n_meta['timeout']:.0f} s")
+        if k_meta.get("timed_out"):
+            flags.append(f"kiln stopped at {k_meta['timeout']:.0f} s")
+        note = (" (" + ", ".join(flags) + ")") if flags else ""
+        lines.append(f"| {short}{note} | {tests} | {len(n_pass)} | {len(k_pass)} | "
+                     f"{len(both)}/{len(n_pass)} | {top} |")
+    return lines, total, causes, cause_modules, internals
+
+
+def _share(total):
+    return 100.0 * total["both"] / total["numba"] if total["numba"] else 0.0
+
+
 def write_report():
     sides = {}
     for side in ("numba", "kiln"):
@@ -97,72 +148,67 @@ def write_report():
             sides[side] = sorted(f[:-6] for f in os.listdir(d) if f.endswith(".jsonl"))
     names = sorted(set(sides.get("numba", [])) & set(sides.get("kiln", [])),
                    key=lambda n: (n.count("."), n))
-    lines = []
-    total = collections.Counter()
-    all_causes = collections.Counter()
-    cause_modules = collections.defaultdict(set)
-    internals = {}
-    for short in names:
-        n_rows, n_meta = load("numba", short)
-        k_rows, k_meta = load("kiln", short)
-        n_pass, n_ran, _ = summarize(n_rows)
-        k_pass, k_ran, k_causes = summarize(k_rows)
-        both = k_pass & n_pass
-        tests = len({r["id"] for r in n_rows + k_rows
-                     if r["outcome"] not in ("info", "import-error")})
-        total.update(tests=tests, numba=len(n_pass), kiln=len(k_pass), both=len(both))
-        for cause, count in k_causes.items():
-            if any(r["outcome"] == "import-error" for r in k_rows):
-                count = max(len(n_pass), 1)   # the whole module is lost on it
-            all_causes[cause] += count
-            cause_modules[cause].add(short)
-        for r in k_rows:
-            if r["outcome"] == "info":
-                internals[short] = r.get("internals", [])
-        if any(r["outcome"] == "import-error" for r in k_rows):
-            k_causes = collections.Counter({"(import) " + c: n for c, n in k_causes.items()})
-        top = "; ".join(f"{count}× `{_cell(cause[:110])}`" for cause, count
-                        in k_causes.most_common(3))
-        flags = []
-        if n_meta.get("timed_out"):
-            flags.append(f"Numba stopped at {n_meta['timeout']} s")
-        if k_meta.get("timed_out"):
-            flags.append(f"kiln stopped at {k_meta['timeout']} s")
-        note = (" (" + ", ".join(flags) + ")") if flags else ""
-        lines.append(f"| {short}{note} | {tests} | {len(n_pass)} | {len(k_pass)} | "
-                     f"{len(both)}/{len(n_pass)} | {top} |")
-    share = 100.0 * total["both"] / total["numba"] if total["numba"] else 0.0
+    cpu = [n for n in names if not n.startswith("cuda.")]
+    gpu = [n for n in names if n.startswith("cuda.")]
+    cpu_lines, total, causes, cause_modules, internals = _table(cpu)
+    gpu_lines, gpu_total, gpu_causes, gpu_cause_modules, gpu_internals = _table(gpu)
     when = max((load("kiln", s)[1].get("when", "") for s in names), default="")
+    header = ["| module | tests | Numba passed | kiln passed | kiln passes of Numba's | "
+              "top failure causes on kiln |", "| --- | ---: | ---: | ---: | ---: | --- |"]
     text = [
         "# Conformance: Numba's own test suite on kiln",
         "",
-        "Made by `python conformance/run.py` (see conformance/run.py for how to run it, and",
-        "conformance/modules.py for which modules are selected and why). Each module of",
-        "Numba 0.68.1's test suite runs twice on this machine, in conformance/.venv: on real",
-        "Numba, and with kiln posing as `numba` (conformance/facade: Numba's public modules",
-        "are kiln's modules under Numba's names; Numba's internals are absent, so a test",
-        "that uses one fails and says so). *Numba passed* counts the tests that pass (or",
-        "fail as expected) on Numba; *kiln passes of Numba's* counts those of them that also",
-        "pass on kiln. Skipped tests count in neither.",
+        "Made by `python conformance/run.py` (conformance/run.py says how to run it;",
+        "conformance/modules.py says which modules are selected and why). Each module of",
+        "Numba 0.68.1's test suite (and of numba-cuda 0.30.4's, under the CUDA simulator)",
+        "runs twice on this machine, in conformance/.venv: on real Numba, and with kiln",
+        "posing as `numba` (conformance/facade: Numba's public modules are kiln's modules",
+        "under Numba's names; Numba's internals are absent, so a test that uses one fails",
+        "and says so). *Numba passed* counts the tests that pass (or fail as expected) on",
+        "Numba; *kiln passes of Numba's* counts those of them that also pass on kiln.",
+        "Skipped tests count in neither. Tests: every test either side ran or skipped.",
         "",
-        f"Last measured: {when}. Modules: {len(names)}. Tests: {total['tests']}.",
+        f"Last measured: {when}.",
+        "",
+        f"## Numba's suite: {len(cpu)} modules",
+        "",
         f"**kiln passes {total['both']} of the {total['numba']} tests Numba passes "
-        f"({share:.0f}%)**; kiln passes {total['kiln']} in all.",
+        f"({_share(total):.0f}%)**; kiln passes {total['kiln']} in all, of "
+        f"{total['tests']} tests.",
         "",
-        "| module | tests | Numba passed | kiln passed | kiln passes of Numba's | top failure causes on kiln |",
-        "| --- | ---: | ---: | ---: | ---: | --- |",
-        *lines,
+        *header,
+        *cpu_lines,
         "",
-        "## The widest causes (tests failing on kiln, over all modules measured)",
-        "",
-        "Counted in tests failing on kiln; a module that cannot be imported counts the tests",
-        "Numba passes in it.",
-        "",
-        "| tests | modules | cause |",
-        "| ---: | ---: | --- |",
-        *(f"| {count} | {len(cause_modules[cause])} | `{_cell(cause[:160])}` |"
-          for cause, count in all_causes.most_common(40)),
-        "",
+    ]
+    if gpu:
+        text += [
+            f"## numba-cuda's suite under the simulator: {len(gpu)} modules",
+            "",
+            f"**kiln's simulator passes {gpu_total['both']} of the {gpu_total['numba']} tests "
+            f"numba-cuda's simulator passes ({_share(gpu_total):.0f}%)**; kiln passes "
+            f"{gpu_total['kiln']} in all, of {gpu_total['tests']} tests.",
+            "",
+            *header,
+            *gpu_lines,
+            "",
+        ]
+    for title, counted, where in (("Numba's suite", causes, cause_modules),
+                                  ("numba-cuda's suite", gpu_causes, gpu_cause_modules)):
+        if not counted:
+            continue
+        text += [
+            f"## The widest causes in {title} (tests failing on kiln)",
+            "",
+            "A module that cannot be imported counts the tests Numba passes in it.",
+            "",
+            "| tests | modules | cause |",
+            "| ---: | ---: | --- |",
+            *(f"| {count} | {len(where[cause])} | `{_cell(cause[:160])}` |"
+              for cause, count in counted.most_common(40)),
+            "",
+        ]
+    internals.update(gpu_internals)
+    text += [
         "## Numba internals the test modules import",
         "",
         "A test module's top-level import of a Numba internal binds a placeholder (see",
@@ -180,7 +226,7 @@ def write_report():
         text += [open(extra).read()]
     with open(REPORT, "w") as f:
         f.write("\n".join(text))
-    return total, share
+    return total, _share(total)
 
 
 def main():
@@ -189,7 +235,9 @@ def main():
     parser.add_argument("modules", nargs="*", help="modules under numba.tests "
                         "(e.g. test_tuples, npyufunc.test_gufunc); default: the subset")
     parser.add_argument("--all", action="store_true", help="every public-API module")
-    parser.add_argument("--cuda", action="store_true", help="numba-cuda's modules")
+    parser.add_argument("--cuda", action="store_true",
+                        help="numba-cuda's modules (CUDA simulator on both sides); "
+                             "name one as cuda.cudapy.test_array")
     parser.add_argument("--side", choices=("numba", "kiln", "both"), default="both")
     parser.add_argument("--timeout", type=float, default=300, help="seconds per module")
     parser.add_argument("--budget", type=float, default=3600,
@@ -204,7 +252,7 @@ def main():
         if args.modules:
             chosen = args.modules
         elif args.cuda:
-            chosen = selection.CUDA_DEFAULT
+            chosen = ["cuda." + m for m in selection.CUDA_DEFAULT]
         else:
             chosen = selection.PUBLIC if args.all else selection.DEFAULT
         sides = ("numba", "kiln") if args.side == "both" else (args.side,)
@@ -216,7 +264,7 @@ def main():
                     break
                 if args.skip_done and load(side, short) is not None:
                     continue
-                meta = run_module(short, side, args.timeout, cuda=args.cuda)
+                meta = run_module(short, side, args.timeout)
                 rows = load(side, short)[0]
                 passed, ran, _ = summarize(rows)
                 print(f"{side:5} {short:40} {len(passed):4} passed of {len(rows):4} "
