@@ -94,6 +94,25 @@ def test_explicit_signature_converts_scalars():
     assert g(0.1, 0.2) == float(np.float32(0.1) + np.float32(0.2))
 
 
+def masked_bit(table, i):
+    return table[i] & 4
+
+
+def half(x):
+    return x * 0.5
+
+
+def test_a_number_returned_as_a_declared_bool_is_its_truth():
+    """Numba converts to a declared b1 by truth (`table[i] & mask`, in a published package;
+    kiln refused it, issue 32); never by truncation (4 is True)."""
+    table = np.array([4, 1, 12, 255], np.uint8)
+    f = njit("b1(u1[::1], i4)")(masked_bit)
+    assert [f(table, i) for i in range(4)] == [bool(masked_bit(table, i)) for i in range(4)]
+    g = njit("b1(f8)")(half)
+    for x in [0.0, -0.0, 0.25, np.nan, -np.inf, 5e-324]:
+        assert g(x) is bool(half(x))
+
+
 def test_layout_specializations():
     def total(x):
         s = 0.0

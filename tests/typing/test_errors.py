@@ -67,8 +67,9 @@ def test_returns_without_common_type():
 
 
 def test_function_without_source():
+    import ast
     namespace = {}
-    exec("def f(x):\n    return x\n", namespace)
+    exec(compile(ast.parse("def f(x):\n    return x\n"), "<tree>", "exec"), namespace)
     with pytest.raises(SourceUnavailableError, match="source of 'f' is not available"):
         njit(namespace["f"])(1)
 

@@ -120,7 +120,7 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
             return not isinstance(src, t.Complex)
         if isinstance(dst, t.Integer):
             return isinstance(src, (t.Integer, t.Boolean))
-        return isinstance(src, t.Boolean)
+        return True     # to bool: its truth, as Numba converts (`table[i] & mask` as b1)
     if isinstance(src, t.Array) and isinstance(dst, t.Array):
         return (src.dtype == dst.dtype and src.ndim == dst.ndim
                 and dst.layout in (src.layout, "A") and (dst.readonly or not src.readonly))
