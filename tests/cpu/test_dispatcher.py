@@ -225,6 +225,26 @@ def test_recursion_without_signature_is_inferred_from_the_base_case():
     assert total_c(a, 0) == total(a, 0) and total_c(a[:0], 0) == 0.0
 
 
+def test_recursion_whose_base_case_falls_off_the_end_returns_none():
+    """Issue 32: the implicit `return None` at the end is a base case ('calls itself on
+    every path that returns' before)."""
+    def countdown(a, i):
+        if i < a.shape[0]:
+            a[i] = i * 2
+            return countdown_c(a, i + 1)
+    countdown_c = njit(countdown)
+
+    def fill(a, i):
+        if i < a.shape[0]:
+            fill_c(a, i + 1)
+            a[i] = a[i + 1] + 1 if i + 1 < a.shape[0] else 1
+    fill_c = njit(fill)
+    for n in (0, 1, 7):
+        a, b = np.zeros(n), np.zeros(n)
+        assert countdown_c(a, 0) is countdown(b, 0) is None and np.array_equal(a, b)
+        assert fill_c(a, 0) is fill(b, 0) is None and np.array_equal(a, b)
+
+
 def is_even(n):
     if n == 0:
         return True

@@ -271,6 +271,8 @@ class Typer:
             raise TypingError(f"type inference of {self.ir.qualname!r} did not converge",
                               self.ir.loc(self.ir.node))
         if self.waiting:
+            if self._falls_through():   # the implicit `return None` is a base case too
+                self.returns.append((t.none, self.ir.node))
             raise RecursionPending(self.waiting, self._returned_so_far(), self.waiting_at)
         for d in self.deferred.values():
             if d.items:
