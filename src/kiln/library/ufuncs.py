@@ -273,7 +273,11 @@ def _logical_not(x):
     return not x
 
 
-overload(np_square)(lambda x: _square)
+def _complex_square(x):
+    return elements.np_multiply(x, x)    # NumPy squares with its complex product
+
+
+overload(np_square)(lambda x: _complex_square if isinstance(x, t.Complex) else _square)
 overload(np_sign)(lambda x: _float_sign if isinstance(x, t.Float) else
                   elements.complex_sign if isinstance(x, t.Complex) else _sign)
 overload(np_fmax)(lambda a, b: elements.complex_fmax if isinstance(a, t.Complex) else _fmax)
@@ -336,7 +340,7 @@ overload(np_minimum)(lambda a, b: _half_minimum if a == t.float16 else
 #   "mantissa": the input as the float dtype of frexp's mantissa (for its exponent).
 UFUNCS = {
     np.add: (operator.add, "result"), np.subtract: (operator.sub, "result"),
-    np.multiply: (operator.mul, "result"), np.true_divide: (np_true_divide, "result"),
+    np.multiply: (elements.np_multiply, "result"), np.true_divide: (np_true_divide, "result"),
     np.floor_divide: (np_floor_divide, "result"), np.remainder: (np_remainder, "result"),
     np.power: (np_power, "result"),
     np.bitwise_and: (operator.and_, "result"), np.bitwise_or: (operator.or_, "result"),
