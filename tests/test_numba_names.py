@@ -306,3 +306,36 @@ def test_jit_module_compiles_the_module_s_own_functions(tmp_path, monkeypatch):
     assert m.twice_inc(1) == 3 and m.twice_inc.py_func(1) == 3
     assert m.inc.nopython_signatures and m.already.py_func(2) == 2
     assert m.math.sqrt(4.0) == 2.0          # imported functions are left alone
+
+
+def test_types_literal_is_the_type_overloads_see():
+    assert types.literal(3) == types.IntegerLiteral(3) and types.literal(3).literal_value == 3
+    assert types.literal(True) == types.BooleanLiteral(True)
+    assert types.literal("a") == types.StringLiteral("a")
+    assert types.maybe_literal(1.5) is None
+    with pytest.raises(errors.LiteralTypingError, match="float cannot be used as a literal"):
+        types.literal(1.5)
+
+    from kiln.extending import overload
+
+    def kind(x):
+        pass
+
+    @overload(kind)
+    def kind_impl(x):
+        value = x.literal_value if isinstance(x, types.IntegerLiteral) else None
+        return lambda x: value == 123
+
+    @njit
+    def foo(x):
+        return kind(kiln.literally(x))
+
+    assert foo(123) and not foo(7)     # the overload saw types.literal(123) for 123
+
+
+def test_config_can_be_imported_again_under_another_name():
+    import importlib.util
+    spec = importlib.util.spec_from_loader("numba_like_config", loader=None)
+    kiln.config.__spec__, old = spec, kiln.config.__spec__   # what an import alias does
+    kiln.config.__spec__ = old
+    assert kiln.config.__spec__ is old

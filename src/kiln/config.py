@@ -103,6 +103,8 @@ class _Config(types.ModuleType):
         raise AttributeError(f"kiln.config has no setting {name!r}")
 
     def __setattr__(self, name, value):
+        if name.startswith("__") and name.endswith("__"):
+            return super().__setattr__(name, value)   # the import system's own (__spec__)
         if name in _FACTS:
             raise AttributeError(f"kiln.config.{name} is a fact about this machine")
         if name not in _SETTINGS:

@@ -46,6 +46,28 @@ long_, ulong = _c_integer("int_", True), _c_integer("uint", False)  # as Numba: 
 longlong, ulonglong = _c_integer("longlong", True), _c_integer("ulonglong", False)
 ssize_t, size_t = intp, uintp
 
+def literal(value):
+    """Numba's `types.literal(value)`: the type of a compile-time constant (an int, a bool
+    or a str: the literals kiln's `literally` and library overloads see)."""
+    from ..errors import LiteralTypingError
+    import builtins
+    if isinstance(value, builtins.bool):
+        return BooleanLiteral(value)
+    if isinstance(value, int):
+        return IntegerLiteral(value)
+    if isinstance(value, str):
+        return StringLiteral(value)
+    raise LiteralTypingError(f"{type(value).__name__} cannot be used as a literal")
+
+
+def maybe_literal(value):
+    """`literal(value)`, or None where the value cannot be one."""
+    try:
+        return literal(value)
+    except Exception:
+        return None
+
+
 # Numba's class names for kiln's type classes
 Generator = GeneratorType
 Set = SetType
