@@ -9,6 +9,7 @@ debug=True (by the program's length), and assembled by ptxas (when installed). k
 (what the GPU cannot do: allocating, try/except...); anything else is a failure."""
 from __future__ import annotations
 
+import ast
 import gc
 import importlib.util
 import os
@@ -24,7 +25,7 @@ from tests.fuzz.compare import encode, raised
 
 REFERENCE_HEADER = """import math
 import numpy as np
-from tests.fuzz.reference import math
+from tests.fuzz.reference import math, power as _power
 prange = range
 def jit(f=None, **options):
     return f if f is not None else (lambda g: g)
@@ -41,6 +42,22 @@ def jit(f=None, **options):
     return device(f) if f is not None else device
 """ + C_IMPORT
 COMPILED = ("compiled",)   # the outcome a program compiled for the GPU must have
+
+
+class _Powers(ast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow):
+            return ast.copy_location(ast.Call(ast.Name("_power", ast.Load()),
+                                              [node.left, node.right], []), node)
+        return node
+
+
+def powers_as_kiln(source):
+    """The reference's `a ** b` as kiln computes it (tests.fuzz.reference.power)."""
+    if "**" not in source:
+        return source
+    return ast.unparse(ast.fix_missing_locations(_Powers().visit(ast.parse(source))))
 
 
 def read_frame(stream):
@@ -76,6 +93,8 @@ class Programs:
         self.paths = []
 
     def load(self, header, source):
+        if header is REFERENCE_HEADER:
+            source = powers_as_kiln(source)
         self.count += 1
         path = os.path.join(self.dir, f"fuzz_{self.count}.py")
         with open(path, "w") as f:

@@ -42,3 +42,33 @@ math.ldexp = _libm_on_error("ldexp", 2, [ctypes.c_double, ctypes.c_int])
 math.gamma = lambda x: _c_function("tgamma", 1)(float(x))
 math.lgamma = lambda x: _c_function("lgamma", 1)(float(x))
 math.hypot = lambda x, y: _c_function("hypot", 2)(float(x), float(y))
+
+
+def _correctly_rounded_power(x, n):
+    """x ** n for a finite nonzero float x, rounded once (Fraction's float() rounds to
+    nearest); inf where it overflows."""
+    from fractions import Fraction
+    try:
+        return float(Fraction(x) ** n)
+    except OverflowError:
+        return _math.copysign(_math.inf, x) if n % 2 else _math.inf
+
+
+def power(base, exponent):
+    """`base ** exponent` as kiln computes it (docs/performance.md, "Integer powers"): a
+    float to an integral power 1 .. 8 is the correctly rounded product (C's pow, which CPython calls, misrounds
+    about 0.07% of bases); everything else is Python's own `**`."""
+    import numpy as np
+    if isinstance(base, int) and not isinstance(base, bool) and isinstance(exponent, float):
+        base = float(base)                 # int ** float is a float power in both
+    if isinstance(base, (float, np.floating)) and not isinstance(base, np.float16) and \
+            isinstance(exponent, (int, float, np.integer, np.floating)) and \
+            not isinstance(exponent, (bool, np.bool_)) and 1 <= exponent <= 8 and \
+            exponent == int(exponent) and _math.isfinite(base) and base != 0:
+        value = _correctly_rounded_power(float(base), int(exponent))
+        if isinstance(base, np.floating):
+            return type(base)(value) if isinstance(base, np.float64) else base ** exponent
+        if _math.isinf(value):
+            raise OverflowError("(34, 'Numerical result out of range')")
+        return value
+    return base ** exponent

@@ -44,6 +44,10 @@ def call_libm(context, builder, name, ft, args):
     # not a builtin to LLVM: it would rewrite pow(x, 2.0) as x*x and pow(x, 0.5) as sqrt,
     # which round differently from the C library's pow that CPython calls
     fn.attributes.add("nobuiltin")
+    if name != "lgamma":   # lgamma writes signgam; the others write only errno, unread here
+        # pure to LLVM, so a call with loop-invariant arguments is hoisted out of a loop
+        fn.attributes.add("readnone")
+        fn.attributes.add("nounwind")
     return builder.call(fn, args)
 
 

@@ -28,6 +28,7 @@ from ..errors import TypingError
 from . import ufunc_elements as elements
 from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
 from .numbers import numpy_left_shift, numpy_right_shift
+from .number_helpers import exact_power
 from .registry import intrinsic, overload, register_jitable, template
 
 # ---- scalar operations with NumPy's semantics ----------------------------------------------
@@ -162,7 +163,7 @@ def _float_power_by_scalar(a, b):
         return math.sqrt(a)
     if b == -1.0:
         return np_reciprocal(a)
-    return ieee_power(a, b)
+    return exact_power(a, b)    # products for 1 .. 8 (number_helpers), else C's pow
 
 
 def _maximum(a, b):
