@@ -37,6 +37,9 @@ class IndexIteration:
 class ZipIteration:
     def __init__(self, parts, item_type):
         self.parts, self.item_type = parts, item_type
+        for p in parts:            # each step must reach the header, where all are tested
+            if hasattr(p, "direct"):
+                p.direct = False
 
     def more(self, b):
         result = ir.Constant(dm.i1, 1)
@@ -181,8 +184,63 @@ def unravel(builder, position, shape):
     return index
 
 
+class OdometerIteration:
+    """Every position of a shape in C order, as nested loops over the shape give them: the
+    last digit steps, and carries into the one before it when it reaches its length (no
+    division per item, as unravelling a flat counter needs). `item_at(b, digits)` makes
+    the item from the current digits (int64 values, outer axis first)."""
+
+    def __init__(self, context, b, shape, item_at, item_type):
+        self.shape, self.item_at, self.item_type = shape, item_at, item_type
+        # The loop's body block (where `item` is read). A `for` loop's own iteration steps
+        # the last digit straight back to it: the loop over the last axis is then an inner
+        # loop of its own to LLVM (counted, and vectorizable), nested in the loop the
+        # carries make. Inside zip/enumerate, whose other parts must be tested and stepped
+        # too, every step goes through the loop's header (`direct` is False).
+        self.body, self.direct = None, True
+        self.digits = []
+        for d in range(len(shape)):
+            slot = context.alloca(b, dm.i64, name=f"nd.digit{d}")
+            b.store(ir.Constant(dm.i64, 0), slot)
+            self.digits.append(slot)
+        self.alive = context.alloca(b, dm.i1, name="nd.alive")
+        alive = ir.Constant(dm.i1, 1)
+        for size in shape:                       # nothing to visit when an axis is empty
+            alive = b.and_(alive, b.icmp_signed(">", size, ir.Constant(dm.i64, 0)))
+        b.store(alive, self.alive)
+
+    def more(self, b):
+        return b.load(self.alive, typ=dm.i1)
+
+    def item(self, b):
+        if self.body is None:
+            self.body = b.block
+        return self.item_at(b, [b.load(slot, typ=dm.i64) for slot in self.digits])
+
+    def advance(self, b):
+        done = b.function.append_basic_block("nd.next")
+        last = len(self.shape) - 1
+        for d in reversed(range(len(self.shape))):
+            following = b.add(b.load(self.digits[d], typ=dm.i64), ONE)
+            fits = b.icmp_signed("<", following, self.shape[d])
+            carry = b.function.append_basic_block(f"nd.carry{d}")
+            step = b.function.append_basic_block(f"nd.step{d}")
+            b.cbranch(fits, step, carry)
+            b.position_at_end(step)
+            b.store(following, self.digits[d])
+            direct = d == last and self.direct and self.body is not None
+            b.branch(self.body if direct else done)
+            b.position_at_end(carry)
+            b.store(ir.Constant(dm.i64, 0), self.digits[d])
+        b.store(ir.Constant(dm.i1, 0), self.alive)   # the outermost axis ran out
+        b.branch(done)
+        b.position_at_end(done)
+
+
 def _positions(context, b, value, ty):
-    """np.ndindex / a.flat / np.ndenumerate: every position of a shape in C order."""
+    """np.ndindex / a.flat / np.ndenumerate: every position of a shape in C order. A
+    C-contiguous (or 1-d) array's a.flat is a counted loop over its memory; the rest walk
+    the shape as nested loops would (OdometerIteration)."""
     from .arrays import ArrayValue
     if isinstance(ty, NDIndexType):
         shape = [b.extract_value(value, i) for i in range(ty.ndim)]
@@ -190,13 +248,28 @@ def _positions(context, b, value, ty):
     else:
         arr = ArrayValue(context, b, b.extract_value(value, 0), ty.array)
         shape = [arr.shape(d) for d in range(ty.array.ndim)]
-    count = ONE
-    for size in shape:
-        count = b.mul(count, size)
     index_ty = t.UniTuple(t.int64, len(shape))
+    if arr is not None and not isinstance(ty, NDEnumerateType) and \
+            (ty.array.layout == "C" or ty.array.ndim == 1):
+        count = ONE
+        for size in shape:
+            count = b.mul(count, size)
+        item_lt = dm.memory_type(ty.array.dtype)
+        record = isinstance(ty.array.dtype, t.Record)
 
-    def item(b, position):
-        index = unravel(b, position, shape)
+        def flat_item(b, position):
+            view = arr.with_builder(b)
+            if ty.array.ndim == 1:
+                return view.load_element([position])
+            address = b.gep(view.field(dm.ARRAY_DATA), [position], source_etype=item_lt,
+                            inbounds=True)
+            return dm.load_item(b, ty.array.dtype, address,
+                                meminfo=view.field(dm.ARRAY_MEMINFO) if record else None)
+        return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
+                              lambda b, position: b.icmp_signed("<", position, count),
+                              flat_item, item_type_of(ty))
+
+    def item(b, index):
         if arr is None:
             return context.make_tuple(b, index_ty, index)
         element = arr.with_builder(b).load_element(index)
@@ -204,9 +277,7 @@ def _positions(context, b, value, ty):
             return element
         return context.make_tuple(b, item_type_of(ty), [context.make_tuple(b, index_ty, index),
                                                         element])
-    return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
-                          lambda b, position: b.icmp_signed("<", position, count), item,
-                          item_type_of(ty))
+    return OdometerIteration(context, b, shape, item, item_type_of(ty))
 
 
 def _common_function(tuple_ty):

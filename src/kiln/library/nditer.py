@@ -5,7 +5,7 @@ Each item is a 0-d view of the operands' current elements (read with `x[()]` or
 NumPy. The order is NumPy's default, order='K': the axes sorted by the operands' strides
 (memory order; C order where they disagree), and an axis every operand walks backwards is
 walked forwards in memory. `np.nditer(...)` computes that plan once (`_k_order`, NumPy's
-insertion sort over the axes) and the loop unravels its counter over the planned shape.
+insertion sort over the axes) and the loop walks the planned shape as nested loops.
 """
 from __future__ import annotations
 
@@ -152,8 +152,9 @@ def _plan(shape, strides):
 
 
 def nditer_iteration(context, builder, value, ty):
-    """The `for` loop's iteration over an nditer value: a counter unravelled over the plan."""
-    from .iteration import ONE, IndexIteration, unravel
+    """The `for` loop's iteration over an nditer value: nested loops over the plan's shape
+    (OdometerIteration), each operand's offset from the digits and its planned strides."""
+    from .iteration import OdometerIteration
     b = builder
     nop = len(ty.operands)
     operands = [ArrayValue(context, b, b.extract_value(value, k), a)
@@ -165,12 +166,7 @@ def nditer_iteration(context, builder, value, ty):
     walk = [[plan[1].load_element([ir.Constant(dm.i64, k), ir.Constant(dm.i64, d)])
              for d in range(ndim)] for k in range(nop)]
     starts = [plan[2].load_element([ir.Constant(dm.i64, k)]) for k in range(nop)]
-    count = ONE
-    for size in shape:
-        count = b.mul(count, size)
-
-    def item(b, position):
-        digits = unravel(b, position, shape)
+    def item(b, digits):
         views = []
         for k, (arr, view_ty) in enumerate(zip(operands, ty.views)):
             offset = starts[k]
@@ -182,6 +178,4 @@ def nditer_iteration(context, builder, value, ty):
                                     meminfo=arr.field(dm.ARRAY_MEMINFO),
                                     parent=arr.field(dm.ARRAY_PARENT)))
         return views[0] if ty.single else context.make_tuple(b, ty.item_type, views)
-    return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
-                          lambda b, position: b.icmp_signed("<", position, count), item,
-                          ty.item_type)
+    return OdometerIteration(context, b, shape, item, ty.item_type)
