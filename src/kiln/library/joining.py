@@ -137,8 +137,16 @@ def _hstack(arrays):
     found = _arrays_of(arrays)
     if found is None:
         return None
+    _refuse_0d(found, "hstack")
     axis = 0 if found[0].ndim == 1 else 1
     return lambda arrays: concatenate_arrays(arrays, axis)
+
+
+def _refuse_0d(arrays, name):
+    """NumPy makes 0-d arrays 1-d (atleast_1d) before joining them; kiln does not yet, and
+    says so at the call, not inside the library."""
+    if any(a.ndim == 0 for a in arrays):
+        raise TypingError(f"np.{name} of 0-d arrays is not supported")
 
 
 @overload(np.vstack)
@@ -146,6 +154,7 @@ def _vstack(arrays):
     found = _arrays_of(arrays)
     if found is None:
         return None
+    _refuse_0d(found, "vstack")
     if found[0].ndim == 1:  # rows of a new matrix
         return lambda arrays: stack_arrays(arrays, 0)
     return lambda arrays: concatenate_arrays(arrays, 0)

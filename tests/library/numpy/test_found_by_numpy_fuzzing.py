@@ -158,3 +158,15 @@ def test_complex_products_have_numpys_bits(f, dtype):
     a, b = [(rng.standard_normal(300) + 1j * rng.standard_normal(300)).astype(dtype)
             for _ in range(2)]
     _bit_exact(f(a.copy(), b), njit(f)(a.copy(), b))
+
+
+def test_hstack_of_0d_arrays_is_refused_at_the_line():
+    """np.hstack of 0-d arrays failed inside the library ("zero-dimensional arrays cannot be
+    concatenated"), where NumPy makes them 1-d first; kiln now says so at the call."""
+    from kiln.errors import TypingError
+
+    def joined(a, b):
+        return np.hstack((a, b))
+    with pytest.raises(TypingError, match="hstack of 0-d arrays") as caught:
+        njit(joined)(np.array(1.0), np.array(2.0))
+    assert "return np.hstack((a, b))" in str(caught.value)
