@@ -165,6 +165,11 @@ def _make(cls, spec):
             raise TypeError(f"jitclass {cls.__name__}: class members other than methods "
                             f"and properties are not supported ({name!r}); make it a field "
                             "or a global constant")
+    if "__eq__" in methods and "__ne__" not in methods:
+        # Python's default `!=`: the negation of `__eq__`
+        methods["__ne__"] = njit(define_generated(
+            f"<kiln jitclass {cls.__qualname__} __ne__>",
+            "def __ne__(self, other):\n    return not self.__eq__(other)\n", {}))
     clash = set(fields) & (set(methods) | set(statics) | set(properties))
     if clash:
         raise TypeError(f"jitclass {cls.__name__}: {', '.join(sorted(clash))} is both a field "
@@ -180,11 +185,26 @@ def _make(cls, spec):
         namespace[name] = staticmethod(dispatcher)
     for name in fields:
         namespace[name] = _field_property(class_type, name)
+    if init is not None:
+        # `__new__` makes the instance; `Cls.__init__` keeps the user's name, docstring
+        # and signature (help(Cls), inspect.signature(Cls))
+        @functools.wraps(init.py_func)
+        def __init__(self, *args, **kwargs):
+            pass
+        namespace["__init__"] = __init__
+        signature = inspect.signature(init.py_func)
+        namespace["__signature__"] = signature.replace(
+            parameters=list(signature.parameters.values())[1:])
+    namespace["__init_subclass__"] = classmethod(_no_subclass)
     boxed = type(cls.__name__, (JitClassInstance,), namespace)
     boxed.__new__ = _constructor(boxed, init)
     from .library.classes import register_class
     register_class(boxed, class_type)
     return boxed
+
+
+def _no_subclass(cls, **kwargs):
+    raise TypeError("cannot subclass from a jitclass")
 
 
 def _method(dispatcher):
