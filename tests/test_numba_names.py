@@ -141,7 +141,13 @@ def test_c_type_names_compile_in_signatures():
 
 
 def test_type_class_names():
-    assert types.Generator is types.GeneratorType and types.Set is types.SetType
+    gen = types.Generator(gen_func=None, yield_type=types.int32, arg_types=(types.int64,),
+                          state_types=(types.int64,))
+    assert gen == types.GeneratorType(types.int32) and isinstance(gen, types.Generator)
+    assert issubclass(types.GeneratorType, types.Generator)
+    assert types.Set(types.int64) == types.SetType(types.int64)
+    assert isinstance(types.SetType(types.int64), types.Set)
+    assert not isinstance(types.int64, (types.Set, types.Generator))
     assert types.bool is types.boolean and "bool" not in types.__all__
 
     def gen(n):

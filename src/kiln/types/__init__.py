@@ -68,9 +68,38 @@ def maybe_literal(value):
         return None
 
 
-# Numba's class names for kiln's type classes
-Generator = GeneratorType
-Set = SetType
+# Numba's class names for kiln's type classes, taking Numba's constructor arguments
+class _NumbaName(type):
+    """`isinstance(x, types.Generator)` is `isinstance(x, GeneratorType)`."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, cls.kiln_class)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, cls.kiln_class)
+
+
+class Generator(metaclass=_NumbaName):
+    """Numba's `types.Generator(gen_func, yield_type, arg_types, state_types,
+    has_finalizer)`: kiln's GeneratorType, whose layout depends on the yield type alone
+    (the other arguments are Numba's layout, which kiln's coroutine frame holds)."""
+
+    kiln_class = GeneratorType
+
+    def __new__(cls, gen_func=None, yield_type=None, arg_types=(), state_types=(),
+                has_finalizer=True):
+        if not isinstance(yield_type, Type):
+            raise TypeError(f"types.Generator needs a yield_type, not {yield_type!r}")
+        return GeneratorType(yield_type)
+
+
+class Set(metaclass=_NumbaName):
+    """Numba's `types.Set(dtype, reflected=False)`: kiln's SetType (a compiled set)."""
+
+    kiln_class = SetType
+
+    def __new__(cls, dtype, reflected=False):
+        return SetType(dtype)
 
 # Numba's groups of types.
 signed_domain = frozenset(signed_integers)
