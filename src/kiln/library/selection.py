@@ -5,6 +5,7 @@ range is an IndexError."""
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -69,6 +70,9 @@ def _getitem(a, index):
                     k += 1
             return out
         return select
+    along_one_axis = _one_array_index(a, index)
+    if along_one_axis is not None:
+        return along_one_axis.getter(dt)
     if _is_positions(index):
         def take(a, index):
             rows = c_contiguous(a).reshape(a.shape[0], -1)
@@ -113,6 +117,14 @@ def _setitem(a, index, value):
                         k += 1
             return scatter
         return None
+    along_one_axis = _one_array_index(a, index)
+    if along_one_axis is not None:
+        return along_one_axis.setter(value)
+    if isinstance(value, (t.ListType, t.BaseTuple)) and isinstance(a.dtype, t.Number) and \
+            a.ndim > 1:
+        def from_sequence(a, index, value):   # `a2d[i] = [p, q]`: as an array
+            a[index] = np.array(value)
+        return from_sequence
     if _is_positions(index) and a.ndim == 1:
         if isinstance(value, t.Number):
             def put(a, index, value):
@@ -129,6 +141,128 @@ def _setitem(a, index, value):
                     a[_position(index[k], a.shape[0])] = source[k if source.shape[0] > 1 else 0]
             return put_each
     return None
+
+
+# ---- one array among slices and integers: `A[:, cols]`, `A[rows, 1]`, `R[mask_of_rows]` --
+
+@register_jitable
+def _positions(index, size):
+    """The positions a 1-d index array names along an axis of `size`: a boolean one's
+    True places (its length must be `size`), an integer one's with negatives from the end."""
+    if index.dtype == np.bool_:
+        if index.shape[0] != size:
+            raise IndexError("boolean index did not match indexed array along the axis")
+        return np.nonzero(index)[0]
+    out = np.empty(index.shape[0], np.int64)
+    for k in range(index.shape[0]):
+        out[k] = _position(index[k], size)
+    return out
+
+
+@dataclass(frozen=True)
+class _AlongOneAxis:
+    """An index of slices and integers with one 1-d integer or boolean array (what Numba
+    supports of NumPy's advanced indexing). The array's axis of `a[index with the array as
+    ':']` (`axis`) is where the selected items go, or first when integers stand apart from
+    the array (NumPy's rule for advanced indices that are not side by side)."""
+
+    items: tuple          # 'array', 'slice' or 'int', per item of the index
+    tuple_index: bool
+    ndim: int             # of the indexed array
+
+    @property
+    def array_at(self):
+        return self.items.index("array")
+
+    @property
+    def axis(self):
+        return self.items[:self.array_at].count("slice")
+
+    @property
+    def sub_ndim(self):
+        return self.ndim - self.items.count("int")
+
+    @property
+    def apart(self):
+        advanced = [q for q, kind in enumerate(self.items) if kind != "slice"]
+        return advanced[-1] - advanced[0] + 1 != len(advanced)
+
+    def _text(self, name, middle):
+        """`name[:, :, middle]`, with `middle` at `axis`."""
+        return f"{name}[{', '.join([':'] * self.axis + [middle])}]"
+
+    def _source(self, kind, body):
+        if self.tuple_index:
+            basic = ", ".join(":" if q == self.array_at else f"index[{q}]"
+                              for q in range(len(self.items)))
+            chosen = f"index[{self.array_at}]"
+        else:
+            basic, chosen = ":", "index"
+        lines = [f"def {kind}(a, index{', value' if kind == 'put' else ''}):",
+                 f"    sub = a[{basic}]",
+                 f"    positions = _positions({chosen}, sub.shape[{self.axis}])"] + body
+        return "\n".join(lines) + "\n"
+
+    def _define(self, source, **names):
+        from ..frontend.source import define_generated
+        namespace = dict(np=np, _positions=_positions, empty_array=empty_array, **names)
+        return define_generated(f"<kiln index {source.split(chr(10))[0]} {self}>", source,
+                                namespace)
+
+    def getter(self, dtype):
+        front = self.apart and self.axis
+        shape = f"(positions.shape[0],) + sub.shape[:{self.axis}] + sub.shape[{self.axis + 1}:]" \
+            if front else f"sub.shape[:{self.axis}] + (positions.shape[0],) + " \
+            f"sub.shape[{self.axis + 1}:]"
+        body = [f"    out = empty_array({shape}, dt)",
+                "    for j in range(positions.shape[0]):",
+                f"        {'out[j]' if front else self._text('out', 'j')} = "
+                f"{self._text('sub', 'positions[j]')}",
+                "    return out"]
+        return self._define(self._source("take", body), dt=dtype)
+
+    def setter(self, value):
+        """The assignment, for a number, or an array of the selection's dimensions (its
+        length along the selected axis that of the selection, or 1), or one of fewer
+        dimensions that does not reach the selected axis (broadcast to each item)."""
+        front = self.apart and self.axis
+        value_axis = 0 if front else self.axis
+        target = self._text("sub", "positions[j]")
+        if isinstance(value, t.Number) or (isinstance(value, t.Array) and
+                                            value.ndim < self.sub_ndim - value_axis):
+            each = "value"
+        elif isinstance(value, t.Array) and value.ndim == self.sub_ndim:
+            middle = "j if value.shape[%d] != 1 else 0" % value_axis
+            each = f"source[{', '.join([':'] * value_axis + [middle])}]"
+        else:
+            return None
+        body = ["    source = value.copy()" if isinstance(value, t.Array) else "    pass"]
+        if each != "value":
+            body += [f"    if value.shape[{value_axis}] != positions.shape[0] and "
+                     f"value.shape[{value_axis}] != 1:",
+                     "        raise ValueError('shape mismatch: value array could not be "
+                     "broadcast to indexing result')"]
+        body += ["    for j in range(positions.shape[0]):",
+                 f"        {target} = {each}"]
+        return self._define(self._source("put", body))
+
+
+def _one_array_index(a, index):
+    """The _AlongOneAxis an index is, or None."""
+    if not isinstance(a, t.Array) or a.ndim < 2 and not isinstance(index, t.BaseTuple):
+        return None
+    items = tuple(index.types) if isinstance(index, t.BaseTuple) else (index,)
+    kinds = tuple("array" if isinstance(ty, t.Array) else "slice"
+                  if isinstance(ty, t.SliceType) else "int"
+                  if isinstance(ty, t.Integer) else None for ty in items)
+    if None in kinds or kinds.count("array") != 1 or len(items) > a.ndim:
+        return None
+    array = items[kinds.index("array")]
+    if array.ndim != 1 or not isinstance(array.dtype, (t.Integer, t.Boolean)):
+        return None
+    if not isinstance(index, t.BaseTuple) and isinstance(array.dtype, t.Integer):
+        return None     # `a[positions]`: take, above
+    return _AlongOneAxis(kinds, isinstance(index, t.BaseTuple), a.ndim)
 
 
 @register_jitable
