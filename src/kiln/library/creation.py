@@ -291,6 +291,14 @@ def _array_like(copies):
             return lambda obj, dtype=None: obj
         if isinstance(obj, t.BaseTuple):
             return lambda obj, dtype=None: array_from_tuple(obj, dtype)
+        if isinstance(obj, t.Number):     # np.asarray(1.5): a 0-d array
+            dt = dtype_of(dtype, t.unliteral(obj))
+
+            def zero_dimensional(obj, dtype=None):
+                out = np.empty((), dt)
+                out[()] = obj
+                return out
+            return zero_dimensional
         return None
     return ov
 

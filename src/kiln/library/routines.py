@@ -505,3 +505,20 @@ def _convolve(a, v):
             out[i] = total
         return out
     return convolve
+
+
+@overload(np.angle)
+def _angle(z, deg=False):
+    """The argument of complex numbers (0 or pi of real ones), in radians or degrees, as
+    NumPy computes it: arctan2(imag, real), scaled by 180/pi."""
+    if not isinstance(z, (t.Array, t.Number)):
+        return None
+    if isinstance(t.unliteral(z.dtype if isinstance(z, t.Array) else z), t.Complex):
+        def angle(z, deg=False):
+            a = np.arctan2(z.imag, z.real)
+            return a * (180 / np.pi) if deg else a
+    else:
+        def angle(z, deg=False):
+            a = np.arctan2(0, z)
+            return a * (180 / np.pi) if deg else a
+    return angle

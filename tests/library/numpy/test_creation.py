@@ -237,3 +237,17 @@ def dtype_objects(n):
 @pytest.mark.parametrize("n", [0, 3])
 def test_np_dtype_objects_as_dtype_arguments_and_constants(n):
     check(dtype_objects, n)
+
+
+def asarray_of(x):
+    return np.asarray(x)
+
+
+def array_as_float32(x):
+    return np.array(x, np.float32)
+
+
+def test_asarray_of_a_number_is_zero_dimensional():
+    for x in (1.5, -3, True, 2j, np.float32(1.25), np.int8(-7)):
+        check(asarray_of, x)
+        check(array_as_float32, x)

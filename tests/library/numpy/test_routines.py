@@ -176,3 +176,16 @@ def test_histogram_density_known_only_at_run_time_is_a_typing_error():
 
     with pytest.raises(TypingError, match="np.histogram's density must be the constant True"):
         f(X, True)
+
+
+def angle(z, deg):
+    return np.angle(z, deg)
+
+
+def test_angle_against_numpy():
+    values = [np.array([1 + 1j, -1j, -1 + 0j, 0j, -0.0 - 0j, complex(np.nan, 1), np.inf * 1j]),
+              np.array([1 + 1j, -2j], np.complex64), np.array([-2, 0, 3]),
+              np.array([-0.0, 2.5, np.nan, -np.inf], np.float32), 1 + 1j, -3.0, 4]
+    for z in values:
+        for deg in (False, True):
+            check(angle, z, deg)
