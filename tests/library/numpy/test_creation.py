@@ -250,4 +250,5 @@ def array_as_float32(x):
 def test_asarray_of_a_number_is_zero_dimensional():
     for x in (1.5, -3, True, 2j, np.float32(1.25), np.int8(-7)):
         check(asarray_of, x)
-        check(array_as_float32, x)
+        if not isinstance(x, complex):   # (NumPy's TypeError; kiln's at compile time)
+            check(array_as_float32, x)
