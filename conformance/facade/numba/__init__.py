@@ -220,6 +220,10 @@ class _Finder(importlib.abc.MetaPathFinder):
                     name, spec.origin, loader=loader,
                     submodule_search_locations=spec.submodule_search_locations)
             return spec
+        if name == "numba._helperlib" and REAL_NUMBA:
+            # Numba's C helper library: its test usecases load C functions from the file
+            # with ctypes (test data for kiln's ctypes support, not a part of kiln)
+            return importlib.machinery.PathFinder.find_spec("_helperlib", [REAL_NUMBA])
         if name == "numba.cuda.config":
             return importlib.util.spec_from_file_location(
                 name, os.path.join(_FACADE, "_cuda_config.py"))
