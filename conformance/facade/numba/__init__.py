@@ -79,6 +79,25 @@ REAL_NUMBA_CUDA = _real_numba_cuda_dir()
 # what numba-cuda's harness asks about its installation: is base Numba installed beside
 # it (under the facade `numba` is kiln, so the tests of numba-cuda with Numba are skipped)
 HARNESS_FACTS = {"numba.cuda.HAS_NUMBA": False}
+
+
+class _Partial:
+    """A Numba internal module of which the harness reads only the given facts."""
+
+    def __init__(self, name, **facts):
+        self._name = name
+        self.__dict__.update(facts)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _Missing(f"{self._name}.{attr}")
+
+
+# numba-cuda's harness asks its driver whether nvJitLink is there, to skip the tests that
+# link with it: kiln's simulator links nothing
+HARNESS_FACTS["numba.cuda.cudadrv.driver"] = _Partial("numba.cuda.cudadrv.driver",
+                                                      _have_nvjitlink=lambda: False)
 # module name -> the Numba internals its top level imported, bound to placeholders
 BOUND_INTERNALS = {}
 
