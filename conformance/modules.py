@@ -52,9 +52,10 @@ test_struct_ref test_cfunc npyufunc.test_vectorize_decor npyufunc.test_gufunc
 doc_examples.test_examples
 """.split()
 
-# numba-cuda's modules (under the simulator): numba.cuda.tests.<group>.<module>
+# numba-cuda's modules (under the simulator): numba.cuda.tests.<group>.<module>; its ufunc
+# modules (cudapy.test_vectorize*, test_gufunc*) skip every test in the simulator
 CUDA_DEFAULT = """
 cudapy.test_array cudapy.test_atomics cudapy.test_blackscholes cudapy.test_complex
 cudapy.test_constmem cudapy.test_idiv cudapy.test_intrinsics cudapy.test_localmem
-cudapy.test_math cudapy.test_sm cudapy.test_vectorize cudapy.test_gufunc
+cudapy.test_math cudapy.test_sm cudapy.test_sync cudapy.test_device_func
 """.split()
