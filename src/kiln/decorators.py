@@ -53,13 +53,42 @@ def jit(signature_or_function=None, locals=None, **options):
         if not inspect.isfunction(fn):
             raise TypeError(f"kiln compiles Python functions (def or lambda), not "
                             f"{type(fn).__name__} {fn!r:.60}")
-        if jit_disabled() and not fn.__module__.startswith("kiln."):
+        users = not (fn.__module__ or "").startswith("kiln.")   # not kiln's own helpers
+        if jit_disabled() and users:
             return _python_function(fn)     # kiln's own helpers (typed containers) compile
+        if users:
+            init_extensions()
         return make_dispatcher(fn, compile_options, signatures, bool(options.get("cache")))
 
     if callable(signature_or_function) and not isinstance(signature_or_function, Signature):
         return decorate(signature_or_function)
     return decorate
+
+
+_extensions_loaded = False
+EXTENSION_GROUPS = ("kiln_extensions", "numba_extensions")
+
+
+def init_extensions():
+    """Run the `init` entry point of every installed extension package, once, before the
+    first function is compiled (as Numba does when its first dispatcher is made): packages
+    declare `[project.entry-points.numba_extensions] init = "pkg.module:init"` (or under
+    `kiln_extensions`), and their init registers overloads and types. One that fails
+    warns and is passed over, as in Numba."""
+    global _extensions_loaded
+    if _extensions_loaded:
+        return
+    _extensions_loaded = True     # first: an extension's init may compile functions
+    import warnings
+    from importlib.metadata import entry_points
+    for group in EXTENSION_GROUPS:
+        for entry_point in entry_points(group=group, name="init"):
+            try:
+                entry_point.load()()
+            except Exception as e:
+                warnings.warn(f"extension module '{entry_point.module}' ({group} entry "
+                              f"point) failed to load due to '{type(e).__name__}({e})'.",
+                              stacklevel=3)
 
 
 def jit_disabled() -> bool:
