@@ -345,3 +345,10 @@ def test_config_can_be_imported_again_under_another_name():
     kiln.config.__spec__, old = spec, kiln.config.__spec__   # what an import alias does
     kiln.config.__spec__ = old
     assert kiln.config.__spec__ is old
+
+
+def test_nopython_false_warns_that_it_has_no_effect_as_numba_does():
+    with pytest.warns(errors.NumbaDeprecationWarning,
+                      match="The keyword argument 'nopython=False' was supplied"):
+        compiled = kiln.jit(nopython=False)(lambda x: x * 2)
+    assert compiled(3) == 6

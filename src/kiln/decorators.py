@@ -26,6 +26,13 @@ def jit(signature_or_function=None, locals=None, **options):
     unknown = set(options) - _OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown option(s) for jit: {', '.join(sorted(unknown))}")
+    if options.get("nopython", True) is False:
+        import warnings
+        from .errors import NumbaDeprecationWarning
+        warnings.warn("The keyword argument 'nopython=False' was supplied. kiln compiles in "
+                      "nopython mode only (Numba's default since 0.59), so it has no effect; "
+                      "forceobj=True keeps the Python function.",
+                      NumbaDeprecationWarning, stacklevel=2)
     if options.get("forceobj") and options.get("nopython"):
         raise ValueError("Only one of 'nopython' or 'forceobj' can be True.")
     if options.get("forceobj"):
