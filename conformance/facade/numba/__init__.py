@@ -98,6 +98,15 @@ class _Partial:
 # link with it: kiln's simulator links nothing
 HARNESS_FACTS["numba.cuda.cudadrv.driver"] = _Partial("numba.cuda.cudadrv.driver",
                                                       _have_nvjitlink=lambda: False)
+
+
+def _no_include_dir():
+    raise FileNotFoundError("the facade does not look for CUDA's headers")
+
+
+# ... and where CUDA's headers are, to skip the tests that compile CUDA C++ with them
+HARNESS_FACTS["numba.cuda.cudadrv.libs"] = _Partial("numba.cuda.cudadrv.libs",
+                                                    get_cuda_include_dir=_no_include_dir)
 # module name -> the Numba internals its top level imported, bound to placeholders
 BOUND_INTERNALS = {}
 
