@@ -21,6 +21,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -83,8 +84,19 @@ def load(side, short):
 PASSED = ("pass", "xfail")
 
 
+_CALLEE = re.compile(r"^(TypeError: )[\w.<>]+\(\): argument \d+: ")
+
+
+def _group(cause):
+    """One cause for the same failure in different functions: 'f(): argument 2: kiln
+    does not take a Python list' and 'g(): argument 1: ...' are one."""
+    cause = _CALLEE.sub(r"\1<function>(): argument: ", cause)
+    cause = re.sub(r"(of type '[^']*') \(.*\) to compiled code", r"\1 to compiled code", cause)
+    return cause[:130]
+
+
 def summarize(rows):
-    rows = [r for r in rows if r["outcome"] != "info"]
+    rows = [dict(r, cause=_group(r.get("cause", ""))) for r in rows if r["outcome"] != "info"]
     passed = {r["id"] for r in rows if r["outcome"] in PASSED}
     ran = {r["id"] for r in rows if r["outcome"] not in ("skip",)}
     causes = collections.Counter(r["cause"] for r in rows
