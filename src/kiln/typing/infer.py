@@ -451,12 +451,24 @@ class Typer:
         if taken is None or not taken:
             self.block(node.orelse)
         branch = None if taken is None else node.body if taken else node.orelse
-        if branch and isinstance(branch[-1], (ast.Continue, ast.Break)) and following:
-            # what follows a branch always taken that always leaves the iteration is never
-            # run (nor typed: `if x is None: continue` in a loop unrolled for a None item;
-            # after a `return` or `raise` the rest is typed still, as it tells the return
-            # type of a function that always raises)
+        if branch and following and (isinstance(branch[-1], (ast.Continue, ast.Break)) or
+                                     self.surely_returns(branch[-1])):
+            # what follows a branch always taken that always leaves the iteration or returns
+            # is never run (nor typed: `if x is None: continue` in a loop unrolled for a
+            # None item, `if a.ndim == 1: return a[0]`); after a `raise` the rest is typed
+            # still, as it tells the return type of a function that always raises
             self.constants[(following[0], "unreachable")] = True
+
+    def surely_returns(self, stmt):
+        """Whether `stmt` returns on every path that the types leave open."""
+        if isinstance(stmt, ast.Return):
+            return True
+        if not isinstance(stmt, ast.If):
+            return False
+        taken = self.constants.get((stmt.test, "truth"))
+        branches = [stmt.body, stmt.orelse] if taken is None else \
+            [stmt.body if taken else stmt.orelse]
+        return all(b and self.surely_returns(b[-1]) for b in branches)
 
     def stmt_While(self, node):
         self.condition(node.test)
@@ -670,6 +682,8 @@ class Typer:
         res = self.tctx.resolve(("attr", attr), (base,))
         if res is not None:
             self.calls[node] = res
+            if isinstance(base, t.Array) and attr == "ndim":   # `if a.ndim == 1:` prunes
+                self.constants[node] = base.ndim
             return res.signature.return_type
         if self.tctx.has_templates(("method", attr)):
             return t.BoundMethod(base, attr)
@@ -857,7 +871,7 @@ class Typer:
         return result
 
     def expr_Compare(self, node):
-        left = self.expr(node.left)
+        left, left_node = self.expr(node.left), node.left
         folded = []
         result = None
         for i, (op, right_node) in enumerate(zip(node.ops, node.comparators)):
@@ -882,12 +896,23 @@ class Typer:
                 res = self.resolve(key, args, node)
                 self.calls[(node, i)] = res
                 result = res.signature.return_type
-            left = right
+                folded.append(self.fold_numbers(key, left_node, right_node))
+            left, left_node = right, right_node
         if len(node.ops) > 1:
             result = t.boolean
         if folded and len(folded) == len(node.ops) and all(f is not None for f in folded):
             self.constants[node] = all(folded)
         return result
+
+    def fold_numbers(self, key, left, right):
+        """The comparison of two numbers known at compile time (`a.ndim == 1`, a frozen
+        global), as Numba prunes branches on them; None when either is not known."""
+        values = [self.constants.get(n) for n in (left, right)]
+        if all(type(v) in (int, float, bool) for v in values) and \
+                key in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt,
+                        operator.ge):
+            return key(*values)
+        return None
 
     @staticmethod
     def fold_identity(a, b, key):
