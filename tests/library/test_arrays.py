@@ -283,3 +283,23 @@ def test_array_types_keep_their_hash_but_do_not_pickle_it():
     assert hash(a) == hash(types.Array(types.float64, 2, "C"))
     state = pickle.loads(pickle.dumps(a))
     assert state == a and "_hash" not in state.__dict__ and hash(state) == hash(a)
+
+
+def slice_objects(a, i, j):
+    return (a[slice(i, j)], a[slice(j)], a[slice(None, None, -1)], a[slice(i, None, 2)],
+            a[slice(-j, None)])
+
+
+def slice_objects_2d(b, k):
+    return b[slice(1, -1), slice(None, None, k)]
+
+
+def test_slice_objects_made_in_compiled_code():
+    """slice(...) in compiled code (issue 32), as the `a:b:c` syntax."""
+    a = np.arange(10.0)
+    for i, j in [(2, 7), (0, 0), (-3, 20), (5, 2)]:
+        check(slice_objects, a, i, j)
+    b = np.arange(20.0).reshape(4, 5)
+    for k in (1, 2, -2):
+        check(slice_objects_2d, b, k)
+    check(slice_objects_2d, b, 0)     # ValueError: slice step cannot be zero

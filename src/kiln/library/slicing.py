@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from .. import types as t
 from ..codegen import datamodel as dm
-from .registry import register_jitable
+from .registry import register_jitable, template
 
 ABSENT = -(1 << 63)  # marks a bound written as empty (`a[:n]`), never a real index
 
@@ -48,3 +49,21 @@ def slice_indices(start, stop, step, length):
     else:
         count = (stop - start - 1) // step + 1 if start < stop else 0
     return start, step, count
+
+
+@template(slice)
+def _slice(tctx, *bounds):
+    """slice(stop), slice(start, stop[, step]) in compiled code: the value `a:b:c` makes,
+    None bounds absent (filled in when it indexes an array)."""
+    if not 1 <= len(bounds) <= 3 or \
+            not all(isinstance(b, (t.Integer, t.Boolean, t.NoneType)) for b in bounds):
+        return None
+    kinds = ((t.none,) + bounds if len(bounds) == 1 else bounds) + (t.none,) * 3
+    rt = t.SliceType(has_step=not isinstance(kinds[2], t.NoneType))
+
+    def codegen(context, builder, sig, args):
+        values = ((None,) + tuple(args) if len(args) == 1 else tuple(args)) + (None,) * 3
+        return build_slice(builder, *[
+            None if isinstance(ty, t.NoneType) else context.cast(builder, v, ty, t.int64)
+            for v, ty in zip(values[:3], kinds[:3])])
+    return rt(*bounds), codegen
