@@ -1,5 +1,6 @@
 """Builtins in compiled code against CPython: min/max, abs, int/float/bool/complex, round,
 len, range, sum, and the attributes of numbers."""
+import functools
 import itertools
 import math
 
@@ -400,3 +401,23 @@ def test_map_and_filter_against_python(a):
     assert [list(g) if isinstance(g, kiln.typed.List) else g for g in got] == \
         [list(w) if isinstance(w, list) else w for w in want]
     assert njit(shadowed_map)(a) == 7
+
+
+def reduce_product(a):
+    return functools.reduce(lambda x, y: x * y, a)
+
+
+def reduce_from(a, start):
+    def larger(x, y):
+        return x if x > y else y
+    return functools.reduce(larger, a, start)
+
+
+def test_functools_reduce():
+    """functools.reduce with a lambda or a nested def (issue 32), against CPython."""
+    from helpers import check
+    for a in (np.arange(1, 6), np.array([2.5, -1.0, np.nan]), (3, 4, 5)):
+        check(reduce_product, a)
+        check(reduce_from, a, 0)
+    check(reduce_product, np.zeros(0))          # TypeError: empty, no initial value
+    check(reduce_from, np.zeros(0), -7.0)       # (an int start would come back a float)

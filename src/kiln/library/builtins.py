@@ -2,6 +2,7 @@
 complex, and the attributes of complex numbers."""
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -11,7 +12,7 @@ from .. import types as t
 from ..parallel import prange
 from ..codegen import datamodel as dm
 from ..typing.unify import promote_numbers
-from .registry import intrinsic, overload, overload_method, register_jitable, template
+from .registry import intrinsic, omitted, overload, overload_method, register_jitable, template
 
 _INTLIKE = (t.Integer, t.Boolean)
 
@@ -137,6 +138,33 @@ def _sum(seq, start=0):
             return total
         return impl
     return None
+
+
+@overload(functools.reduce)
+def _reduce(function, iterable, initial=None):
+    """functools.reduce over anything compiled code iterates, with a compiled function (a
+    lambda, a nested def, a @njit function); Python's TypeError for an empty iterable
+    without an initial value."""
+    if not omitted(initial):
+        def from_initial(function, iterable, initial=None):
+            total = initial
+            for v in iterable:
+                total = function(total, v)
+            return total
+        return from_initial
+
+    def from_first(function, iterable, initial=None):
+        started = False
+        for v in iterable:
+            if started:
+                total = function(total, v)   # noqa: F821 (assigned on the first item)
+            else:
+                total = v
+                started = True
+        if not started:
+            raise TypeError("reduce() of empty iterable with no initial value")
+        return total
+    return from_first
 
 
 @overload(any)
