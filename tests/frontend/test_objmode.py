@@ -319,3 +319,26 @@ def test_an_exception_in_a_prange_block_reaches_python():
         compiled(100, 7)
     assert info.value.args == ("bad item", 7)
     np.testing.assert_array_equal(compiled(5, -1), raises_in_prange(5, -1))
+
+
+def describe(name, x):
+    label = name + "!"
+    with objmode(text="unicode_type", size="int64"):
+        text = f"{label.upper()} {x:.2f}"
+        size = len(name)
+    return text + "?", size
+
+
+def wrong_kind(name):
+    with objmode(text="unicode_type"):
+        text = len(name)
+    return text
+
+
+def test_strings_read_and_written_by_a_block():
+    """Issue 32: a block reading a str was refused; strings go both ways now (the leak
+    check of conftest sees the copies released)."""
+    for name, x in [("kiln", 1.5), ("", -2.0), ("ρ∑ unicode", 3.0)]:
+        assert njit(describe)(name, x) == describe(name, x)
+    with pytest.raises(TypeError, match="declared unicode_type.*not a str"):
+        njit(wrong_kind)("abc")

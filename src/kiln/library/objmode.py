@@ -40,14 +40,14 @@ def _boxable(ty):
     if isinstance(ty, t.BaseTuple):
         return all(map(_boxable, ty.types))
     return isinstance(ty, (t.Boolean, t.Number, t.NoneType, t.Array, t.ListType, t.DictType,
-                           t.SetType))
+                           t.SetType, t.UnicodeType))
 
 
 def _unboxable(ty):
     if isinstance(ty, t.BaseTuple):
         return all(map(_unboxable, ty.types))
     return isinstance(ty, (t.Boolean, t.Integer, t.Float, t.Complex, t.NoneType, t.Array,
-                           t.ListType, t.DictType))
+                           t.ListType, t.DictType, t.UnicodeType))
 
 
 def check_output_type(name, ty, loc):
@@ -55,8 +55,8 @@ def check_output_type(name, ty, loc):
     unboxed to."""
     if not _unboxable(ty):
         raise TypingError(f"kiln.objmode(): output {name!r} has type {ty}, which kiln cannot "
-                          "unbox from Python (numbers, booleans, None, arrays, tuples, "
-                          "typed lists and dicts can)", loc)
+                          "unbox from Python (numbers, booleans, None, strings, arrays, "
+                          "tuples, typed lists and dicts can)", loc)
 
 
 def coerce_output(name, ty, value):
@@ -94,6 +94,10 @@ def coerce_output(name, ty, value):
                      for i, (item_ty, item) in enumerate(zip(ty.types, value)))
     if isinstance(ty, t.Array):
         return _coerce_array(ty, value, fail)
+    if isinstance(ty, t.UnicodeType):
+        if not isinstance(value, str):
+            fail(f"a {type(value).__name__}, not a str")
+        return str(value)     # (a str subclass as the plain str compiled code unboxes)
     return _coerce_container(ty, value, fail)
 
 
@@ -156,7 +160,7 @@ def _objmode_call(tctx, block_ty, *args):
 
 def _lower(context, b, block, argtypes, outputs, values):
     from ..library.lists import kept_alive
-    from ..runtime.boxing import _Unboxer, box
+    from ..runtime.boxing import _Unboxer, box, release_strings, strings_in
     from ..runtime import pyapi as P
     api = P.PyAPI(context, b)
     null = ir.Constant(dm.ptr, None)
@@ -185,7 +189,10 @@ def _lower(context, b, block, argtypes, outputs, values):
     with b.if_then(b.icmp_unsigned("==", found, null), likely=False):
         b.branch(error)
     mismatch = b.append_basic_block("objmode.mismatch")
-    unboxer = _Unboxer(api, mismatch, exact_layout=False)
+    string_slots = [context.alloca(b, dm.ptr) for _ in range(sum(map(strings_in, outputs)))]
+    for string_slot in string_slots:
+        b.store(null, string_slot)
+    unboxer = _Unboxer(api, mismatch, exact_layout=False, string_slots=string_slots)
     result = None
     if outputs:
         result = ir.Constant(dm.value_type(t.tuple_of(outputs)), ir.Undefined)
@@ -194,9 +201,18 @@ def _lower(context, b, block, argtypes, outputs, values):
             item = kept_alive(context, b, ty, item)   # arrays: a meminfo holding NumPy's
             incref(b, ty, item)
             result = b.insert_value(result, item, i)
+    release_strings(b, string_slots)   # the unboxer's copies, now referenced by the outputs
     api.decref(found)
     api.call("PyGILState_Release", void, [gil])
     after = b.block
+
+    if unboxer.no_memory is not None:   # a string output's copy could not be allocated
+        b.position_at_end(unboxer.no_memory)
+        release_strings(b, string_slots)
+        api.decref(found)
+        api.call("PyGILState_Release", void, [gil])
+        context.raise_error(b, MemoryError, "no memory for a string output of the objmode "
+                                            f"block at {block.where}")
 
     b.position_at_end(mismatch)   # coerce_output made every output fit: cannot happen
     api.decref(found)

@@ -32,7 +32,7 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     # one slot per string argument: the copy unboxing makes, released after the call or
     # when a later argument does not match (NULL until made)
     string_slots = []
-    for _ in range(sum(map(_strings_in, typed.argtypes))):
+    for _ in range(sum(map(strings_in, typed.argtypes))):
         string_slots.append(builder.alloca(dm.ptr))
         builder.store(ir.Constant(dm.ptr, None), string_slots[-1])
     unboxer = _Unboxer(api, fn.append_basic_block("mismatch"), exact_layout, string_slots)
@@ -69,30 +69,30 @@ def build_entry_point(context, typed, native_fn, name, exact_layout: bool):
     status = builder.call(native_fn, [retslot, excslot] + values)
     if typed.options.nogil:
         api.call("PyEval_RestoreThread", ir.VoidType(), [thread_state])
-    _release_strings(builder, string_slots)
+    release_strings(builder, string_slots)
     with builder.if_then(builder.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
         emit_set_python_error(context, builder, builder.load(excslot, typ=dm.ptr))
         builder.ret(ir.Constant(dm.ptr, None))
     result = builder.load(retslot, typ=dm.value_type(typed.return_type))
     builder.ret(box(api, typed.return_type, result))
     builder.position_at_end(unboxer.mismatch)
-    _release_strings(builder, string_slots)
+    release_strings(builder, string_slots)
     builder.ret(api.new_reference("_Py_NotImplementedStruct"))
     if unboxer.no_memory is not None:
         builder.position_at_end(unboxer.no_memory)
-        _release_strings(builder, string_slots)
+        release_strings(builder, string_slots)
         api.call("PyErr_NoMemory", dm.ptr, [])
         builder.ret(ir.Constant(dm.ptr, None))
     return fn
 
 
-def _strings_in(ty) -> int:
+def strings_in(ty) -> int:
     if isinstance(ty, t.UnicodeType):
         return 1
-    return sum(map(_strings_in, ty.types)) if isinstance(ty, t.BaseTuple) else 0
+    return sum(map(strings_in, ty.types)) if isinstance(ty, t.BaseTuple) else 0
 
 
-def _release_strings(builder, slots):
+def release_strings(builder, slots):
     for slot in slots:
         nrt.emit_decref(builder, builder.load(slot, typ=dm.ptr))
 
