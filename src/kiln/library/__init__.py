@@ -10,7 +10,8 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "it
            "selection", "sorting", "random", "joining", "routines", "statistics", "foreign",
            "lists", "strings", "string_methods", "string_case",
            "string_conversions", "hashing", "dicts", "sets",
-           "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing")
+           "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
+           "named_tuples", "arrangement")
 _loaded = False
 
 
