@@ -620,7 +620,7 @@ class FunctionLowerer:
         if isinstance(fn_ty, t.BoundMethod):
             values.append(self.operand(res, 0, node.func.value, node))
             types_.append(fn_ty.receiver)
-        elif isinstance(fn_ty, t.NumberClass):
+        elif isinstance(fn_ty, (t.NumberClass, t.NamedTupleClass)):   # a class: no value
             values.append(dm.null_value(fn_ty))
             types_.append(fn_ty)
         elif isinstance(fn_ty, t.FunctionType):  # a C function pointer: the callee is a value

@@ -141,7 +141,7 @@ _PY_SYMBOLS = [
     "PyBool_FromLong", "PyComplex_FromDoubles", "PyTuple_New", "PyTuple_SetItem",
     "PyErr_SetString", "PyErr_SetObject", "PyErr_SetNone", "PyErr_Occurred", "PyErr_Clear",
     "PyType_IsSubtype", "Py_IncRef", "Py_DecRef",
-    "PyObject_CallFunctionObjArgs", "PyLong_FromVoidPtr", "PyLong_FromSsize_t",
+    "PyObject_CallFunctionObjArgs", "PyObject_CallObject", "PyLong_FromVoidPtr", "PyLong_FromSsize_t",
     "PyLong_AsVoidPtr", "PyUnicode_FromString", "PyGILState_Ensure", "PyGILState_Release",
     "PyEval_SaveThread", "PyEval_RestoreThread", "PyCapsule_New", "PyCapsule_GetPointer",
     "PyGILState_Check", "PyErr_Fetch", "PyErr_NormalizeException", "PyException_SetTraceback",

@@ -162,7 +162,9 @@ class _Unboxer:
             self.require(b.icmp_unsigned("==", obj, api.global_object("_Py_NoneStruct")))
             return dm.null_value(ty)
         if isinstance(ty, t.BaseTuple):
-            self.require(api.is_type(obj, api.global_object("PyTuple_Type")))
+            cls = getattr(ty, "cls", None)     # a named tuple's class, exactly
+            self.require(api.is_type(obj, api.global_object("PyTuple_Type") if cls is None
+                                     else api.constant_object(cls)))
             self.require(b.icmp_signed("==", api.read(obj, P.TUPLE_SIZE, dm.i64),
                                        ir.Constant(dm.i64, len(ty))))
             value = ir.Constant(dm.value_type(ty), ir.Undefined)
@@ -427,14 +429,22 @@ def _box_string(api, value, fail):
 
 def _box_tuple(api, ty, value, fail):
     b = api.builder
+    null = ir.Constant(dm.ptr, None)
     tup = api.call("PyTuple_New", dm.ptr, [ir.Constant(dm.i64, len(ty))])
     for i, item_ty in enumerate(ty.types):
         item = box(api, item_ty, b.extract_value(value, i), fail)
-        with b.if_then(b.icmp_unsigned("==", item, ir.Constant(dm.ptr, None)), likely=False):
+        with b.if_then(b.icmp_unsigned("==", item, null), likely=False):
             api.decref(tup)
             fail(b)
         api.call("PyTuple_SetItem", dm.i32, [tup, ir.Constant(dm.i64, i), item])
-    return tup
+    cls = getattr(ty, "cls", None)
+    if cls is None:
+        return tup
+    named = api.call("PyObject_CallObject", dm.ptr, [api.constant_object(cls), tup])
+    api.decref(tup)     # a named tuple: an instance of its class made from the items
+    with b.if_then(b.icmp_unsigned("==", named, null), likely=False):
+        fail(b)
+    return named
 
 
 def _box_array(api, ty, value, fail):

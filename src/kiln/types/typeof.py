@@ -8,6 +8,7 @@ import numpy as np
 
 from . import core
 from .containers import Array, tuple_of, unicode_type
+from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
 from .records import Record
 
 
@@ -85,11 +86,11 @@ def _typeof(value):
         except TypeError:
             return None
         return Array(dtype, value.ndim, array_layout(value), readonly=not value.flags.writeable)
-    if cls is tuple:
+    if cls is tuple or is_named_tuple_class(cls):
         items = [_typeof(v) for v in value]
         if any(t is None for t in items):
             return None
-        return tuple_of(items)
+        return tuple_of(items) if cls is tuple else named_tuple_of(items, cls)
     if isinstance(value, ctypes._CFuncPtr):  # a ctypes foreign function
         from .foreign import ctypes_function_type
         return ctypes_function_type(value)
@@ -104,6 +105,8 @@ def typeof_global(value):
         return core.Module(value)
     if isinstance(value, type) and issubclass(value, BaseException):
         return core.ExceptionClass(value)
+    if is_named_tuple_class(value):
+        return NamedTupleClass(value)
     if isinstance(value, (core.Number, Record)):   # a dtype= of a library function
         return core.NumberClass(value)
     if isinstance(value, type) and issubclass(value, np.generic):

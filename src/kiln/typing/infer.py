@@ -751,6 +751,8 @@ class Typer:
                                what=f"{fn.instance_type}()")
         elif isinstance(fn, t.FunctionType):  # a C function pointer (library/foreign.py)
             res = self.resolve("call", (fn,) + args, node, kws, what=f"the C function {fn}")
+        elif isinstance(fn, t.NamedTupleClass):   # library/named_tuples.py
+            res = self.resolve("call", (fn,) + args, node, kws, what=f"{fn.cls.__name__}()")
         elif isinstance(fn, t.ExceptionClass):
             raise self.error("exceptions can only be raised in compiled code", node,
                              UnsupportedError)
