@@ -72,3 +72,23 @@ def test_is_none_truth_and_unwrapping():
     assert njit(unwrap)(x, 2.0) == 3
     with pytest.raises(TypeError, match="expected int64, got None"):
         njit(unwrap)(x, 9.0)
+
+
+def first_or(x, a):
+    return x if a is None else x + a[0]
+
+
+def doubled_or_minus_one(v):
+    return -1.0 if v is None else v * 2
+
+
+def test_optional_arguments_in_explicit_signatures():
+    """`optional(f4[:])` in a signature (issue 32: 'unknown type name optional'): None or a
+    value of the type, passed from Python."""
+    f = njit("f4(f4, optional(f4[:]))")(first_or)
+    for a in (None, np.full(2, 2.5, np.float32), np.arange(4, dtype=np.float32)[::-2]):
+        assert f(1.0, a) == first_or(np.float32(1.0), a)
+    g = njit("f8(optional(f8))")(doubled_or_minus_one)
+    assert [g(v) for v in (None, 3.0, -0.5)] == [doubled_or_minus_one(v) for v in (None, 3.0, -0.5)]
+    with pytest.raises(TypeError, match="no compiled signature"):
+        g("x")

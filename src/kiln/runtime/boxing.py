@@ -140,6 +140,8 @@ class _Unboxer:
             self.require(b.icmp_unsigned("==", value, api.context.get_constant(
                 b, ty.type, ty.value)))
             return value
+        if isinstance(ty, t.Optional):   # None, or a value of the type
+            return self.unbox_optional(ty, obj)
         if isinstance(ty, t.Boolean):
             true, false = api.global_object("_Py_TrueStruct"), api.global_object("_Py_FalseStruct")
             is_py = b.or_(b.icmp_unsigned("==", obj, true), b.icmp_unsigned("==", obj, false))
@@ -211,6 +213,24 @@ class _Unboxer:
         api.call("PyUnicode_AsUCS4", dm.ptr,
                  [obj, strings.code_points(b, s), n, ir.Constant(dm.i32, 0)])
         return s
+
+    def unbox_optional(self, ty, obj):
+        b = self.b
+        is_none = b.icmp_unsigned("==", obj, self.api.global_object("_Py_NoneStruct"))
+        with b.if_else(is_none) as (none, some):
+            with none:
+                from_none = b.block
+            with some:
+                value = self.unbox(ty.type, obj)
+                from_some = b.block
+        present = b.phi(dm.i1)
+        present.add_incoming(ir.Constant(dm.i1, 0), from_none)
+        present.add_incoming(ir.Constant(dm.i1, 1), from_some)
+        item = b.phi(dm.value_type(ty.type))
+        item.add_incoming(ir.Constant(dm.value_type(ty.type), None), from_none)
+        item.add_incoming(value, from_some)
+        result = b.insert_value(ir.Constant(dm.value_type(ty), ir.Undefined), item, 0)
+        return b.insert_value(result, present, 1)
 
     def unbox_function(self, ty, obj):
         """A function's two addresses, from `entry_address` (ccallback.py): None, or a

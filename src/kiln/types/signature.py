@@ -51,6 +51,10 @@ def _evaluate(node, names, text):
             node.func.id in ("CPointer", "FunctionType") and len(node.args) == 1:
         from . import functions  # type constructors: CPointer(float64), FunctionType(f8(f8))
         return getattr(functions, node.func.id)(_evaluate(node.args[0], names, text))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ("optional", "Optional") and len(node.args) == 1:
+        from .containers import Optional     # optional(float32[:]): the type or None
+        return Optional(_evaluate(node.args[0], names, text))
     if isinstance(node, ast.Call):
         ret = _evaluate(node.func, names, text)
         args = tuple(_evaluate(a, names, text) for a in node.args)
