@@ -17,6 +17,7 @@ from ..types.signature import parse_signature
 from ..typing.context import bind_types, register_compiled_function
 from ..typing.unify import can_convert
 from .cache import function_cache
+from . import reflection
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
 
 _compile_lock = threading.RLock()
@@ -91,11 +92,14 @@ class Dispatcher:
     def _fallback(self, *args, **kwargs):
         if kwargs:
             args = self._bind_arguments(args, kwargs)
+        copies = reflection.typed_copies(self.__name__, args)   # Python lists, as Numba's
+        if copies:
+            args = reflection.with_copies(args, copies)
         spec, args = self._specialization_for(args)
         result = spec.call(*args)
         if result is NotImplemented:  # an argument changed type between the check and now
             raise TypeError(f"{self.__name__}(): internal dispatch error for {spec.signature}")
-        return result
+        return reflection.reflect_back(copies, result) if copies else result
 
     def _bind_arguments(self, args, kwargs):
         try:

@@ -1,0 +1,64 @@
+"""Python lists passed to compiled functions, as Numba's reflected lists (issue 32, the
+widest cause in the conformance run): the function sees the items, and its changes reach
+the caller's list. Each function runs on a copy in CPython and compiled, and the lists
+and results must agree."""
+import copy
+
+import numpy as np
+import pytest
+
+from kiln import njit
+
+
+def total(xs):
+    s = 0.0
+    for x in xs:
+        s += x
+    return s
+
+
+def grow_and_edit(xs, v):
+    xs.append(v)
+    xs[0] = -xs[0]
+    xs.insert(1, v * 2)
+    return len(xs)
+
+
+def shrink(xs):
+    xs.pop()
+    xs.reverse()
+    return xs
+
+
+def sort_in_place(xs):
+    xs.sort()
+
+
+def both(xs, ys):
+    xs.extend(ys)
+    return ys[-1]
+
+
+@pytest.mark.parametrize("fn, args", [
+    (total, ([1.0, 2.5, 3.0],)), (total, ([1, 2, 3],)),
+    (grow_and_edit, ([1, 2, 3], 9)), (grow_and_edit, ([1.5], 2.0)),
+    (shrink, ([3, 1, 2],)), (sort_in_place, ([3.0, -1.0, 2.0, np.nan],)),
+    (both, ([1, 2], [7, 8]))], ids=lambda v: getattr(v, "__name__", ""))
+def test_changes_reach_the_list_as_in_python(fn, args):
+    py_args, jit_args = copy.deepcopy(args), copy.deepcopy(args)
+    expected, got = fn(*py_args), njit(fn)(*jit_args)
+    assert got == expected or (got is not None and list(got) == list(expected))
+    for got_list, want_list in zip(jit_args, py_args):
+        if not isinstance(want_list, list):
+            continue
+        assert [(type(x), x) for x in got_list] == [(type(x), x) for x in want_list] or \
+            np.array_equal(got_list, want_list, equal_nan=True)
+
+
+def test_a_returned_list_is_the_callers_and_bad_lists_are_clear():
+    xs = [1.5, 2.5, 3.5]
+    assert njit(shrink)(xs) is xs and xs == [2.5, 1.5]
+    with pytest.raises(TypeError, match="empty list"):
+        njit(total)([])
+    with pytest.raises(TypeError, match="first item's type"):
+        njit(total)([1, 2.5])
