@@ -1,0 +1,126 @@
+"""The `heapq` module on lists in compiled code: a binary min-heap kept in a list, moved
+the way CPython's heapq moves items (the same comparisons in the same order), so a heap
+built here is item for item the heap CPython builds. nsmallest and nlargest sort."""
+from __future__ import annotations
+
+import heapq
+
+from .. import types as t
+from ..errors import TypingError
+from .registry import overload, register_jitable
+
+
+def _check_heap(heap, what):
+    if not isinstance(heap, t.ListType):
+        raise TypingError(f"heapq.{what}() works on a list, not {heap}")
+
+
+@register_jitable
+def _sift_toward_root(heap, start, pos):
+    """The item at `pos` moves up past every larger parent, but not above `start`."""
+    item = heap[pos]
+    while pos > start:
+        parent = (pos - 1) >> 1
+        if item < heap[parent]:
+            heap[pos] = heap[parent]
+            pos = parent
+        else:
+            break
+    heap[pos] = item
+
+
+@register_jitable
+def _sift_to_leaf(heap, pos):
+    """The item at `pos` goes down along the smaller children to a leaf, then back up to
+    its place (fewer comparisons than stopping on the way down: CPython's order)."""
+    end = len(heap)
+    start = pos
+    item = heap[pos]
+    child = 2 * pos + 1
+    while child < end:
+        right = child + 1
+        if right < end and not heap[child] < heap[right]:
+            child = right
+        heap[pos] = heap[child]
+        pos = child
+        child = 2 * pos + 1
+    heap[pos] = item
+    _sift_toward_root(heap, start, pos)
+
+
+@overload(heapq.heapify)
+def _heapify(x):
+    _check_heap(x, "heapify")
+
+    def heapify(x):
+        for i in range(len(x) // 2 - 1, -1, -1):
+            _sift_to_leaf(x, i)
+    return heapify
+
+
+@overload(heapq.heappush)
+def _heappush(heap, item):
+    _check_heap(heap, "heappush")
+
+    def heappush(heap, item):
+        heap.append(item)
+        _sift_toward_root(heap, 0, len(heap) - 1)
+    return heappush
+
+
+@overload(heapq.heappop)
+def _heappop(heap):
+    _check_heap(heap, "heappop")
+
+    def heappop(heap):
+        last = heap.pop()      # IndexError on an empty heap, as CPython's
+        if len(heap) == 0:
+            return last
+        smallest = heap[0]
+        heap[0] = last
+        _sift_to_leaf(heap, 0)
+        return smallest
+    return heappop
+
+
+@overload(heapq.heapreplace)
+def _heapreplace(heap, item):
+    _check_heap(heap, "heapreplace")
+
+    def heapreplace(heap, item):
+        if len(heap) == 0:
+            raise IndexError("index out of range")
+        smallest = heap[0]
+        heap[0] = item
+        _sift_to_leaf(heap, 0)
+        return smallest
+    return heapreplace
+
+
+@overload(heapq.heappushpop)
+def _heappushpop(heap, item):
+    _check_heap(heap, "heappushpop")
+
+    def heappushpop(heap, item):
+        if len(heap) > 0 and heap[0] < item:
+            smallest = heap[0]
+            heap[0] = item
+            _sift_to_leaf(heap, 0)
+            return smallest
+        return item
+    return heappushpop
+
+
+def _selection(largest):
+    def typer(n, iterable):
+        _check_heap(iterable, "nlargest" if largest else "nsmallest")
+
+        def select(n, iterable):
+            ordered = sorted(iterable, reverse=largest)
+            return ordered[:max(n, 0)]
+        return select
+    return typer
+
+
+overload(heapq.nsmallest)(_selection(largest=False))
+overload(heapq.nlargest)(_selection(largest=True))
