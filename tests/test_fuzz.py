@@ -9,6 +9,7 @@ from tests.fuzz.runner import Child, run_programs
 QUICK_SEEDS = range(200)
 
 
+@pytest.mark.slow   # hundreds of programs, each compiled in a child: the long run
 def test_quick_batch_agrees_with_cpython():
     programs = [generate(seed) for seed in QUICK_SEEDS]
     failures = [(p, o) for p, o in zip(programs, run_programs(programs, jobs=2)) if o.kind != "ok"]
@@ -84,6 +85,7 @@ def test_a_crash_or_a_hang_is_recorded_and_the_runner_goes_on():
         child.stop()
 
 
+@pytest.mark.slow   # hundreds of programs, each compiled in a child: the long run
 def test_quick_batch_compiles_for_the_gpu_or_is_refused_at_a_line():
     """`--cuda`: every program, its functions as device functions called by a kernel, is
     compiled to PTX (and assembled by ptxas when installed) or refused with an error that

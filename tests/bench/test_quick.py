@@ -18,6 +18,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.kernels import REGISTRY  # noqa: E402
 
+# Each run times every kernel under every compiler: minutes on 2 cores. In the long run
+# (README, "The demo and the tests"), not the default one.
+pytestmark = pytest.mark.slow
+
 # What a column may say instead of figures.  Wrong outputs, crashes, time-outs and runtime
 # errors are failures, whichever compiler they come from.
 EXPLAINED = re.compile(r"^(not supported: .+|not available: .+|no GPU|n/a: .+)$")
