@@ -112,7 +112,7 @@ def power_5(a):
 
 @case("array ** 3 in an expression", "power", rtol=1e-15, make=_two_floats, note=PRODUCTS)
 def power_in_expression(a, b):
-    return a ** 3 + 0.5 * b ** 2
+    return np.abs(a) ** 3 + 0.5 * b ** 2      # no cancellation: rtol compares the powers
 
 
 @case("loop: out[i] = (u[i-1] + u[i+1] - 2u[i]) / dx**2", "power",
@@ -188,17 +188,21 @@ def ndenumerate_sum(a):
 
 # ---- selection and statistics ----------------------------------------------------------------
 
+# kiln interpolates as NumPy 2 does ('linear', from the nearer neighbour); Numba's formula
+# can differ in the last bit
+INTERPOLATION = "compared with rtol 1e-12: Numba's interpolation rounds differently"
+
 @case("np.median", "statistics")
 def median(a):
     return np.median(a)
 
 
-@case("np.percentile(a, 90)", "statistics")
+@case("np.percentile(a, 90)", "statistics", rtol=1e-12, note=INTERPOLATION)
 def percentile(a):
     return np.percentile(a, 90.0)
 
 
-@case("np.quantile(a, [0.1, 0.5, 0.9])", "statistics")
+@case("np.quantile(a, [0.1, 0.5, 0.9])", "statistics", rtol=1e-12, note=INTERPOLATION)
 def quantiles(a):
     return np.quantile(a, np.array([0.1, 0.5, 0.9]))
 

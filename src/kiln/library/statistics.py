@@ -4,8 +4,9 @@ nanargmin, nanargmax, nanmedian, nanquantile, nanpercentile, nancumsum, nancumpr
 
 Each is computed as NumPy computes it, so the numbers and dtypes agree: the nan-reductions
 replace NaNs and call the plain reduction (np.sum, np.argmin... along the axis, NumPy's
-order); order statistics sort each lane along the axis (axes.py's (outer, n, inner) view) and
-take `stat(sorted lane, q)` for each q, with NumPy's interpolation and dtypes."""
+order); order statistics select, in each lane along the axis (axes.py's (outer, n, inner) view), the
+positions `stat(lane, q)` reads for each q (quickselect, NaNs last: no full sort), with
+NumPy's interpolation and dtypes."""
 from __future__ import annotations
 
 import numpy as np
@@ -40,10 +41,99 @@ def _floats(a):
 
 # ---- order statistics: median, quantile, percentile and their nan- forms -------------------
 
-def _lanes(dt, stat, R, drop_nan):
+# A statistic reads a few order statistics of its lane (the middle items, a quantile's two
+# neighbours) and its last item, which is NaN when the lane has one (NaN sorts last). So the
+# lane is not sorted: its NaNs are put at the end, and each position the statistic reads is
+# selected (quickselect: the item there is the one sorting would put there, smaller ones
+# before it, larger ones after), in increasing order, each on what is left after the last.
+
+@register_jitable
+def _insertion_sort(x, lo, hi):
+    for i in range(lo + 1, hi):
+        v = x[i]
+        j = i - 1
+        while j >= lo and v < x[j]:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
+
+
+@register_jitable
+def _select(x, lo, hi, k):
+    """Reorder x[lo:hi] (no NaN) so that x[k] is the item sorting would put there, with
+    x[lo:k] <= x[k] <= x[k+1:hi]: quickselect with a median-of-3 pivot, which sorts the
+    range instead once it has taken more rounds than a balanced split needs (introselect)."""
+    budget = 8
+    n = hi - lo
+    while n > 1:
+        budget += 2
+        n >>= 1
+    while hi - lo > 16:
+        if budget <= 0:
+            x[lo:hi].sort()
+            return
+        budget -= 1
+        mid = lo + (hi - lo) // 2
+        last = hi - 1
+        if x[mid] < x[lo]:
+            x[mid], x[lo] = x[lo], x[mid]
+        if x[last] < x[mid]:
+            x[last], x[mid] = x[mid], x[last]
+            if x[mid] < x[lo]:
+                x[mid], x[lo] = x[lo], x[mid]
+        pivot = x[mid]
+        i, j = lo, last          # Hoare's partition: x[lo] <= pivot <= x[last] guard it
+        while True:
+            i += 1
+            while x[i] < pivot:
+                i += 1
+            j -= 1
+            while pivot < x[j]:
+                j -= 1
+            if i >= j:
+                break
+            x[i], x[j] = x[j], x[i]
+        # now x[lo:j+1] <= pivot <= x[j+1:hi] (j+1 == i, or i == j holds the pivot)
+        if i == j:
+            if k == i:
+                return
+            if k < i:
+                hi = i
+            else:
+                lo = i + 1
+        elif k <= j:
+            hi = j + 1
+        else:
+            lo = j + 1
+    _insertion_sort(x, lo, hi)
+
+
+@register_jitable
+def _select_positions(x, count, positions):
+    """Select each of the sorted `positions` (those outside [0, count) are skipped) in
+    x[:count]; one that follows the last directly is the minimum of the rest (one pass)."""
+    lo = 0
+    for p in range(positions.shape[0]):
+        k = positions[p]
+        if k >= lo and k < count:
+            if k == lo and p > 0:
+                least = k
+                for i in range(k + 1, count):
+                    if x[i] < x[least]:
+                        least = i
+                x[k], x[least] = x[least], x[k]
+            else:
+                _select(x, lo, count, k)
+            lo = k + 1
+
+
+def _lanes(dt, stat, R, drop_nan, wanted):
     """A compiled `lanes(x, qs)`: `stat(lane, q)` for each lane x[o, :, j] of the 3-d `x`
-    (its NaNs dropped when `drop_nan`), sorted, and each q of the 1-d `qs`, as an array
-    (len(qs), lanes) of R."""
+    (its NaNs dropped when `drop_nan`) and each q of the 1-d `qs`, as an array (len(qs),
+    lanes) of R. `wanted(count, qs)` gives the sorted positions the statistic reads in a lane
+    of `count` numbers; they are selected, the lane is not sorted."""
+    floats = isinstance(dt, t.Float)
+
     def lanes(x, qs):
         outer, n, inner = x.shape
         out = empty_array((qs.shape[0], outer * inner), R)
@@ -51,23 +141,66 @@ def _lanes(dt, stat, R, drop_nan):
         for o in range(outer):
             for j in range(inner):
                 count = 0
+                nans = 0
                 for i in range(n):
                     v = x[o, i, j]
-                    if v == v or not drop_nan:
+                    if not floats or v == v:
                         lane[count] = v
                         count += 1
-                kept = lane[:count]
-                kept.sort()
+                    elif not drop_nan:
+                        nans += 1
+                        lane[n - nans] = v
+                if nans:
+                    last = lane[n - nans]        # the last NaN in the lane, where a stable
+                    lane[n - nans] = lane[n - 1]  # sort puts it
+                    lane[n - 1] = last
+                _select_positions(lane, count, wanted(count, qs))
+                kept = lane[:count + nans]
                 for p in range(qs.shape[0]):
                     out[p, o * inner + j] = stat(kept, qs[p])
         return out
     return register_jitable(lanes)
 
 
-def _by_lanes(a, axis, stat, R, drop_nan):
+@register_jitable
+def _median_positions(count, qs):
+    positions = np.empty(2, np.int64)
+    positions[0] = (count - 1) // 2
+    positions[1] = count // 2
+    return positions
+
+
+def _quantile_positions(Q):
+    """A compiled `positions(count, qs)`: the two neighbours of each q's virtual index
+    (count - 1) * q, computed in q's dtype Q as `_quantile_stat` computes it (an integer
+    index, or one past the end, reads one item), sorted."""
+    if isinstance(Q, t.Integer):
+        def positions(count, qs):
+            out = np.empty(qs.shape[0], np.int64)
+            for p in range(qs.shape[0]):
+                out[p] = (count - 1) * qs[p]
+            out.sort()
+            return out
+        return register_jitable(positions)
+
+    def positions(count, qs):
+        out = np.empty(2 * qs.shape[0], np.int64)
+        for p in range(qs.shape[0]):
+            v = Q(count - 1) * qs[p]
+            below = int(np.floor(v))
+            if v >= Q(count - 1):
+                below = count - 2
+            out[2 * p] = below
+            out[2 * p + 1] = below + 1
+        out.sort()
+        return out
+    return register_jitable(positions)
+
+
+def _by_lanes(a, axis, stat, R, drop_nan, wanted):
     """A compiled `f(a, qs, axis)`: the statistic of the whole array as a 1-d array (one
     item per q), or along the axis as an array (len(qs),) + the other axes."""
-    lanes = _lanes(a.dtype, stat, R, drop_nan)
+    lanes = _lanes(a.dtype, stat, R, drop_nan, wanted)
     normalize = axis_normalizer(a.ndim)
 
     def whole(a, qs, axis):
@@ -191,7 +324,8 @@ def _quantile_function(scale, drop_nan, message):
         if dtypes is None:
             return None
         A, (Q, R) = a.dtype, dtypes
-        statistic = _by_lanes(a, axis, _quantile_stat(A, Q, R), R, drop_nan)
+        statistic = _by_lanes(a, axis, _quantile_stat(A, Q, R), R, drop_nan,
+                              _quantile_positions(Q))
         fractions = _fractions(q, Q, scale)
         normalize = axis_normalizer(a.ndim)
         vector = isinstance(q, t.Array)
@@ -238,7 +372,7 @@ def _median_function(drop_nan):
         if form is None:
             return None
         R = _result_dtype(a, "mean")
-        statistic = _by_lanes(a, axis, _median_stat(R), R, drop_nan)
+        statistic = _by_lanes(a, axis, _median_stat(R), R, drop_nan, _median_positions)
         normalize = axis_normalizer(a.ndim)
         masked = drop_nan and form == "along"
 
@@ -520,3 +654,63 @@ def _nan_arg_extreme(func, plain, fill):
 
 _nan_arg_extreme(np.nanargmin, np.argmin, np.inf)
 _nan_arg_extreme(np.nanargmax, np.argmax, -np.inf)
+
+
+
+# ---- np.partition -------------------------------------------------------------------------
+
+@register_jitable
+def _nans_last(row):
+    """Move the NaNs of the 1-d `row` to its end (NumPy sorts them last); the count of the
+    others."""
+    count = 0
+    for i in range(row.shape[0]):
+        v = row[i]
+        if v == v:
+            row[i] = row[count]
+            row[count] = v
+            count += 1
+    return count
+
+
+@register_jitable
+def _kth_position(k, n):
+    if k < -n or k >= n:
+        raise ValueError("kth out of bounds")
+    return k + n if k < 0 else k
+
+
+@overload(np.partition)
+def _np_partition(a, kth):
+    """np.partition(a, kth) along the last axis: a copy in which each kth item is the one
+    sorting would put there, smaller ones before it and larger after (in an order of their
+    own: NumPy's differs), NaNs last; kth an int or a 1-d sequence of ints."""
+    if not isinstance(a, t.Array) or a.ndim == 0 or isinstance(a.dtype, t.Complex) or \
+            a.dtype == t.float16:
+        return None
+    if isinstance(kth, t.Integer) and not isinstance(kth, t.Boolean):
+        def positions(kth, n):
+            return np.full(1, _kth_position(kth, n))
+    elif (isinstance(kth, t.Array) and kth.ndim == 1 and isinstance(kth.dtype, t.Integer)) or \
+            (isinstance(kth, t.BaseTuple) and
+             all(isinstance(k, t.Integer) and not isinstance(k, t.Boolean) for k in kth.types)):
+        def positions(kth, n):
+            ks = np.empty(len(kth), np.int64)
+            for i in range(len(kth)):
+                ks[i] = _kth_position(kth[i], n)
+            ks.sort()
+            return ks
+    else:
+        return None
+    positions = register_jitable(positions)
+
+    def partition(a, kth):
+        out = a.copy()
+        n = out.shape[out.ndim - 1]
+        ks = positions(kth, n)
+        rows = out.reshape(-1, n)
+        for r in range(rows.shape[0]):
+            row = rows[r]
+            _select_positions(row, _nans_last(row), ks)
+        return out
+    return partition
