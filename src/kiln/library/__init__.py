@@ -11,7 +11,7 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "it
            "lists", "strings", "string_methods", "string_case",
            "string_conversions", "hashing", "dicts", "sets",
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
-           "named_tuples", "arrangement", "matrices", "picking", "numerics", "heaps")
+           "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps")
 _loaded = False
 
 
