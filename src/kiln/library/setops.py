@@ -1,6 +1,10 @@
 """Set routines on arrays: np.isin (invert too), np.intersect1d, np.union1d and
 np.setdiff1d, as NumPy defines them on sorted unique values (so their results are sorted,
-1-d, in NumPy's result dtype; NaN is never found equal to NaN, and np.unique keeps one)."""
+1-d, in NumPy's result dtype; NaN is never found equal to NaN, and np.unique keeps one).
+
+np.argpartition is here too, as a full argsort along the last axis: a valid partition for
+every kth (NaN last, as NumPy), though the order within each side is the sorted one where
+NumPy's introselect leaves its own (NumPy documents that order as unspecified)."""
 from __future__ import annotations
 
 import numpy as np
@@ -79,3 +83,37 @@ def _setdiff1d(ar1, ar2, assume_unique=False):
         a = in_c_order(ar1).astype(dt) if assume_unique else np.unique(ar1)
         return a[np.isin(a, ar2, True, True)]
     return setdiff1d
+
+
+def _kth_kind(kth):
+    if isinstance(kth, (t.Integer, t.Boolean)):
+        return "int"
+    if isinstance(kth, t.BaseTuple) and all(isinstance(k, t.Integer) for k in kth.types):
+        return "seq"
+    if isinstance(kth, t.Array) and kth.ndim == 1 and isinstance(kth.dtype, t.Integer):
+        return "seq"
+    return None
+
+
+@register_jitable
+def _check_kth(k, n):
+    if k < -n or k >= n:
+        raise ValueError("kth out of bounds")
+
+
+@overload(np.argpartition)
+def _argpartition(a, kth):
+    kind = _kth_kind(kth)
+    if not isinstance(a, t.Array) or a.ndim == 0 or kind is None:
+        return None
+    if kind == "int":
+        def argpartition(a, kth):
+            _check_kth(kth, a.shape[a.ndim - 1])
+            return np.argsort(a)
+        return argpartition
+
+    def argpartition_many(a, kth):
+        for k in kth:
+            _check_kth(k, a.shape[a.ndim - 1])
+        return np.argsort(a)
+    return argpartition_many
