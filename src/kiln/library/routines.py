@@ -81,7 +81,10 @@ def _roll(a, shift):
             out[s:] = flat[:n - s]
             out[:s] = flat[n - s:]
         return out.reshape(a.shape)
-    return roll
+
+    def roll_item(a, shift):
+        return a.copy()     # a 0-d array: one item, nowhere to move
+    return roll_item if a.ndim == 0 else roll
 
 
 @overload(np.isclose)

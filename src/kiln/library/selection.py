@@ -75,7 +75,8 @@ def _getitem(a, index):
         return along_one_axis.getter(dt)
     if _is_positions(index):
         def take(a, index):
-            rows = c_contiguous(a).reshape(a.shape[0], -1)
+            inner = a.size // a.shape[0] if a.shape[0] else 0   # NumPy's reshape(0, -1) fails
+            rows = c_contiguous(a).reshape(a.shape[0], inner)
             out = empty_array((index.shape[0], rows.shape[1]), dt)
             for k in range(index.shape[0]):
                 out[k] = rows[_position(index[k], a.shape[0])]

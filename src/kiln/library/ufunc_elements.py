@@ -416,3 +416,69 @@ def _np_multiply(a, b):
     def plain(a, b):
         return a * b
     return plain
+
+
+# NumPy 2 compares an integer array with a Python int by value, even an int outside the
+# array's dtype (`uint8_array > -1` is all True): kiln converts both to int64 where that
+# holds both, and compares a uint64 with an int64 by sign first (these elements).
+@register_jitable
+def _unsigned_signed_order(u, s):
+    """-1, 0 or 1: how the uint64 `u` compares with the int64 `s`."""
+    if s < 0:
+        return 1
+    v = _as_uint64(s)
+    return 1 if u > v else (-1 if u < v else 0)
+
+
+@intrinsic
+def _as_uint64(typingctx, s):
+    """A non-negative int64 as a uint64 (the same bits)."""
+    if not isinstance(s, t.Integer):
+        return None
+    return t.uint64(s), lambda context, builder, sig, args: args[0]
+
+
+def _mixed_comparison(test):
+    def element(a, b):
+        """One element of a comparison of a uint64 with an int64 (either order)."""
+
+    def ov(a, b):
+        if a == t.uint64:
+            def unsigned_first(a, b):
+                return test(_unsigned_signed_order(a, b))
+            return unsigned_first
+
+        def signed_first(a, b):
+            return test(-_unsigned_signed_order(b, a))
+        return signed_first
+    overload(element)(ov)
+    return element
+
+
+def _less(order):
+    return order < 0
+
+
+def _less_equal(order):
+    return order <= 0
+
+
+def _greater(order):
+    return order > 0
+
+
+def _greater_equal(order):
+    return order >= 0
+
+
+def _equal(order):
+    return order == 0
+
+
+def _not_equal(order):
+    return order != 0
+
+
+MIXED_COMPARISONS = {name: _mixed_comparison(register_jitable(test)) for name, test in (
+    ("less", _less), ("less_equal", _less_equal), ("greater", _greater),
+    ("greater_equal", _greater_equal), ("equal", _equal), ("not_equal", _not_equal))}

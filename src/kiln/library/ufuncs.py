@@ -533,6 +533,9 @@ def _resolve_ufunc(tctx, ufunc, operands):
         if common is None:
             return None
         loops = (common,) * nin
+        by_value = _by_value(ufunc, operands, common)
+        if by_value is not None:
+            key, loops = by_value
     elif conversion == "where":
         loops = (t.boolean, out_dtype, out_dtype)
     elif conversion == "bool":
@@ -549,6 +552,22 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if element is None:
         return None
     return elementwise_result(out_dtype, operands), element, loops
+
+
+def _by_value(ufunc, operands, common):
+    """(element, loops) of a comparison of an integer array with a Python int, which NumPy
+    2 compares by value even outside the array's dtype (`uint8_array > -1`): in int64, or
+    uint64 against int64 by sign first; None for other comparisons."""
+    if not isinstance(common, t.Integer) or len(operands) != 2:
+        return None
+    arrays = [o for o in operands if isinstance(o, t.Array)]
+    if len(arrays) != 1 or not isinstance(arrays[0].dtype, t.Integer) or \
+            t.int64 not in operands:
+        return None
+    if arrays[0].dtype != t.uint64:
+        return UFUNCS[ufunc][0], (t.int64, t.int64)
+    return elements.MIXED_COMPARISONS[ufunc.__name__], \
+        tuple(t.uint64 if isinstance(o, t.Array) else t.int64 for o in operands)
 
 
 def elementwise_result(out_dtype, operands):

@@ -170,3 +170,53 @@ def test_hstack_of_0d_arrays_is_refused_at_the_line():
     with pytest.raises(TypingError, match="hstack of 0-d arrays") as caught:
         njit(joined)(np.array(1.0), np.array(2.0))
     assert "return np.hstack((a, b))" in str(caught.value)
+
+
+def less(a, b):
+    return a < b
+
+
+def greater_equal_reversed(a, b):
+    return b >= a
+
+
+def equal(a, b):
+    return np.equal(a, b)
+
+
+def not_equal_fused(a, b):
+    return np.where(a != b, a, 0)
+
+
+@pytest.mark.parametrize("f", [less, greater_equal_reversed, equal, not_equal_fused])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "uint32", "int64", "uint64"])
+def test_integer_arrays_compare_with_python_ints_by_value(f, dtype):
+    """`uint8_array > -1` was all False and `int8_array < 300` wrong: kiln converted the
+    Python int to the array's dtype, wrapping it; NumPy 2 compares by value."""
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 1, info.max], dtype=dtype)
+    for b in [-1, 300, -129, 255, 256, 2 ** 63 - 1, -2 ** 63, 0, int(info.max)]:
+        _bit_exact(f(a, b), njit(f)(a, b))
+
+
+def take_rows(a, index):
+    return a[index]
+
+
+@pytest.mark.parametrize("shape", [(0, 1), (0, 3, 2), (2, 0), (3, 2)])
+def test_fancy_index_of_arrays_with_no_rows(shape):
+    """a[np.array([])] of an array with no rows raised ValueError (its rows were seen
+    through reshape(0, -1), which NumPy refuses too); NumPy gives an empty array."""
+    a = np.arange(int(np.prod(shape)), dtype=np.uint8).reshape(shape)
+    index = np.array([], dtype=np.int64)
+    _bit_exact(take_rows(a, index), njit(take_rows)(a, index))
+
+
+def roll_of(a):
+    return np.roll(a, 3)
+
+
+def test_roll_of_a_0d_array():
+    """np.roll of a 0-d array failed inside the library (reshape to ())."""
+    a = np.array(2.5)
+    _bit_exact(roll_of(a), njit(roll_of)(a))
