@@ -126,3 +126,15 @@ def test_an_overload_sees_the_value_of_a_constant_bool():
         return pair_or_first(x, flag)
     with pytest.raises(TypingError, match="pair_or_first"):
         flag_at_run_time(1.0, True)
+
+
+def test_an_extension_type_names_itself_through_the_base_constructor():
+    """Numba's extension types call `types.Type.__init__(self, name=...)` (numba-cuda's
+    test_sm and test_localmem stopped at import without it)."""
+    from kiln import types
+
+    class Interval(types.Type):
+        def __init__(self):
+            super().__init__(name="Interval")
+    assert str(Interval()) == "Interval" and Interval() == Interval()
+    assert hash(Interval()) == hash(Interval()) and Interval() != types.int64

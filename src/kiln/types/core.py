@@ -9,9 +9,14 @@ import numpy as np
 
 
 class Type:
-    """Base of all kiln types. Subclasses define `key` (a tuple) and `name`."""
+    """Base of all kiln types. Subclasses define `key` (a tuple) and `name`, as a class
+    attribute or through `Type.__init__(self, name)` (Numba's extension types call it)."""
 
     mutable = False
+
+    def __init__(self, name=None):
+        if name is not None:
+            self.name = name
 
     @property
     def key(self):
