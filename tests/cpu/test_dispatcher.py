@@ -495,3 +495,16 @@ def test_unpickling_without_the_source_file_uses_the_shipped_source(tmp_path):
     path.unlink()
     linecache.clearcache()
     assert rebuild(*args)(5) == 30  # compiled from the source that travelled with it
+
+
+def test_overloads_and_disable_compile_as_numba():
+    f = njit(add)
+    assert f(1, 2) == 3 and f(1.5, 2.0) == 3.5
+    assert set(f.overloads) == {tuple(sig) for sig in f.signatures} and len(f.overloads) == 2
+    assert all(spec.signature.args == key for key, spec in f.overloads.items())
+    f.disable_compile()
+    assert f(3, 4) == 7                      # compiled already
+    with pytest.raises(TypeError, match="compiling is disabled"):
+        f(1j, 2j)
+    f.disable_compile(False)
+    assert f(1j, 2j) == 3j

@@ -405,3 +405,20 @@ def test_compiled_code_takes_numpys_loop_or_names_the_loops():
     with pytest.raises(TypingError, match=r"no loop for \(complex128, float64\).*"
                                           r"float32\(float32, float32\), float64"):
         call(np.ones(2, dtype=complex), np.ones(2))
+
+
+def test_vectorize_and_guvectorize_take_an_njit_function():
+    """Numba accepts a dispatcher (issue 32: 'vectorize compiles Python functions, not
+    CPUDispatcher'); the function is compiled again as the kernel."""
+    from kiln import guvectorize, njit
+    scaled = vectorize(["f8(f8, f8)"])(njit(three_a_minus_b))
+    a = np.linspace(-2, 2, 5)
+    assert np.array_equal(scaled(a, 1.0), 3 * a - 1.0)
+
+    def cumulative(x, out):
+        total = 0.0
+        for i in range(x.shape[0]):
+            total += x[i]
+            out[i] = total
+    running = guvectorize(["void(f8[:], f8[:])"], "(n)->(n)")(njit(cumulative))
+    assert np.array_equal(running(a), np.cumsum(a))

@@ -187,6 +187,10 @@ class Dispatcher:
 
     def _compile_types(self, argtypes, declared_return):
         from ..compiler import compile_cpu
+        if getattr(self, "_compile_disabled", False):
+            raise TypeError(f"{self.__name__}(): no compiled version for "
+                            f"({', '.join(map(str, argtypes))}), and compiling is disabled "
+                            "(disable_compile())")
         try:
             result = compile_cpu(self.typed_func, argtypes, self.options, declared_return,
                                  exact_layout=not self.explicit_signatures, cache=self._cache)
@@ -207,7 +211,18 @@ class Dispatcher:
             self._table.add(spec.entry_address)
         return spec
 
+    def disable_compile(self, val=True):
+        """Numba's: with `val` true, a call with new argument types is a TypeError instead
+        of a compile."""
+        self._compile_disabled = val
+
     # -- introspection ---------------------------------------------------------------------
+    @property
+    def overloads(self):
+        """Numba's: argument types -> the compiled version for them (`.signature`,
+        `.entry_address`, `.native_address`)."""
+        return dict(self._specializations)
+
     @property
     def signatures(self):
         return [spec.argtypes for spec in self._specializations.values()]

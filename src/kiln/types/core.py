@@ -211,6 +211,11 @@ class Literal(Opaque):
         self.name = f"Literal({value!r})"
 
     @property
+    def literal_value(self):
+        """Numba's name for the value."""
+        return self.value
+
+    @property
     def key(self):
         return (self.value, self.type)
 

@@ -93,6 +93,7 @@ def guvectorize(*args, **options):
     writable_args = tuple(options.pop("writable_args", ()))
 
     def decorate(fn):
+        fn = getattr(fn, "py_func", fn)    # an @njit function: its Python function
         if options.get("target") == "cuda":
             from ..cuda.gufunc import CUDAGUFunc
             check_options(fn, {**options, "target": "cpu"}, "guvectorize")

@@ -40,6 +40,7 @@ def vectorize(ftylist_or_function=(), **options):
 
 
 def _build(fn, signatures, options):
+    fn = getattr(fn, "py_func", fn)    # an @njit function: its Python function, as Numba
     if options.get("target") == "cuda":
         from ..cuda.ufunc import CUDAUFunc
         check_options(fn, {**options, "target": "cpu"}, "vectorize")
