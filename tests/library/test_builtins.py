@@ -421,3 +421,17 @@ def test_functools_reduce():
         check(reduce_from, a, 0)
     check(reduce_product, np.zeros(0))          # TypeError: empty, no initial value
     check(reduce_from, np.zeros(0), -7.0)       # (an int start would come back a float)
+
+
+def prints_two_texts(i):
+    if i > 5:
+        print("A")
+    print("BB")
+    return i
+
+
+def test_print_of_strings_of_different_lengths(capfd):
+    """Two string constants of different lengths in one function's C calls (an internal
+    error before: the first declared the C function with its own array type)."""
+    assert njit(prints_two_texts)(7) == 7
+    assert capfd.readouterr().out == "A\nBB\n"

@@ -61,7 +61,10 @@ class PyAPI:
         return self.context.declare_external(name, restype, argtypes, var_arg)
 
     def call(self, name, restype, args, var_arg=False, argtypes=None):
-        argtypes = argtypes or [a.type for a in args]
+        # pointers declared as the opaque `ptr`: a global string is an [N x i8]* to
+        # llvmlite, and a function declared at its first call must take the next string too
+        argtypes = argtypes or [dm.ptr if isinstance(a.type, ir.PointerType) else a.type
+                                for a in args]
         return self.builder.call(self.fn(name, restype, argtypes, var_arg), args)
 
     def global_object(self, name):
