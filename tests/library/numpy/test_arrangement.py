@@ -14,33 +14,16 @@ M = np.arange(12.0).reshape(3, 4) - 5
 C = (np.arange(24) - 7).reshape(2, 3, 4)
 
 
-def fliplr(a):
-    return np.fliplr(a)
-
-
-def flipud(a):
-    return np.flipud(a)
-
-
-def rot90(a, k):
-    return np.rot90(a, k)
-
-
-def rot90_once(a):
-    return np.rot90(a)
+def flips(a, k):
+    return np.fliplr(a), np.flipud(a), np.rot90(a), np.rot90(a, k)
 
 
 def test_flips_and_rotations():
     for a in (M, M.T, M[::2, ::-3], np.zeros((0, 2))):
-        chk(fliplr, a)
-        chk(flipud, a)
-        chk(rot90_once, a)
         for k in (-5, -1, 0, 1, 2, 3, 6):
-            chk(rot90, a, k)
-    chk(fliplr, M[0])       # ValueError: 1-d
-    chk(rot90, M[0], 1)     # ValueError: 1-d
-    chk(flipud, C.astype(np.complex128))
-    chk(rot90, C, 1)
+            chk(flips, a, k)
+    chk(flips, M[0], 1)      # ValueError: 1-d
+    chk(flips, C.astype(np.complex128), 3)
 
 
 def atleast(x):
@@ -48,7 +31,7 @@ def atleast(x):
 
 
 def test_atleast():
-    for x in (2.5, np.arange(3), np.arange(3)[::-1], M, C, np.zeros(0, np.bool_)):
+    for x in (2.5, np.arange(3)[::-1], M, C, np.zeros(0, np.bool_)):
         chk(atleast, x)
 
 

@@ -126,4 +126,3 @@ def test_append_delete_insert():
     for v in (np.array([7.5, -1.0, 2.0, 3.0]), np.array([7.5, -1.0, 2.0])):
         chk(insert, F, 2, v)
         chk(insert, F, np.array([0, 10, 2, 2]), v)   # ValueError for 3 values
-    chk(insert, I, np.array([0, 2]), 5.9)
