@@ -156,6 +156,16 @@ def _python_power(a, b):
     return a ** b
 
 
+def _complex_power(a, b):
+    """NumPy's complex power at a zero base (0 for an exponent of positive real part, 1 for
+    a zero exponent, else nan): Python raises ZeroDivisionError there."""
+    if a == 0 and b != 0:
+        if b.real > 0:
+            return a * 0 + 0        # +0j for either zero
+        return a * 0 + complex(math.nan, math.nan)
+    return a ** b
+
+
 def _float_power_by_scalar(a, b):
     if b == 2.0:
         return a * a
@@ -214,8 +224,8 @@ def np_minimum(a, b):
 overload(np_true_divide)(_by_kind(_float_divide, None, _complex_divide))
 overload(np_floor_divide)(_by_kind(_float_floor_divide, _int_floor_divide))
 overload(np_remainder)(_by_kind(_float_remainder, _int_remainder))
-overload(np_power)(_by_kind(_float_power, _python_power, _python_power))
-overload(np_power_by_scalar)(_by_kind(_float_power_by_scalar, _python_power, _python_power))
+overload(np_power)(_by_kind(_float_power, _python_power, _complex_power))
+overload(np_power_by_scalar)(_by_kind(_float_power_by_scalar, _python_power, _complex_power))
 def np_where(condition, x, y):
     """One element of np.where: x where the condition holds, else y."""
 

@@ -71,3 +71,19 @@ def test_complex_division_by_zero_and_special_values_bit_for_bit(dtype):
             check(f, r, s.real.copy())          # a real divisor, promoted
             check(f, r[::-3], 0j)               # by a scalar zero
             check(f, np.zeros(0, dtype), np.zeros(0, dtype))
+
+
+def power(a, b):
+    return a ** b
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_power_of_zero_as_numpy(dtype):
+    """0j ** b is 0 for Re(b) > 0, 1 for b == 0, else nan, as NumPy's loop (Python raises
+    ZeroDivisionError; found by the NumPy fuzzer, seed 2132)."""
+    zeros = np.array([0j, -0.0 - 0.0j, 0j], dtype)
+    for e in [2 - 0.25j, -1 + 0j, 0j, -1 - 1j, 1j, 2 + 0j, 0.5 + 0j]:
+        with np.errstate(all="ignore"):
+            check(power, zeros, np.full(3, e, dtype))
+    with np.errstate(all="ignore"):
+        check(power, zeros, 2.5)
