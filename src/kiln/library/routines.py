@@ -93,11 +93,22 @@ def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         return None
 
     def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-        x, y = a * 1.0, b * 1.0   # NumPy compares in floating point
+        x, y = _floating(a), _floating(b)   # NumPy compares in floating point
         finite = np.isfinite(x) & np.isfinite(y)
         close = np.where(finite, np.abs(x - y) <= atol + rtol * np.abs(y), x == y)
         return close | (equal_nan & np.isnan(x) & np.isnan(y))
     return isclose
+
+
+def _floating(v):
+    """`v` in floating point, as np.isclose converts it."""
+
+
+@overload(_floating)
+def _floating_overload(v):
+    if isinstance(v.dtype if isinstance(v, t.Array) else v, t.Complex):
+        return lambda v: v     # (`* 1.0` would multiply as complex numbers: inf*0 is NaN)
+    return lambda v: v * 1.0
 
 
 @overload(np.allclose)

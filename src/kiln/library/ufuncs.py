@@ -284,6 +284,31 @@ def _logical_not(x):
     return not x
 
 
+def np_isnan(x):
+    """One element of np.isnan: of a complex number, either part NaN."""
+
+
+def np_isinf(x):
+    """One element of np.isinf: of a complex number, either part infinite."""
+
+
+def np_isfinite(x):
+    """One element of np.isfinite: of a complex number, both parts finite."""
+
+
+def _by_parts(real_test, any_part):
+    def test(x):
+        if any_part:
+            return real_test(x.real) or real_test(x.imag)
+        return real_test(x.real) and real_test(x.imag)
+    return lambda x: test if isinstance(x, t.Complex) else lambda x: real_test(x)
+
+
+overload(np_isnan)(_by_parts(math.isnan, any_part=True))
+overload(np_isinf)(_by_parts(math.isinf, any_part=True))
+overload(np_isfinite)(_by_parts(math.isfinite, any_part=False))
+
+
 def _complex_square(x):
     return elements.np_multiply(x, x)    # NumPy squares with its complex product
 
@@ -363,8 +388,8 @@ UFUNCS = {
     np.negative: (operator.neg, "result"), np.positive: (operator.pos, "result"),
     np.invert: (operator.invert, "result"), np.absolute: (abs, "same"),
     np.maximum: (np_maximum, "result"), np.minimum: (np_minimum, "result"),
-    np.isnan: (math.isnan, "same"), np.isinf: (math.isinf, "same"),
-    np.isfinite: (math.isfinite, "same"),
+    np.isnan: (np_isnan, "same"), np.isinf: (np_isinf, "same"),
+    np.isfinite: (np_isfinite, "same"),
     np.arctan2: (math.atan2, "result"), np.hypot: (math.hypot, "result"),
     np.copysign: (math.copysign, "result"), np.fmod: (elements.np_fmod, "result"),
     np.where: (np_where, "where"),

@@ -87,3 +87,23 @@ def test_complex_power_of_zero_as_numpy(dtype):
             check(power, zeros, np.full(3, e, dtype))
     with np.errstate(all="ignore"):
         check(power, zeros, 2.5)
+
+
+def classify(z):
+    return np.isnan(z), np.isinf(z), np.isfinite(z)
+
+
+def close(a, b):
+    return np.isclose(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_nan_inf_finite_and_isclose_as_numpy(dtype):
+    """np.isnan/isinf/isfinite of complex arrays (either part, both parts) and np.isclose of
+    complex values with an infinite part (found by the NumPy fuzzer, seed 2241)."""
+    z = np.array([1 + 1j, complex(np.nan, 0), complex(0, np.inf), complex(np.inf, np.nan),
+                  0j, complex(-np.inf, 2)], dtype)
+    check(classify, z)
+    check(close, z, z)
+    check(close, z, z[::-1])
+    check(close, z, 1.0)
