@@ -38,6 +38,7 @@ def test_both_program_kinds_are_generated():
         assert any(construct in s for s in sources), construct
 
 
+@pytest.mark.slow   # runs and reduces a batch of programs in children: the long run
 def test_a_planted_bug_is_found_and_reduced():
     # kiln's code generator made to emit every float subtraction as an addition
     programs = [generate(seed) for seed in range(12)]
