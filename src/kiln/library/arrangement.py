@@ -1,4 +1,4 @@
-"""Rearranging arrays: np.fliplr, flipud, rot90 (k only), atleast_1d/2d/3d (one argument),
+"""Rearranging arrays: np.fliplr, flipud, rot90 (k only), atleast_1d/2d/3d,
 expand_dims, swapaxes (and the method), moveaxis (integer axes), broadcast_to,
 ascontiguousarray, asfortranarray, column_stack, dstack, split, array_split, hsplit,
 vsplit, and np.shape / np.ndim / np.size.
@@ -205,8 +205,7 @@ def _rot90(m, k=1):
 
 # ---- dimensions -----------------------------------------------------------------------------
 
-@overload(np.atleast_1d)
-def _atleast_1d(a):
+def _atleast_1d_one(a):
     if isinstance(a, _SCALAR):
         return lambda a: np.full(1, a)
     if not isinstance(a, t.Array):
@@ -216,8 +215,7 @@ def _atleast_1d(a):
     return lambda a: a
 
 
-@overload(np.atleast_2d)
-def _atleast_2d(a):
+def _atleast_2d_one(a):
     if isinstance(a, _SCALAR):
         return lambda a: np.full((1, 1), a)
     if not isinstance(a, t.Array):
@@ -229,8 +227,7 @@ def _atleast_2d(a):
     return lambda a: a
 
 
-@overload(np.atleast_3d)
-def _atleast_3d(a):
+def _atleast_3d_one(a):
     if isinstance(a, _SCALAR):
         return lambda a: np.full((1, 1, 1), a)
     if not isinstance(a, t.Array):
@@ -238,6 +235,27 @@ def _atleast_3d(a):
     impls = {0: lambda a: a.reshape(1, 1, 1), 1: lambda a: a[None, :, None],
              2: lambda a: a[:, :, None]}
     return impls.get(a.ndim, lambda a: a)
+
+
+def _atleast(one, name):
+    """np.atleast_Nd of one argument (the array) or of several (a tuple of arrays)."""
+    def ov(*arys):
+        impls = [one(a) for a in arys]
+        if not impls or any(i is None for i in impls):
+            return None
+        if len(impls) == 1:
+            return impls[0]
+        env = {f"f{i}": register_jitable(f) for i, f in enumerate(impls)}
+        params = ", ".join(f"a{i}" for i in range(len(impls)))
+        calls = ", ".join(f"f{i}(a{i})" for i in range(len(impls)))
+        exec(f"def {name}({params}):\n    return ({calls},)\n", env)
+        return env[name]
+    return ov
+
+
+overload(np.atleast_1d)(_atleast(_atleast_1d_one, "atleast_1d"))
+overload(np.atleast_2d)(_atleast(_atleast_2d_one, "atleast_2d"))
+overload(np.atleast_3d)(_atleast(_atleast_3d_one, "atleast_3d"))
 
 
 @overload(np.expand_dims)

@@ -30,9 +30,14 @@ def atleast(x):
     return np.atleast_1d(x), np.atleast_2d(x), np.atleast_3d(x)
 
 
+def atleast_many(x, y):
+    return np.atleast_1d(x, y), np.atleast_2d(x, y), np.atleast_3d(x, y)
+
+
 def test_atleast():
     for x in (2.5, np.arange(3)[::-1], M, C, np.zeros(0, np.bool_)):
         chk(atleast, x)
+    chk(atleast_many, M[0], 3)
 
 
 def expand_dims(a, axis):
