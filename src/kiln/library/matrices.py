@@ -1,5 +1,5 @@
 """Matrices and vectors: np.tri, tril, triu, vander, kron (1-d and 2-d), fill_diagonal,
-inner (1-d), cross (3-vectors) and meshgrid (two 1-d arrays, 'xy' indexing), each as
+inner (1-d), cross (3-vectors, rows of them) and meshgrid (two 1-d arrays, 'xy' indexing), each as
 NumPy computes it (vander by repeated products in NumPy's promoted dtype, cross term by
 term), returning new arrays (fill_diagonal writes its argument)."""
 from __future__ import annotations
@@ -187,23 +187,46 @@ def _inner(a, b):
     return lambda a, b: np.dot(a, b)
 
 
+@register_jitable
+def _cross_into(out, i, a, b):
+    out[i, 0] = a[1] * b[2] - a[2] * b[1]
+    out[i, 1] = a[2] * b[0] - a[0] * b[2]
+    out[i, 2] = a[0] * b[1] - a[1] * b[0]
+
+
 @overload(np.cross)
 def _cross(a, b):
-    if not (isinstance(a, t.Array) and isinstance(b, t.Array) and a.ndim == 1 and
-            b.ndim == 1):
+    """Cross products of 3-vectors along the last axis (1-d and 2-d arrays, rows
+    broadcast). NumPy's deprecated 2-vectors are refused with ValueError."""
+    if not (isinstance(a, t.Array) and isinstance(b, t.Array) and a.ndim in (1, 2) and
+            b.ndim in (1, 2)):
         return None
     dt = _dtype_of(a, b)
+    message = "incompatible dimensions for cross product\n(dimension must be 2 or 3)"
+    if a.ndim == 1 and b.ndim == 1:
+        def cross(a, b):
+            if a.shape[0] != 3 or b.shape[0] != 3:
+                raise ValueError(message)
+            out = empty_array((1, 3), dt)
+            _cross_into(out, 0, a, b)
+            return out[0]
+        return cross
 
-    def cross(a, b):
-        if a.shape[0] != 3 or b.shape[0] != 3:
-            raise ValueError("incompatible dimensions for cross product\n"
-                             "(dimension must be 2 or 3)")
-        out = empty_array(3, dt)
-        out[0] = a[1] * b[2] - a[2] * b[1]
-        out[1] = a[2] * b[0] - a[0] * b[2]
-        out[2] = a[0] * b[1] - a[1] * b[0]
+    def cross_rows(a, b):
+        if a.shape[a.ndim - 1] != 3 or b.shape[b.ndim - 1] != 3:
+            raise ValueError(message)
+        ra = a.shape[0] if a.ndim == 2 else 1
+        rb = b.shape[0] if b.ndim == 2 else 1
+        if ra != rb and ra != 1 and rb != 1:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+        n = rb if ra == 1 else ra
+        rows_a = np.broadcast_to(a, (n, 3))
+        rows_b = np.broadcast_to(b, (n, 3))
+        out = empty_array((n, 3), dt)
+        for i in range(n):
+            _cross_into(out, i, rows_a[i], rows_b[i])
         return out
-    return cross
+    return cross_rows
 
 
 @overload(np.meshgrid)

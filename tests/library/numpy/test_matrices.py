@@ -71,6 +71,10 @@ def inner_cross(a, b):
     return np.inner(a, b), np.cross(a, b)
 
 
+def cross(a, b):
+    return np.cross(a, b)
+
+
 def meshgrid(x, y):
     return np.meshgrid(x, y)
 
@@ -79,5 +83,8 @@ def test_vectors():
     chk(inner_cross, np.array([1.0, -2.0, 3.5]), np.array([4.0, 0.5, -1.0]))
     chk(inner_cross, np.array([1, -2, 3]), np.array([4, 5, -6])[::-1])
     chk(inner_cross, np.array([1, -2, 3, 4]), np.array([4, 5, -6, 0]))   # ValueError
+    chk(cross, M[:, :3], np.array([1.0, 0.0, -2.0]))
+    chk(cross, np.arange(3), M[::-1, 1:])
+    chk(cross, M[:2, :3], M[:, 1:])            # ValueError: 2 rows and 3
     chk(meshgrid, np.arange(3.0), np.arange(4)[::-1])
     chk(meshgrid, np.zeros(0), np.arange(4)[::-1])
