@@ -6,8 +6,8 @@ vsplit, and np.shape / np.ndim / np.size.
 As in NumPy, flips, rot90, swapaxes, moveaxis, expand_dims, atleast_*d and the pieces of
 the splits are views of their argument; broadcast_to is a view with zero strides where it
 repeats, read-only in compiled code (kiln's boxing returns every array to Python writeable,
-so NumPy's read-only flag is not set on it there). np.squeeze is not here: the number of dimensions it returns depends on
-the shape, which compiled code knows only at run time."""
+so NumPy's read-only flag is not set on it there). np.squeeze is not here: the number of
+dimensions it returns depends on the shape, which compiled code knows only at run time."""
 from __future__ import annotations
 
 import numpy as np
