@@ -224,12 +224,13 @@ def int_power(base, exponent):
     if exponent < 0:
         raise ValueError("integers to negative integer powers are not allowed "
                          "(use a float base for a float result)")
-    result = 1
+    one = type(exponent)(1)      # in the operands' own type: uint64 with an int64
+    result = type(base)(1)       # literal would promote to float64 (NumPy's rule)
     while exponent:
-        if exponent & 1:
+        if exponent & one:
             result *= base
         base *= base
-        exponent >>= 1
+        exponent >>= one
     return result
 
 

@@ -107,3 +107,13 @@ def test_complex_nan_inf_finite_and_isclose_as_numpy(dtype):
     check(close, z, z)
     check(close, z, z[::-1])
     check(close, z, 1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64, np.int8])
+def test_integer_array_power_wraps_as_numpy(dtype):
+    """`**` of unsigned arrays compiled (its loop's `& 1` of uint64 and an int64 literal
+    was typed float64), wrapping as NumPy's loop does."""
+    a = np.array([2, 3, 100, 0, 1, 7], dtype)
+    b = np.array([20, 0, 2, 0, 63, 5], dtype)
+    check(power, a, b)
+    check(power, a[::-2], b[::2])
