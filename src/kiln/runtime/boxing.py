@@ -507,7 +507,8 @@ def _box_owned_array(api, ty, value, fail):
         api.global_object("PyArray_Type"), ir.Constant(i32, ty.ndim), shape,
         ir.Constant(i32, ty.dtype.np_dtype.num), strides, b.extract_value(value, dm.ARRAY_DATA),
         ir.Constant(i32, ty.dtype.size if records else 0),
-        ir.Constant(i32, P.NPY_WRITEABLE | P.NPY_ALIGNED), ir.Constant(dm.ptr, None)],
+        ir.Constant(i32, P.NPY_ALIGNED | (0 if ty.readonly else P.NPY_WRITEABLE)),
+        ir.Constant(dm.ptr, None)],
         argtypes=[dm.ptr, i32, dm.ptr, i32, dm.ptr, dm.ptr, i32, i32, dm.ptr])
     with b.if_then(b.icmp_unsigned("==", array, ir.Constant(dm.ptr, None)), likely=False):
         nrt.emit_decref(b, meminfo)
@@ -612,9 +613,11 @@ def _box_view(api, ty, value, fail):
                        [api.context.state.global_string(ty.dtype.np_dtype.str)],
                        argtypes=[dm.ptr]) if not isinstance(ty.dtype, t.Record) else \
         api.constant_object(ty.dtype.np_dtype)   # a record's fields, not "|V16"
+    readonly = api.global_object("_Py_TrueStruct" if ty.readonly else "_Py_FalseStruct")
     result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
                       [api.constant_object(make_view), parent, address_obj, shape, strides,
-                       typestr, ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+                       typestr, readonly, ir.Constant(dm.ptr, None)], var_arg=True,
+                      argtypes=[dm.ptr])
     for obj in (address_obj, shape, strides) + (() if isinstance(ty.dtype, t.Record)
                                                  else (typestr,)):
         api.decref(obj)
@@ -631,16 +634,19 @@ class _ViewOf:
             "data": (address, not parent.flags.writeable)}
 
 
-def make_view(parent, address, shape, strides, typestr):
+def make_view(parent, address, shape, strides, typestr, readonly=False):
     """The NumPy array that compiled code returned: `parent` itself, or a view into it
     (`typestr` is its dtype's, `.real` of a complex array viewing floats, or a structured
-    dtype itself)."""
+    dtype itself), read-only where compiled code typed it so (np.broadcast_to's)."""
     if address == parent.ctypes.data and shape == parent.shape and \
             strides == parent.strides and (typestr == parent.dtype.str if
                                            isinstance(typestr, str) else typestr == parent.dtype):
         return parent
     if isinstance(typestr, str):
-        return np.asarray(_ViewOf(parent, address, shape, strides, typestr))
-    # a structured dtype: the items as void bytes, seen through it (padding stays padding)
-    voids = np.asarray(_ViewOf(parent, address, shape, strides, f"|V{typestr.itemsize}"))
-    return voids.view(typestr)
+        view = np.asarray(_ViewOf(parent, address, shape, strides, typestr))
+    else:   # a structured dtype: the items as void bytes, seen through it
+        voids = np.asarray(_ViewOf(parent, address, shape, strides, f"|V{typestr.itemsize}"))
+        view = voids.view(typestr)
+    if readonly:
+        view.flags.writeable = False
+    return view

@@ -84,7 +84,8 @@ def test_broadcast_to():
                      (np.arange(3), (3, 2)), (np.arange(3), (-1, 3))):
         chk(broadcast_to, a, shape)
     got = jit(broadcast_to)(np.arange(3), (2, 3))
-    assert got.strides == (0, 8)   # a view (read-only inside compiled code)
+    assert got.strides == (0, 8)   # a view, read-only as NumPy's
+    assert not got.flags.writeable and not broadcast_to(np.arange(3), (2, 3)).flags.writeable
 
 
 def contiguous(a):
