@@ -48,6 +48,15 @@ def _sift_to_leaf(heap, pos):
     _sift_toward_root(heap, start, pos)
 
 
+@register_jitable
+def _replace_smallest(heap, item):
+    """The smallest item, `item` put in its place and sifted down."""
+    smallest = heap[0]
+    heap[0] = item
+    _sift_to_leaf(heap, 0)
+    return smallest
+
+
 @overload(heapq.heapify)
 def _heapify(x):
     _check_heap(x, "heapify")
@@ -76,10 +85,7 @@ def _heappop(heap):
         last = heap.pop()      # IndexError on an empty heap, as CPython's
         if len(heap) == 0:
             return last
-        smallest = heap[0]
-        heap[0] = last
-        _sift_to_leaf(heap, 0)
-        return smallest
+        return _replace_smallest(heap, last)
     return heappop
 
 
@@ -90,10 +96,7 @@ def _heapreplace(heap, item):
     def heapreplace(heap, item):
         if len(heap) == 0:
             raise IndexError("index out of range")
-        smallest = heap[0]
-        heap[0] = item
-        _sift_to_leaf(heap, 0)
-        return smallest
+        return _replace_smallest(heap, item)
     return heapreplace
 
 
@@ -103,10 +106,7 @@ def _heappushpop(heap, item):
 
     def heappushpop(heap, item):
         if len(heap) > 0 and heap[0] < item:
-            smallest = heap[0]
-            heap[0] = item
-            _sift_to_leaf(heap, 0)
-            return smallest
+            return _replace_smallest(heap, item)
         return item
     return heappushpop
 
