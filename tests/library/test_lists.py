@@ -680,9 +680,10 @@ def test_typed_list_in_compiled_code():
 
 # ---- bad input ---------------------------------------------------------------------------
 
-def test_a_python_list_argument_says_what_to_pass():
+def test_a_python_list_argument_is_reflected_or_says_what_to_pass():
+    assert njit(total)([1.0, 2.0]) == total([1.0, 2.0])   # Numba's reflected list
     with pytest.raises(TypeError, match="kiln.typed.List"):
-        njit(total)([1.0, 2.0])
+        njit(total)([1.0, (2.0, 3.0)])
 
 
 def test_an_untyped_typed_list_argument_is_refused():
