@@ -544,7 +544,7 @@ ARGUMENT_CASES = [
     ("record_array", (np.rec.array([(1, 2.0)], dtype=[("a", "i8"), ("b", "f8")]),), {},
      ["ndarray subclass", "recarray"]),
     ("bytes", (b"a",), {}, ["argument 1", "bytes"]),
-    ("list", ([1, 2],), {}, ["argument 1", "list"]),
+    ("list_of_mixed_items", ([1, "a"],), {}, ["argument 1", "list"]),
     ("dict", ({},), {}, ["argument 1", "dict"]),
     ("set", ({1},), {}, ["argument 1", "set"]),
     ("int_wider_than_64_bits", (2 ** 70,), {}, ["argument 1", "int"]),
