@@ -282,6 +282,95 @@ def array_from_tuple(typingctx, items, dtype):
     return result(items, dtype), codegen
 
 
+# ---- np.array of nested lists, tuples and arrays ---------------------------------------------
+
+def _levels(ty):
+    """The levels of a nested sequence np.array takes apart, outermost first: "loop" for a
+    list or a tuple of one item type, a tuple's item types for a tuple of mixed ones; then
+    the leaf type (a number or an array). None for anything else."""
+    if isinstance(ty, (t.Number, t.Array)):
+        return [ty]
+    if isinstance(ty, t.ListType) and not ty.is_undefined:
+        inner = _levels(ty.item_type)
+        return None if inner is None else ["loop"] + inner
+    if isinstance(ty, t.UniTuple):
+        inner = _levels(ty.dtype)
+        return None if inner is None else ["loop"] + inner
+    if isinstance(ty, t.BaseTuple) and len(ty):
+        items = [_levels(item) for item in ty.types]
+        if any(item is None for item in items) or \
+                len({len(item) for item in items}) != 1 or \
+                len({getattr(item[-1], "ndim", 0) for item in items}) != 1:
+            return None
+        return [ty.types] + items[0][1:-1] + [_leaf_union(item[-1] for item in items)]
+    return None
+
+
+def _leaf_union(leaves):
+    """The leaf the items of a mixed tuple share: NumPy's result dtype of theirs."""
+    leaves = list(leaves)
+    dtypes = [leaf.dtype if isinstance(leaf, t.Array) else leaf for leaf in leaves]
+    dt = t.from_dtype(np.result_type(*(d.np_dtype for d in dtypes)))
+    return t.Array(dt, leaves[0].ndim, "A") if isinstance(leaves[0], t.Array) else dt
+
+
+def _nested_sequence(obj, dtype):
+    """np.array(obj) of a nested list (or tuple) holding lists or arrays: generated code
+    that finds the shape from the first item of each level, checks that every item has it
+    (NumPy's 'inhomogeneous shape' ValueError otherwise) and copies the items in."""
+    levels = _levels(obj)
+    if levels is None or len(levels) < 2:
+        return None
+    *outer, leaf = levels
+    leaf_ndim = leaf.ndim if isinstance(leaf, t.Array) else 0
+    dt = dtype_of(dtype, leaf.dtype if isinstance(leaf, t.Array) else leaf)
+    depth = len(outer)
+    lines = ["def nested_sequence(obj, dtype=None):"]
+    # the shape: each level's length, taken from the first item of the level above
+    for k in range(depth):
+        first = "obj" + "[0]" * k
+        known = " and ".join(f"n{j}" for j in range(k))
+        lines.append(f"    n{k} = len({first})" + (f" if {known} else 0" if k else ""))
+    if leaf_ndim:
+        first = "obj" + "[0]" * depth
+        known = " and ".join(f"n{j}" for j in range(depth))
+        lines.append(f"    leaf = {first}.shape if {known} else {(0,) * leaf_ndim}")
+    dims = [f"n{k}" for k in range(depth)] + [f"leaf[{j}]" for j in range(leaf_ndim)]
+    lines.append(f"    out = np.empty(({', '.join(dims)},), dt)")
+    # the copy: a loop per level of one item type, a statement per item of a mixed tuple
+    index = []
+
+    def fill(k, seq, indent):
+        if k == depth:
+            where = ", ".join(index)
+            check = f"{seq}.shape != leaf" if leaf_ndim else None
+            if check:
+                lines.append(f"{indent}if {check}:")
+                lines.append(f"{indent}    raise ValueError(INHOMOGENEOUS)")
+            lines.append(f"{indent}out[{where}] = {seq}")
+            return
+        if k:
+            lines.append(f"{indent}if len({seq}) != n{k}:")
+            lines.append(f"{indent}    raise ValueError(INHOMOGENEOUS)")
+        if outer[k] == "loop":
+            lines.append(f"{indent}for i{k} in range(n{k}):")
+            index.append(f"i{k}")
+            fill(k + 1, f"{seq}[i{k}]", indent + "    ")
+            index.pop()
+        else:
+            for position in range(len(outer[k])):
+                index.append(str(position))
+                fill(k + 1, f"{seq}[{position}]", indent)
+                index.pop()
+    fill(0, "obj", "    ")
+    lines.append("    return out")
+    env = {"np": np, "dt": dt, "INHOMOGENEOUS":
+           "setting an array element with a sequence. The requested array has an "
+           "inhomogeneous shape"}
+    exec("\n".join(lines) + "\n", env)
+    return env["nested_sequence"]
+
+
 def _array_like(copies):
     def ov(obj, dtype=None):
         if isinstance(obj, t.Array):
@@ -289,8 +378,11 @@ def _array_like(copies):
             if copies or dt != obj.dtype:
                 return lambda obj, dtype=None: obj.astype(dt)
             return lambda obj, dtype=None: obj
-        if isinstance(obj, t.BaseTuple):
+        if isinstance(obj, t.BaseTuple) and _nested(obj) is not None:
             return lambda obj, dtype=None: array_from_tuple(obj, dtype)
+        if isinstance(obj, (t.BaseTuple, t.ListType)) and \
+                not (isinstance(obj, t.ListType) and isinstance(obj.item_type, t.Number)):
+            return _nested_sequence(obj, dtype)
         if isinstance(obj, t.Number):     # np.asarray(1.5): a 0-d array
             dt = dtype_of(dtype, t.unliteral(obj))
 

@@ -227,6 +227,50 @@ def test_ragged_nested_lists_are_refused():
         njit(ragged)()
 
 
+def from_built_lists(n):
+    grid = np.array([[i * j for j in range(n)] for i in range(n)])
+    rows = [[1.5, -2.0]]
+    for i in range(n):
+        rows.append([float(i), -float(i)])
+    return grid, np.array(rows), np.asarray(rows, np.float32), np.array([[[i] for i in range(n)]])
+
+
+def from_lists_of_arrays(a, b):
+    return (np.array([a, b]), np.array((a, b)), np.array([a, a[::-1]], dtype=np.int64),
+            np.array([[a], [b]]), np.array((np.arange(2), np.ones(2))))
+
+
+def ragged_at_run_time(n):
+    rows = [[1, 2]]
+    rows.append([3] * n)
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_array_of_lists_built_at_run_time(n):
+    check(from_built_lists, n)
+
+
+def test_array_of_an_empty_list_of_lists_keeps_its_type():
+    """NumPy makes np.array([]) float64 and 1-d whatever the list was to hold; compiled
+    code knows the type, so the dimensions and dtype are the list's (as in Numba)."""
+    grid, _, _, column = njit(from_built_lists)(0)
+    assert grid.shape == (0, 0) and grid.dtype == np.int64
+    assert column.shape == (1, 0, 0) and column.dtype == np.int64
+
+
+@pytest.mark.parametrize("a", [np.arange(3.0), np.array([np.nan, -np.inf, -0.0]),
+                               np.arange(12.0).reshape(3, 4)[::-1, ::2], np.zeros((0, 2))])
+def test_array_of_lists_and_tuples_of_arrays(a):
+    check(from_lists_of_arrays, a, a * 2)
+
+
+def test_array_of_ragged_run_time_lists_raises_numpys_error():
+    assert ragged_at_run_time(2).shape == (2, 2) and njit(ragged_at_run_time)(2).shape == (2, 2)
+    check(ragged_at_run_time, 3)   # ValueError on both sides
+    check(from_lists_of_arrays, np.arange(3.0), np.arange(4.0))
+
+
 def dtype_objects(n):
     a = np.zeros(n, np.dtype("f4"))
     b = np.ones(n, dtype=np.dtype(np.int16))
