@@ -39,12 +39,15 @@ class CompileResult:
     keepalive: list         # Python objects the machine code refers to
     fusion: list            # what codegen fused: one line per array expression
     split_reductions: list  # the whole-array reductions split across threads, by name
+    cacheable: bool = False   # the code embeds no process address (it may be cached)
 
 
 def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=True,
-                cache=None):
+                cache=None, load=True):
     """Compile one specialization of `py_func` for the CPU: frontend, typing, codegen, JIT
-    (or the on-disk `cache`, when given and the code does not embed process addresses)."""
+    (or the on-disk `cache`, when given and the code does not embed process addresses).
+    Without `load`, stop before the JIT: the machine code is already loaded, from a cache
+    entry that holds no IR (cpu/precompiled.py), and only the stages are wanted."""
     from .cpu.engine import get_engine
     from .runtime.boxing import build_entry_point
 
@@ -62,12 +65,15 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         raise e.with_location(typed.ir.loc(_first_return(typed.ir.node)))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
-    _bind_runtime(llvm_ir)
-    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,         # cpu
-                                    cache=cache if state.cacheable else None)
-    dump("asm", lambda: compiled.assembly)
+    if load:
+        compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,     # cpu
+                                        cache=cache if state.cacheable else None,
+                                        link_runtime=True)
+        dump("asm", lambda: compiled.assembly)
+    else:
+        compiled = get_engine().unloaded(llvm_ir)
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
-                         state.fusion, state.split_reductions)
+                         state.fusion, state.split_reductions, state.cacheable)
 
 
 def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of,
@@ -89,9 +95,9 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
     build_loop(context, loop_symbol, parallel, stretch_of(context, native, typed))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
-    _bind_runtime(llvm_ir)
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,           # cpu
-                                    cache=cache if state.cacheable else None)
+                                    cache=cache if state.cacheable else None,
+                                    link_runtime=True)
     state.keepalive.append(compiled)
     return compiled.address(loop_symbol), typed, state.keepalive
 
@@ -116,27 +122,10 @@ def compile_cfunc(py_func, sig, options, owner, symbol, cache=None):
     builder.ret(builder.call(native, kiln_entry.args))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
-    _bind_runtime(llvm_ir)
     compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,           # cpu
-                                    cache=cache if state.cacheable else None)
+                                    cache=cache if state.cacheable else None,
+                                    link_runtime=True)
     return compiled, state.keepalive
-
-
-def _bind_runtime(llvm_ir):
-    """Load and bind the parts of the runtime that the module's code calls."""
-    from .library import linalg, random
-    from .runtime import stack, threads
-    from .runtime.nrt import ensure_runtime
-    if "kiln_nrt_" in llvm_ir:  # the code allocates or releases runtime memory
-        ensure_runtime()
-    if linalg.SYMBOL_PREFIX in llvm_ir:  # the code calls BLAS or LAPACK
-        linalg.bind_symbols(llvm_ir)
-    if random.SYMBOL in llvm_ir:  # the code draws random numbers
-        random.bind_symbols()
-    if stack.SYMBOL in llvm_ir:  # a recursive function guards its stack
-        stack.bind_symbols()
-    if "kiln_thread" in llvm_ir:  # parallel code runs on the thread layer
-        threads.ensure_runtime()
 
 
 def _first_return(fn):

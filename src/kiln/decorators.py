@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
 import sys
 import threading
 
@@ -86,6 +87,8 @@ def init_extensions():
     if _extensions_loaded:
         return
     _extensions_loaded = True     # first: an extension's init may compile functions
+    if not _extensions_declared():
+        return
     import warnings
     from importlib.metadata import entry_points
     for group in EXTENSION_GROUPS:
@@ -96,6 +99,29 @@ def init_extensions():
                 warnings.warn(f"extension module '{entry_point.module}' ({group} entry "
                               f"point) failed to load due to '{type(e).__name__}({e})'.",
                               stacklevel=3)
+
+
+def _extensions_declared() -> bool:
+    """Whether a distribution on sys.path declares an extension entry point, read from
+    its entry_points.txt: importing importlib.metadata takes longer than loading a cached
+    function, and most processes have no extension to load."""
+    headers = tuple(f"[{group}]" for group in EXTENSION_GROUPS)
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt")) as f:
+                    text = f.read()
+            except OSError:
+                continue
+            if any(header in text for header in headers):
+                return True
+    return False
 
 
 def jit_disabled() -> bool:

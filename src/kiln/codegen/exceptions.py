@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from llvmlite import ir
 
+from ..runtime.symbols import BUILTIN_CLASS_SYMBOL
 from ..runtime import nrt
 from ..typing.exceptions import Reraise
 from ..runtime.threads import callee, struct_field
@@ -39,11 +40,6 @@ DESCRIPTOR = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr])
 CLASS_CELL, MESSAGE, MAKE_ARGS, MEMINFO = range(4)
 MAKE_ARGS_TYPE = ir.FunctionType(dm.ptr, [dm.ptr])   # PyObject *make_args(descriptor*)
 SET_PYTHON_ERROR = "kiln.exc.set_python_error"
-# kiln's symbols for CPython's `PyExc_*` cells (the address of the variable holding the
-# class). The bare names are Numba's too, bound there to the class itself, and LLVM's
-# symbol table is one per process: with both loaded, the last binding won and a raise
-# crashed the other compiler's code.
-BUILTIN_CLASS_SYMBOL = "kiln.PyExc_{}"
 
 
 # -- descriptors -------------------------------------------------------------------------------

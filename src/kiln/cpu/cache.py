@@ -1,9 +1,11 @@
 """The on-disk cache of compiled machine code (`@njit(cache=True)`).
 
-An entry is the object code of one specialization, keyed by a hash of its unoptimized LLVM
-IR (which holds everything the machine code depends on: the function and every callee
-compiled into it, frozen constants, object layouts) together with the target CPU, LLVM and
-kiln versions. A hit skips LLVM's optimizer and code generator entirely.
+An entry is the object code of one specialization. Two keys find it (cpu/precompiled.py
+says how): a key of the function's source, frozen values and argument types, which a
+new process computes without the compiler, so a hit compiles nothing; and, when that key
+cannot be made, the hash of the unoptimized LLVM IR (which holds everything the machine
+code depends on), which skips only LLVM's optimizer. Both hold the target CPU, LLVM and
+kiln versions.
 
 Entries are written to a temporary file and renamed into place, so concurrent writers and
 readers never see half a file; each carries a checksum, so a corrupt or truncated file is a
@@ -11,27 +13,50 @@ miss, never a crash. A cache directory that cannot be written is skipped (compil
 process), then the user's cache directory is tried."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-import tempfile
-from pathlib import Path
 
 MAGIC = b"KILNOBJ1"
+SUFFIX = ".kilnobj"
 
 
 def cache_key(llvm_ir: str, fingerprint: str) -> str:
     return hashlib.sha256(f"{fingerprint}\n{llvm_ir}".encode()).hexdigest()
 
 
+@functools.cache
+def kiln_stamp() -> str:
+    """The state of kiln's own source files (name, size, modification time): kiln's
+    version alone would not tell an edited or reinstalled kiln apart, and its code is in
+    every entry."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digest = hashlib.sha256()
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder[len(root):]}/{name} {stat.st_size} "
+                              f"{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def user_cache_root() -> str:
+    """KILN_CACHE_DIR (or NUMBA_CACHE_DIR), else ~/.cache/kiln."""
+    override = os.environ.get("KILN_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
+    return override or os.path.join(os.path.expanduser("~"), ".cache", "kiln")
+
+
 def _candidate_dirs(py_func):
     override = os.environ.get("KILN_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
-    source = Path(py_func.__code__.co_filename).resolve()
-    folder = hashlib.sha256(str(source.parent).encode()).hexdigest()[:16]
+    source_dir = os.path.dirname(os.path.realpath(py_func.__code__.co_filename))
+    folder = hashlib.sha256(source_dir.encode()).hexdigest()[:16]
     if override:
-        yield Path(override) / folder
+        yield os.path.join(override, folder)
         return
-    yield source.parent / "__pycache__" / "kiln"
-    yield Path.home() / ".cache" / "kiln" / folder
+    yield os.path.join(source_dir, "__pycache__", "kiln")
+    yield os.path.join(user_cache_root(), folder)
 
 
 class ObjectCache:
@@ -42,30 +67,27 @@ class ObjectCache:
         self._dirs = list(dirs)
 
     def _name(self, key):
-        return f"{self._stem}-{key[:24]}.kilnobj"
+        return f"{self._stem}-{key[:24]}{SUFFIX}"
 
     def load(self, key: str):
         """The cached object code, or None (absent, unreadable or corrupt)."""
         for d in self._dirs:
-            try:
-                data = (d / self._name(key)).read_bytes()
-            except OSError:
-                continue
-            if data[:8] == MAGIC and hashlib.sha256(data[40:]).digest() == data[8:40]:
-                return data[40:]
+            data = read_entry(os.path.join(d, self._name(key)))
+            if data is not None:
+                return data
         return None
 
     def save(self, key: str, obj: bytes) -> bool:
         """Store atomically in the first writable directory; False if none is."""
         payload = MAGIC + hashlib.sha256(obj).digest() + obj
         for d in self._dirs:
+            tmp = os.path.join(d, f".tmp-{os.getpid()}-{os.urandom(6).hex()}")
             try:
-                d.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+                os.makedirs(d, exist_ok=True)
                 try:
-                    with os.fdopen(fd, "wb") as f:
+                    with open(tmp, "wb") as f:
                         f.write(payload)
-                    os.replace(tmp, d / self._name(key))
+                    os.replace(tmp, os.path.join(d, self._name(key)))
                 finally:
                     if os.path.exists(tmp):
                         os.unlink(tmp)
@@ -75,16 +97,27 @@ class ObjectCache:
         return False
 
 
+def read_entry(path) -> bytes | None:
+    """An entry file's contents, or None when it is absent, unreadable or corrupt."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    if data[:8] == MAGIC and hashlib.sha256(data[40:]).digest() == data[8:40]:
+        return data[40:]
+    return None
+
+
 def function_cache(py_func, kind="") -> ObjectCache:
     """The cache of one Python function: beside its source file, in __pycache__/kiln; a
     `kind` ("ptx") names entries of another target apart."""
     qualname = py_func.__qualname__.replace("<", "").replace(">", "")
-    stem = f"{Path(py_func.__code__.co_filename).stem}.{qualname}" + (f".{kind}" if kind else "")
+    file_stem = os.path.splitext(os.path.basename(py_func.__code__.co_filename))[0]
+    stem = f"{file_stem}.{qualname}" + (f".{kind}" if kind else "")
     return ObjectCache(stem, _candidate_dirs(py_func))
 
 
 def internal_cache(stem: str) -> ObjectCache:
     """The cache of kiln's own code (the dispatch trampoline), shared by every program."""
-    override = os.environ.get("KILN_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
-    base = Path(override) if override else Path.home() / ".cache" / "kiln"
-    return ObjectCache(stem, [base / "internal"])
+    return ObjectCache(stem, [os.path.join(user_cache_root(), "internal")])

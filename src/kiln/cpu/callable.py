@@ -13,15 +13,10 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from llvmlite import ir
-
-from ..codegen import datamodel as dm
-from ..runtime.boxing import VECTORCALL_OFFSET_MASK
-
 METH_KEYWORDS = 0x0002
 METH_FASTCALL = 0x0080
 TABLE_CAPACITY = 32
-ENTRY_TYPE = ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64])
+NARGS_MASK = (1 << 63) - 1   # nargsf less CPython's PY_VECTORCALL_ARGUMENTS_OFFSET bit
 
 
 class PyMethodDef(ctypes.Structure):
@@ -49,6 +44,11 @@ def entry_callable(name: str, address: int) -> BuiltinFunction:
 
 
 def _trampoline_ir() -> str:
+    """Built only when the trampoline is not in the cache: a cached call loads no
+    code generator."""
+    from llvmlite import ir
+    from ..codegen import datamodel as dm
+    entry_type = ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64])
     module = ir.Module(name="kiln.trampoline")
     fn = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64, dm.ptr]),
                      name="kiln_dispatch")
@@ -79,7 +79,7 @@ def _trampoline_ir() -> str:
 
     b.position_at_end(body)
     slot = b.gep(table, [b.add(index, ir.Constant(dm.i64, 2))], source_etype=dm.ptr)
-    callee = b.load(slot, typ=ENTRY_TYPE.as_pointer())
+    callee = b.load(slot, typ=entry_type.as_pointer())
     result = b.call(callee, [table, args, nargsf])
     mismatch = b.icmp_unsigned("==", result, not_implemented)
     done = fn.append_basic_block("done")
@@ -115,10 +115,8 @@ def trampoline_address() -> int:
     global _trampoline_address
     with _lock:
         if _trampoline_address is None:
-            from .cache import internal_cache
             from .engine import get_engine
-            compiled = get_engine().compile(_trampoline_ir(), level=2,
-                                            cache=internal_cache("trampoline"))
+            compiled = get_engine().compile_internal("trampoline", _trampoline_ir)
             _trampoline_address = compiled.address("kiln_dispatch")
         return _trampoline_address
 
@@ -129,7 +127,7 @@ _ObjectArray = ctypes.POINTER(ctypes.py_object)
 def vectorcall_arguments(address, nargsf, kwnames):
     """The (args, kwargs) of a vectorcall, read from the caller's argument array."""
     items = ctypes.cast(address, _ObjectArray)
-    nargs = nargsf & VECTORCALL_OFFSET_MASK
+    nargs = nargsf & NARGS_MASK
     args = tuple(items[i] for i in range(nargs))
     kwargs = {name: items[nargs + j] for j, name in enumerate(kwnames or ())}
     return args, kwargs

@@ -14,27 +14,48 @@ from ..errors import KilnError, Location, UnsupportedError
 from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
-from ..typing.context import bind_types, register_compiled_function
-from ..typing.unify import can_convert
+from ..typing.compiled import register_compiled_function
 from .cache import function_cache
-from . import reflection
+from . import precompiled, reflection
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
 
 _compile_lock = threading.RLock()
 
 
 class Specialization:
-    """One compiled version of the function, for one tuple of argument types."""
+    """One compiled version of the function, for one tuple of argument types. Its code
+    came from the compiler (`cache_hit` None), from the cache keyed by its IR ("ir": the
+    optimizer was skipped) or from the cache keyed by its source ("source": nothing was
+    compiled; the stages' `result` is made again the first time it is asked for)."""
 
-    def __init__(self, result):
-        self.result = result
-        self.typed = result.typed
-        self.argtypes = result.typed.argtypes
-        self.return_type = result.typed.return_type
-        self.entry_address = result.compiled.address(result.entry_symbol)
-        self.native_address = result.compiled.address(result.native_symbol)
-        self._callable = entry_callable(result.typed.ir.name, self.entry_address)
+    def __init__(self, name, argtypes, return_type, entry_address, native_address,
+                 result, cache_hit=None):
+        self._result = result     # a CompileResult, or what makes it again
+        self.argtypes = argtypes
+        self.return_type = return_type
+        self.entry_address = entry_address
+        self.native_address = native_address
+        self.cache_hit = cache_hit
+        self._callable = entry_callable(name, entry_address)
         self.call = self._callable.function
+
+    @classmethod
+    def compiled(cls, result):
+        typed = result.typed
+        return cls(typed.ir.name, typed.argtypes, typed.return_type,
+                   result.compiled.address(result.entry_symbol),
+                   result.compiled.address(result.native_symbol), result,
+                   "ir" if result.compiled.from_cache else None)
+
+    @property
+    def result(self):
+        if callable(self._result):
+            self._result = self._result()
+        return self._result
+
+    @property
+    def typed(self):
+        return self.result.typed
 
     @property
     def signature(self):
@@ -133,8 +154,10 @@ class Dispatcher:
 
     def _literal_parameters(self):
         if not hasattr(self, "_literal"):
-            from ..library.literally import literal_parameters
-            self._literal = literal_parameters(self.py_func)
+            self._literal = ()
+            if "literally" in self.py_func.__code__.co_names:   # (no library import if not)
+                from ..library.literally import literal_parameters
+                self._literal = literal_parameters(self.py_func)
         return self._literal
 
     def _specialization_for(self, args):
@@ -150,6 +173,7 @@ class Dispatcher:
 
     def _convert_to_signature(self, args, argtypes):
         """With explicit signatures, accept what converts safely (Numba's rule)."""
+        from ..typing.unify import can_convert
         for spec in self._specializations.values():
             if all(map(can_convert, argtypes, spec.argtypes)):
                 return spec, tuple(_convert_value(a, ty) for a, ty in zip(args, spec.argtypes))
@@ -160,6 +184,7 @@ class Dispatcher:
     def bind_types(self, args, kws):
         """For a call from compiled code: typing/context.py's bind_types of its parameters.
         With `*args`, the types as given (`packed_argtypes` says how they are passed)."""
+        from ..typing.context import bind_types
         if self._star and len(args) >= len(self._positional) and not kws:
             return tuple(args), (), [None] * len(args)
         return bind_types(self._positional, args, kws)
@@ -186,14 +211,43 @@ class Dispatcher:
             return spec or self._compile_types(tuple(sig.args), sig.return_type)
 
     def _compile_types(self, argtypes, declared_return):
-        from ..compiler import compile_cpu
         if getattr(self, "_compile_disabled", False):
             raise TypeError(f"{self.__name__}(): no compiled version for "
                             f"({', '.join(map(str, argtypes))}), and compiling is disabled "
                             "(disable_compile())")
+        key = self._source_key(argtypes, declared_return)
+        loaded = precompiled.load(self._cache, key) if key else None
+        if loaded is not None:
+            spec = Specialization(self.__name__, argtypes, loaded.return_type,
+                                  loaded.entry_address, loaded.native_address,
+                                  lambda: self._run_compiler(argtypes, declared_return,
+                                                             load=False), "source")
+        else:
+            result = self._run_compiler(argtypes, declared_return)
+            if key:
+                precompiled.save(self._cache, key, result, self.py_func)
+            spec = Specialization.compiled(result)
+        self._specializations[argtypes] = spec
+        if self._table is not None:
+            self._table.add(spec.entry_address)
+        return spec
+
+    def _source_key(self, argtypes, declared_return):
+        """The key that finds this specialization in the cache without compiling it, or
+        None (no cache, or a value it reads has no such key: cpu/sourcekey.py)."""
+        if self._cache is None:
+            return None
+        from .engine import get_engine
+        from .sourcekey import source_key
+        return source_key(self, argtypes, declared_return, not self.explicit_signatures,
+                          get_engine().fingerprint)
+
+    def _run_compiler(self, argtypes, declared_return, load=True):
+        from ..compiler import compile_cpu
         try:
-            result = compile_cpu(self.typed_func, argtypes, self.options, declared_return,
-                                 exact_layout=not self.explicit_signatures, cache=self._cache)
+            return compile_cpu(self.typed_func, argtypes, self.options, declared_return,
+                               exact_layout=not self.explicit_signatures,
+                               cache=self._cache, load=load)
         except KilnError as e:
             shown = ", ".join(map(str, argtypes))
             e.add_context(f"(while compiling {self.__qualname__}({shown}))")
@@ -205,11 +259,6 @@ class Dispatcher:
                 "compile (Python's recursion limit was reached); split long expressions "
                 "into several statements",
                 Location(self.__qualname__, code.co_filename, code.co_firstlineno)) from None
-        spec = Specialization(result)
-        self._specializations[argtypes] = spec
-        if self._table is not None:
-            self._table.add(spec.entry_address)
-        return spec
 
     def disable_compile(self, val=True):
         """Numba's: with `val` true, a call with new argument types is a TypeError instead

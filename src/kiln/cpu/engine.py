@@ -6,6 +6,7 @@ the C math library are resolved in-process. LLVM is initialized on first use, so
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import re
 import threading
@@ -14,7 +15,9 @@ from functools import cached_property
 import llvmlite
 import llvmlite.binding as llvm
 
-from .cache import cache_key
+from .cache import cache_key, internal_cache, kiln_stamp
+from .linking import bind_runtime, runtime_needs
+from ..runtime.symbols import bind_process_symbols
 
 _lock = threading.RLock()
 
@@ -34,8 +37,7 @@ class CPUEngine:
         seed = llvm.parse_assembly("")
         seed.triple = self.triple
         self.engine = llvm.create_mcjit_compiler(seed, self.target_machine)
-        _bind_python_symbols()
-        _bind_half_conversions()
+        bind_process_symbols(llvm.add_symbol)
 
     def _optimize(self, module, level):
         pto = llvm.create_pipeline_tuning_options(speed_level=level)
@@ -61,12 +63,15 @@ class CPUEngine:
         self._optimize(module, level)
         return module
 
-    def compile(self, llvm_ir: str, level: int = 3, object_refs=None,
-                cache=None) -> "CompiledModule":
+    def compile(self, llvm_ir: str, level: int = 3, object_refs=None, cache=None,
+                link_runtime=False) -> "CompiledModule":
         """Optimize and load one module, or load its object code from `cache` on a hit.
         `object_refs` maps the module's `kiln.obj.*` symbols to the Python objects they
-        name; `cache` is None when the code may not be cached."""
+        name; `cache` is None when the code may not be cached. With `link_runtime`, the
+        runtime parts the code calls are bound first (cpu/linking.py)."""
         with _lock:
+            needs = runtime_needs(llvm_ir) if link_runtime else ()
+            bind_runtime(needs)
             key = cache_key(llvm_ir, self.fingerprint) if cache is not None else None
             obj = cache.load(key) if cache is not None else None
             module = None
@@ -75,10 +80,38 @@ class CPUEngine:
                 obj = self.target_machine.emit_object(module)
                 if cache is not None:
                     cache.save(key, obj)
-            bind_objects(object_refs or {})
+            self.load_object(obj, object_refs or {})
+            compiled = CompiledModule(self, llvm_ir, level, module, from_cache=module is None,
+                                      object_code=obj)
+            compiled.runtime_needs = needs
+            compiled.object_symbols = tuple(object_refs or ())
+            return compiled
+
+    def compile_internal(self, name: str, make_ir, level: int = 2) -> "CompiledModule":
+        """Compile one of kiln's own modules (`make_ir()` gives its IR), cached under
+        `name` for this kiln and this CPU: a process that finds it never builds the IR."""
+        with _lock:
+            store = internal_cache(name)
+            key = hashlib.sha256(f"{self.fingerprint} {kiln_stamp()} {name} {level}"
+                                 .encode()).hexdigest()
+            obj = store.load(key)
+            if obj is None:   # also kept under its IR's key, which outlives an edit of kiln
+                compiled = self.compile(make_ir(), level, cache=store)
+                store.save(key, compiled.object_code)
+                return compiled
+            self.load_object(obj, {})
+            return CompiledModule(self, make_ir, level, None, from_cache=True, object_code=obj)
+
+    def unloaded(self, llvm_ir: str) -> "CompiledModule":
+        """The module of code loaded before from a cache entry, for its IR and assembly."""
+        return CompiledModule(self, llvm_ir, 3, None, from_cache=True)
+
+    def load_object(self, obj: bytes, object_refs):
+        """Load object code, its `kiln.obj.*` symbols bound to `object_refs`' objects."""
+        with _lock:
+            bind_objects(object_refs)
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
-            return CompiledModule(self, llvm_ir, level, module, from_cache=module is None)
 
     def function_address(self, name: str) -> int:
         return self.engine.get_function_address(name)
@@ -88,12 +121,19 @@ class CompiledModule:
     """Loaded machine code; the optimized IR and assembly are produced again on request
     when the code came from the cache."""
 
-    def __init__(self, engine, llvm_ir, level, module, from_cache):
+    def __init__(self, engine, llvm_ir, level, module, from_cache, object_code=None):
         self.engine = engine
-        self.llvm_ir = llvm_ir
+        self._llvm_ir = llvm_ir     # the IR, or what makes it (kiln's own modules)
         self.level = level
         self._module = module
         self.from_cache = from_cache
+        self.object_code = object_code
+        self.runtime_needs = ()     # what the code calls of the runtime (cpu/linking.py)
+        self.object_symbols = ()    # its `kiln.obj.*` symbols
+
+    @cached_property
+    def llvm_ir(self) -> str:
+        return self._llvm_ir() if callable(self._llvm_ir) else self._llvm_ir
 
     @property
     def module(self):
@@ -133,55 +173,6 @@ def bind_objects(object_refs):
             cell = ctypes.c_void_p(id(obj))
             _bound_objects[symbol] = (cell, obj)
             llvm.add_symbol(symbol, ctypes.addressof(cell))
-
-
-_PY_SYMBOLS = [
-    "PyLong_AsLongLong", "PyLong_AsUnsignedLongLong", "PyLong_FromLongLong",
-    "PyLong_FromUnsignedLongLong", "PyFloat_FromDouble",
-    "PyBool_FromLong", "PyComplex_FromDoubles", "PyTuple_New", "PyTuple_SetItem",
-    "PyErr_SetString", "PyErr_SetObject", "PyErr_SetNone", "PyErr_Occurred", "PyErr_Clear",
-    "PyType_IsSubtype", "Py_IncRef", "Py_DecRef",
-    "PyObject_CallFunctionObjArgs", "PyObject_CallObject", "PyLong_FromVoidPtr", "PyLong_FromSsize_t",
-    "PyLong_AsVoidPtr", "PyUnicode_FromString", "PyGILState_Ensure", "PyGILState_Release",
-    "PyEval_SaveThread", "PyEval_RestoreThread", "PyCapsule_New", "PyCapsule_GetPointer",
-    "PyGILState_Check", "PyErr_Fetch", "PyErr_NormalizeException", "PyException_SetTraceback",
-]
-_PY_DATA = ["_Py_NoneStruct", "_Py_TrueStruct", "_Py_FalseStruct", "_Py_NotImplementedStruct",
-            "PyLong_Type", "PyFloat_Type", "PyComplex_Type", "PyBool_Type", "PyTuple_Type"]
-
-
-def _bind_python_symbols():
-    """Make the CPython C API and the exception classes visible to JIT-compiled code."""
-    api = ctypes.pythonapi
-    for name in _PY_SYMBOLS:
-        llvm.add_symbol(name, ctypes.cast(getattr(api, name), ctypes.c_void_p).value)
-    for name in _PY_DATA:
-        llvm.add_symbol(name, ctypes.addressof(ctypes.c_char.in_dll(api, name)))
-    import builtins
-    from ..codegen.exceptions import BUILTIN_CLASS_SYMBOL
-    for name, value in vars(builtins).items():
-        if isinstance(value, type) and issubclass(value, BaseException):
-            try:
-                address = ctypes.addressof(ctypes.c_char.in_dll(api, f"PyExc_{name}"))
-            except ValueError:
-                continue
-            llvm.add_symbol(BUILTIN_CLASS_SYMBOL.format(name), address)
-
-
-# LLVM lowers a float16 conversion the CPU has no instruction for (float64 -> float16
-# always) to a call to compiler-rt's helper; the JIT has no compiler-rt, and an unresolved
-# call jumps to address 0. GCC's runtime (12 and later) has the same helpers, same ABI.
-_HALF_HELPERS = ["__truncdfhf2", "__truncsfhf2", "__extendhfsf2"]
-
-
-def _bind_half_conversions():
-    try:
-        library = ctypes.CDLL("libgcc_s.so.1")
-    except OSError:
-        return
-    for name in _HALF_HELPERS:
-        if hasattr(library, name):
-            llvm.add_symbol(name, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)
 
 
 _engine = None

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 def typed_copies(name, args):
     """{position: (the list, its typed copy)} for the Python lists among `args`."""
-    from ..typed import List
     copies = {}
     for i, value in enumerate(args):
         if type(value) is not list:
             continue
+        from ..typed import List   # (loaded only for a list: it loads the compiler)
         if not value:
             raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of "
                             "an empty list: pass kiln.typed.List.empty_list(item_type)")

@@ -261,10 +261,8 @@ def ensure_runtime() -> _Runtime:
     with _lock:
         if _runtime is None:
             import llvmlite.binding as llvm
-            from ..cpu.cache import internal_cache
             from ..cpu.engine import get_engine
-            compiled = get_engine().compile(_runtime_ir(), level=2,
-                                            cache=internal_cache("nrt"))
+            compiled = get_engine().compile_internal("nrt", _runtime_ir)
             _runtime = _Runtime(compiled)
             for name, address in _runtime.addresses.items():
                 llvm.add_symbol(name, address)

@@ -121,9 +121,8 @@ def bind_symbols():
         if _bound:
             return
         import llvmlite.binding as llvm
-        from ..cpu.cache import internal_cache
         from ..cpu.engine import get_engine
-        compiled = get_engine().compile(_guard_ir(), level=2, cache=internal_cache("stack"))
+        compiled = get_engine().compile_internal("stack", _guard_ir)
         pthread_key = ctypes.c_uint(0)
         if ctypes.CDLL(None).pthread_key_create(ctypes.byref(pthread_key), None) != 0:
             raise MemoryError("kiln could not create a pthread key for its stack guard")

@@ -310,11 +310,10 @@ def ensure_runtime() -> _Runtime:
     with _lock:
         if _runtime is None:
             import llvmlite.binding as llvm
-            from ..cpu.cache import internal_cache
             from ..cpu.engine import get_engine
             layer = _chosen_layer()
-            compiled = get_engine().compile(_layer_ir(layer == _OMP), level=2,
-                                            cache=internal_cache("threads"))
+            compiled = get_engine().compile_internal(f"threads-{_LAYER_NAMES[layer]}",
+                                                     lambda: _layer_ir(layer == _OMP))
             _runtime = _Runtime(compiled, layer)
             for name, address in _runtime.addresses.items():
                 llvm.add_symbol(name, address)

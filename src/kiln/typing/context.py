@@ -5,33 +5,13 @@ from __future__ import annotations
 
 import inspect
 import threading
-import types
-import weakref
 
 from .. import types as t
 from ..errors import TypingError
 from ..library.registry import Resolution, registry
 from ..types.typeof import typeof_global
+from .compiled import compiled_functions as _compiled_functions
 from .unify import can_convert, unify
-
-
-_compiled_functions = weakref.WeakKeyDictionary()  # Python function -> its dispatcher
-
-
-def register_compiled_function(pyfunc, dispatcher):
-    """Called by each target's dispatcher as it is made; returns the function the
-    dispatcher types: `pyfunc`, or for a second dispatcher of it a copy (same code, same
-    live globals), typed anew, so its globals are read when it compiles, as in Numba
-    (`njit(f)` after a global of f changed sees the new value, and the first dispatcher
-    keeps what it compiled)."""
-    if pyfunc in _compiled_functions and isinstance(pyfunc, types.FunctionType):
-        pyfunc = types.FunctionType(pyfunc.__code__, pyfunc.__globals__, pyfunc.__name__,
-                                    pyfunc.__defaults__, pyfunc.__closure__)
-        pyfunc.__kwdefaults__ = dispatcher.py_func.__kwdefaults__
-        pyfunc.__qualname__ = dispatcher.py_func.__qualname__
-        pyfunc.__module__ = dispatcher.py_func.__module__
-    _compiled_functions[pyfunc] = dispatcher
-    return pyfunc
 
 
 class TypingContext:
