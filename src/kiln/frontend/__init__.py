@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..errors import Location, SourceUnavailableError, UnsupportedError
 from .objmode import outline_objmode_blocks
 from .source import source_lines, which_lambda
+from .versions import version_rebound_locals
 
 
 @dataclass
@@ -27,6 +28,7 @@ class FunctionIR:
     defaults: dict
     free_values: dict = field(default_factory=dict)   # global/closure/builtin name → value
     local_names: frozenset = frozenset()
+    renamed: dict = field(default_factory=dict)   # a rebound local's new name → its name
 
     @property
     def name(self):
@@ -213,6 +215,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     star = (node.args.vararg.arg,) if node.args.vararg else ()
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})
     blocks = outline_objmode_blocks(ir)   # first: a block's comprehensions stay Python
+    ir.renamed = version_rebound_locals(node)   # before comprehensions become functions
     _Comprehensions(lambda name: _is_builtin(pyfunc, node, name)).visit(node)
     _check_signature(node, ir.loc(node))
     for stmt in ast.walk(node):

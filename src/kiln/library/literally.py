@@ -48,17 +48,19 @@ def literal_parameters(pyfunc) -> tuple:
     found = []
     for node in ast.walk(ir.node):
         if not (isinstance(node, ast.Call) and len(node.args) == 1 and
-                isinstance(node.args[0], ast.Name) and node.args[0].id in ir.arg_names):
+                isinstance(node.args[0], ast.Name)):
             continue
         func = node.func
         value = ir.free_values.get(func.id) if isinstance(func, ast.Name) else \
             getattr(ir.free_values.get(func.value.id), func.attr, None) \
             if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
-        if value is literally and node.args[0].id not in found:
-            found.append(node.args[0].id)
+        name = ir.renamed.get(node.args[0].id, node.args[0].id)  # a parameter rebound
+        if value is literally and name in ir.arg_names and name not in found:
+            found.append(name)
     for node in ast.walk(ir.node):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in found:
-            raise TypingError(f"kiln.literally({node.id}): {node.id!r} is compiled in as a "
+        name = ir.renamed.get(getattr(node, "id", None), getattr(node, "id", None))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and name in found:
+            raise TypingError(f"kiln.literally({name}): {name!r} is compiled in as a "
                               "constant, so the function cannot assign it", ir.loc(node))
     return tuple(found)
 
