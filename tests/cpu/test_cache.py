@@ -34,7 +34,7 @@ SCRIPT = textwrap.dedent("""
     else:
         raise SystemExit("no exception")
     spec = next(iter(total._specializations.values()))
-    print("HIT" if spec.result.compiled.from_cache else "MISS")
+    print("HIT" if spec.cache_hit else "MISS")
     assert "define" in next(iter(total.inspect_llvm().values()))
 """)
 
@@ -94,7 +94,7 @@ LIBRARY_SCRIPT = textwrap.dedent("""
 
     assert abs(norm(1000) - np.sqrt(((np.arange(1000) * 0.5) ** 2).sum())) < 1e-9
     spec = next(iter(norm._specializations.values()))
-    print("HIT" if spec.result.compiled.from_cache else "MISS")
+    print("HIT" if spec.cache_hit else "MISS")
 """)
 
 
@@ -105,3 +105,83 @@ def test_hit_whatever_the_process_compiled_before(tmp_path):
 
     assert run_after("nothing") == "MISS"
     assert run_after("after-others") == "HIT"
+
+
+# -- the key of the source: a hit compiles nothing, and never runs stale code ----------------
+
+VARIANT_SCRIPT = """
+import sys
+import numpy as np
+import kiln
+from kiln import njit
+
+kiln.__version__ = "{version}"
+SCALE = {scale}
+
+@njit{callee_options}
+def weight(v):
+    return v * {callee_factor}
+
+@njit(cache=True{options})
+def total(x):
+    s = 0.0
+    for v in x:
+        s += weight(v) * SCALE{extra}
+    return s
+
+result = total(np.arange(4.0))
+spec = next(iter(total._specializations.values()))
+compiler_loaded = [m for m in ("kiln.typing.infer", "kiln.codegen.lower", "kiln.library")
+                   if m in sys.modules]
+print(spec.cache_hit, result, ",".join(compiler_loaded) or "-")
+"""
+BASE = dict(version="0.1.0", scale=2.0, callee_options="", callee_factor=3.0, options="",
+            extra="")
+
+
+def run_variant(tmp_path, **changes):
+    """(cache level hit or None, result, compiler modules loaded) of one version of the
+    program, all versions sharing one file name and one cache."""
+    source = VARIANT_SCRIPT.format(**{**BASE, **changes})
+    out = run_script(tmp_path / "variant.py", source, tmp_path / "cache").stdout.split()
+    return out[0], float(out[1]), out[2]
+
+
+def test_hit_in_a_new_process_loads_no_compiler(tmp_path):
+    assert run_variant(tmp_path)[0] == "None"
+    hit, result, loaded = run_variant(tmp_path)
+    assert (hit, result, loaded) == ("source", 36.0, "-")
+
+
+@pytest.mark.parametrize("change, expected", [
+    (dict(extra=" + 1.0"), 40.0),                 # the function's source
+    (dict(callee_factor=5.0), 60.0),              # a compiled function it calls
+    (dict(scale=3.0), 54.0),                      # a frozen global
+    (dict(options=", fastmath=True"), 36.0),      # an option
+    (dict(callee_options="(boundscheck=True)"), 36.0),   # a callee's option
+    (dict(version="0.1.1"), 36.0),                # kiln's version
+], ids=["source", "callee", "global", "option", "callee-option", "version"])
+def test_a_change_is_a_miss(tmp_path, change, expected):
+    run_variant(tmp_path)
+    assert run_variant(tmp_path)[0] == "source"
+    hit, result, _ = run_variant(tmp_path, **change)
+    assert hit != "source" and result == expected
+    assert run_variant(tmp_path, **change) == ("source", expected, "-")
+
+
+def test_a_value_without_a_stable_description_gives_no_key():
+    import numpy as np
+    from kiln import njit, types
+    from kiln.cpu.sourcekey import source_key
+    table = np.arange(3.0)
+
+    @njit(cache=True)
+    def lookup(i):
+        return table[i]
+
+    @njit(cache=True)
+    def plain(i):
+        return i + 1
+
+    key = lambda f: source_key(f, (types.int64,), None, True, "fingerprint")
+    assert key(lookup) is None and key(plain) is not None
