@@ -11,7 +11,8 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "it
            "lists", "strings", "string_methods", "string_case",
            "string_conversions", "hashing", "dicts", "sets",
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
-           "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps")
+           "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
+           "reinterpret")
 _loaded = False
 
 

@@ -1,0 +1,63 @@
+"""a.view(dtype) and x.view(dtype) against NumPy: shared memory, the last axis resized,
+NumPy's ValueErrors when the bytes do not fit."""
+import numpy as np
+import pytest
+
+from helpers import check
+from kiln import njit
+from kiln.errors import TypingError
+
+
+def as_bytes(a):
+    return a.view(np.uint8)
+
+
+def as_int64(a):
+    return a.view(np.int64)
+
+
+def as_complex(a):
+    return a.view(np.complex128)
+
+
+def writes_through(a):
+    b = a.view(np.int64)
+    b[0] = 0x7FF0000000000000   # +inf's bits
+    return a
+
+
+ARRAYS = [np.arange(3.0), np.array([np.nan, -0.0, -np.inf]), np.zeros(0),
+          np.arange(12.0).reshape(3, 4), np.arange(12.0).reshape(3, 4)[::2],
+          np.arange(6.0).reshape(2, 3).T, np.array(2.5)]
+
+
+@pytest.mark.parametrize("a", ARRAYS)
+@pytest.mark.parametrize("fn", [as_bytes, as_int64, as_complex])
+def test_array_views_match_numpy(fn, a):
+    check(fn, a)
+
+
+def test_a_view_shares_memory():
+    check(writes_through, np.arange(3.0))
+
+
+@pytest.mark.parametrize("a", [np.arange(6, dtype=np.int16), np.arange(8, dtype=np.uint8),
+                               np.arange(12, dtype=np.int32).reshape(3, 4)[:, :2]])
+def test_views_to_larger_items(a):
+    check(as_int64, a)
+    check(as_bytes, a)
+
+
+def bits(x, y):
+    return np.float64(x).view(np.int64), np.int32(y).view(np.float32), \
+        np.int64(y).view(np.uint64)
+
+
+@pytest.mark.parametrize("x, y", [(1.5, 3), (-0.0, -1), (np.nan, 2**31 - 1), (np.inf, 0)])
+def test_number_views_are_bit_casts(x, y):
+    check(bits, x, y)
+
+
+def test_a_number_view_of_another_size_is_refused():
+    with pytest.raises(TypingError, match="of its size"):
+        njit(lambda x: np.float64(x).view(np.int32))(1.0)
