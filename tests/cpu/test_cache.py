@@ -185,3 +185,20 @@ def test_a_value_without_a_stable_description_gives_no_key():
 
     key = lambda f: source_key(f, (types.int64,), None, True, "fingerprint")
     assert key(lookup) is None and key(plain) is not None
+
+
+def test_the_cache_command_lists_and_clears_entries(tmp_path):
+    import subprocess
+    import sys
+    run_variant(tmp_path)
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
+
+    def command(*args):
+        return subprocess.run([sys.executable, "-m", "kiln", "cache", str(tmp_path), *args],
+                              env=env, capture_output=True, text=True, check=True).stdout
+
+    listed = command()
+    assert f"source    total ({tmp_path / 'variant.py'})" in listed
+    assert "internal  trampoline" in listed
+    assert "deleted" in command("--clear")
+    assert command().splitlines()[-1].startswith("0 entries")

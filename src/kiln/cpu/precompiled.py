@@ -49,7 +49,10 @@ def describe(data: bytes):
         return None
     size, _ = struct.unpack_from("<II", data, len(MAGIC))
     start = len(MAGIC) + 8
-    return marshal.loads(data[start:start + size])
+    try:
+        return marshal.loads(data[start:start + size])
+    except (ValueError, EOFError, TypeError):   # written by another Python's marshal
+        return None
 
 
 def load(cache, key: str):
