@@ -47,9 +47,9 @@ LAYERS = [
 KNOWN_VIOLATIONS = {
     ("kiln.codegen.context", "kiln.ccallback"),
     ("kiln.codegen.context", "kiln.library.strings"),
-    ("kiln.codegen.exceptions", "kiln.cuda.debug"),
     ("kiln.codegen.generators", "kiln.library.lists"),
     ("kiln.codegen.lower", "kiln.library.dicts"),
+    ("kiln.codegen.array_expressions", "kiln.library.fusion"),
     ("kiln.codegen.lower", "kiln.library.fusion"),
     ("kiln.codegen.lower", "kiln.library.iteration"),
     ("kiln.codegen.lower", "kiln.library.lists"),
@@ -74,29 +74,12 @@ KNOWN_VIOLATIONS = {
     ("kiln.library.lists", "kiln.typed.typedlist"),
     ("kiln.library.objmode", "kiln.typed"),
     ("kiln.library.split", "kiln.parallel.launch"),
-    ("kiln.runtime.boxing", "kiln.ccallback"),
-    ("kiln.runtime.boxing", "kiln.codegen.datamodel"),
-    ("kiln.runtime.boxing", "kiln.codegen.exceptions"),
-    ("kiln.runtime.boxing", "kiln.codegen.generators"),
-    ("kiln.runtime.boxing", "kiln.experimental"),
-    ("kiln.runtime.boxing", "kiln.library.arrays"),
-    ("kiln.runtime.boxing", "kiln.library.classes"),
-    ("kiln.runtime.boxing", "kiln.library.dicts"),
-    ("kiln.runtime.boxing", "kiln.library.lists"),
-    ("kiln.runtime.boxing", "kiln.library.strings"),
-    ("kiln.runtime.boxing", "kiln.typed.generator"),
-    ("kiln.runtime.boxing", "kiln.typed.typeddict"),
-    ("kiln.runtime.boxing", "kiln.typed.typedlist"),
-    ("kiln.runtime.nrt", "kiln.codegen.datamodel"),
     ("kiln.runtime.nrt", "kiln.cpu.engine"),
-    ("kiln.runtime.pyapi", "kiln.codegen.datamodel"),
-    ("kiln.runtime.stack", "kiln.codegen.datamodel"),
     ("kiln.runtime.stack", "kiln.cpu.engine"),
-    ("kiln.runtime.threads", "kiln.codegen.datamodel"),
     ("kiln.runtime.threads", "kiln.cpu.engine"),
     ("kiln.typing.context", "kiln.library.registry"),
     ("kiln.typing.infer", "kiln.library.dicts"),
-    ("kiln.typing.infer", "kiln.library.iteration"),
+    ("kiln.typing.statements", "kiln.library.iteration"),
     ("kiln.typing.infer", "kiln.library.lists"),
     ("kiln.typing.infer", "kiln.library.optional"),
     ("kiln.typing.infer", "kiln.library.registry"),
@@ -109,8 +92,7 @@ KNOWN_VIOLATIONS = {
 MAX_LINES = 800
 # Modules still over MAX_LINES.
 KNOWN_OVERSIZED = {
-    "kiln/codegen/lower.py", "kiln/library/dicts.py", "kiln/library/lists.py",
-    "kiln/library/reductions.py", "kiln/typing/infer.py",
+    "kiln/library/dicts.py", "kiln/library/lists.py", "kiln/library/reductions.py",
 }
 
 

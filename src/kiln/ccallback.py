@@ -18,11 +18,13 @@ import weakref
 from llvmlite import ir
 
 from . import types as t
+from .codegen import boxing
 from .codegen import datamodel as dm
 from .codegen.exceptions import emit_set_python_error
 from .cpu.cache import function_cache
 from .errors import TypingError
 from .options import CompileOptions
+from .runtime import pyapi as P
 from .runtime.pyapi import PyAPI
 from .types.cffi_types import cffi_pointer
 from .types.foreign import ctypes_prototype, foreign_address
@@ -214,3 +216,25 @@ def entry_address(value, type_name):
         except TypeError:
             return None
     return function_addresses(value, fty)
+
+
+@boxing.unboxer(t.FunctionType)
+def _unbox(unboxer, ty, obj):
+    """A function's two addresses, from `entry_address`: None, or a failure, means the
+    argument does not match."""
+    b, api = unboxer.b, unboxer.api
+    name = api.call("PyUnicode_FromString", dm.ptr, [api.context.state.global_string(ty.name)])
+    found = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                     [api.constant_object(entry_address), obj, name,
+                      ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    api.decref(name)
+    unboxer.mismatch_if(b.icmp_unsigned("==", found, ir.Constant(dm.ptr, None)))
+    with b.if_then(b.icmp_unsigned("==", found, api.global_object("_Py_NoneStruct")),
+                   likely=False):
+        api.decref(found)
+        b.branch(unboxer.mismatch)
+    addresses = [api.call("PyLong_AsVoidPtr", dm.ptr,
+                          [api.read(found, P.TUPLE_ITEMS + 8 * i, dm.ptr)])
+                 for i in range(2)]
+    api.decref(found)
+    return function_value(b, ty, *addresses)

@@ -49,7 +49,7 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     Without `load`, stop before the JIT: the machine code is already loaded, from a cache
     entry that holds no IR (cpu/precompiled.py), and only the stages are wanted."""
     from .cpu.engine import get_engine
-    from .runtime.boxing import build_entry_point
+    from .codegen.boxing import build_entry_point
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing

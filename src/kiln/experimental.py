@@ -26,8 +26,11 @@ import inspect
 import typing
 
 import numpy as np
+from llvmlite import ir
 
 from . import types as t
+from .codegen import boxing
+from .codegen import datamodel as dm
 from .decorators import njit
 from .frontend.source import define_generated
 from .runtime import nrt
@@ -274,3 +277,30 @@ def from_native(boxed, address):
     result = object.__new__(boxed)
     result._meminfo = address
     return result
+
+
+@boxing.boxer(t.ClassInstanceType)
+def _box(api, ty, value, fail):
+    """The jitclass's Python object, taking over the reference to the instance."""
+    from .library.classes import python_class
+    b = api.builder
+    address = api.call("PyLong_FromVoidPtr", dm.ptr, [value])
+    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                      [api.constant_object(from_native), api.constant_object(python_class(ty)),
+                       address, ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    api.decref(address)
+    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
+        nrt.emit_decref(b, value)
+        fail(b)
+    return result
+
+
+@boxing.unboxer(t.ClassInstanceType)
+def _unbox(unboxer, ty, obj):
+    """A jitclass instance itself (borrowed), if `obj` is one of exactly this class."""
+    from .library.classes import python_class
+    b, api = unboxer.b, unboxer.api
+    unboxer.require(api.is_type(obj, api.constant_object(python_class(ty))))
+    meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, MEMINFO_OFFSET, dm.ptr)])
+    unboxer.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
+    return meminfo

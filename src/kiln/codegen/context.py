@@ -36,6 +36,14 @@ class ModuleState:
         self._device_constants = {}   # id(array) -> (array, pointer): device_constant
         self._constant_bytes = 0
 
+    def device_exception_code(self, exc_class, message) -> int:
+        """The code device code raises `exc_class(message)` with: its 1-based index in the
+        module's table, which a debug kernel reports to the host (cuda/debug.py)."""
+        entry = (exc_class, message)
+        if entry not in self.device_exceptions:
+            self.device_exceptions.append(entry)
+        return self.device_exceptions.index(entry) + 1
+
     def object_cell(self, obj, name=None):
         """A global cell holding the address of `obj`. An object with a `name` that means it
         in every process (given, or module.qualname for an importable class or function) is

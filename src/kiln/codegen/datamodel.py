@@ -11,13 +11,7 @@ from functools import lru_cache
 from llvmlite import ir
 
 from .. import types as t
-
-i1 = ir.IntType(1)
-i8 = ir.IntType(8)
-i32 = ir.IntType(32)
-i64 = ir.IntType(64)
-ptr = ir.PointerType()
-intp = i64
+from ..runtime.irtypes import i1, i8, i32, i64, intp, ptr  # noqa: F401 (named as dm.*)
 
 # Field positions of the array struct.
 ARRAY_MEMINFO, ARRAY_PARENT, ARRAY_NITEMS, ARRAY_ITEMSIZE, ARRAY_DATA, ARRAY_SHAPE, \

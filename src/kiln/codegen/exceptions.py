@@ -90,8 +90,8 @@ def _class_or_code(state, exc_class, message):
     """What a constant descriptor's class cell holds: the class, or in device code (no
     Python there) the code a debug kernel reports it with (cuda/debug.py)."""
     if state.target == "cuda":
-        from ..cuda.debug import code_of
-        return ir.Constant(dm.i64, code_of(state, exc_class, message)).inttoptr(dm.ptr)
+        code = state.device_exception_code(exc_class, message)
+        return ir.Constant(dm.i64, code).inttoptr(dm.ptr)
     return class_cell(state, exc_class)
 
 
@@ -161,7 +161,7 @@ def _raise(ctx, builder, desc):
 def _args_maker(ctx, kinds):
     """`make_args` for arguments of `kinds` (a kiln type: a value read from the payload; a
     str: that constant), one per module and list of kinds."""
-    from ..runtime.boxing import box
+    from .boxing import box
     from ..runtime.pyapi import PyAPI
     module = ctx.module
     name = "kiln.exc.args." + hashlib.sha1(repr(kinds).encode()).hexdigest()[:16]

@@ -3,7 +3,7 @@ Numba (without it, the exception ends the thread silently).
 
 Device code has no Python objects: a raise stores a constant descriptor whose class cell
 holds a code, the 1-based index of (class, message) in the module's table
-(`ModuleState.device_exceptions`, `code_of`). The entry of a debug kernel records the first
+(`ModuleState.device_exception_code`). The entry of a debug kernel records the first
 thread that fails: it swaps its code into `kiln_exception` (`{i64 code, i32 tid[3], i32
 ctaid[3]}` in global memory, zero when the module loads) and, when it was the first, writes
 where it ran. The table travels in the PTX as a comment of file-scope inline assembly, so
@@ -31,17 +31,10 @@ _TABLE = "// kiln.exceptions "
 _classes = {}   # (module, qualname) -> the class, for classes compiled in this process
 
 
-def code_of(state, exc_class, message) -> int:
-    """The code device code raises `exc_class(message)` with in the module of `state`."""
-    entry = (exc_class, message)
-    if entry not in state.device_exceptions:
-        state.device_exceptions.append(entry)
-        _classes[(exc_class.__module__, exc_class.__qualname__)] = exc_class
-    return state.device_exceptions.index(entry) + 1
-
-
 def table_asm(state) -> str:
     """The module-level inline assembly (LLVM IR text) carrying the module's table."""
+    for cls, _ in state.device_exceptions:
+        _classes[(cls.__module__, cls.__qualname__)] = cls
     table = [[cls.__module__, cls.__qualname__, message]
              for cls, message in state.device_exceptions]
     encoded = base64.b64encode(json.dumps(table).encode()).decode()

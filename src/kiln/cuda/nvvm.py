@@ -614,7 +614,7 @@ class CalledDeviceFunction:
         return tuple(argtypes), len(argtypes)
 
     def check_typed(self, typed):
-        from ..typing.infer import TypedFunction
+        from ..typing.results import TypedFunction
         from .ptx import check_device_code
         if isinstance(typed, TypedFunction):   # (a recursive call's function is still being
             check_device_code(typed)           # typed: checked when its typing ends)

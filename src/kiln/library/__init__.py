@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "iteration", "nditer",
-           "printing", "optional", "allocation", "creation",
+MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing", "tuples",
+           "iteration", "nditer", "printing", "optional", "allocation", "creation",
            "ufuncs", "reductions", "shapes", "linalg", "decompositions", "stacked",
            "selection", "sorting", "random", "joining", "routines", "statistics", "foreign",
            "lists", "strings", "string_methods", "string_case",
@@ -13,6 +13,9 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "tuples", "it
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
            "reinterpret")
+# Modules of higher layers that register with the library (parallel_run, thread ids) or
+# with codegen/boxing.py (kiln.typed's containers and generators, cfunc's functions).
+REGISTRANTS = ("kiln.parallel.launch", "kiln.typed", "kiln.typed.generator", "kiln.ccallback")
 _loaded = False
 
 
@@ -21,5 +24,6 @@ def load():
     if not _loaded:
         for name in MODULES:
             importlib.import_module(f"{__name__}.{name}")
-        importlib.import_module("kiln.parallel.launch")  # parallel_run, thread ids
+        for name in REGISTRANTS:
+            importlib.import_module(name)
         _loaded = True

@@ -160,7 +160,7 @@ def _objmode_call(tctx, block_ty, *args):
 
 def _lower(context, b, block, argtypes, outputs, values):
     from ..library.lists import kept_alive
-    from ..runtime.boxing import _Unboxer, box, release_strings, strings_in
+    from ..codegen.boxing import Unboxer, box, copies_in, release_copies
     from ..runtime import pyapi as P
     api = P.PyAPI(context, b)
     null = ir.Constant(dm.ptr, None)
@@ -189,10 +189,10 @@ def _lower(context, b, block, argtypes, outputs, values):
     with b.if_then(b.icmp_unsigned("==", found, null), likely=False):
         b.branch(error)
     mismatch = b.append_basic_block("objmode.mismatch")
-    string_slots = [context.alloca(b, dm.ptr) for _ in range(sum(map(strings_in, outputs)))]
-    for string_slot in string_slots:
-        b.store(null, string_slot)
-    unboxer = _Unboxer(api, mismatch, exact_layout=False, string_slots=string_slots)
+    copy_slots = [context.alloca(b, dm.ptr) for _ in range(sum(map(copies_in, outputs)))]
+    for copy_slot in copy_slots:
+        b.store(null, copy_slot)
+    unboxer = Unboxer(api, mismatch, exact_layout=False, copy_slots=copy_slots)
     result = None
     if outputs:
         result = ir.Constant(dm.value_type(t.tuple_of(outputs)), ir.Undefined)
@@ -201,14 +201,14 @@ def _lower(context, b, block, argtypes, outputs, values):
             item = kept_alive(context, b, ty, item)   # arrays: a meminfo holding NumPy's
             incref(b, ty, item)
             result = b.insert_value(result, item, i)
-    release_strings(b, string_slots)   # the unboxer's copies, now referenced by the outputs
+    release_copies(b, copy_slots)   # the unboxer's copies, now referenced by the outputs
     api.decref(found)
     api.call("PyGILState_Release", void, [gil])
     after = b.block
 
     if unboxer.no_memory is not None:   # a string output's copy could not be allocated
         b.position_at_end(unboxer.no_memory)
-        release_strings(b, string_slots)
+        release_copies(b, copy_slots)
         api.decref(found)
         api.call("PyGILState_Release", void, [gil])
         context.raise_error(b, MemoryError, "no memory for a string output of the objmode "

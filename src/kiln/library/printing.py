@@ -23,7 +23,7 @@ def _print(tctx, *args):
         return None
 
     def codegen(context, builder, sig, llargs):
-        from ..runtime.boxing import box
+        from ..codegen.boxing import box
         from ..runtime.pyapi import PyAPI
         api = PyAPI(context, builder)
         gil = api.call("PyGILState_Ensure", dm.i32, [])

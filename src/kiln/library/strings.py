@@ -18,6 +18,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen import boxing
 from ..runtime import nrt
 from .lists import _slice_indices
 from .registry import intrinsic, overload, register_jitable
@@ -117,6 +118,38 @@ def string_iteration(context, b, s):
     return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                           lambda b, index: b.icmp_signed("<", index, length_of(b, s)), item,
                           t.unicode_type)
+
+
+# ---- crossing into Python ----------------------------------------------------------------
+
+@boxing.unboxer(t.UnicodeType, copies=True)
+def _unbox(unboxer, ty, obj):
+    """A copy of a `str` as a kiln string (released by the entry point after the call)."""
+    b, api = unboxer.b, unboxer.api
+    unboxer.require(api.is_type(obj, api.global_object("PyUnicode_Type")))
+    n = api.call("PyUnicode_GetLength", dm.i64, [obj])
+    size = b.add(b.mul(n, ir.Constant(dm.i64, 4)), ir.Constant(dm.i64, HEADER_BYTES))
+    s = nrt.emit_allocate(b, size)
+    no_memory = unboxer.no_memory_block()
+    made = b.append_basic_block("string")
+    b.cbranch(b.icmp_unsigned("==", s, ir.Constant(dm.ptr, None)), no_memory, made)
+    b.position_at_end(made)
+    b.store(s, unboxer.copy_slot())
+    fill_header(b, s, n)
+    api.call("PyUnicode_AsUCS4", dm.ptr, [obj, code_points(b, s), n, ir.Constant(dm.i32, 0)])
+    return s
+
+
+@boxing.boxer(t.UnicodeType)
+def _box(api, ty, value, fail):
+    """A `str` copied from the code points (UCS-4 is a kind CPython takes as it is)."""
+    b = api.builder
+    result = api.call("PyUnicode_FromKindAndData", dm.ptr,
+                      [ir.Constant(dm.i32, 4), code_points(b, value), length_of(b, value)])
+    nrt.emit_decref(b, value)
+    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
+        fail(b)
+    return result
 
 
 # ---- primitives --------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from llvmlite import ir
 
-from ..codegen import datamodel as dm
+from . import irtypes as ll
 
 # The meminfo's four words and one spare: a write just before the data (index -1 of an
 # empty array, undefined but done by code such as Dask's probing of a kernel with empty
@@ -28,27 +28,27 @@ from ..codegen import datamodel as dm
 HEADER_BYTES = 40
 ALIGNMENT = 64
 MEMINFO_REFCOUNT, MEMINFO_SIZE, MEMINFO_DATA, MEMINFO_DESTRUCTOR = range(4)
-MEMINFO = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr, dm.ptr])
+MEMINFO = ir.LiteralStructType([ll.i64, ll.i64, ll.ptr, ll.ptr])
 MAX_ALLOCATION = 1 << 62  # beyond this no malloc can succeed; refuse before size arithmetic
-STATS = ir.ArrayType(dm.i64, 3)  # allocations, frees, bytes live
+STATS = ir.ArrayType(ll.i64, 3)  # allocations, frees, bytes live
 PAGE, HUGE_PAGES_FROM, MADV_HUGEPAGE = 4096, 4 << 20, 14  # Linux's madvise advice
 
 FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF, RELEASE_PYTHON = "kiln_nrt_free", \
     "kiln_nrt_capsule_destructor", "kiln_nrt_allocate", "kiln_nrt_decref", \
     "kiln_nrt_release_python_object"
-DESTRUCTOR = ir.FunctionType(ir.VoidType(), [dm.ptr])  # void destructor(ptr meminfo)
+DESTRUCTOR = ir.FunctionType(ir.VoidType(), [ll.ptr])  # void destructor(ptr meminfo)
 # NumPy's C API, reached through its function table (the indices are NumPy's stable ABI).
 ARRAY_NEW, ARRAY_SET_BASE = "kiln_PyArray_New", "kiln_PyArray_SetBaseObject"
 _NUMPY_API_INDEX = {ARRAY_NEW: 93, ARRAY_SET_BASE: 282}
 
 
 def _field(builder, meminfo, index):
-    return builder.gep(meminfo, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
+    return builder.gep(meminfo, [ir.Constant(ll.i32, 0), ir.Constant(ll.i32, index)],
                        source_etype=MEMINFO)
 
 
 def _count(builder, stats, index, delta):
-    slot = builder.gep(stats, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
+    slot = builder.gep(stats, [ir.Constant(ll.i32, 0), ir.Constant(ll.i32, index)],
                        source_etype=STATS)
     builder.atomic_rmw("add", slot, delta, "monotonic")
 
@@ -57,52 +57,52 @@ def _runtime_ir() -> str:
     module = ir.Module(name="kiln.nrt")
     stats = ir.GlobalVariable(module, STATS, name="kiln_nrt_stats")
     stats.initializer = ir.Constant(STATS, None)
-    malloc = ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name="malloc")
-    free = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name="free")
-    one = ir.Constant(dm.i64, 1)
+    malloc = ir.Function(module, ir.FunctionType(ll.ptr, [ll.i64]), name="malloc")
+    free = ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name="free")
+    one = ir.Constant(ll.i64, 1)
 
-    allocate = ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name=ALLOCATE)
+    allocate = ir.Function(module, ir.FunctionType(ll.ptr, [ll.i64]), name=ALLOCATE)
     b = ir.IRBuilder(allocate.append_basic_block("entry"))
     size = allocate.args[0]
-    too_big = b.icmp_unsigned(">", size, ir.Constant(dm.i64, MAX_ALLOCATION))
+    too_big = b.icmp_unsigned(">", size, ir.Constant(ll.i64, MAX_ALLOCATION))
     with b.if_then(too_big, likely=False):
-        b.ret(ir.Constant(dm.ptr, None))
-    block = b.call(malloc, [b.add(size, ir.Constant(dm.i64, HEADER_BYTES + ALIGNMENT - 1))])
-    with b.if_then(b.icmp_unsigned("==", block, ir.Constant(dm.ptr, None)), likely=False):
-        b.ret(ir.Constant(dm.ptr, None))
+        b.ret(ir.Constant(ll.ptr, None))
+    block = b.call(malloc, [b.add(size, ir.Constant(ll.i64, HEADER_BYTES + ALIGNMENT - 1))])
+    with b.if_then(b.icmp_unsigned("==", block, ir.Constant(ll.ptr, None)), likely=False):
+        b.ret(ir.Constant(ll.ptr, None))
     if sys.platform.startswith("linux"):
         # As NumPy does: ask for transparent huge pages, so touching a large new array
         # takes hundreds of times fewer page faults.
-        madvise = ir.Function(module, ir.FunctionType(dm.i32, [dm.ptr, dm.i64, dm.i32]),
+        madvise = ir.Function(module, ir.FunctionType(ll.i32, [ll.ptr, ll.i64, ll.i32]),
                               name="madvise")
-        with b.if_then(b.icmp_unsigned(">=", size, ir.Constant(dm.i64, HUGE_PAGES_FROM))):
-            first = b.and_(b.add(b.ptrtoint(block, dm.i64), ir.Constant(dm.i64, PAGE - 1)),
-                           ir.Constant(dm.i64, -PAGE))
-            b.call(madvise, [b.inttoptr(first, dm.ptr), b.and_(size, ir.Constant(dm.i64, -PAGE)),
-                             ir.Constant(dm.i32, MADV_HUGEPAGE)])
-    start = b.add(b.ptrtoint(block, dm.i64), ir.Constant(dm.i64, HEADER_BYTES + ALIGNMENT - 1))
-    data = b.inttoptr(b.and_(start, ir.Constant(dm.i64, -ALIGNMENT)), dm.ptr)
+        with b.if_then(b.icmp_unsigned(">=", size, ir.Constant(ll.i64, HUGE_PAGES_FROM))):
+            first = b.and_(b.add(b.ptrtoint(block, ll.i64), ir.Constant(ll.i64, PAGE - 1)),
+                           ir.Constant(ll.i64, -PAGE))
+            b.call(madvise, [b.inttoptr(first, ll.ptr), b.and_(size, ir.Constant(ll.i64, -PAGE)),
+                             ir.Constant(ll.i32, MADV_HUGEPAGE)])
+    start = b.add(b.ptrtoint(block, ll.i64), ir.Constant(ll.i64, HEADER_BYTES + ALIGNMENT - 1))
+    data = b.inttoptr(b.and_(start, ir.Constant(ll.i64, -ALIGNMENT)), ll.ptr)
     b.store(one, _field(b, block, MEMINFO_REFCOUNT))
     b.store(size, _field(b, block, MEMINFO_SIZE))
     b.store(data, _field(b, block, MEMINFO_DATA))
-    b.store(ir.Constant(dm.ptr, None), _field(b, block, MEMINFO_DESTRUCTOR))
+    b.store(ir.Constant(ll.ptr, None), _field(b, block, MEMINFO_DESTRUCTOR))
     _count(b, stats, 0, one)
     _count(b, stats, 2, size)
     b.ret(block)
 
-    release = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=FREE)
+    release = ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name=FREE)
     b = ir.IRBuilder(release.append_basic_block("entry"))
     meminfo = release.args[0]
     destroy = b.load(_field(b, meminfo, MEMINFO_DESTRUCTOR), typ=DESTRUCTOR.as_pointer())
     with b.if_then(b.icmp_unsigned("!=", destroy, ir.Constant(DESTRUCTOR.as_pointer(), None))):
         b.call(destroy, [meminfo])
     _count(b, stats, 1, one)
-    _count(b, stats, 2, b.neg(b.load(_field(b, meminfo, MEMINFO_SIZE), typ=dm.i64)))
+    _count(b, stats, 2, b.neg(b.load(_field(b, meminfo, MEMINFO_SIZE), typ=ll.i64)))
     b.call(free, [meminfo])
     b.ret_void()
 
     # Python's side of a container (kiln.typed.List) releases its reference through this.
-    decref = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=DECREF)
+    decref = ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name=DECREF)
     b = ir.IRBuilder(decref.append_basic_block("entry"))
     emit_decref(b, decref.args[0])
     b.ret_void()
@@ -110,17 +110,17 @@ def _runtime_ir() -> str:
     # The destructor of a meminfo that holds a Python object (emit_python_owner).
     release_python = ir.Function(module, DESTRUCTOR, name=RELEASE_PYTHON)
     b = ir.IRBuilder(release_python.append_basic_block("entry"))
-    obj = b.load(meminfo_data(b, release_python.args[0]), typ=dm.ptr)
-    _with_gil(b, lambda: b.call(ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
+    obj = b.load(meminfo_data(b, release_python.args[0]), typ=ll.ptr)
+    _with_gil(b, lambda: b.call(ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]),
                                             name="Py_DecRef"), [obj]))
     b.ret_void()
 
-    destructor = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]),
+    destructor = ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]),
                              name=CAPSULE_DESTRUCTOR)
     b = ir.IRBuilder(destructor.append_basic_block("entry"))
-    get_pointer = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr]),
+    get_pointer = ir.Function(module, ir.FunctionType(ll.ptr, [ll.ptr, ll.ptr]),
                               name="PyCapsule_GetPointer")
-    emit_decref(b, b.call(get_pointer, [destructor.args[0], ir.Constant(dm.ptr, None)]))
+    emit_decref(b, b.call(get_pointer, [destructor.args[0], ir.Constant(ll.ptr, None)]))
     b.ret_void()
     return str(module)
 
@@ -132,27 +132,27 @@ def _helper(module, name, body):
     inlines it. A NULL meminfo (memory that NumPy owns) is left alone."""
     fn = module.globals.get(name)
     if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=name)
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name=name)
         fn.linkage = "internal"
         fn.attributes.add("alwaysinline")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        with b.if_then(b.icmp_unsigned("!=", fn.args[0], ir.Constant(dm.ptr, None))):
+        with b.if_then(b.icmp_unsigned("!=", fn.args[0], ir.Constant(ll.ptr, None))):
             body(module, b, fn.args[0])
         b.ret_void()
     return fn
 
 
 def _incref_body(module, b, meminfo):
-    b.atomic_rmw("add", _field(b, meminfo, MEMINFO_REFCOUNT), ir.Constant(dm.i64, 1),
+    b.atomic_rmw("add", _field(b, meminfo, MEMINFO_REFCOUNT), ir.Constant(ll.i64, 1),
                  "monotonic")
 
 
 def _decref_body(module, b, meminfo):
-    old = b.atomic_rmw("sub", _field(b, meminfo, MEMINFO_REFCOUNT), ir.Constant(dm.i64, 1),
+    old = b.atomic_rmw("sub", _field(b, meminfo, MEMINFO_REFCOUNT), ir.Constant(ll.i64, 1),
                        "acq_rel")
-    with b.if_then(b.icmp_signed("==", old, ir.Constant(dm.i64, 1)), likely=False):
+    with b.if_then(b.icmp_signed("==", old, ir.Constant(ll.i64, 1)), likely=False):
         free = module.globals.get(FREE) or \
-            ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name=FREE)
+            ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name=FREE)
         b.call(free, [meminfo])
 
 
@@ -175,7 +175,7 @@ def emit_allocate(builder, nbytes):
                                "string or object, or a temporary copy of one): use "
                                "cuda.local.array or cuda.shared.array, or pass an output array")
     fn = module.globals.get(ALLOCATE) or \
-        ir.Function(module, ir.FunctionType(dm.ptr, [dm.i64]), name=ALLOCATE)
+        ir.Function(module, ir.FunctionType(ll.ptr, [ll.i64]), name=ALLOCATE)
     return builder.call(fn, [nbytes])
 
 
@@ -183,9 +183,9 @@ def _with_gil(builder, body):
     """Run `body` holding the GIL, from any thread (PyGILState_Ensure nests)."""
     module = builder.module
     ensure = module.globals.get("PyGILState_Ensure") or \
-        ir.Function(module, ir.FunctionType(dm.i32, []), name="PyGILState_Ensure")
+        ir.Function(module, ir.FunctionType(ll.i32, []), name="PyGILState_Ensure")
     release = module.globals.get("PyGILState_Release") or \
-        ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.i32]), name="PyGILState_Release")
+        ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.i32]), name="PyGILState_Release")
     state = builder.call(ensure, [])
     body()
     builder.call(release, [state])
@@ -196,16 +196,16 @@ def emit_python_owner(builder, obj):
     the meminfo is freed): how a container keeps alive an array that NumPy owns. Its count is
     0, for the caller's first incref; NULL when memory is exhausted."""
     module = builder.module
-    meminfo = emit_allocate(builder, ir.Constant(dm.i64, 8))
-    with builder.if_then(builder.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None))):
+    meminfo = emit_allocate(builder, ir.Constant(ll.i64, 8))
+    with builder.if_then(builder.icmp_unsigned("!=", meminfo, ir.Constant(ll.ptr, None))):
         builder.store(obj, meminfo_data(builder, meminfo))
         incref = module.globals.get("Py_IncRef") or \
-            ir.Function(module, ir.FunctionType(ir.VoidType(), [dm.ptr]), name="Py_IncRef")
+            ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name="Py_IncRef")
         _with_gil(builder, lambda: builder.call(incref, [obj]))
         destroy = module.globals.get(RELEASE_PYTHON) or \
             ir.Function(module, DESTRUCTOR, name=RELEASE_PYTHON)
         set_destructor(builder, meminfo, destroy)
-        builder.store(ir.Constant(dm.i64, 0), _field(builder, meminfo, MEMINFO_REFCOUNT))
+        builder.store(ir.Constant(ll.i64, 0), _field(builder, meminfo, MEMINFO_REFCOUNT))
     return meminfo
 
 
@@ -220,7 +220,7 @@ def release_from_python(address: int):
 
 
 def meminfo_data(builder, meminfo):
-    return builder.load(_field(builder, meminfo, MEMINFO_DATA), typ=dm.ptr)
+    return builder.load(_field(builder, meminfo, MEMINFO_DATA), typ=ll.ptr)
 
 
 # ---- loading the runtime -------------------------------------------------------------------

@@ -9,7 +9,7 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 
-from ..codegen import datamodel as dm
+from . import irtypes as ll
 
 HEAD = object.__basicsize__                  # size of PyObject_HEAD
 OB_TYPE = HEAD - ctypes.sizeof(ctypes.c_void_p)
@@ -34,6 +34,9 @@ NPY_ALIGNED = 0x100
 NPY_WRITEABLE = 0x400
 
 C_LONG = ir.IntType(ctypes.sizeof(ctypes.c_long) * 8)
+
+# The bit of a vectorcall's `nargsf` that is not the argument count.
+VECTORCALL_OFFSET_MASK = (1 << 63) - 1
 
 
 def type_nums(dtype) -> list:
@@ -63,7 +66,7 @@ class PyAPI:
     def call(self, name, restype, args, var_arg=False, argtypes=None):
         # pointers declared as the opaque `ptr`: a global string is an [N x i8]* to
         # llvmlite, and a function declared at its first call must take the next string too
-        argtypes = argtypes or [dm.ptr if isinstance(a.type, ir.PointerType) else a.type
+        argtypes = argtypes or [ll.ptr if isinstance(a.type, ir.PointerType) else a.type
                                 for a in args]
         return self.builder.call(self.fn(name, restype, argtypes, var_arg), args)
 
@@ -71,20 +74,20 @@ class PyAPI:
         """Address of a C-level global such as `_Py_NoneStruct` or `PyFloat_Type`."""
         gv = self.context.module.globals.get(name)
         if gv is None:
-            gv = ir.GlobalVariable(self.context.module, dm.i8, name=name)
+            gv = ir.GlobalVariable(self.context.module, ll.i8, name=name)
             gv.linkage = "external"
         return gv
 
     def constant_object(self, obj, name=None):
         """The address of a Python object such as a NumPy type (see ModuleState.object_cell)."""
-        return self.builder.load(self.context.state.object_cell(obj, name), typ=dm.ptr)
+        return self.builder.load(self.context.state.object_cell(obj, name), typ=ll.ptr)
 
     def read(self, obj, offset, lltype):
-        address = self.builder.gep(obj, [ir.Constant(dm.i64, offset)], source_etype=dm.i8)
+        address = self.builder.gep(obj, [ir.Constant(ll.i64, offset)], source_etype=ll.i8)
         return self.builder.load(address, typ=lltype)
 
     def type_of(self, obj):
-        return self.read(obj, OB_TYPE, dm.ptr)
+        return self.read(obj, OB_TYPE, ll.ptr)
 
     def is_type(self, obj, type_ptr):
         return self.builder.icmp_unsigned("==", self.type_of(obj), type_ptr)

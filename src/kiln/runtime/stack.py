@@ -24,12 +24,12 @@ import threading
 
 from llvmlite import ir
 
-from ..codegen import datamodel as dm
+from . import irtypes as ll
 
 SYMBOL = "kiln_stack_in_window"   # slow path: i1 (i64 address)
 WINDOW = "kiln_stack_window"      # ptr to this or the last checking thread's {low, high}
 KEY = "kiln_stack_key"
-WINDOW_TYPE = ir.ArrayType(dm.i64, 2)
+WINDOW_TYPE = ir.ArrayType(ll.i64, 2)
 MARGIN = 1 << 20       # at most this much stack is kept back ...
 MARGIN_FRACTION = 4    # ... and at most a quarter of a small thread's stack
 MAX_STACK = 1 << 30    # an unlimited stack (ulimit -s unlimited) is guarded as 1 GiB
@@ -47,68 +47,68 @@ def supported() -> bool:
 
 def _in_window(builder, window, address):
     """Whether `address` lies in the {low, high} window that `window` points to."""
-    low, high = (builder.load(builder.gep(window, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, i)],
-                                          source_etype=WINDOW_TYPE), typ=dm.i64)
+    low, high = (builder.load(builder.gep(window, [ir.Constant(ll.i32, 0), ir.Constant(ll.i32, i)],
+                                          source_etype=WINDOW_TYPE), typ=ll.i64)
                  for i in (0, 1))
     return builder.and_(builder.icmp_unsigned(">=", address, low),
                         builder.icmp_unsigned("<", address, high))
 
 
 def _at_most(builder, value, limit: int):
-    limit = ir.Constant(dm.i64, limit)
+    limit = ir.Constant(ll.i64, limit)
     return builder.select(builder.icmp_unsigned("<", value, limit), value, limit)
 
 
 def _guard_ir() -> str:
     module = ir.Module(name="kiln.stack")
-    key = ir.GlobalVariable(module, dm.i32, name=KEY)
-    key.initializer = ir.Constant(dm.i32, 0)
+    key = ir.GlobalVariable(module, ll.i32, name=KEY)
+    key.initializer = ir.Constant(ll.i32, 0)
     nowhere = ir.GlobalVariable(module, WINDOW_TYPE, name="kiln_stack_nowhere")
     nowhere.initializer = ir.Constant(WINDOW_TYPE, [1, 0])  # contains no address
-    window = ir.GlobalVariable(module, dm.ptr, name=WINDOW)
+    window = ir.GlobalVariable(module, ll.ptr, name=WINDOW)
     window.initializer = nowhere
 
     def libc(name, ret, *args):
         return ir.Function(module, ir.FunctionType(ret, list(args)), name=name)
-    get_specific = libc("pthread_getspecific", dm.ptr, dm.i32)
-    set_specific = libc("pthread_setspecific", dm.i32, dm.i32, dm.ptr)
-    thread_self = libc("pthread_self", dm.i64)
-    get_attr = libc("pthread_getattr_np", dm.i32, dm.i64, dm.ptr)
-    get_stack = libc("pthread_attr_getstack", dm.i32, dm.ptr, dm.ptr, dm.ptr)
-    destroy_attr = libc("pthread_attr_destroy", dm.i32, dm.ptr)
-    malloc = libc("malloc", dm.ptr, dm.i64)
+    get_specific = libc("pthread_getspecific", ll.ptr, ll.i32)
+    set_specific = libc("pthread_setspecific", ll.i32, ll.i32, ll.ptr)
+    thread_self = libc("pthread_self", ll.i64)
+    get_attr = libc("pthread_getattr_np", ll.i32, ll.i64, ll.ptr)
+    get_stack = libc("pthread_attr_getstack", ll.i32, ll.ptr, ll.ptr, ll.ptr)
+    destroy_attr = libc("pthread_attr_destroy", ll.i32, ll.ptr)
+    malloc = libc("malloc", ll.ptr, ll.i64)
 
-    fn = ir.Function(module, ir.FunctionType(dm.i1, [dm.i64]), name=SYMBOL)
+    fn = ir.Function(module, ir.FunctionType(ll.i1, [ll.i64]), name=SYMBOL)
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    attr = b.alloca(ir.ArrayType(dm.i8, PTHREAD_ATTR_BYTES))
+    attr = b.alloca(ir.ArrayType(ll.i8, PTHREAD_ATTR_BYTES))
     attr.align = 16
-    base, size, mine = b.alloca(dm.ptr), b.alloca(dm.i64), b.alloca(dm.ptr)
-    thread_key = b.load(key, typ=dm.i32)
+    base, size, mine = b.alloca(ll.ptr), b.alloca(ll.i64), b.alloca(ll.ptr)
+    thread_key = b.load(key, typ=ll.i32)
     b.store(b.call(get_specific, [thread_key]), mine)
-    with b.if_then(b.icmp_unsigned("==", b.load(mine, typ=dm.ptr), ir.Constant(dm.ptr, None)),
+    with b.if_then(b.icmp_unsigned("==", b.load(mine, typ=ll.ptr), ir.Constant(ll.ptr, None)),
                    likely=False):
         # First check on this thread: ask the C library where its stack is. If it cannot
         # say (or memory is exhausted) the thread runs unguarded, as it did before.
-        new = b.call(malloc, [ir.Constant(dm.i64, 16)])
-        with b.if_then(b.icmp_unsigned("==", new, ir.Constant(dm.ptr, None)), likely=False):
-            b.ret(ir.Constant(dm.i1, 1))
-        low = b.gep(new, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 0)], source_etype=WINDOW_TYPE)
-        high = b.gep(new, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, 1)], source_etype=WINDOW_TYPE)
-        b.store(ir.Constant(dm.i64, 0), low)
-        b.store(ir.Constant(dm.i64, -1), high)
+        new = b.call(malloc, [ir.Constant(ll.i64, 16)])
+        with b.if_then(b.icmp_unsigned("==", new, ir.Constant(ll.ptr, None)), likely=False):
+            b.ret(ir.Constant(ll.i1, 1))
+        low = b.gep(new, [ir.Constant(ll.i32, 0), ir.Constant(ll.i32, 0)], source_etype=WINDOW_TYPE)
+        high = b.gep(new, [ir.Constant(ll.i32, 0), ir.Constant(ll.i32, 1)], source_etype=WINDOW_TYPE)
+        b.store(ir.Constant(ll.i64, 0), low)
+        b.store(ir.Constant(ll.i64, -1), high)
         failed = b.call(get_attr, [b.call(thread_self, []), attr])
-        with b.if_then(b.icmp_signed("==", failed, ir.Constant(dm.i32, 0))):
+        with b.if_then(b.icmp_signed("==", failed, ir.Constant(ll.i32, 0))):
             b.call(get_stack, [attr, base, size])
             b.call(destroy_attr, [attr])
-            stack_bytes = b.load(size, typ=dm.i64)
-            top = b.add(b.ptrtoint(b.load(base, typ=dm.ptr), dm.i64), stack_bytes)
+            stack_bytes = b.load(size, typ=ll.i64)
+            top = b.add(b.ptrtoint(b.load(base, typ=ll.ptr), ll.i64), stack_bytes)
             usable = _at_most(b, stack_bytes, MAX_STACK)
-            margin = _at_most(b, b.udiv(usable, ir.Constant(dm.i64, MARGIN_FRACTION)), MARGIN)
+            margin = _at_most(b, b.udiv(usable, ir.Constant(ll.i64, MARGIN_FRACTION)), MARGIN)
             b.store(b.add(b.sub(top, usable), margin), low)
             b.store(top, high)
         b.call(set_specific, [thread_key, new])
         b.store(new, mine)
-    current = b.load(mine, typ=dm.ptr)
+    current = b.load(mine, typ=ll.ptr)
     b.atomic_rmw("xchg", window, current, "release")
     b.ret(_in_window(b, current, fn.args[0]))
     return str(module)
@@ -138,20 +138,20 @@ def emit_check(ctx, builder, qualname):
     """Raise RecursionError if this frame lies outside the thread's usable stack."""
     module = builder.module
     slow = module.globals.get(SYMBOL) or \
-        ir.Function(module, ir.FunctionType(dm.i1, [dm.i64]), name=SYMBOL)
+        ir.Function(module, ir.FunctionType(ll.i1, [ll.i64]), name=SYMBOL)
     window = module.globals.get(WINDOW)
     if window is None:
-        window = ir.GlobalVariable(module, dm.ptr, name=WINDOW)
+        window = ir.GlobalVariable(module, ll.ptr, name=WINDOW)
     frame_address = module.globals.get("llvm.frameaddress.p0") or \
-        ir.Function(module, ir.FunctionType(dm.ptr, [dm.i32]), name="llvm.frameaddress.p0")
-    here = builder.ptrtoint(builder.call(frame_address, [ir.Constant(dm.i32, 0)]), dm.i64)
-    current = builder.load_atomic(window, "acquire", 8, typ=dm.ptr)
+        ir.Function(module, ir.FunctionType(ll.ptr, [ll.i32]), name="llvm.frameaddress.p0")
+    here = builder.ptrtoint(builder.call(frame_address, [ir.Constant(ll.i32, 0)]), ll.i64)
+    current = builder.load_atomic(window, "acquire", 8, typ=ll.ptr)
     inside = _in_window(builder, current, here)
     checked = builder.block
     with builder.if_then(builder.not_(inside), likely=False):
         slow_inside = builder.call(slow, [here])
         slow_block = builder.block
-    ok = builder.phi(dm.i1)
+    ok = builder.phi(ll.i1)
     ok.add_incoming(inside, checked)
     ok.add_incoming(slow_inside, slow_block)
     ctx.guard(builder, builder.not_(ok), RecursionError,

@@ -27,14 +27,14 @@ import warnings
 
 from llvmlite import ir
 
-from ..codegen import datamodel as dm
+from . import irtypes as ll
 from ..errors import PerformanceWarning
 from ..options import env_value
 
 SYMBOL = "kiln_parallel_for"     # void (ptr chunk, ptr env, i64 n)
 COUNT = "kiln_threads_count"     # i64: threads a region asks for
 THREAD_ID = "kiln_thread_id"     # i64 (): this thread's number in its team
-CHUNK_TYPE = ir.FunctionType(ir.VoidType(), [dm.ptr, dm.i64, dm.i64])
+CHUNK_TYPE = ir.FunctionType(ir.VoidType(), [ll.ptr, ll.i64, ll.i64])
 MIN_PARALLEL_ITEMS = 1 << 14   # elementwise loops shorter than this stay on one thread
 
 _LAYER = "kiln_threads_layer"    # i32: 0 OpenMP, 1 POSIX threads
@@ -111,109 +111,109 @@ def _layer_ir(openmp: bool) -> str:
         gv.initializer = ir.Constant(ty, value)
         return gv
 
-    count = global_(COUNT, dm.i64, 1)
-    layer = global_(_LAYER, dm.i32, _OMP)
-    launched = global_(_LAUNCHED, dm.i32, 0)
-    key = global_(_KEY, dm.i32, 0)
+    count = global_(COUNT, ll.i64, 1)
+    layer = global_(_LAYER, ll.i32, _OMP)
+    launched = global_(_LAUNCHED, ll.i32, 0)
+    key = global_(_KEY, ll.i32, 0)
 
     def extern(name, ret, *args):
         return ir.Function(module, ir.FunctionType(ret, list(args)), name=name)
     if openmp:
-        gomp_parallel = extern("GOMP_parallel", void, dm.ptr, dm.ptr, dm.i32, dm.i32)
-        omp_thread_num = extern("omp_get_thread_num", dm.i32)
-        omp_num_threads = extern("omp_get_num_threads", dm.i32)
-    pthread_create = extern("pthread_create", dm.i32, dm.ptr, dm.ptr, dm.ptr, dm.ptr)
-    pthread_join = extern("pthread_join", dm.i32, dm.i64, dm.ptr)
-    get_specific = extern("pthread_getspecific", dm.ptr, dm.i32)
-    set_specific = extern("pthread_setspecific", dm.i32, dm.i32, dm.ptr)
+        gomp_parallel = extern("GOMP_parallel", void, ll.ptr, ll.ptr, ll.i32, ll.i32)
+        omp_thread_num = extern("omp_get_thread_num", ll.i32)
+        omp_num_threads = extern("omp_get_num_threads", ll.i32)
+    pthread_create = extern("pthread_create", ll.i32, ll.ptr, ll.ptr, ll.ptr, ll.ptr)
+    pthread_join = extern("pthread_join", ll.i32, ll.i64, ll.ptr)
+    get_specific = extern("pthread_getspecific", ll.ptr, ll.i32)
+    set_specific = extern("pthread_setspecific", ll.i32, ll.i32, ll.ptr)
 
     # A chunk's call: {chunk, env, k, n}. OpenMP's threads share one and read k and n from
     # the runtime; each POSIX thread gets its own.
-    task = ir.LiteralStructType([dm.ptr, dm.ptr, dm.i64, dm.i64])
+    task = ir.LiteralStructType([ll.ptr, ll.ptr, ll.i64, ll.i64])
 
     def field(b, ptr, i):
         return struct_field(b, ptr, task, i)
 
     def run_chunk(b, ptr, k, n):
-        chunk = b.load(field(b, ptr, 0), typ=dm.ptr)
-        b.call(callee(b, chunk), [b.load(field(b, ptr, 1), typ=dm.ptr), k, n])
+        chunk = b.load(field(b, ptr, 0), typ=ll.ptr)
+        b.call(callee(b, chunk), [b.load(field(b, ptr, 1), typ=ll.ptr), k, n])
 
     if openmp:
-        omp_body = ir.Function(module, ir.FunctionType(void, [dm.ptr]),
+        omp_body = ir.Function(module, ir.FunctionType(void, [ll.ptr]),
                                name="kiln_threads_omp_body")
         omp_body.linkage = "internal"
         b = ir.IRBuilder(omp_body.append_basic_block("entry"))
-        run_chunk(b, omp_body.args[0], b.sext(b.call(omp_thread_num, []), dm.i64),
-                  b.sext(b.call(omp_num_threads, []), dm.i64))
+        run_chunk(b, omp_body.args[0], b.sext(b.call(omp_thread_num, []), ll.i64),
+                  b.sext(b.call(omp_num_threads, []), ll.i64))
         b.ret_void()
 
-    posix_body = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr]),
+    posix_body = ir.Function(module, ir.FunctionType(ll.ptr, [ll.ptr]),
                              name="kiln_threads_posix_body")
     posix_body.linkage = "internal"
     b = ir.IRBuilder(posix_body.append_basic_block("entry"))
     arg = posix_body.args[0]
-    k = b.load(field(b, arg, 2), typ=dm.i64)
-    b.call(set_specific, [b.load(key, typ=dm.i32), b.inttoptr(k, dm.ptr)])
-    run_chunk(b, arg, k, b.load(field(b, arg, 3), typ=dm.i64))
-    b.ret(ir.Constant(dm.ptr, None))
+    k = b.load(field(b, arg, 2), typ=ll.i64)
+    b.call(set_specific, [b.load(key, typ=ll.i32), b.inttoptr(k, ll.ptr)])
+    run_chunk(b, arg, k, b.load(field(b, arg, 3), typ=ll.i64))
+    b.ret(ir.Constant(ll.ptr, None))
 
-    fn = ir.Function(module, ir.FunctionType(void, [dm.ptr, dm.ptr, dm.i64]), name=SYMBOL)
+    fn = ir.Function(module, ir.FunctionType(void, [ll.ptr, ll.ptr, ll.i64]), name=SYMBOL)
     chunk, env, n = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    one = ir.Constant(dm.i64, 1)
+    one = ir.Constant(ll.i64, 1)
     with b.if_then(b.icmp_signed("<=", n, one), likely=False):
-        b.call(callee(b, chunk), [env, ir.Constant(dm.i64, 0), one])
+        b.call(callee(b, chunk), [env, ir.Constant(ll.i64, 0), one])
         b.ret_void()
     shared = b.alloca(task)
     b.store(chunk, field(b, shared, 0))
     b.store(env, field(b, shared, 1))
-    use_omp = b.icmp_signed("==", b.load(layer, typ=dm.i32), ir.Constant(dm.i32, _OMP))
-    with b.if_else(use_omp if openmp else ir.Constant(dm.i1, 0)) as (omp, posix):
+    use_omp = b.icmp_signed("==", b.load(layer, typ=ll.i32), ir.Constant(ll.i32, _OMP))
+    with b.if_else(use_omp if openmp else ir.Constant(ll.i1, 0)) as (omp, posix):
         with omp:
             if openmp:
-                b.store(ir.Constant(dm.i32, 1), launched)
-                b.call(gomp_parallel, [omp_body, shared, b.trunc(n, dm.i32),
-                                       ir.Constant(dm.i32, 0)])
+                b.store(ir.Constant(ll.i32, 1), launched)
+                b.call(gomp_parallel, [omp_body, shared, b.trunc(n, ll.i32),
+                                       ir.Constant(ll.i32, 0)])
         with posix:
             # One thread per chunk but the first, which the caller runs. A chunk whose
             # thread cannot start runs in the caller too.
             tasks = b.alloca(task, size=n)
-            handles = b.alloca(dm.i64, size=n)
+            handles = b.alloca(ll.i64, size=n)
             with for_range(b, one, n) as k:
                 mine = b.gep(tasks, [k], source_etype=task)
                 b.store(chunk, field(b, mine, 0))
                 b.store(env, field(b, mine, 1))
                 b.store(k, field(b, mine, 2))
                 b.store(n, field(b, mine, 3))
-                handle = b.gep(handles, [k], source_etype=dm.i64)
-                failed = b.call(pthread_create, [handle, ir.Constant(dm.ptr, None), posix_body,
+                handle = b.gep(handles, [k], source_etype=ll.i64)
+                failed = b.call(pthread_create, [handle, ir.Constant(ll.ptr, None), posix_body,
                                                  mine])
-                with b.if_then(b.icmp_signed("!=", failed, ir.Constant(dm.i32, 0)),
+                with b.if_then(b.icmp_signed("!=", failed, ir.Constant(ll.i32, 0)),
                                likely=False):
-                    b.store(ir.Constant(dm.i64, 0), handle)
+                    b.store(ir.Constant(ll.i64, 0), handle)
                     run_chunk(b, mine, k, n)
-            run_chunk(b, shared, ir.Constant(dm.i64, 0), n)
+            run_chunk(b, shared, ir.Constant(ll.i64, 0), n)
             with for_range(b, one, n) as k:
-                handle = b.load(b.gep(handles, [k], source_etype=dm.i64), typ=dm.i64)
-                with b.if_then(b.icmp_signed("!=", handle, ir.Constant(dm.i64, 0))):
-                    b.call(pthread_join, [handle, ir.Constant(dm.ptr, None)])
+                handle = b.load(b.gep(handles, [k], source_etype=ll.i64), typ=ll.i64)
+                with b.if_then(b.icmp_signed("!=", handle, ir.Constant(ll.i64, 0))):
+                    b.call(pthread_join, [handle, ir.Constant(ll.ptr, None)])
     b.ret_void()
 
-    tid = ir.Function(module, ir.FunctionType(dm.i64, []), name=THREAD_ID)
+    tid = ir.Function(module, ir.FunctionType(ll.i64, []), name=THREAD_ID)
     b = ir.IRBuilder(tid.append_basic_block("entry"))
     if openmp:
-        with b.if_then(b.icmp_signed("==", b.load(layer, typ=dm.i32),
-                                     ir.Constant(dm.i32, _OMP))):
-            b.ret(b.sext(b.call(omp_thread_num, []), dm.i64))
-    b.ret(b.ptrtoint(b.call(get_specific, [b.load(key, typ=dm.i32)]), dm.i64))
+        with b.if_then(b.icmp_signed("==", b.load(layer, typ=ll.i32),
+                                     ir.Constant(ll.i32, _OMP))):
+            b.ret(b.sext(b.call(omp_thread_num, []), ll.i64))
+    b.ret(b.ptrtoint(b.call(get_specific, [b.load(key, typ=ll.i32)]), ll.i64))
     return str(module)
 
 
 def struct_field(builder, pointer, aggregate_type, i):
     """The address of field (or element) `i` of the `aggregate_type` at `pointer`, opaque or
     not (llvmlite types the GEP of its own allocas by their pointee)."""
-    index = i if isinstance(i, ir.Value) else ir.Constant(dm.i32, i)
-    indices = [ir.Constant(dm.i32, 0), index]
+    index = i if isinstance(i, ir.Value) else ir.Constant(ll.i32, i)
+    indices = [ir.Constant(ll.i32, 0), index]
     if pointer.type.is_opaque:
         return builder.gep(pointer, indices, source_etype=aggregate_type)
     return builder.gep(pointer, indices)
@@ -225,19 +225,19 @@ def chunk_bounds(builder, k, parts, count):
     share, extra = b.sdiv(count, parts), b.srem(count, parts)
     before = b.icmp_signed("<", k, extra)
     lo = b.add(b.mul(k, share), b.select(before, k, extra))
-    hi = b.add(b.add(lo, share), b.zext(before, dm.i64))
+    hi = b.add(b.add(lo, share), b.zext(before, ll.i64))
     # told to LLVM, 0 <= lo <= hi lets a chunk's `a[i]` drop the negative-index select
     # (so its loop vectorizes as the serial loop over range(n) does)
     assume = b.module.declare_intrinsic("llvm.assume", fnty=ir.FunctionType(ir.VoidType(),
                                                                             [ir.IntType(1)]))
-    b.call(assume, [b.icmp_signed(">=", lo, ir.Constant(dm.i64, 0))])
+    b.call(assume, [b.icmp_signed(">=", lo, ir.Constant(ll.i64, 0))])
     b.call(assume, [b.icmp_signed("<=", lo, hi)])
     return lo, hi
 
 
 def callee(builder, pointer, fnty=CHUNK_TYPE):
     """`pointer` as a function of type `fnty` that `builder.call` can call."""
-    return builder.inttoptr(builder.ptrtoint(pointer, dm.i64), ir.PointerType(fnty))
+    return builder.inttoptr(builder.ptrtoint(pointer, ll.i64), ir.PointerType(fnty))
 
 
 class for_range:
@@ -254,7 +254,7 @@ class for_range:
         self.end = b.append_basic_block("range.end")
         b.branch(self.head)
         b.position_at_end(self.head)
-        self.i = b.phi(dm.i64)
+        self.i = b.phi(ll.i64)
         self.i.add_incoming(self.start, self.before)
         b.cbranch(b.icmp_signed("<", self.i, self.stop), self.body, self.end)
         b.position_at_end(self.body)
@@ -263,7 +263,7 @@ class for_range:
     def __exit__(self, *exc):
         b = self.b
         if exc[0] is None:
-            self.i.add_incoming(b.add(self.i, ir.Constant(dm.i64, 1)), b.block)
+            self.i.add_incoming(b.add(self.i, ir.Constant(ll.i64, 1)), b.block)
             b.branch(self.head)
             b.position_at_end(self.end)
 

@@ -4,9 +4,12 @@ calls a small compiled function, `next(g)`, that resumes it; passed back to comp
 code, the iterator is the generator itself (the same state, not a copy)."""
 from __future__ import annotations
 
+from .. import types as t
+from ..codegen import boxing
+from ..codegen.generators import has_tag
 from ..decorators import njit
 from ..runtime import nrt
-from .typedlist import decode_type, probe_offset
+from .typedlist import box_container, decode_type, probe_offset, unbox_container
 
 
 class Generator:
@@ -38,6 +41,18 @@ def from_native(address: int, code: str) -> Generator:
     result = Generator.__new__(Generator)
     result._meminfo, result._type = address, decode_type(code)
     return result
+
+
+@boxing.boxer(t.GeneratorType)
+def _box(api, ty, value, fail):
+    """A Generator that takes over the reference."""
+    return box_container(api, ty, value, fail, from_native)
+
+
+@boxing.unboxer(t.GeneratorType)
+def _unbox(unboxer, ty, obj):
+    """A Generator's generator itself (borrowed), if it has this type."""
+    return unbox_container(unboxer, ty, obj, Generator, MEMINFO_OFFSET, has_tag)
 
 
 @njit

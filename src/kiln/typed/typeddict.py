@@ -2,7 +2,7 @@
 
 As `kiln.typed.List`, the object holds the address of the dict's NRT meminfo (one
 reference) and its kiln type; compiled code takes it as an argument by reading that address
-(runtime/boxing.py checks the type against the tag the dict carries), so a dict goes in and
+(`_unbox` below checks the type against the tag the dict carries), so a dict goes in and
 out without a copy. Each operation from Python is one call of a small compiled function
 (through the dispatcher's trampoline, no compiling after the first call per type).
 """
@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import MutableMapping
 
+from llvmlite import ir
+
 from .. import types as t
+from ..codegen import boxing
+from ..codegen import datamodel as dm
 from ..decorators import njit
+from ..errors import TypingError
 from ..runtime import nrt
-from .typedlist import _as_item_type, decode_type, encode_type, probe_offset
+from .typedlist import (_as_item_type, box_container, decode_type, probe_offset,
+                        unbox_container)
 
 _MISSING = object()
 
@@ -186,6 +192,36 @@ def _rebuild(dict_type, items):
 
 
 MEMINFO_OFFSET = probe_offset(Dict)
+
+
+@boxing.boxer(t.DictType)
+def _box(api, ty, value, fail):
+    """A Dict that takes over the reference, tagged as a list is."""
+    if ty.is_undefined:
+        raise TypingError("kiln cannot return a dict whose key and value types are not known "
+                          "(nothing is ever stored in it); make it with "
+                          "Dict.empty(key_type, value_type)")
+    _dicts.set_tag(api.builder, value, ty)
+    return box_container(api, ty, value, fail, from_native)
+
+
+@boxing.unboxer(t.DictType)
+def _unbox(unboxer, ty, obj):
+    """A Dict's dict itself (borrowed, not copied), if it has this type."""
+    return unbox_container(unboxer, ty, obj, Dict, MEMINFO_OFFSET, _dicts.has_tag)
+
+
+@boxing.boxer(t.SetType)
+def _box_set(api, ty, value, fail):
+    """A Python set holding a copy of the items (a set has no typed twin in Python): the
+    table is handed to Python as the Dict it is laid out as, whose keys are copied into a
+    set, and released with it."""
+    if ty.is_undefined:  # `set()` never filled: empty
+        nrt.emit_decref(api.builder, value)
+        return api.call("PySet_New", dm.ptr, [ir.Constant(dm.ptr, None)])
+    table = t.DictType(ty.item_type, t.boolean)
+    _dicts.set_tag(api.builder, value, table)
+    return box_container(api, table, value, fail, set_from_native)
 
 
 def from_native(address: int, code: str) -> Dict:

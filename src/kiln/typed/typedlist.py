@@ -1,7 +1,7 @@
 """`kiln.typed.List`: the Python face of a list made in (or for) compiled code.
 
 The object holds the address of the list's NRT meminfo (one reference) and its kiln type.
-Compiled code takes it as an argument by reading that address (runtime/boxing.py; the list's
+Compiled code takes it as an argument by reading that address (`_unbox` below; the list's
 type is checked against the tag the list carries), so a list goes in and out without a copy
 and both sides see the same items. Operations from Python call small compiled functions;
 `len` reads the list's header directly.
@@ -15,8 +15,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from llvmlite import ir
+
 from .. import types as t
+from ..codegen import boxing
+from ..codegen import datamodel as dm
 from ..decorators import njit
+from ..errors import TypingError
 from ..runtime import nrt
 
 
@@ -212,6 +217,53 @@ def from_native(address: int, code: str) -> List:
     result = List.__new__(List)
     result._meminfo, result._type = address, _decode_type(code)
     return result
+
+
+def box_container(api, ty, value, fail, from_native):
+    """`from_native(address, type code)`: the Python object owning the container."""
+    b = api.builder
+    address = api.call("PyLong_FromVoidPtr", dm.ptr, [value])
+    code = api.call("PyUnicode_FromString", dm.ptr,
+                    [api.context.state.global_string(encode_type(ty))], argtypes=[dm.ptr])
+    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                      [api.constant_object(from_native), address, code,
+                       ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+    api.decref(address)
+    api.decref(code)
+    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
+        nrt.emit_decref(b, value)
+        fail(b)
+    return result
+
+
+def unbox_container(unboxer, ty, obj, cls, offset, has_tag):
+    """The container an object of `cls` holds at `offset` (borrowed, not copied), if the
+    tag it carries says it has the type `ty`."""
+    b, api = unboxer.b, unboxer.api
+    unboxer.require(api.is_type(obj, api.constant_object(cls)))
+    meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, offset, dm.ptr)])
+    unboxer.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
+    unboxer.require(has_tag(b, meminfo, ty))
+    return meminfo
+
+
+@boxing.boxer(t.ListType)
+def _box(api, ty, value, fail):
+    """A List that takes over the reference; the list is tagged with its type, so passing
+    it back in is checked without Python."""
+    from ..library.lists import set_tag
+    if ty.is_undefined:
+        raise TypingError("kiln cannot return a list whose item type is not known (nothing "
+                          "is ever added to it); make it with List.empty_list(item_type)")
+    set_tag(api.builder, value, ty)
+    return box_container(api, ty, value, fail, from_native)
+
+
+@boxing.unboxer(t.ListType)
+def _unbox(unboxer, ty, obj):
+    """A List's list itself (borrowed, not copied), if it has this type."""
+    from ..library.lists import has_tag
+    return unbox_container(unboxer, ty, obj, List, MEMINFO_OFFSET, has_tag)
 
 
 @lru_cache(maxsize=None)

@@ -60,8 +60,8 @@ class TypingContext:
     def type_function(self, pyfunc, argtypes, declared_return=None, options=None):
         """Type `pyfunc` for `argtypes` once per context. A recursive call before the
         return type is known is typed on a second attempt, with the type of the returns
-        that do not recurse (infer.RecursionPending)."""
-        from .infer import RecursionPending
+        that do not recurse (results.RecursionPending)."""
+        from .results import RecursionPending
         from ..options import CompileOptions
         options = options or CompileOptions()
         key = (pyfunc, tuple(argtypes), options)
@@ -89,7 +89,8 @@ class TypingContext:
         """Infer `key`'s function; while it waits on its own return type, again with the
         type its other returns give (widened until the result agrees with it). What was
         typed during a guess that proved wrong is typed again (it may have used it)."""
-        from .infer import RecursionPending, infer_function
+        from .infer import infer_function
+        from .results import RecursionPending
         pyfunc, argtypes, options = key
         for _ in range(self.MAX_RETURN_GUESSES):
             before = set(self._typed)

@@ -14,121 +14,20 @@ import hashlib
 import inspect
 import operator
 import types as pytypes
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from .. import types as t
-from ..errors import KilnError, TypingError, UnsupportedError
+from ..errors import TypingError, UnsupportedError
 from ..library.optional import known_identity
 from ..library.registry import registry
-from ..frontend import (FunctionIR, build_function_ir, captured_names,
-                        inner_function_node)
+from ..frontend import FunctionIR, build_function_ir
 from . import exceptions, generators
+from .operators import (BINARY_OF, BINOPS, CMPOPS, OP_SYMBOLS, UNARYOPS,
+                        UNSUPPORTED_EXPRS)
+from .results import Deferred, RecursionPending, TypedFunction
+from .statements import StatementTyper
 from .unify import can_convert, held, unify, why_not_unified
-from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
-
-BINOPS = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-    ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
-    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
-    ast.MatMult: operator.matmul,
-}
-INPLACE = {
-    operator.add: operator.iadd, operator.sub: operator.isub, operator.mul: operator.imul,
-    operator.truediv: operator.itruediv, operator.floordiv: operator.ifloordiv,
-    operator.mod: operator.imod, operator.pow: operator.ipow, operator.lshift: operator.ilshift,
-    operator.rshift: operator.irshift, operator.and_: operator.iand, operator.or_: operator.ior,
-    operator.xor: operator.ixor, operator.matmul: operator.imatmul,
-}
-BINARY_OF = {inplace: binary for binary, inplace in INPLACE.items()}
-UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
-CMPOPS = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-    ast.In: operator.contains, ast.NotIn: operator.contains,
-}
-OP_SYMBOLS = {
-    operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
-    operator.floordiv: "//", operator.mod: "%", operator.pow: "**", operator.lshift: "<<",
-    operator.rshift: ">>", operator.and_: "&", operator.or_: "|", operator.xor: "^",
-    operator.matmul: "@", operator.neg: "-", operator.pos: "+", operator.invert: "~",
-    operator.eq: "==", operator.ne: "!=", operator.lt: "<", operator.le: "<=",
-    operator.gt: ">", operator.ge: ">=", operator.contains: "in", operator.getitem: "[]",
-    operator.setitem: "[]=",
-}
-
-UNSUPPORTED_STATEMENTS = {
-    "TryStar": "try/except*", "With": "'with' blocks",
-    "AsyncWith": "'async with' blocks",
-    "AsyncFunctionDef": "nested async functions",
-    "ClassDef": "class definitions", "Import": "'import'",
-    "ImportFrom": "'import'", "Match": "'match'", "AsyncFor": "'async for'",
-}
-UNSUPPORTED_EXPRS = {
-    ast.ListComp: "list comprehensions", ast.DictComp: "dict comprehensions",
-    ast.SetComp: "set comprehensions",
-    ast.GeneratorExp: "generator expressions",
-    ast.NamedExpr: "':=' assignment expressions",
-    ast.Await: "await",
-    ast.Starred: "'*' unpacking",
-}
-
-
-@dataclass
-class TypedFunction:
-    """A function with every expression typed and every operation resolved: codegen's input."""
-
-    ir: FunctionIR
-    argtypes: tuple
-    return_type: t.Type
-    options: object
-    locals: dict = field(default_factory=dict)
-    typemap: dict = field(default_factory=dict)    # expression node -> type
-    calls: dict = field(default_factory=dict)      # node or (node, role) -> Resolution
-    constants: dict = field(default_factory=dict)  # node -> compile-time value
-    symbol: str = ""
-    recursive: bool = False   # in a cycle of calls: its frames need a stack guard
-    generator: bool = False   # its body yields: codegen makes it a coroutine
-    prange_loops: list = field(default_factory=list)  # the parallel stage's LoopReports
-    unassigned: dict = field(default_factory=dict)  # statement or branch of a conditional
-    #   expression -> (local, free) it reads that no compiled path assigns: it raises
-    #   UnboundLocalError (NameError) instead
-
-    def resolved(self):
-        return self
-
-    def type_of(self, node):
-        return self.typemap[node]
-
-
-class RecursionPending(Exception):
-    """A call reached a function still being typed whose return type is not known yet
-    (recursion without a signature). The statement with the call is skipped for this
-    pass; a typing that ends with such statements raises it again, with `partial`, the
-    type its other returns give, so the function waited on (one of `keys`) is typed again
-    with that as its return type (TypingContext.type_function), as Numba infers it from a
-    base case."""
-
-    def __init__(self, keys, partial=None, where=None):
-        self.keys = frozenset(keys)
-        self.partial = partial
-        self.where = where      # the first statement that waited
-
-
-class _Deferred(Exception):
-    """A local was read before this pass gave it a type; retried on the next pass. One
-    still untyped when typing ends is assigned on no path kiln compiles, so its statement
-    raises what CPython raises there (`free`: a nested function's free variable). `items`:
-    the local is assigned but is a dict whose key and value types no pass has fixed yet."""
-
-    def __init__(self, name, node, free=False, items=False):
-        self.name = name
-        self.node = node
-        self.free = free
-        self.items = items
-
 
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
 
@@ -239,7 +138,7 @@ def _has_effects(node) -> bool:
     """Whether evaluating `node` may do more than compute a value (a call, `:=`)."""
     return any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node))
 
-class Typer:
+class Typer(StatementTyper):
     MAX_PASSES = 64
 
     def __init__(self, tctx, ir: FunctionIR, argtypes, declared_return, options):
@@ -330,251 +229,6 @@ class Typer:
             self.locals[name] = new
             self.changed = True
 
-    # -- statements ------------------------------------------------------------------------
-    def block(self, stmts):
-        for stmt in stmts:
-            if (stmt, "unreachable") in self.constants:
-                break
-            try:
-                if isinstance(stmt, ast.If):
-                    self.stmt_If(stmt, stmts[stmts.index(stmt) + 1:])
-                else:
-                    self.stmt(stmt)
-            except _Deferred as d:
-                self.deferred[stmt] = d
-            except RecursionPending as pending:
-                self.waiting |= pending.keys
-                self.waiting_at = self.waiting_at or self.ir.loc(stmt)
-            except KilnError as e:
-                raise e.with_location(self.ir.loc(stmt))
-
-    def stmt(self, node):
-        method = getattr(self, "stmt_" + type(node).__name__, None)
-        if method is None:
-            what = UNSUPPORTED_STATEMENTS.get(type(node).__name__, type(node).__name__)
-            raise self.error(f"kiln does not support {what} in compiled code", node,
-                             UnsupportedError)
-        method(node)
-
-    def stmt_Expr(self, node):
-        if isinstance(node.value, ast.Yield):
-            generators.type_yield(self, node.value)
-        else:
-            self.expr(node.value)
-
-    expr_Yield = expr_YieldFrom = generators.refuse_yield_value
-
-    def stmt_Pass(self, node):
-        pass
-
-    stmt_Break = stmt_Continue = stmt_Pass
-
-    def stmt_Assign(self, node):
-        if len(node.targets) == 1:
-            self.unpack_starred_target(node)
-        ty = self.expr(node.value)
-        for target in node.targets:
-            self.assign(target, ty, node)
-
-    def stmt_AnnAssign(self, node):
-        if node.value is not None:
-            self.assign(node.target, self.expr(node.value), node)
-
-    def assign(self, target, ty, node):
-        if isinstance(target, ast.Name):
-            self.set_local(target.id, ty, target)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            starred = [elt for elt in target.elts if isinstance(elt, ast.Starred)]
-            if starred:
-                raise self.error("kiln does not support starred unpacking ('*name' in an "
-                                 "assignment target); index the tuple instead", starred[0],
-                                 UnsupportedError)
-            if not isinstance(ty, t.BaseTuple) or len(ty) != len(target.elts):
-                n = len(target.elts)
-                raise self.error(f"cannot unpack {ty} into {n} variables", target)
-            for elt, item in zip(target.elts, ty.types):
-                self.assign(elt, item, node)
-        elif isinstance(target, ast.Subscript):
-            index = self.expr(target.slice)
-            obj = self.fix_items(target.value, self.expr(target.value), "setitem", (index, ty))
-            self.calls[target] = self.resolve(operator.setitem, (obj, index, ty), target)
-        elif isinstance(target, ast.Attribute):   # `obj.name = value`: ("setattr", name)
-            obj = self.expr(target.value)
-            self.calls[target] = self.resolve(("setattr", target.attr), (obj, ty), target,
-                                              what=f"setting {target.attr!r} of {obj}")
-        else:
-            raise self.error("kiln can assign only to names, tuples of names, items and "
-                             "attributes", target, UnsupportedError)
-
-    def stmt_AugAssign(self, node):
-        op = BINOPS[type(node.op)]
-        value = self.expr(node.value)
-        target = node.target
-        if isinstance(target, ast.Name):
-            if target.id not in self.locals:
-                raise _Deferred(target.id, target)
-            current = self.locals[target.id]
-        elif isinstance(target, ast.Subscript):
-            obj, index = self.expr(target.value), self.expr(target.slice)
-            obj = self.fix_items(target.value, obj, "getitem", (index,))
-            get = self.resolve(operator.getitem, (obj, index), target)
-            self.calls[(node, "getitem")] = get
-            current = get.signature.return_type
-        elif isinstance(target, ast.Attribute):
-            obj = self.expr(target.value)
-            get = self.resolve(("attr", target.attr), (obj,), target,
-                               what=f"reading {obj}.{target.attr}")
-            self.calls[(node, "getitem")] = get
-            current = get.signature.return_type
-        else:
-            raise self.error("kiln can augment-assign only names, items and attributes",
-                             target, UnsupportedError)
-        res = self.tctx.resolve(INPLACE[op], (current, value)) or \
-            self.resolve(op, (current, value), node)
-        self.calls[node] = res
-        result = res.signature.return_type
-        if isinstance(target, ast.Name):
-            self.set_local(target.id, result, target)
-        elif isinstance(target, ast.Attribute):
-            self.calls[(node, "setitem")] = self.resolve(
-                ("setattr", target.attr), (obj, result), target,
-                what=f"setting {target.attr!r} of {obj}")
-        else:
-            self.calls[(node, "setitem")] = self.resolve(operator.setitem, (obj, index, result),
-                                                         target)
-
-    def stmt_If(self, node, following=()):
-        self.condition(node.test)
-        taken = self.constants.get((node.test, "truth"))
-        if taken is None or taken:
-            self.block(node.body)
-        if taken is None or not taken:
-            self.block(node.orelse)
-        branch = None if taken is None else node.body if taken else node.orelse
-        if branch and following and (isinstance(branch[-1], (ast.Continue, ast.Break)) or
-                                     self.surely_returns(branch[-1])):
-            # what follows a branch always taken that always leaves the iteration or returns
-            # is never run (nor typed: `if x is None: continue` in a loop unrolled for a
-            # None item, `if a.ndim == 1: return a[0]`); after a `raise` the rest is typed
-            # still, as it tells the return type of a function that always raises
-            self.constants[(following[0], "unreachable")] = True
-
-    def surely_returns(self, stmt):
-        """Whether `stmt` returns on every path that the types leave open."""
-        if isinstance(stmt, ast.Return):
-            return True
-        if not isinstance(stmt, ast.If):
-            return False
-        taken = self.constants.get((stmt.test, "truth"))
-        branches = [stmt.body, stmt.orelse] if taken is None else \
-            [stmt.body if taken else stmt.orelse]
-        return all(b and self.surely_returns(b[-1]) for b in branches)
-
-    def stmt_While(self, node):
-        self.condition(node.test)
-        self.block(node.body)
-        self.block(node.orelse)
-
-    def stmt_For(self, node):
-        if self.is_call_of(node.iter, literal_unroll) and len(node.iter.args) == 1:
-            number = len(self.ir.local_names)     # distinct per loop: each adds names
-            added = unroll(node, self.expr(node.iter.args[0]), self.ir.node, number)
-            self.ir.local_names = self.ir.local_names | added
-            self.ir.free_values[UNROLL_RANGE] = range
-        self.unstar_loop_target(node)
-        iterable = self.expr(node.iter)
-        call = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute)
-        self.fix_items(node.iter.func.value if call else node.iter, iterable, "iter", ())
-        if isinstance(iterable, t.BaseTuple) and len(iterable) == 0:  # the body never runs
-            self.block(node.orelse)
-            return
-        item = self.iteration_item(iterable, node.iter)
-        self.assign(node.target, item, node)
-        self.block(node.body)
-        self.block(node.orelse)
-
-    def unstar_loop_target(self, node):
-        """`for a, *rest in items:` becomes `for item in items: a, *rest = item` (a
-        starred assignment target, which unpacks a tuple)."""
-        target = node.target
-        if not (isinstance(target, (ast.Tuple, ast.List)) and
-                any(isinstance(e, ast.Starred) for e in target.elts)):
-            return
-        name = f"__kiln_loop_item{len(self.ir.local_names)}"
-        self.ir.local_names = self.ir.local_names | {name}
-        node.target = ast.copy_location(ast.Name(name, ast.Store()), target)
-        unpack = ast.Assign(targets=[target], value=ast.Name(name, ast.Load()))
-        node.body.insert(0, ast.fix_missing_locations(ast.copy_location(unpack, target)))
-
-    def is_call_of(self, node, pyfunc):
-        if not isinstance(node, ast.Call):
-            return False
-        fn = self.expr(node.func)
-        return isinstance(fn, t.Function) and fn.pyfunc is pyfunc
-
-    def iteration_item(self, ty, node):
-        from ..library.iteration import item_type_of
-        item = item_type_of(ty)
-        if item is not None:
-            return item
-        if isinstance(ty, t.BaseTuple):
-            raise self.error(f"kiln cannot loop over a tuple of mixed types {ty}", node,
-                             UnsupportedError)
-        raise self.error(f"kiln cannot iterate over a value of type {ty}", node)
-
-    def stmt_FunctionDef(self, node):
-        self.set_local(node.name, self.inner_function(node), node)
-
-    def expr_Lambda(self, node):
-        return self.inner_function(inner_function_node(node))
-
-    def inner_function(self, node):
-        return t.InnerFunction(node, self.ir, captured_names(node, self.ir))
-
-    def stmt_Return(self, node):
-        ty = t.none if node.value is None else self.expr(node.value)
-        self.returns.append((held(ty), node))
-
-    def stmt_Raise(self, node):
-        exceptions.type_raise(self, node)
-
-    def stmt_Try(self, node):
-        exceptions.type_try(self, node)
-
-    def stmt_Assert(self, node):
-        self.condition(node.test)
-        if node.msg is not None:
-            msg = self.constant_value(node.msg)
-            self.constants[node] = (AssertionError, str(msg))
-        else:
-            self.constants[node] = (AssertionError, None)
-
-    def constant_value(self, node):
-        self.expr(node)
-        if node not in self.constants:
-            raise self.error("this must be a constant known at compile time (e.g. a string "
-                             "literal)", node, UnsupportedError)
-        return self.constants[node]
-
-    def literal_args(self, pyfunc, node, args, kws):
-        """The parameters `pyfunc._kiln_literal_args` names must be compile-time constants
-        (or tuples of them): their types become `Literal`s carrying the values."""
-        names = getattr(pyfunc, "_kiln_literal_args", ())
-        if not names:
-            return args, kws
-        params = list(inspect.signature(pyfunc).parameters)
-        args = tuple(t.Literal(self.literal(a), ty) if i < len(params) and params[i] in names
-                     else ty
-                     for i, (a, ty) in enumerate(zip(node.args, args)))
-        values = {k.arg: k.value for k in node.keywords}
-        return args, {k: t.Literal(self.literal(values[k]), ty) if k in names else ty
-                      for k, ty in kws.items()}
-
-    def literal(self, node):
-        if isinstance(node, ast.Tuple):
-            return tuple(self.literal(item) for item in node.elts)
-        return self.constant_value(node)
-
     # -- expressions -----------------------------------------------------------------------
     def expr(self, node) -> t.Type:
         method = getattr(self, "expr_" + type(node).__name__, None)
@@ -640,7 +294,7 @@ class Typer:
         name = node.id
         if name in self.ir.local_names:
             if name not in self.locals:
-                raise _Deferred(name, node)
+                raise Deferred(name, node)
             if name in self.literal_values:
                 self.constants[node] = self.literal_values[name]
             return self.locals[name]
@@ -739,7 +393,7 @@ class Typer:
             captured = []
             for name in fn.captured:
                 if name not in self.locals:
-                    raise _Deferred(name, node, free=True)
+                    raise Deferred(name, node, free=True)
                 captured.append(self.locals[name])
             res = self.tctx.resolve_inner(fn, args + tuple(captured), self.options)
         elif isinstance(fn, t.BoundMethod):
@@ -782,7 +436,7 @@ class Typer:
         if fixed is None:
             if (reads_items(receiver, method, args) or reads_set_items(receiver, method)) and \
                     isinstance(receiver_node, ast.Name):
-                raise _Deferred(receiver_node.id, receiver_node, items=True)
+                raise Deferred(receiver_node.id, receiver_node, items=True)
             return receiver
         if isinstance(receiver_node, ast.Name):
             self.set_local(receiver_node.id, fixed, receiver_node)
@@ -859,7 +513,7 @@ class Typer:
         for i, value in enumerate(node.values):
             try:
                 self.condition(value)
-            except _Deferred as d:  # reads a local not typed (yet): see `branch`
+            except Deferred as d:  # reads a local not typed (yet): see `branch`
                 if i == 0:
                     raise
                 self.deferred[value] = d
@@ -950,7 +604,7 @@ class Typer:
         branch raises, as in CPython."""
         try:
             return self.expr(node)
-        except _Deferred as d:
+        except Deferred as d:
             self.deferred[node] = d
             return None
 

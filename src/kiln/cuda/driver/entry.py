@@ -25,7 +25,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...codegen import datamodel as dm
-from ...runtime.boxing import VECTORCALL_OFFSET_MASK
+from ...runtime.pyapi import VECTORCALL_OFFSET_MASK
 from ...runtime.pyapi import OB_TYPE, SCALAR_VALUE, TUPLE_ITEMS, TUPLE_SIZE
 from .. import host
 from ..devicearray import DeviceNDArray
