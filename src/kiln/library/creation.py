@@ -60,6 +60,14 @@ def _fill(a, value):
     return a
 
 
+def _filler(value, dt):
+    """_fill, or for a complex value and a real dtype, _fill with its real part: np.full
+    and np.full_like cast unsafely (NumPy warns that the imaginary part is dropped)."""
+    if isinstance(value, t.Complex) and not isinstance(dt, t.Complex):
+        return register_jitable(lambda a, value: _fill(a, value.real))
+    return _fill
+
+
 @overload(np.empty)
 def _empty(shape, dtype=None):
     _require_shape(shape)
@@ -85,7 +93,8 @@ def _ones(shape, dtype=None):
 def _full(shape, fill_value, dtype=None):
     _require_shape(shape)
     dt = dtype_of(dtype, None) or _scalar_dtype(fill_value)
-    return lambda shape, fill_value, dtype=None: _fill(empty_array(shape, dt), fill_value)
+    fill = _filler(fill_value, dt)
+    return lambda shape, fill_value, dtype=None: fill(empty_array(shape, dt), fill_value)
 
 
 def _like(prototype, dtype):
@@ -115,8 +124,8 @@ def _ones_like(a, dtype=None):
 @overload(np.full_like)
 def _full_like(a, fill_value, dtype=None):
     dt = _like(a, dtype)
-    return dt and (lambda a, fill_value, dtype=None: _fill(empty_array(a.shape, dt),
-                                                           fill_value))
+    fill = dt and _filler(fill_value, dt)
+    return dt and (lambda a, fill_value, dtype=None: fill(empty_array(a.shape, dt), fill_value))
 
 
 @register_jitable

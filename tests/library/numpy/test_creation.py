@@ -57,6 +57,17 @@ def test_like_functions(a):
         np.testing.assert_array_equal(g, w)
 
 
+def complex_into_real(n, z):
+    return (np.full(n, z, dtype=np.uint8), np.full_like(np.zeros(n), z),
+            np.full((n, 2), z, np.float32), np.full(n, z))
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("z", [2 - 1j, -0.5 + 3j, 7.9 + 0j])
+def test_full_of_a_complex_value_into_a_real_dtype_keeps_its_real_part(z):
+    check(complex_into_real, 3, z)   # (found by the NumPy fuzzer, seed 2248)
+
+
 def aranges(n):
     return np.arange(n), np.arange(2, n), np.arange(n, -3, -2), np.arange(0.5, n, 0.25)
 
