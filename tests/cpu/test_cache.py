@@ -169,11 +169,15 @@ def test_a_change_is_a_miss(tmp_path, change, expected):
     assert run_variant(tmp_path, **change) == ("source", expected, "-")
 
 
-def test_a_value_without_a_stable_description_gives_no_key():
+def test_a_value_without_a_stable_description_gives_no_key(monkeypatch):
     import numpy as np
     from kiln import njit, types
+    from kiln.cpu import sourcekey
     from kiln.cpu.sourcekey import source_key
     table = np.arange(3.0)
+    # (tests collected in this process may have registered overloads: that alone gives
+    # no key, tested below)
+    monkeypatch.setattr(sourcekey, "_extended_outside_kiln", lambda: False)
 
     @njit(cache=True)
     def lookup(i):
@@ -185,6 +189,25 @@ def test_a_value_without_a_stable_description_gives_no_key():
 
     key = lambda f: source_key(f, (types.int64,), None, True, "fingerprint")
     assert key(lookup) is None and key(plain) is not None
+
+
+def test_an_overload_registered_outside_kiln_gives_no_key():
+    from kiln import njit, types
+    from kiln.cpu.sourcekey import source_key
+    from kiln.extending import overload
+
+    def halve(x):
+        raise NotImplementedError
+
+    @overload(halve)
+    def halve_impl(x):
+        return lambda x: x / 2
+
+    @njit(cache=True)
+    def plain(i):
+        return i + 1
+
+    assert source_key(plain, (types.int64,), None, True, "fingerprint") is None
 
 
 def test_the_cache_command_lists_and_clears_entries(tmp_path):
