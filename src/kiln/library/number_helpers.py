@@ -314,9 +314,20 @@ def complex_power(a, b):
     at = math.atan2(a.imag, a.real)
     phase = at * b.real
     if b.imag != 0.0:
-        length /= math.exp(at * b.imag)
+        length = _ieee_divide(length, math.exp(at * b.imag))   # exp underflows: inf
         phase += b.imag * math.log(vabs)
     return complex(length * math.cos(phase), length * math.sin(phase))
+
+
+@intrinsic
+def _ieee_divide(typingctx, x, y):
+    """x / y of two floats as IEEE divides: inf or nan by zero, never ZeroDivisionError."""
+    if x != y:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.fdiv(*args)
+    return x(x, y), codegen
 
 
 @intrinsic

@@ -220,3 +220,17 @@ def test_roll_of_a_0d_array():
     """np.roll of a 0-d array failed inside the library (reshape to ())."""
     a = np.array(2.5)
     _bit_exact(roll_of(a), njit(roll_of)(a))
+
+
+def complex_power_of_itself(a):
+    return a ** (-a)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_complex_power_that_overflows_is_inf():
+    """(1e-42 - 7e5j) ** -(1e-42 - 7e5j) raised ZeroDivisionError (exp underflowed to 0
+    and the division had Python's semantics); NumPy's answer is inf+infj (seed 2123)."""
+    a = np.array([1e-42 + 4j, 2 + 0.001j, -1 + 1.5j, 1e-42 - 700000j])
+    # (the finite powers may differ in the last bit: CPython's polar form, NumPy's cpow)
+    np.testing.assert_allclose(njit(complex_power_of_itself)(a), complex_power_of_itself(a),
+                               rtol=1e-13)
