@@ -190,6 +190,9 @@ class Unboxer:
             return value
         if isinstance(ty, t.Optional):   # None, or a value of the type
             return self.unbox_optional(ty, obj)
+        family = _registered(_UNBOXERS, ty)   # first: a family may refine a number type
+        if family is not None:
+            return family(self, ty, obj)
         if isinstance(ty, t.Boolean):
             true, false = api.global_object("_Py_TrueStruct"), api.global_object("_Py_FalseStruct")
             is_py = b.or_(b.icmp_unsigned("==", obj, true), b.icmp_unsigned("==", obj, false))
@@ -222,9 +225,6 @@ class Unboxer:
                 item = api.read(obj, P.TUPLE_ITEMS + 8 * i, dm.ptr)
                 value = b.insert_value(value, self.unbox(item_ty, item), i)
             return value
-        family = _registered(_UNBOXERS, ty)
-        if family is not None:
-            return family(self, ty, obj)
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
             self.require(b.icmp_unsigned("==", obj, api.constant_object(ty.dispatcher)))
             return dm.null_value(ty)
@@ -302,6 +302,9 @@ def box(api, ty, value, fail=_return_null):
     """A new reference to the Python object for `value`. When boxing an item fails, `fail`
     ends the block (by default: return NULL from an entry point, the exception set)."""
     b = api.builder
+    family = _registered(_BOXERS, ty)   # first: a family may refine a number type
+    if family is not None:
+        return family(api, ty, value, fail)
     if isinstance(ty, t.Boolean):
         return api.call("PyBool_FromLong", dm.ptr, [b.zext(value, P.C_LONG)])
     if isinstance(ty, t.Integer):
@@ -328,9 +331,6 @@ def box(api, ty, value, fail=_return_null):
         return b.load(result, typ=dm.ptr)
     if isinstance(ty, t.BaseTuple):
         return box_tuple(api, ty, value, fail)
-    family = _registered(_BOXERS, ty)
-    if family is not None:
-        return family(api, ty, value, fail)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 

@@ -273,6 +273,9 @@ class CodegenContext:
                                                  for it, v in zip(ty.types, value)])
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
+        if isinstance(ty, t.EnumMember):
+            return ir.Constant(dm.value_type(ty), [self.get_constant(builder, ty.dtype,
+                                                                     value.value)])
         if isinstance(ty, t.UnicodeType):
             from ..library.strings import constant_string
             return constant_string(self, builder, value)

@@ -10,6 +10,7 @@ from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
     DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType, unicode_type)
 from .records import Record  # noqa: F401
+from .enums import EnumClass, EnumMember, IntEnumMember  # noqa: F401
 from .named_tuples import NamedTuple, NamedUniTuple, NamedTupleClass, named_tuple_of  # noqa: F401
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import ctypes
+import enum
 import types as pytypes
 
 import numpy as np
 
 from . import core
 from .containers import Array, tuple_of, unicode_type
+from .enums import EnumClass, enum_member_type, is_enum_class
 from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
 from .records import Record
 
@@ -69,6 +71,8 @@ def _typeof(value):
         return core.none
     if value is Ellipsis:
         return core.ellipsis
+    if isinstance(value, enum.Enum):
+        return enum_member_type(cls)
     if isinstance(value, np.generic):
         if value.dtype.names is not None:   # a record scalar (np.void): not yet an argument
             return None
@@ -107,6 +111,8 @@ def typeof_global(value):
         return core.ExceptionClass(value)
     if is_named_tuple_class(value):
         return NamedTupleClass(value)
+    if is_enum_class(value):
+        return EnumClass(value)
     if isinstance(value, (core.Number, Record)):   # a dtype= of a library function
         return core.NumberClass(value)
     if isinstance(value, type) and issubclass(value, np.generic):

@@ -1,0 +1,70 @@
+"""Enum classes and their members (`enum.Enum`, `enum.IntEnum`), as Numba types them.
+
+A member is its value at run time; its type names its class, so `Color.red == Shape.circle`
+is False even when the values agree, and boxing gives back the member. An IntEnum member
+is an integer (arithmetic, comparisons, indexing) of a type that still knows its class.
+The members of one class must have values of one number type."""
+from __future__ import annotations
+
+import enum
+
+from .core import Integer, Module, Type
+
+
+class EnumClass(Module):
+    """The class itself, in compiled code: its members are frozen constants."""
+    kind = "enum class"
+
+    def __init__(self, cls):
+        self.module = cls
+        self.label = cls.__name__
+        self.name = f"EnumClass({cls.__name__})"
+
+    @property
+    def key(self):
+        return (self.module,)
+
+
+class EnumMember(Type):
+    """A member of an `enum.Enum` class whose values are numbers of one type (`dtype`)."""
+
+    def __init__(self, cls, dtype):
+        self.instance_class = cls
+        self.dtype = dtype
+        self.fields = (dtype,)     # laid out as a struct of its value (codegen/datamodel.py)
+        self.name = f"Enum({cls.__name__})"
+
+    @property
+    def key(self):
+        return (self.instance_class, self.dtype)
+
+
+class IntEnumMember(Integer):
+    """A member of an `enum.IntEnum` class: an int64 that remembers its class."""
+
+    def __init__(self, cls):
+        super().__init__(f"IntEnum({cls.__name__})", "int64")
+        self.instance_class = cls
+        self.dtype = self
+
+    @property
+    def key(self):
+        return (self.instance_class,)
+
+
+def is_enum_class(value) -> bool:
+    return isinstance(value, type) and issubclass(value, enum.Enum) and len(value) > 0
+
+
+def enum_member_type(cls):
+    """The type of `cls`'s members; TypeError when kiln cannot hold them."""
+    from .core import Number
+    from .typeof import _typeof
+    if issubclass(cls, enum.IntEnum):
+        return IntEnumMember(cls)
+    types = {_typeof(member.value) for member in cls}
+    if len(types) != 1 or not isinstance(next(iter(types)), Number):
+        raise TypeError(f"kiln takes the members of an enum whose values are numbers of "
+                        f"one type; {cls.__name__}'s values are "
+                        f"{', '.join(sorted({type(m.value).__name__ for m in cls}))}")
+    return EnumMember(cls, types.pop())
