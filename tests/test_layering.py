@@ -39,6 +39,7 @@ LAYERS = [
     ("kiln.cuda",),
     ("kiln.ufunc",),
     ("kiln",),            # the package itself: the public API
+    ("kiln.aot",),        # ahead-of-time compilation (imported on its own, never by kiln)
     ("kiln.extending", "kiln.sysreport"),
     ("kiln.__main__",),
 ]
