@@ -106,13 +106,15 @@ def attempt(fn, *args):
 
 a = np.linspace(0.0, 3.0, 7)
 out = {
-    "hypot": m.hypot(3.0, 4.0),
+    "hypot": m.hypot(3.0, 4.0), "hypot_ints": m.hypot(3, np.float32(4)),
+    "hypot_text": attempt(m.hypot, "3", 4.0),
     "total": m.total(a), "total_strided": m.total(a[::2]), "total_empty": m.total(a[:0]),
     "scaled": m.scaled(a, 2.5),
     "sqrt": attempt(m.checked_sqrt, 2.0), "sqrt_negative": attempt(m.checked_sqrt, -1.0),
     "index": attempt(m.check_index, 3), "index_past": attempt(m.check_index, 11),
     "tail": m.tail(a), "tail_is_view": m.tail(a).base is not None,
     "combine_int": m.combine(2, 3), "combine_float": m.combine(2.0, 0.5),
+    "combine_numpy_int": m.combine(np.int32(2), True),
     "grid": m.grid(3, 4),
     "wrong_type": attempt(m.total, [1.0, 2.0]), "wrong_count": attempt(m.hypot, 1.0),
     "doc": m.hypot.__doc__, "signature": str(__import__("inspect").signature(m.combine)),
@@ -176,6 +178,8 @@ def test_runs_without_kiln_or_llvmlite(built):
     assert out["imported"] == []
     a = np.linspace(0.0, 3.0, 7)
     assert out["hypot"] == py.hypot(3.0, 4.0)
+    assert out["hypot_ints"] == 5.0   # converted as Numba converts for explicit signatures
+    assert out["hypot_text"][:2] == ("raised", "TypeError")
     assert out["total"] == py.total(a)
     assert out["total_strided"] == py.total(a[::2])
     assert out["total_empty"] == 0.0
@@ -188,6 +192,8 @@ def test_runs_without_kiln_or_llvmlite(built):
     assert out["tail_is_view"]
     assert out["combine_int"] == py.combine.py_func(2, 3) and type(out["combine_int"]) is int
     assert out["combine_float"] == py.combine.py_func(2.0, 0.5)
+    assert out["combine_numpy_int"] == py.combine.py_func(2, 1)   # to the first: i8(i8, i8)
+    assert type(out["combine_numpy_int"]) is int
     np.testing.assert_array_equal(out["grid"], py.grid(3, 4))
     assert out["wrong_type"][:2] == ("raised", "TypeError")
     assert "float64(array(float64, 1d, A))" in out["wrong_type"][2][0]

@@ -19,8 +19,9 @@ Mark the functions of a module with `export`, then build it:
 `@njit(...)` function it uses that function's options), so the module still runs as it is.
 A name exported with several signatures is dispatched among them, in order, by the exact
 types of the arguments, as kiln's entry points check them (an array's dtype, dimension
-count, layout and writability, and for a number its class: a float64 parameter takes a
-Python float or np.float64, not an int). Arguments are positional.
+count, layout and writability, and for a number its class); when none matches, in order
+again with numbers converted as Numba converts them for explicit signatures (an int to a
+float64 parameter, a NumPy integer to an int64 one). Arguments are positional.
 
 How the extension is made (aot/build.py): each specialization goes through kiln's normal
 pipeline (typing, codegen, the CPython entry point) into one LLVM module together with the

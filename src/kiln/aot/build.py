@@ -144,19 +144,31 @@ def _null():
 
 def _method(glue, name, specializations, text_signature):
     """`PyObject *name(self, args, nargs)` (METH_FASTCALL): each specialization's entry
-    point in turn until one accepts the arguments; a TypeError when none does."""
+    point in turn until one accepts the arguments; then each again with the arguments
+    converted as Numba converts them for an explicit signature (what converts safely: an
+    int or a NumPy number to a float64 parameter, a NumPy integer or a bool to an int64
+    one); a TypeError when none accepts them."""
     g = glue
     fn = ir.Function(g.module, ir.FunctionType(ll.ptr, [ll.ptr, ll.ptr, ll.i64]),
                      name=f"kiln.aot.method.{name}")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     not_implemented = g.data("_Py_NotImplementedStruct", ll.i8)
     decref = g.fn("Py_DecRef", ir.VoidType(), [ll.ptr])
-    for spec in specializations:
-        entry = g.fn(spec.entry, ll.ptr, [ll.ptr, ll.ptr, ll.i64])
-        result = b.call(entry, list(fn.args))
+
+    def attempt(entry, args):
+        result = b.call(entry, [fn.args[0], args, fn.args[2]])
         with b.if_then(b.icmp_unsigned("!=", result, not_implemented)):
+            yield
             b.ret(result)
         b.call(decref, [result])
+
+    for spec in specializations:
+        for _ in attempt(g.fn(spec.entry, ll.ptr, [ll.ptr, ll.ptr, ll.i64]), fn.args[1]):
+            pass
+    for spec in specializations:
+        conversions = [_CONVERSIONS.get(str(ty)) for ty in spec.signature.args]
+        if any(conversions):
+            _converted_attempt(g, b, fn, spec, conversions, attempt)
     accepted = "; ".join(str(s.signature) for s in specializations)
     message = f"{name}{text_signature}: no compiled signature accepts these argument types " \
               f"(compiled for: {accepted})"
@@ -164,6 +176,55 @@ def _method(glue, name, specializations, text_signature):
     b.call(set_string, [b.load(g.data("PyExc_TypeError"), typ=ll.ptr), g.string(message)])
     b.ret(_null())
     return fn
+
+
+# parameter type -> the C API function that converts an argument to it (a number only)
+_CONVERSIONS = {"float64": "PyNumber_Float", "int64": "PyNumber_Index"}
+
+
+def _converted_attempt(g, b, fn, spec, conversions, attempt):
+    """Call `spec`'s entry point with each argument of a float64 or int64 parameter that
+    is a number converted (a new array of new references, released after the call)."""
+    _, args, nargs = fn.args
+    count = len(conversions)
+    after = fn.append_basic_block("after_conversion")
+    with b.if_then(b.icmp_unsigned(">", nargs, ir.Constant(ll.i64, count))):
+        b.branch(after)
+    slots = b.alloca(ll.ptr, size=count)
+    slot = [b.gep(slots, [ir.Constant(ll.i64, i)], source_etype=ll.ptr) for i in range(count)]
+    for i in range(count):
+        b.store(_null(), slot[i])
+    release = fn.append_basic_block("release_conversions")
+    incref = g.fn("Py_IncRef", ir.VoidType(), [ll.ptr])
+    is_number = g.fn("PyNumber_Check", ll.i32, [ll.ptr])
+    for i, conversion in enumerate(conversions):
+        with b.if_then(b.icmp_unsigned(">", nargs, ir.Constant(ll.i64, i))):
+            arg = b.load(b.gep(args, [ir.Constant(ll.i64, i)], source_etype=ll.ptr), typ=ll.ptr)
+            if conversion is None:
+                b.call(incref, [arg])
+                b.store(arg, slot[i])
+            else:
+                number = b.icmp_signed("!=", b.call(is_number, [arg]), ir.Constant(ll.i32, 0))
+                with b.if_else(number) as (convert, keep):
+                    with convert:
+                        converted = b.call(g.fn(conversion, ll.ptr, [ll.ptr]), [arg])
+                        with b.if_then(b.icmp_unsigned("==", converted, _null())):
+                            b.call(g.fn("PyErr_Clear", ir.VoidType(), []), [])
+                            b.branch(release)
+                        b.store(converted, slot[i])
+                    with keep:
+                        b.call(incref, [arg])
+                        b.store(arg, slot[i])
+    decref = g.fn("Py_DecRef", ir.VoidType(), [ll.ptr])
+    for _ in attempt(g.fn(spec.entry, ll.ptr, [ll.ptr, ll.ptr, ll.i64]), slot[0]):
+        for cell in slot:   # (Py_DecRef ignores NULL)
+            b.call(decref, [b.load(cell, typ=ll.ptr)])
+    b.branch(release)
+    b.position_at_end(release)
+    for cell in slot:
+        b.call(decref, [b.load(cell, typ=ll.ptr)])
+    b.branch(after)
+    b.position_at_end(after)
 
 
 def _text_signature(function):
