@@ -16,7 +16,7 @@ import types as pytypes
 
 from llvmlite import ir
 
-from . import exports_of
+from . import _EXPORTS, exports_of
 from ..runtime import irtypes as ll
 
 OBJECT_PREFIX = "kiln.obj."
@@ -399,6 +399,7 @@ def _load(source):
     if spec is None:
         raise BuildError(f"{path} is not a Python module")
     module = importlib.util.module_from_spec(spec)
+    _EXPORTS.pop(name, None)   # what an earlier module of this name exported is not ours
     previous, sys.modules[name] = sys.modules.get(name), module
     sys.path.insert(0, os.path.dirname(path))
     try:
