@@ -80,10 +80,12 @@ def _generate(export, signature_text, source_module):
     llvm_ir = str(state.module)
     needs = set(runtime_needs(llvm_ir))
     if needs - _SUPPORTED_NEEDS:
-        missing = ", ".join(sorted(needs - _SUPPORTED_NEEDS))
-        raise BuildError(f"{shown} calls parts of kiln's runtime that ahead-of-time modules "
-                         f"do not include yet ({missing}: BLAS/LAPACK, np.random or "
-                         "parallel threads)")
+        described = {"threads": "the thread layer of parallel=True",
+                     "random": "the state of np.random"}
+        missing = sorted({described.get(n, "SciPy's BLAS/LAPACK (np.dot, np.linalg)")
+                          for n in needs - _SUPPORTED_NEEDS})
+        raise BuildError(f"{shown} calls what ahead-of-time modules do not include yet: "
+                         + ", ".join(missing))
     for symbol, obj in state.object_refs.items():
         _check_object(shown, symbol[len(OBJECT_PREFIX):], source_module)
     # kiln's cells for CPython's exception classes are CPython's own variables here
