@@ -257,3 +257,34 @@ def test_the_strided_copy_kernel_takes_shapes_that_differ_in_axes_of_one():
     target = cuda.to_device(np.zeros((3, 1, 2)))[:, :, ::-1]
     stridedcopy.copy(target, cuda.to_device(np.arange(6.0).reshape(3, 2)))
     np.testing.assert_array_equal(target.copy_to_host(), np.arange(6.0).reshape(3, 1, 2))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("view", [lambda a: a, lambda a: a[::2, ::2], lambda a: a[::2, ::2].T,
+                                  lambda a: a.T, lambda a: a[:, ::3]])
+def test_array_like_is_laid_out_as_numpys_zeros_like(order, view):
+    """*_array_like of a device array: NumPy's zeros_like's strides and flags (contiguous,
+    its axes in the order of the original's strides)."""
+    host = view(np.zeros((10, 12), order=order))
+    dev = view(cuda.device_array((10, 12), order=order))
+    assert dev.strides == host.strides
+    expected = np.zeros_like(host)
+    for like in (cuda.device_array_like, cuda.pinned_array_like, cuda.mapped_array_like):
+        made = like(dev)
+        assert made.shape == expected.shape and made.strides == expected.strides
+        for flag in ("C_CONTIGUOUS", "F_CONTIGUOUS"):
+            assert made.flags[flag] == expected.flags[flag]
+            assert getattr(made.flags, flag.lower()) == expected.flags[flag]
+
+
+def test_auto_device():
+    """devicearray.auto_device: (device array, copied?); a device array is itself; a
+    non-contiguous host array is refused."""
+    d, copied = cuda.devicearray.auto_device(2)
+    assert copied and d.shape == () and d.copy_to_host() == 2
+    a = np.arange(12.0).reshape(3, 4)
+    d, copied = cuda.devicearray.auto_device(a)
+    assert copied and np.array_equal(d.copy_to_host(), a)
+    assert cuda.devicearray.auto_device(d) == (d, False)
+    with pytest.raises(ValueError, match="not contiguous"):
+        cuda.devicearray.auto_device(np.arange(10.0)[:-1:2])

@@ -179,11 +179,11 @@ def test_explicit_signature_converts_scalars_before_packing(fake, general_path):
     values = fake.launches[-1][-1]
     assert struct.unpack("i", values[-2])[0] == 3
     assert struct.unpack("f", values[-1])[0] == 0.0
-    with pytest.raises(OverflowError):   # np.int32(2**40), as the general path converts
-        scale[1, 4](dev, 2**40, 0.1)
+    scale[1, 4](dev, 2**40 + 5, 0.1)   # wrapped to int32, as Numba converts: 5
+    assert struct.unpack("i", fake.launches[-1][-1][-2])[0] == 5
     with pytest.raises(TypeError, match="no signature for arguments"):
         scale[1, 4](dev, 4.5, 0.1)
-    assert len(fake.launches) == 2
+    assert len(fake.launches) == 3
 
 
 # -- the launch sequence ----------------------------------------------------------------------
@@ -1228,9 +1228,10 @@ def test_compiled_entries_convert_scalars_as_the_signature_says(fake, monkeypatc
     assert struct.unpack("d", fake.launches[-1][5][9])[0] == float(2 ** 53 + 1)
     with pytest.warns(RuntimeWarning, match="overflow"):
         configured(out, 1e300, 7, 3, 200)
-    for n, k in ((2 ** 40, 200), (7, -1), (7, 256)):
-        with pytest.raises(OverflowError, match="out of bounds"):
-            configured(out, 2.5, n, 3, k)
+    for n, k, wrapped in ((2 ** 40, 200, (0, 200)), (7, -1, (7, 255)), (7, 256, (7, 0))):
+        configured(out, 2.5, n, 3, k)   # wrapped to the declared width, as Numba converts
+        _, n_seen, _, k_seen = fake.launches[-1][5][7:]
+        assert (struct.unpack("i", n_seen)[0], k_seen[0]) == wrapped
     assert _compiled_launches(fake) == compiled + 1 and len(asked) == 5
 
 

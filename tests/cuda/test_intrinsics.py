@@ -232,15 +232,36 @@ def test_atomics(op, dtype, start, values, expected):
         assert dtype(start) in olds  # the first thread to get there saw the start value
 
 
-def test_atomic_max_nan_propagates():
+def test_atomic_max_min_leave_the_element_when_either_side_is_nan():
+    """Numba's rule: a NaN element or a NaN value changes nothing (Python's max(old, val)
+    and min(old, val)); the old value comes back."""
     @cuda.jit
-    def amax(a, v):
-        cuda.atomic.max(a, 0, v[0])
-        cuda.atomic.min(a, 1, v[0])
+    def amax(a, v, olds):
+        olds[0] = cuda.atomic.max(a, 0, v[0])
+        olds[1] = cuda.atomic.min(a, 1, v[0])
 
-    a = np.array([1.0, 1.0])
-    amax[1, 1](a, np.array([np.nan]))
-    assert np.isnan(a).all()
+    for start, value in [(1.0, np.nan), (np.nan, 3.0), (1.0, 3.0), (5.0, 3.0)]:
+        for dtype in (np.float32, np.float64):
+            a = np.array([start, start], dtype)
+            olds = np.zeros(2, dtype)
+            amax[1, 1](a, np.array([value], dtype), olds)
+            expected = [max(dtype(start), dtype(value)), min(dtype(start), dtype(value))]
+            np.testing.assert_array_equal(a, np.array(expected, dtype))
+            np.testing.assert_array_equal(olds, np.array([start, start], dtype))
+
+
+def test_integer_arguments_wrap_to_the_declared_width():
+    """A Python int past an int32 parameter's range wraps, as C's conversion does."""
+    @cuda.jit("void(int64[:], int32, uint8)")
+    def store(out, x, y):
+        out[0] = x
+        out[1] = y
+
+    out = np.zeros(2, np.int64)
+    store[1, 1](out, 0xFFFFFFFF, 257)
+    assert list(out) == [np.array(0xFFFFFFFF, np.uint32).view(np.int32), 1]
+    store[1, 1](out, 0x80000000, -1)
+    assert list(out) == [-2**31, 255]
 
 
 def test_atomic_exch_cas_inc_dec_return_old_values():

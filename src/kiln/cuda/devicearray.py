@@ -71,6 +71,44 @@ def broadcast_to(array, shape):
     return array._view(shape, strides)
 
 
+class Flags(dict):
+    """A device array's flags, read as NumPy's are: `flags["C_CONTIGUOUS"]` or
+    `flags.c_contiguous`."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name.upper()]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def sentry_contiguous(ary):
+    """Refuse an array that is neither C- nor F-contiguous (Numba's check before a copy
+    to the device)."""
+    flags = ary.flags
+    if not flags["C_CONTIGUOUS"] and not flags["F_CONTIGUOUS"]:
+        if ary.strides[0] == 0:   # a broadcast axis: the rest must be contiguous
+            return sentry_contiguous(ary[0])
+        raise ValueError("array is not contiguous: copy it first (np.ascontiguousarray)")
+
+
+def auto_device(obj, stream=0, copy=True, user_explicit=False):
+    """(a device array holding `obj`, whether it was copied there): `obj` itself if it is
+    one already, else a copy of it (NumPy arrays must be contiguous; scalars and
+    sequences become arrays). Numba's `devicearray.auto_device`."""
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    if hasattr(obj, "__cuda_array_interface__") and not isinstance(obj, np.ndarray):
+        from .host import as_cuda_array
+        return as_cuda_array(obj), False
+    if isinstance(obj, np.ndarray):
+        sentry_contiguous(obj)
+    else:
+        obj = np.asarray(obj)
+    from .host import to_device
+    return to_device(obj, stream=stream, copy=copy), True
+
+
 _AxisError = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError  # <1.25
 _ARRAY_TYPES = {}   # kiln array type -> its one object (DeviceNDArray.intern_type)
 
@@ -169,8 +207,8 @@ class DeviceNDArray:
 
     @property
     def flags(self):
-        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous(),
-                "WRITEABLE": not self.readonly}
+        return Flags(C_CONTIGUOUS=self.is_c_contiguous(), F_CONTIGUOUS=self.is_f_contiguous(),
+                     WRITEABLE=not self.readonly)
 
     @property
     def __cuda_array_interface__(self):

@@ -21,8 +21,21 @@ def _strides(shape, dtype, strides, order):
 
 
 def _order_like(ary):
-    return "F" if ary.ndim > 1 and ary.flags.f_contiguous and not ary.flags.c_contiguous \
-        else "C"
+    return "F" if ary.ndim > 1 and ary.flags["F_CONTIGUOUS"] and \
+        not ary.flags["C_CONTIGUOUS"] else "C"
+
+
+def _strides_like(ary):
+    """Strides of a new contiguous array laid out as `ary` (None where C or F order does):
+    the axes keep the order of `ary`'s strides, as NumPy's `empty_like` (Numba's
+    `_contiguous_strides_like_array`)."""
+    if ary.flags["C_CONTIGUOUS"] or ary.flags["F_CONTIGUOUS"] or ary.ndim <= 1:
+        return None
+    strides, step = [0] * ary.ndim, ary.dtype.itemsize
+    for axis, _ in sorted(enumerate(ary.strides), key=lambda pair: pair[1]):
+        strides[axis] = step
+        step *= ary.shape[axis]
+    return tuple(strides)
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
@@ -32,10 +45,10 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 
 
 def device_array_like(ary, stream=0):
-    """An uninitialized device array with `ary`'s shape, dtype and C/F layout."""
-    order = _order_like(ary) if isinstance(ary, np.ndarray) else \
-        ("F" if ary.is_f_contiguous() and not ary.is_c_contiguous() else "C")
-    return device_array(ary.shape, ary.dtype, order=order, stream=stream)
+    """An uninitialized device array with `ary`'s shape, dtype and layout (contiguous, its
+    axes in the order of `ary`'s strides)."""
+    return device_array(ary.shape, ary.dtype, strides=_strides_like(ary),
+                        order=_order_like(ary), stream=stream)
 
 
 def to_device(obj, stream=0, copy=True, to=None):
@@ -60,7 +73,8 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
 
 
 def pinned_array_like(ary):
-    return pinned_array(ary.shape, ary.dtype, order=_order_like(ary))
+    return pinned_array(ary.shape, ary.dtype, strides=_strides_like(ary),
+                        order=_order_like(ary))
 
 
 class MappedNDArray(np.ndarray):
@@ -96,7 +110,8 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    return mapped_array(ary.shape, ary.dtype, order=_order_like(ary), stream=stream)
+    return mapped_array(ary.shape, ary.dtype, strides=_strides_like(ary),
+                        order=_order_like(ary), stream=stream)
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,

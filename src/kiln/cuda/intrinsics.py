@@ -224,8 +224,10 @@ _ATOMICS = {
     "and_": "and_(ary, idx, val): ary[idx] &= val; returns the old value.",
     "or_": "or_(ary, idx, val): ary[idx] |= val; returns the old value.",
     "xor": "xor(ary, idx, val): ary[idx] ^= val; returns the old value.",
-    "max": "max(ary, idx, val): ary[idx] = max(ary[idx], val); a NaN on either side wins.",
-    "min": "min(ary, idx, val): ary[idx] = min(ary[idx], val); a NaN on either side wins.",
+    "max": "max(ary, idx, val): ary[idx] = max(ary[idx], val); a NaN on either side leaves "
+           "ary[idx] as it is (Numba's rule).",
+    "min": "min(ary, idx, val): ary[idx] = min(ary[idx], val); a NaN on either side leaves "
+           "ary[idx] as it is (Numba's rule).",
     "nanmax": "nanmax(ary, idx, val): max that treats NaN as missing.",
     "nanmin": "nanmin(ary, idx, val): min that treats NaN as missing.",
     "exch": "exch(ary, idx, val): ary[idx] = val; returns the old value.",

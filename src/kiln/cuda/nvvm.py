@@ -470,9 +470,10 @@ def _element_pointer(builder, array, indices):
 _INT_OPS = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
             "exch": "xchg", "max": "max", "min": "min", "inc": "uinc_wrap",
             "dec": "udec_wrap"}
-# float sub adds the negation; float max/min let a NaN win, nanmax/nanmin let it lose
-_FLOAT_OPS = {"add": "fadd", "sub": "fadd", "exch": "xchg", "max": "fmaximum",
-              "min": "fminimum", "nanmax": "fmax", "nanmin": "fmin"}
+# float sub adds the negation; nanmax/nanmin let a NaN lose; float max/min leave the element
+# as it is when either side is NaN (Numba's rule): a compare-and-swap loop (_float_minmax)
+_FLOAT_OPS = {"add": "fadd", "sub": "fadd", "exch": "xchg", "max": "olt",
+              "min": "ogt", "nanmax": "fmax", "nanmin": "fmin"}
 _UNSIGNED = {"max": "umax", "min": "umin"}
 
 
@@ -516,8 +517,38 @@ def _atomic_typer(name):
                 value = builder.fneg(value)
             address = _element_pointer(builder, array,
                                        _wrapped(context, builder, array, idx, index))
+            if op in ("olt", "ogt"):
+                return _float_minmax(builder, op, address, value)
             return builder.atomic_rmw(op, address, value, "monotonic")
         return t.Signature(ary.dtype, (ary, idx, ary.dtype)), codegen
+
+
+def _float_minmax(builder, cmp, address, value):
+    """Float atomic max (cmp 'olt') or min ('ogt'): swap `value` in while the element
+    compares `cmp` to it, so a NaN on either side changes nothing; returns the old value."""
+    bits = ir.IntType(32 if value.type == ir.FloatType() else 64)
+    entry = builder.block
+    first = builder.load(address, typ=value.type, align=bits.width // 8)
+    loop = builder.append_basic_block("atomic_minmax.loop")
+    attempt = builder.append_basic_block("atomic_minmax.attempt")
+    done = builder.append_basic_block("atomic_minmax.done")
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    old = builder.phi(value.type)
+    old.add_incoming(first, entry)
+    builder.cbranch(builder.fcmp_ordered("<" if cmp == "olt" else ">", old, value),
+                    attempt, done)
+    builder.position_at_end(attempt)
+    result = builder.cmpxchg(address, builder.bitcast(old, bits), builder.bitcast(value, bits),
+                             "monotonic", "monotonic")
+    seen = builder.bitcast(builder.extract_value(result, 0), value.type)
+    old.add_incoming(seen, attempt)
+    builder.cbranch(builder.extract_value(result, 1), done, loop)
+    builder.position_at_end(done)
+    final = builder.phi(value.type)
+    final.add_incoming(old, loop)
+    final.add_incoming(old, attempt)
+    return final
 
 
 def _wrapped(context, builder, array, idxty, idx):

@@ -85,11 +85,22 @@ def select(sigs, args):
     return None
 
 
+def _convert(dtype, value):
+    """`value` as a scalar of `dtype`; a Python int out of an integer type's range wraps
+    to its width, as C's conversion (and Numba's) does: 0xFFFFFFFF as int32 is -1."""
+    if dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool):
+        bits = dtype.itemsize * 8
+        value &= (1 << bits) - 1
+        if dtype.kind == "i" and value >> (bits - 1):
+            value -= 1 << bits
+    return dtype.type(value)
+
+
 def match(name, sigs, args) -> tuple:
     """`args` with scalars converted to the first signature that accepts them all."""
     sig = select(sigs, args)
     if sig is not None:
-        return tuple(e.np_dtype.type(v) if isinstance(e, types.Number) else v
+        return tuple(_convert(e.np_dtype, v) if isinstance(e, types.Number) else v
                      for e, v in zip(sig.args, args))
     actual = [_typeof(a) for a in args]
     given = ", ".join(_spell(a) if a is not None else type(v).__name__

@@ -13,12 +13,12 @@ def _isnan(x):
     return x != x
 
 
-def _max(old, val):
-    return old if _isnan(old) else val if _isnan(val) or val > old else old
+def _max(old, val):   # a NaN on either side leaves the element as it is (Numba's)
+    return val if val > old else old
 
 
 def _min(old, val):
-    return old if _isnan(old) else val if _isnan(val) or val < old else old
+    return val if val < old else old
 
 
 def _nanmax(old, val):
