@@ -145,3 +145,70 @@ def test_numba_variable_enables_the_simulator():
         print(cuda.is_available(), cuda.get_current_device().name)
     """, NUMBA_ENABLE_CUDASIM="1")
     assert result.stdout.strip() == "True kiln CUDA simulator", result.stderr
+
+
+def test_a_kernel_called_from_a_kernel_is_a_device_function():
+    """As in Numba: a @cuda.jit function called from device code runs as a device
+    function and may return a value; called from the host, it needs a launch config."""
+    @cuda.jit
+    def twice(x):
+        return 2 * x
+
+    @cuda.jit
+    def kernel(out, x):
+        out[0] = twice(x)
+
+    out = np.zeros(1)
+    kernel[1, 1](out, 2.5)
+    assert out[0] == 5.0
+    with pytest.raises(ValueError, match="launch configuration was not specified"):
+        twice(1)
+
+
+def test_namedtuple_and_enum_arguments():
+    import enum
+    from collections import namedtuple
+    Point = namedtuple("Point", ("x", "y"))
+
+    class Color(enum.Enum):
+        red = 1
+        green = 2
+
+    @cuda.jit
+    def kernel(out, p, c):
+        out[0] = p.x + p.y[1]
+        out[1] = c == Color.green
+
+    out = np.zeros(2)
+    kernel[1, 1](out, Point(1.5, np.arange(3.0)), Color.green)
+    assert list(out) == [2.5, 1.0]
+
+
+def test_overloads_and_cooperative_grid_blocks():
+    from kiln import types
+
+    @cuda.jit("void(int32[:, ::1])")
+    def rows(a):
+        cuda.cg.this_grid().sync()
+
+    overload = rows.overloads[(types.int32[:, ::1],)]
+    assert overload.cooperative
+    per_block = overload.max_cooperative_grid_blocks(256)
+    assert per_block == overload.max_cooperative_grid_blocks((16, 16)) == \
+        overload.max_cooperative_grid_blocks((16, 4, 4)) == rows.max_cooperative_grid_blocks(256)
+
+
+@pytest.mark.parametrize("key, kind, words", [
+    ((2.0, 3), TypeError, "griddim must be a sequence of integers, got [2.0]"),
+    ((2, 3.0), TypeError, "blockdim must be a sequence of integers, got [3.0]"),
+    (((1, 2, 3, 4), 5), ValueError, "griddim must be a sequence of 1, 2 or 3 integers, "
+                                    "got [1, 2, 3, 4]"),
+])
+def test_launch_configuration_errors_say_numbas_words(key, kind, words):
+    @cuda.jit
+    def noop(x):
+        pass
+
+    with pytest.raises(kind) as raised:
+        noop[key]
+    assert words in str(raised.value)

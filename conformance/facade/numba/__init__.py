@@ -77,8 +77,9 @@ def _real_numba_cuda_dir():
 
 REAL_NUMBA_CUDA = _real_numba_cuda_dir()
 # what numba-cuda's harness asks about its installation: is base Numba installed beside
-# it (under the facade `numba` is kiln, so the tests of numba-cuda with Numba are skipped)
-HARNESS_FACTS = {"numba.cuda.HAS_NUMBA": False}
+# it (under the facade `numba` is kiln, which is base Numba's API: the tests of numba-cuda
+# with Numba's CPU `jit` run on kiln's)
+HARNESS_FACTS = {"numba.cuda.HAS_NUMBA": True}
 
 
 class _Partial:
@@ -155,8 +156,21 @@ def _lenient(tree, name):
     """Rewrite the top-level imports of numba modules in a harness module so that each
     name that fails to import binds a _Missing placeholder."""
     import ast
+    tree.body = _lenient_body(tree.body)
+    return ast.fix_missing_locations(tree)
+
+
+def _lenient_body(statements):
+    """_lenient's rewrite of a list of top-level statements (and of the branches of
+    top-level `if`s: `if HAS_NUMBA: from numba.core ... import ...`)."""
+    import ast
     body = []
-    for node in tree.body:
+    for node in statements:
+        if isinstance(node, ast.If):
+            node.body = _lenient_body(node.body)
+            node.orelse = _lenient_body(node.orelse)
+            body.append(node)
+            continue
         targets = []
         if isinstance(node, ast.ImportFrom) and node.level == 0 and \
                 (node.module or "").startswith("numba"):
@@ -178,8 +192,7 @@ def _lenient(tree, name):
             fallback = ast.parse(f"{bound} = __numba_missing__({qual!r})").body
             handler = ast.ExceptHandler(ast.Name("ImportError", ast.Load()), None, fallback)
             body.append(ast.Try([stmt], [handler], [], []))
-    tree.body = body
-    return ast.fix_missing_locations(tree)
+    return body
 
 
 class _AliasLoader(importlib.abc.Loader):

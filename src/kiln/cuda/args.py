@@ -3,6 +3,7 @@ and back after the launch, device arrays, `__cuda_array_interface__` objects and
 objects pass as they are, `cuda.In/Out/InOut` choose the copies explicitly."""
 from __future__ import annotations
 
+import enum
 import numbers
 
 import numpy as np
@@ -59,8 +60,9 @@ def _prepare(kernel_name, index, arg, stream, writebacks):
     if hasattr(arg, "__dlpack__"):
         return from_dlpack(arg, stream)
     if isinstance(arg, tuple):
-        return tuple(_prepare(kernel_name, index, a, stream, writebacks) for a in arg)
-    if isinstance(arg, (numbers.Number, np.generic)):
+        items = [_prepare(kernel_name, index, a, stream, writebacks) for a in arg]
+        return type(arg)(*items) if hasattr(arg, "_fields") else tuple(items)  # namedtuples
+    if isinstance(arg, (numbers.Number, np.generic, enum.Enum)):
         return arg
     raise TypeError(f"kernel '{kernel_name}': argument {index + 1} is a "
                     f"{type(arg).__name__}; kernels take scalars, NumPy arrays, device "

@@ -191,11 +191,8 @@ class Kernel(_Compiled):
             raise TypeError(f"kernel '{self.__name__}': max_cooperative_grid_blocks needs "
                             f"exactly one signature, it has {len(self._sigs)}; give "
                             "@cuda.jit one")
-        threads = blockdim if isinstance(blockdim, int) else \
-            blockdim[0] * (blockdim[1] if len(blockdim) > 1 else 1) * \
-            (blockdim[2] if len(blockdim) > 2 else 1)
         return backend.active.max_cooperative_blocks(self, tuple(self._sigs[0].args),
-                                                     threads, dynsmem)
+                                                     launch.threads_of(blockdim), dynsmem)
 
     # -- what the compiled kernel uses of the device (Numba's names) ----------------------
     def get_regs_per_thread(self, signature=None):
@@ -220,8 +217,28 @@ class Kernel(_Compiled):
             self, _argument_types(sig))[name])
 
     def __call__(self, *args, **kwargs):
+        if in_kernel():   # called from device code: a device function (as in Numba)
+            if not self.__dict__.get("_checked_as_device"):
+                checks.check_source(self.py_func, DeviceFunction.kind)
+                self._checked_as_device = True
+            return self.py_func(*args, **kwargs)
         raise ValueError(f"kernel '{self.__name__}' was called without a launch "
-                         f"configuration; launch it as {self.__name__}[blocks, threads](...)")
+                         f"configuration (launch configuration was not specified); launch "
+                         f"it as {self.__name__}[blocks, threads](...)")
+
+    def _kiln_typeof_(self):  # called from a kernel compiled for the GPU: a device function
+        from .nvvm import device_function_type
+        return device_function_type(self)
+
+    @property
+    def overloads(self) -> dict:
+        """The kernel per tuple of argument types it is compiled for (Numba's): its
+        signatures' and its launches'; another tuple of types gives that kernel too."""
+        found = _Overloads(self)
+        for argtypes in [tuple(sig.args) for sig in self._sigs] + \
+                list(backend.active.compiled_argtypes(self)):
+            found[argtypes] = _Overload(self, argtypes)
+        return found
 
     def _bind(self, args):
         if self._simple and len(args) == self._nparams:
@@ -249,6 +266,36 @@ class Kernel(_Compiled):
             device_args = signatures.match(self.__name__, self._sigs, device_args)
         backend.active.launch(self, config, device_args)
         kernel_args.write_back(writebacks, config.stream)
+
+
+class _Overload:
+    """The kernel for one tuple of argument types (what Numba's `overloads` holds)."""
+
+    def __init__(self, kernel, argtypes):
+        self.kernel = kernel
+        self.argtypes = argtypes
+        self.signature = Signature(types.void, argtypes)
+
+    @property
+    def cooperative(self) -> bool:
+        return self.kernel.cooperative
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """The most blocks of `blockdim` threads a cooperative launch can have."""
+        return backend.active.max_cooperative_blocks(self.kernel, self.argtypes,
+                                                     launch.threads_of(blockdim), dynsmem)
+
+    def __repr__(self):
+        return f"<kernel {self.kernel.__name__}{self.signature}>"
+
+
+class _Overloads(dict):
+    def __init__(self, kernel):
+        super().__init__()
+        self._kernel = kernel
+
+    def __missing__(self, argtypes):
+        return _Overload(self._kernel, tuple(argtypes))
 
 
 class ConfiguredKernel:

@@ -29,14 +29,17 @@ class LaunchConfig:
 
 def _dim3(kernel_name, what, value) -> tuple:
     items = value if isinstance(value, (tuple, list)) else (value,)
+    numba = {"grid": "griddim", "block": "blockdim"}[what]   # Numba's words, for its users
     try:
         dims = tuple(operator.index(v) for v in items)
     except TypeError:
         raise TypeError(f"kernel '{kernel_name}': the {what} must be an int or a tuple of 1 to "
-                        f"3 ints, not {value!r}") from None
+                        f"3 ints, not {value!r} ({numba} must be a sequence of integers, got "
+                        f"{list(items)})") from None
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"kernel '{kernel_name}': the {what} has {len(dims)} dimensions; "
-                         "CUDA grids and blocks have 1 to 3")
+                         f"CUDA grids and blocks have 1 to 3 ({numba} must be a sequence of "
+                         f"1, 2 or 3 integers, got {list(dims)})")
     if any(d < 1 for d in dims):
         raise ValueError(f"kernel '{kernel_name}': the {what} {value!r} must be positive in "
                          "every dimension")
@@ -93,3 +96,13 @@ def parse(kernel_name, key) -> LaunchConfig:
                          f"[blocks, threads] or [blocks, threads, stream, shared_bytes], "
                          f"not [{key!r}]")
     return configure(kernel_name, *key)
+
+
+def threads_of(blockdim) -> int:
+    """The number of threads in a block of `blockdim` (an int or a tuple of 1 to 3)."""
+    if isinstance(blockdim, int):
+        return blockdim
+    threads = 1
+    for extent in blockdim:
+        threads *= extent
+    return threads

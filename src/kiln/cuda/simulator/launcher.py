@@ -95,7 +95,8 @@ def _kernel_arg(arg):
         # records: `p = a[i]; p.x += 1` writes the array, as in compiled code
         return ary.view(np.recarray) if ary.dtype.names is not None else ary
     if isinstance(arg, tuple):
-        return tuple(_kernel_arg(a) for a in arg)
+        items = [_kernel_arg(a) for a in arg]
+        return type(arg)(*items) if hasattr(arg, "_fields") else tuple(items)  # namedtuples
     return arg
 
 
