@@ -212,3 +212,27 @@ def test_launch_configuration_errors_say_numbas_words(key, kind, words):
     with pytest.raises(kind) as raised:
         noop[key]
     assert words in str(raised.value)
+
+
+def test_launch_extensions_see_the_arguments_first():
+    """Numba's kernel.extensions: prepare_args may wrap an argument (here: cuda.In, so
+    the array is not copied back)."""
+    from kiln.cuda.args import wrap_arg
+
+    class DefaultIn:
+        def prepare_args(self, ty, val, **kwargs):
+            return ty, wrap_arg(val, default=cuda.In)
+
+    @cuda.jit
+    def set_three(a):
+        a[0] = 3
+
+    host = np.zeros(1, np.int64)
+    set_three[1, 1](host)
+    assert host[0] == 3
+    set_three.extensions.append(DefaultIn())
+    host[0] = 0
+    set_three[1, 1](host)
+    assert host[0] == 0
+    set_three[1, 1](cuda.InOut(host))   # an explicit hint stays as it is
+    assert host[0] == 3

@@ -34,6 +34,23 @@ class InOut(In):
     copy_in, copy_out = True, True
 
 
+ArgHint = In   # Numba's name of the base class
+
+
+def wrap_arg(value, default=InOut):
+    """`value` as it is if it is an In/Out/InOut already, else `default(value)` (Numba's)."""
+    return value if isinstance(value, In) else default(value)
+
+
+def extended(extensions, args, stream):
+    """The arguments after each of a kernel's `extensions` (Numba's: objects whose
+    `prepare_args(ty, value, stream=, retr=)` gives back (type, value)) saw them."""
+    for extension in extensions:
+        args = tuple(extension.prepare_args(None, value, stream=stream, retr=[])[1]
+                     for value in args)
+    return args
+
+
 def prepare(kernel_name, args, stream, writebacks):
     """Device-side arguments; appends (host array, device array) pairs to copy back."""
     return tuple(_prepare(kernel_name, i, a, stream, writebacks) for i, a in enumerate(args))

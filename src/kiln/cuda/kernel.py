@@ -129,6 +129,8 @@ class Kernel(_Compiled):
         self.known_launches = {}   # the back-end's short paths, by the arguments' kinds
         self._configured = {}      # kernel[key] by (key, current context)
         self._specializations = {}   # specialize()'s kernels by argument types
+        # Numba's launch extensions: each one's prepare_args sees the arguments first
+        self.extensions = list(options.get("extensions") or ())
 
     @property
     def specialized(self) -> bool:
@@ -260,6 +262,8 @@ class Kernel(_Compiled):
             raise RuntimeError(f"kernel '{self.__name__}' cannot be launched from inside a "
                                "kernel (dynamic parallelism is not supported)")
         args = self._bind(args)
+        if self.extensions:
+            args = kernel_args.extended(self.extensions, args, config.stream)
         writebacks = []
         device_args = kernel_args.prepare(self.__name__, args, config.stream, writebacks)
         if self._sigs:
@@ -313,8 +317,9 @@ class ConfiguredKernel:
         if kwargs:
             raise TypeError(f"kernel '{self.kernel.__name__}' is launched with positional "
                             f"arguments only, not {', '.join(kwargs)}=")
-        if not backend.active.launch_known(self.kernel, self.config, args):
-            self.kernel.launch(self.config, args)
+        kernel = self.kernel
+        if kernel.extensions or not backend.active.launch_known(kernel, self.config, args):
+            kernel.launch(self.config, args)
 
     def __repr__(self):
         c = self.config
