@@ -288,3 +288,32 @@ def test_auto_device():
     assert cuda.devicearray.auto_device(d) == (d, False)
     with pytest.raises(ValueError, match="not contiguous"):
         cuda.devicearray.auto_device(np.arange(10.0)[:-1:2])
+
+
+@pytest.mark.parametrize("view", [lambda a: a, lambda a: a.T, lambda a: a[::2], lambda a: a[:, :1],
+                                  lambda a: a[1:2, 3:], lambda a: a[:, ::-1]])
+def test_is_contiguous_and_array_core_against_numpy(view):
+    """devicearray.is_contiguous (C order, leaving out length-1 and broadcast axes) and
+    array_core agree with NumPy's flags for the same view."""
+    from kiln.cuda import devicearray
+    host = view(np.zeros((6, 8)))
+    dev = view(cuda.device_array((6, 8)))
+    assert dev.strides == host.strides
+    squeezed = host.squeeze() if host.size else host
+    assert devicearray.is_contiguous(dev) == squeezed.flags["C_CONTIGUOUS"]
+    assert devicearray.is_contiguous(dev) == devicearray.array_core(dev).flags["C_CONTIGUOUS"]
+    devicearray.verify_cuda_ndarray_interface(dev)
+    with pytest.raises(ValueError):
+        devicearray.verify_cuda_ndarray_interface(host)
+
+
+def test_view_of_the_same_itemsize_keeps_any_strides():
+    dev = cuda.to_device(np.arange(12, dtype=np.int32).reshape(3, 4))[:, ::2]
+    host = np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::2]
+    got = dev.view(np.float32)
+    assert got.strides == host.view(np.float32).strides
+    np.testing.assert_array_equal(got.copy_to_host(), host.view(np.float32))
+    with pytest.raises(ValueError, match="To change to a dtype of a different size"):
+        dev.view(np.int16)
+    with pytest.raises(ValueError, match="its size must be a divisor"):
+        cuda.device_array(3, np.int16).view(np.int32)

@@ -50,6 +50,8 @@ def _in_facade(name):
 
 # numba-cuda's names of Numba's public modules that the facade spells differently
 CUDA_TWINS = {"memory_management.nrt": "numba.core.runtime"}
+# numba-cuda's modules whose public names kiln.cuda's modules of other names have
+CUDA_MODULES = {"numba.cuda.cudadrv.devicearray": "kiln.cuda.devicearray"}
 # Numba's test harness, loaded leniently from the real Numba
 HARNESS = {"numba.testing", "numba.testing.main", "numba.testing.loader",
            "numba.testing._runtests", "numba.runtests", "numba.tests", "numba.tests.support"}
@@ -283,6 +285,8 @@ class _Finder(importlib.abc.MetaPathFinder):
                     name, spec.origin, loader=_HarnessLoader(name, spec.origin),
                     submodule_search_locations=spec.submodule_search_locations)
             return spec
+        if name in CUDA_MODULES:
+            return importlib.util.spec_from_loader(name, _AliasLoader(CUDA_MODULES[name]))
         if name.startswith("numba.cuda."):
             # numba-cuda's copies of Numba's public modules (numba.cuda.core.errors,
             # numba.cuda.types, ...) are the facade's

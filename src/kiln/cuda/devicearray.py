@@ -82,6 +82,46 @@ class Flags(dict):
             raise AttributeError(name) from None
 
 
+def is_cuda_ndarray(obj) -> bool:
+    """Whether `obj` is a device array (Numba's test)."""
+    return getattr(obj, "__cuda_ndarray__", False)
+
+
+def verify_cuda_ndarray_interface(obj):
+    """Check that `obj` is a device array with Numba's attributes of one (Numba's)."""
+    if not is_cuda_ndarray(obj):
+        raise ValueError("require a cuda ndarray object")
+    for attr, kind in (("shape", tuple), ("strides", tuple), ("dtype", np.dtype),
+                       ("size", int)):
+        if not hasattr(obj, attr):
+            raise AttributeError(attr)
+        if not isinstance(getattr(obj, attr), kind):
+            raise AttributeError(f"{attr} must be of type {kind}")
+
+
+def array_core(ary):
+    """The part of `ary` its broadcast (0-stride) axes repeat (Numba's)."""
+    if not ary.strides or not ary.size:
+        return ary
+    return ary[tuple(0 if stride == 0 else slice(None) for stride in ary.strides)]
+
+
+def is_contiguous(ary) -> bool:
+    """Whether `ary` is C-contiguous, leaving out its broadcast and length-1 axes (Numba's)."""
+    size = ary.dtype.itemsize
+    for extent, stride in zip(reversed(ary.shape), reversed(ary.strides)):
+        if extent > 1 and stride != 0:
+            if size != stride:
+                return False
+            size *= extent
+    return True
+
+
+errmsg_contiguous_buffer = ("Array contains non-contiguous buffer and cannot be transferred "
+                            "as a single memory region. Please ensure contiguous buffer with "
+                            "numpy .ascontiguousarray()")
+
+
 def sentry_contiguous(ary):
     """Refuse an array that is neither C- nor F-contiguous (Numba's check before a copy
     to the device)."""
@@ -117,6 +157,7 @@ class DeviceNDArray:
     """An n-dimensional array on the device (Numba's `DeviceNDArray`)."""
 
     __array_priority__ = 1
+    __cuda_ndarray__ = True
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, offset=0,
                  readonly=False):
@@ -342,7 +383,7 @@ class DeviceNDArray:
     def transpose(self, axes=None):
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
         if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"invalid axes {axes} for a {self.ndim}-d array")
+            raise ValueError(f"invalid axes list {axes}")   # (Numba's words)
         return self._view([self.shape[a] for a in axes], [self.strides[a] for a in axes])
 
     T = property(transpose)
@@ -367,11 +408,15 @@ class DeviceNDArray:
     def view(self, dtype):
         """Reinterpret the bytes as another dtype (the last axis must be contiguous)."""
         dtype = as_numpy_dtype(dtype)
+        if dtype.itemsize == self.itemsize:   # any geometry: the elements stay where they are
+            return self._view(self.shape, self.strides, dtype=dtype)
         if not self.ndim or self.strides[-1] != self.itemsize:
-            raise ValueError("view() needs an array whose last axis is contiguous")
+            raise ValueError("To change to a dtype of a different size, the last axis must "
+                             "be contiguous: view() needs an array whose last axis is "
+                             "contiguous")
         if (self.shape[-1] * self.itemsize) % dtype.itemsize:
-            raise ValueError(f"the last axis ({self.shape[-1] * self.itemsize} bytes) is not "
-                             f"a multiple of {dtype}'s size")
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                             "the total size in bytes of the last axis of the array.")
         shape = self.shape[:-1] + (self.shape[-1] * self.itemsize // dtype.itemsize,)
         return self._view(shape, self.strides[:-1] + (dtype.itemsize,), dtype=dtype)
 
