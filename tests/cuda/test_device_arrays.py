@@ -317,3 +317,18 @@ def test_view_of_the_same_itemsize_keeps_any_strides():
         dev.view(np.int16)
     with pytest.raises(ValueError, match="its size must be a divisor"):
         cuda.device_array(3, np.int16).view(np.int32)
+
+
+@pytest.mark.parametrize("shape, layout", [((60,), "C"), ((2, 5, 2, 3), "C"),
+                                           ((2, 5, 2, 3), "F")])
+@pytest.mark.parametrize("order", "CFA")
+def test_ravel_against_numpy(shape, layout, order):
+    host = np.arange(60).reshape(shape, order=layout)
+    dev = cuda.to_device(host)
+    if layout != order and order != "A" and len(shape) > 1:
+        with pytest.raises(NotImplementedError):   # it would need a copy
+            dev.ravel(order=order)
+        return
+    flat = dev.ravel(order=order)
+    assert flat is not dev and flat.ndim == 1
+    np.testing.assert_array_equal(flat.copy_to_host(), host.ravel(order=order))

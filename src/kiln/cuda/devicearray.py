@@ -378,7 +378,13 @@ class DeviceNDArray:
         return self._view(newshape, strides)
 
     def ravel(self, order="C", stream=0):
-        return self.reshape(self.size, order=order)
+        """A new 1-d view (order 'A': F where the array is F- and not C-contiguous)."""
+        if order not in ("C", "F", "A"):
+            raise ValueError(f"order must be 'C', 'F' or 'A', not {order!r}")
+        if order == "A":
+            order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
+        flat = self.reshape(self.size, order=order)
+        return self._view(flat.shape, flat.strides) if flat is self else flat
 
     def transpose(self, axes=None):
         axes = tuple(reversed(range(self.ndim))) if axes is None else tuple(axes)
