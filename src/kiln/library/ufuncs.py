@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import operator
+import platform
 import warnings
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ import numpy as np
 from llvmlite import ir
 
 from .. import types as t
+from ..codegen import datamodel as dm
 from ..errors import TypingError
 from . import ufunc_elements as elements
 from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
@@ -157,13 +159,93 @@ def _python_power(a, b):
 
 
 def _complex_power(a, b):
-    """NumPy's complex power at a zero base (0 for an exponent of positive real part, 1 for
-    a zero exponent, else nan): Python raises ZeroDivisionError there."""
-    if a == 0 and b != 0:
+    """NumPy's complex power loop: 1 for a zero exponent; at a zero base 0 for an exponent
+    of positive real part, else nan (Python raises ZeroDivisionError); an integral
+    exponent under 100 by repeated squaring (a reciprocal by NumPy's division when it is
+    negative); any other by the C library's cpow, as NumPy calls it."""
+    one = type(a)(1)              # (an int would widen complex64 arithmetic)
+    if b.real == 0 and b.imag == 0:
+        return one
+    if a == 0:
         if b.real > 0:
-            return a * 0 + 0        # +0j for either zero
-        return a * 0 + complex(math.nan, math.nan)
-    return a ** b
+            return one * 0        # +0j for either zero
+        return one * complex(math.nan, math.nan)
+    if b.imag == 0 and -100 < b.real < 100 and b.real == math.floor(b.real):
+        n = int(b.real)
+        if n == 1:
+            return a
+        if n == 2:
+            return a * a
+        if n == 3:
+            return a * (a * a)
+        m = abs(n)
+        result = one
+        p = a
+        mask = 1
+        while True:
+            if m & mask:
+                result = result * p
+            mask <<= 1
+            if m < mask:
+                break
+            p = p * p
+        return np_true_divide(one, result) if n < 0 else result
+    return libm_cpow(a, b)
+
+
+def libm_cpow(a, b):
+    """The C library's complex power (compiled code only)."""
+
+
+@overload(libm_cpow, target="cuda")
+def _device_cpow(a, b):
+    """Devices have no cpow: CPython's algorithm (the polar form)."""
+    return lambda a, b: a ** b
+
+
+@intrinsic(target="cpu")
+def _host_cpow(typingctx, a, b):
+    """cpow(a, b), or cpowf for complex64 where its C ABI is known (x86-64: a C complex
+    float is two floats in one vector register; elsewhere cpow in double, rounded). A C
+    complex double goes in two floating-point registers, as LLVM passes two doubles."""
+    if not (isinstance(a, t.Complex) and a == b):
+        return None
+
+    def codegen(context, builder, sig, args):
+        if a == t.complex64 and platform.machine() in ("x86_64", "AMD64"):
+            pair = ir.VectorType(ir.FloatType(), 2)
+            packed = []
+            for value in args:
+                vector = ir.Constant(pair, ir.Undefined)
+                for i in range(2):
+                    vector = builder.insert_element(vector, builder.extract_value(value, i),
+                                                    ir.Constant(ir.IntType(32), i))
+                packed.append(vector)
+            result = builder.call(_libm(builder, "cpowf", pair, [pair, pair]), packed)
+            out = ir.Constant(dm.value_type(a), ir.Undefined)
+            for i in range(2):
+                out = builder.insert_value(out, builder.extract_element(
+                    result, ir.Constant(ir.IntType(32), i)), i)
+            return out
+        wide = t.complex128
+        parts = []
+        for value in args:
+            value = context.cast(builder, value, a, wide)
+            parts += [builder.extract_value(value, 0), builder.extract_value(value, 1)]
+        double = ir.DoubleType()
+        cpow = _libm(builder, "cpow", ir.LiteralStructType([double, double]), [double] * 4)
+        return context.cast(builder, builder.call(cpow, parts), wide, a)
+    return a(a, b), codegen
+
+
+def _libm(builder, name, restype, argtypes):
+    return builder.module.globals.get(name) or \
+        ir.Function(builder.module, ir.FunctionType(restype, argtypes), name)
+
+
+@overload(libm_cpow, target="cpu")
+def _cpu_cpow(a, b):
+    return lambda a, b: _host_cpow(a, b)
 
 
 def _float_power_by_scalar(a, b):

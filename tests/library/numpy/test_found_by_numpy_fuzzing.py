@@ -234,3 +234,26 @@ def test_complex_power_that_overflows_is_inf():
     # (the finite powers may differ in the last bit: CPython's polar form, NumPy's cpow)
     np.testing.assert_allclose(njit(complex_power_of_itself)(a), complex_power_of_itself(a),
                                rtol=1e-13)
+
+
+def array_power(a, b):
+    return a ** b
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_complex_array_power_is_numpys_bit_for_bit(dtype):
+    """kiln raised arrays to complex powers with CPython's polar form, which differs from
+    NumPy's loop (the C library's cpow, repeated squaring for integral exponents under 100)
+    in the last bits of most results, and gave nan where NumPy's cpow underflows to 0
+    (seeds 2295, 2376)."""
+    rng = np.random.default_rng(5)
+    a = (rng.normal(size=300) + 1j * rng.normal(size=300)).astype(dtype)
+    b = (rng.normal(size=300) + 1j * rng.normal(size=300)).astype(dtype)
+    _bit_exact(array_power(a, b), njit(array_power)(a, b))
+    for n in [-101, -100, -99, -7, -3, -2, -1, 1, 2, 3, 4, 5, 17, 99, 100, 0.5]:
+        e = np.full(300, n, dtype=dtype)
+        _bit_exact(array_power(a, e), njit(array_power)(a, e))
+    special = np.array([1e-42 + 1e30j, 1e30 + 0.5j, 65504 + 1e300j, 0j, -0j, 2,
+                        complex(np.inf, 1), complex(np.nan, 0)]).astype(dtype)
+    _bit_exact(array_power(special, special), njit(array_power)(special, special))
