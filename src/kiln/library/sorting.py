@@ -1,7 +1,13 @@
 """Sorting and searching: np.sort / a.sort() / np.argsort / a.argsort() along the last axis,
-np.unique, np.searchsorted. NaNs sort last, as in NumPy. kiln's sort is a stable merge
-sort: values come out as NumPy's; among equal keys argsort keeps the original order (NumPy's
-default quicksort gives no such promise, so its indices of ties may differ)."""
+np.unique, np.searchsorted. NaNs sort last, as in NumPy.
+
+A row is sorted in place: its NaNs are moved to its end first, so the sorts compare with a
+plain `<`; a row already in order (or in reverse order) is found in one pass; otherwise
+integers, booleans and float32/float64 are radix-sorted (radix_sort.py) and short rows and
+other dtypes go through introsort (introsort.py). argsort is stable, by radix on the keys
+with their indices, NaNs' indices last in their order: among equal keys it keeps the
+original order (NumPy's default quicksort gives no such promise, so its indices of ties
+may differ; kind="stable" gives kiln's)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +15,13 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
+from .introsort import SMALL, insertion_sort, introsort
+from .radix_sort import argsort_key, has_key, new_keys, radix_sort, sort_pairs
 from .reductions import c_contiguous, in_c_order
 from .registry import overload, overload_method, register_jitable
+
+# Below this many items a row is sorted by comparisons (radix's fixed costs dominate).
+RADIX_FROM = 256
 
 
 @register_jitable
@@ -20,8 +31,155 @@ def _before(x, y):
 
 
 @register_jitable
+def _nans_to_end(x):
+    """Move the NaNs of the 1-d x to its end; returns how many items are not NaN."""
+    count = x.shape[0]
+    i = 0
+    while i < count:
+        if x[i] != x[i]:
+            count -= 1
+            x[i], x[count] = x[count], x[i]
+        else:
+            i += 1
+    return count
+
+
+@register_jitable
+def _in_order(x, n):
+    """(x[:n] never decreases, x[:n] never increases), with an early exit when neither."""
+    rising = falling = True
+    for i in range(1, n):
+        if x[i] < x[i - 1]:
+            rising = False
+            if not falling:
+                break
+        elif x[i - 1] < x[i]:
+            falling = False
+            if not rising:
+                break
+    return rising, falling
+
+
+@register_jitable
+def _reverse(x, n):
+    for i in range(n // 2):
+        x[i], x[n - 1 - i] = x[n - 1 - i], x[i]
+
+
+def sort_row(x):
+    """Sort the C-contiguous 1-d x in place, NaNs last."""
+
+
+@overload(sort_row)
+def _sort_row(x):
+    if has_key(x.dtype):
+        def large(x, n):
+            if n >= RADIX_FROM:
+                radix_sort(x, n)
+            else:
+                introsort(x, 0, n)
+    else:
+        def large(x, n):
+            introsort(x, 0, n)
+    large = register_jitable(large)
+
+    def sort(x):
+        n = _nans_to_end(x)
+        if n <= SMALL:
+            insertion_sort(x, 0, n)
+            return
+        rising, falling = _in_order(x, n)
+        if falling and not rising:
+            _reverse(x, n)
+        elif not rising:
+            large(x, n)
+    return sort
+
+
+@register_jitable
+def _insertion_sort_pairs(keys, order, n):
+    """Stable insertion sort of keys[:n], carrying order[:n]."""
+    for i in range(1, n):
+        k, o = keys[i], order[i]
+        j = i - 1
+        while j >= 0 and k < keys[j]:
+            keys[j + 1] = keys[j]
+            order[j + 1] = order[j]
+            j -= 1
+        keys[j + 1] = k
+        order[j + 1] = o
+
+
+@register_jitable
+def _reverse_runs(keys, order, n):
+    """order[:n] for keys[:n] that never increase: the runs of equal keys last to first,
+    each in its own (increasing) order."""
+    out = np.empty(n, np.int64)
+    m = 0
+    end = n
+    while end > 0:
+        start = end - 1
+        while start > 0 and keys[start - 1] == keys[end - 1]:
+            start -= 1
+        for i in range(start, end):
+            out[m] = order[i]
+            m += 1
+        end = start
+    order[:n] = out
+
+
+def argsort_row(x, out):
+    """Write into the C-contiguous 1-d int64 `out` the stable argsort of the 1-d x."""
+
+
+@overload(argsort_row)
+def _argsort_row(x, out):
+    if not has_key(x.dtype):
+        def merge_sort(x, out):
+            for i in range(x.shape[0]):
+                out[i] = i
+            _merge_sort_indices(x, out, np.empty(x.shape[0], np.int64))
+        return merge_sort
+
+    def argsort(x, out):
+        n = x.shape[0]
+        keys = new_keys(x, n)
+        count = 0
+        for i in range(n):
+            v = x[i]
+            if v != v:                     # NaNs' indices from the end, then reversed
+                out[n - 1 - (i - count)] = i
+            else:
+                keys[count] = argsort_key(v)
+                out[count] = i
+                count += 1
+        _reverse(out[count:], n - count)
+        if count <= SMALL:
+            _insertion_sort_pairs(keys, out, count)
+            return
+        least = most = keys[0]
+        rising = falling = True
+        for i in range(1, count):
+            k = keys[i]
+            least = min(least, k)
+            most = max(most, k)
+            if k < keys[i - 1]:
+                rising = False
+            elif keys[i - 1] < k:
+                falling = False
+        if rising:
+            return
+        if falling:
+            _reverse_runs(keys, out, count)
+            return
+        sort_pairs(keys[:count], out[:count], least, most)
+    return argsort
+
+
+@register_jitable
 def _merge_sort_indices(keys, order, scratch):
-    """Sort the index array `order` (over `keys`), stably, bottom-up."""
+    """Sort the index array `order` (over `keys`), stably, bottom-up: for dtypes without a
+    radix key."""
     n = order.shape[0]
     width = 1
     while width < n:
@@ -52,9 +210,8 @@ def _merge_sort_indices(keys, order, scratch):
 
 @register_jitable
 def argsort_1d(keys):
-    n = keys.shape[0]
-    order = np.arange(n)
-    _merge_sort_indices(keys, order, np.empty(n, np.int64))
+    order = np.empty(keys.shape[0], np.int64)
+    argsort_row(keys, order)
     return order
 
 
@@ -62,12 +219,7 @@ def argsort_1d(keys):
 def _sort_rows(rows):
     """Sort each row of the C-contiguous 2-d `rows` in place."""
     for r in range(rows.shape[0]):
-        row = rows[r]
-        order = argsort_1d(row)
-        sorted_row = np.empty(row.shape[0], row.dtype)
-        for m in range(row.shape[0]):
-            sorted_row[m] = row[order[m]]
-        row[:] = sorted_row
+        sort_row(rows[r])
 
 
 def _sortable(a):
@@ -113,7 +265,7 @@ def _argsort(a):
             c_contiguous(a).reshape(0, 1)
         out = empty_array(rows.shape, np.int64)
         for r in range(rows.shape[0]):
-            out[r] = argsort_1d(rows[r])
+            argsort_row(rows[r], out[r])
         return out.reshape(a.shape)
     return argsort
 
