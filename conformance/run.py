@@ -7,6 +7,7 @@
     python conformance/run.py --cuda              # numba-cuda's modules, simulator
     python conformance/run.py cuda.cudapy.test_array   # one numba-cuda module
     python conformance/run.py --report            # rewrite docs/conformance.md only
+    KILN_SRC=/tmp/snapshot/src python conformance/run.py --side kiln   # another tree's kiln
 
 Each module runs in a fresh interpreter from conformance/.venv (driver.py), once on real
 Numba and once with conformance/facade first on PYTHONPATH, where `numba` is kiln. Results
@@ -54,8 +55,10 @@ def run_module(short, side, timeout):
     env.setdefault("KILN_NUM_THREADS", "2")
     if short.startswith("cuda."):
         env["CONFORMANCE_CUDA"] = "1"    # the facade loads numba-cuda's own harness
-    if side == "kiln":
-        env["PYTHONPATH"] = os.path.join(HERE, "facade")
+    if side == "kiln":   # KILN_SRC: measure another tree's kiln (a snapshot of a commit)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [os.path.join(HERE, "facade")] + ([os.environ["KILN_SRC"]]
+                                              if os.environ.get("KILN_SRC") else []))
     start = time.time()
     timed_out = False
     try:
