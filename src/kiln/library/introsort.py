@@ -118,3 +118,88 @@ def introsort(x, lo, hi):
             return
         top -= 1
         lo, hi, rounds = stack[top, 0], stack[top, 1], stack[top, 2]
+
+
+# ---- argsort: keys with their indices ------------------------------------------------------
+
+@register_jitable
+def _pair_before(keys, order, i, k, o):
+    """keys[i], order[i] before (k, o): by key, then by index; indices are distinct, so the
+    order sorted this way is the stable one."""
+    return keys[i] < k or (keys[i] == k and order[i] < o)
+
+
+@register_jitable
+def _after_pair(keys, order, i, k, o):
+    return k < keys[i] or (k == keys[i] and o < order[i])
+
+
+@register_jitable
+def _swap_pairs(keys, order, i, j):
+    keys[i], keys[j] = keys[j], keys[i]
+    order[i], order[j] = order[j], order[i]
+
+
+@register_jitable
+def insertion_sort_pairs(keys, order, lo, hi):
+    """Sort keys[lo:hi], stably, and order[lo:hi] with them."""
+    for i in range(lo + 1, hi):
+        k, o = keys[i], order[i]
+        j = i - 1
+        while j >= lo and (k < keys[j] or (k == keys[j] and o < order[j])):
+            keys[j + 1] = keys[j]
+            order[j + 1] = order[j]
+            j -= 1
+        keys[j + 1] = k
+        order[j + 1] = o
+
+
+@register_jitable
+def quicksort_pairs(keys, order, lo, hi):
+    """Sort keys[lo:hi] and order[lo:hi] by (key, index), for argsorts too short for radix.
+    A range that takes more rounds than a balanced split needs is insertion-sorted (the
+    caller keeps the ranges short, so that stays cheap)."""
+    rounds = 8
+    n = hi - lo
+    while n > 1:
+        rounds += 2
+        n >>= 1
+    stack = np.empty((64, 3), np.int64)
+    top = 0
+    while True:
+        if hi - lo <= SMALL or rounds == 0:
+            insertion_sort_pairs(keys, order, lo, hi)
+            if top == 0:
+                return
+            top -= 1
+            lo, hi, rounds = stack[top, 0], stack[top, 1], stack[top, 2]
+            continue
+        rounds -= 1
+        mid = lo + (hi - lo) // 2
+        last = hi - 1
+        if _pair_before(keys, order, mid, keys[lo], order[lo]):
+            _swap_pairs(keys, order, mid, lo)
+        if _pair_before(keys, order, last, keys[mid], order[mid]):
+            _swap_pairs(keys, order, last, mid)
+            if _pair_before(keys, order, mid, keys[lo], order[lo]):
+                _swap_pairs(keys, order, mid, lo)
+        k, o = keys[mid], order[mid]
+        i, j = lo, last          # pairs are distinct: the pivot ends between the parts
+        while True:
+            i += 1
+            while _pair_before(keys, order, i, k, o):
+                i += 1
+            j -= 1
+            while _after_pair(keys, order, j, k, o):
+                j -= 1
+            if i >= j:
+                break
+            _swap_pairs(keys, order, i, j)
+        left_end, right_start = (i, i + 1) if i == j else (j + 1, j + 1)
+        if left_end - lo < hi - right_start:
+            stack[top, 0], stack[top, 1], stack[top, 2] = right_start, hi, rounds
+            hi = left_end
+        else:
+            stack[top, 0], stack[top, 1], stack[top, 2] = lo, left_end, rounds
+            lo = right_start
+        top += 1

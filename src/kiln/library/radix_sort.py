@@ -35,6 +35,10 @@ def new_keys(x, n):
     """An uninitialized array for n keys of x's items."""
 
 
+def no_keys(keys):
+    """(the largest key, the smallest key) of keys' type: the minimum and maximum of no keys."""
+
+
 def _unsigned(dt):
     return np.uint64 if dt.np_dtype.itemsize == 8 else np.uint32
 
@@ -45,6 +49,13 @@ def _new_keys(x, n):
         u = _unsigned(x.dtype)
         return lambda x, n: np.empty(n, u)
     return None
+
+
+@overload(no_keys)
+def _no_keys(keys):
+    u = keys.dtype.np_dtype.type
+    largest = int(np.iinfo(u).max)
+    return lambda keys: (u(largest), u(0))
 
 
 @overload(sort_key)
@@ -106,25 +117,26 @@ def _from_key(k, x):
 
 
 @register_jitable
-def _byte_counts(keys, least, nbytes):
-    """Subtract `least` from each key; count, for each of the low `nbytes` bytes, the keys
-    with each value of that byte."""
-    counts = np.zeros((nbytes, 256), np.int64)
-    for i in range(keys.shape[0]):
-        k = keys[i] - least
-        keys[i] = k
-        for b in range(nbytes):
-            counts[b, (k >> (8 * b)) & 255] += 1
-    return counts
+def new_counts(keys):
+    """Zeroed counts, for each byte of a key, of the keys with each value of that byte."""
+    return np.zeros((keys.itemsize, 256), np.int64)
 
 
 @register_jitable
-def _starts(counts, b, starts):
-    """Where each bucket of byte b begins (the counts of the smaller buckets, summed)."""
-    total = 0
-    for d in range(256):
-        starts[d] = total
-        total += counts[b, d]
+def count_key(counts, k):
+    """Count k in `counts` (callers count as they make the keys, saving a pass)."""
+    for b in range(counts.shape[0]):
+        counts[b, (k >> (8 * b)) & 255] += 1
+
+
+@register_jitable
+def passes(counts, first, n):
+    """How many bytes differ among the n counted keys (one of them `first`): the passes."""
+    m = 0
+    for b in range(counts.shape[0]):
+        if counts[b, (first >> (8 * b)) & 255] != n:
+            m += 1
+    return m
 
 
 @register_jitable
@@ -137,15 +149,38 @@ def _byte_count(span):
 
 
 @register_jitable
-def sort_keys(keys, least, most):
-    """Sort `keys` (between least and most); returns the sorted keys less `least`, in
-    `keys` or in a new array."""
+def _rebase(keys, counts, least, most):
+    """Subtract `least` from the keys (and count them again) when that leaves fewer bytes
+    to sort, as for integers on both sides of 0; returns what was subtracted."""
     n = keys.shape[0]
-    nbytes = _byte_count(most - least)
-    counts = _byte_counts(keys, least, nbytes)
+    if _byte_count(most - least) >= passes(counts, keys[0], n):
+        return least - least
+    counts[:] = 0
+    for i in range(n):
+        k = keys[i] - least
+        keys[i] = k
+        count_key(counts, k)
+    return least
+
+
+@register_jitable
+def _starts(counts, b, starts):
+    """Where each bucket of byte b begins (the counts of the smaller buckets, summed)."""
+    total = 0
+    for d in range(256):
+        starts[d] = total
+        total += counts[b, d]
+
+
+@register_jitable
+def sort_keys(keys, counts, least, most):
+    """Sort `keys` (counted in `counts`, between least and most); returns the sorted keys
+    less an amount, in `keys` or in a new array, and that amount."""
+    n = keys.shape[0]
+    base = _rebase(keys, counts, least, most)
     source, target = keys, np.empty_like(keys)
     starts = np.empty(256, np.int64)
-    for b in range(nbytes):
+    for b in range(counts.shape[0]):
         if counts[b, (source[0] >> (8 * b)) & 255] == n:
             continue                      # all keys share this byte
         _starts(counts, b, starts)
@@ -157,20 +192,20 @@ def sort_keys(keys, least, most):
             target[p] = k
             starts[d] = p + 1
         source, target = target, source
-    return source
+    return source, base
 
 
 @register_jitable
-def sort_pairs(keys, order, least, most):
-    """Sort `keys` (between least and most), stably, and `order` with them (in place)."""
+def sort_pairs(keys, order, counts, least, most):
+    """Sort `keys` (counted in `counts`, between least and most), stably, and `order` with
+    them, in place."""
     n = keys.shape[0]
-    nbytes = _byte_count(most - least)
-    counts = _byte_counts(keys, least, nbytes)
+    _rebase(keys, counts, least, most)
     source, target = keys, np.empty_like(keys)
     source_order, target_order = order, np.empty_like(order)
     odd = False
     starts = np.empty(256, np.int64)
-    for b in range(nbytes):
+    for b in range(counts.shape[0]):
         if counts[b, (source[0] >> (8 * b)) & 255] == n:
             continue
         _starts(counts, b, starts)
@@ -193,12 +228,14 @@ def sort_pairs(keys, order, least, most):
 def radix_sort(x, n):
     """Sort x[:n] (no NaN) in place."""
     keys = new_keys(x, n)
+    counts = new_counts(keys)
     least = most = sort_key(x[0])
     for i in range(n):
         k = sort_key(x[i])
         keys[i] = k
+        count_key(counts, k)
         least = min(least, k)
         most = max(most, k)
-    done = sort_keys(keys, least, most)
+    done, base = sort_keys(keys, counts, least, most)
     for i in range(n):
-        x[i] = from_key(done[i] + least, x)
+        x[i] = from_key(done[i] + base, x)

@@ -15,13 +15,16 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
-from .introsort import SMALL, insertion_sort, introsort
-from .radix_sort import argsort_key, has_key, new_keys, radix_sort, sort_pairs
+from .introsort import SMALL, insertion_sort, insertion_sort_pairs, introsort, quicksort_pairs
+from .radix_sort import (argsort_key, count_key, has_key, new_counts, new_keys, no_keys,
+                         passes, radix_sort, sort_pairs)
 from .reductions import c_contiguous, in_c_order
 from .registry import overload, overload_method, register_jitable
 
 # Below this many items a row is sorted by comparisons (radix's fixed costs dominate).
 RADIX_FROM = 256
+# An argsort radix-sorts from this many items per byte pass its keys need.
+PAIRS_RADIX_FROM = 64
 
 
 @register_jitable
@@ -97,20 +100,6 @@ def _sort_row(x):
 
 
 @register_jitable
-def _insertion_sort_pairs(keys, order, n):
-    """Stable insertion sort of keys[:n], carrying order[:n]."""
-    for i in range(1, n):
-        k, o = keys[i], order[i]
-        j = i - 1
-        while j >= 0 and k < keys[j]:
-            keys[j + 1] = keys[j]
-            order[j + 1] = order[j]
-            j -= 1
-        keys[j + 1] = k
-        order[j + 1] = o
-
-
-@register_jitable
 def _reverse_runs(keys, order, n):
     """order[:n] for keys[:n] that never increase: the runs of equal keys last to first,
     each in its own (increasing) order."""
@@ -144,35 +133,37 @@ def _argsort_row(x, out):
     def argsort(x, out):
         n = x.shape[0]
         keys = new_keys(x, n)
+        counts = new_counts(keys)
+        least, most = no_keys(keys)
+        rising = falling = True
         count = 0
         for i in range(n):
             v = x[i]
             if v != v:                     # NaNs' indices from the end, then reversed
                 out[n - 1 - (i - count)] = i
-            else:
-                keys[count] = argsort_key(v)
-                out[count] = i
-                count += 1
+                continue
+            k = argsort_key(v)
+            if count:
+                rising = rising and not k < keys[count - 1]
+                falling = falling and not keys[count - 1] < k
+            keys[count] = k
+            out[count] = i
+            count += 1
+            if n > SMALL:
+                count_key(counts, k)
+                least = min(least, k)
+                most = max(most, k)
         _reverse(out[count:], n - count)
-        if count <= SMALL:
-            _insertion_sort_pairs(keys, out, count)
-            return
-        least = most = keys[0]
-        rising = falling = True
-        for i in range(1, count):
-            k = keys[i]
-            least = min(least, k)
-            most = max(most, k)
-            if k < keys[i - 1]:
-                rising = False
-            elif keys[i - 1] < k:
-                falling = False
         if rising:
             return
         if falling:
             _reverse_runs(keys, out, count)
-            return
-        sort_pairs(keys[:count], out[:count], least, most)
+        elif count <= SMALL:
+            insertion_sort_pairs(keys, out, 0, count)
+        elif count < PAIRS_RADIX_FROM * passes(counts, keys[0], count):
+            quicksort_pairs(keys, out, 0, count)
+        else:
+            sort_pairs(keys[:count], out[:count], counts, least, most)
     return argsort
 
 
