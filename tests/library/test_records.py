@@ -232,3 +232,47 @@ def test_record_arrays_made_in_compiled_code(n):
     view[...] = expected[:1] if n > 1 else view   # a view writes its array
     if n > 1:
         assert a[1] == expected[0]
+
+
+SUBARRAYS = np.dtype([("a", "i4"), ("j", "f4", (3, 2)), ("v", "f8", (2,))])
+
+
+def subarray_fields(a):
+    r = a[1]
+    r["j"][2, 1] = -1.5
+    a[0]["v"][:] = 7.0
+    total = 0.0
+    for x in r["j"].ravel():
+        total += x
+    return total, r["j"].shape, a["j"].sum(), a["v"].shape, a[2]["j"][0, 1], a["j"][:, 1, 0]
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_sub_array_fields_are_views_into_the_record(step):
+    a = np.zeros(5, SUBARRAYS)[::step]
+    a["j"] = np.arange(a.size * 6, dtype=np.float32).reshape(a.size, 3, 2)
+    a["v"][1] = [np.nan, -np.inf]
+    b = a.copy()
+    expected = subarray_fields(b)
+    got = njit(subarray_fields)(a)
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(g, e)
+    assert a.tobytes() == b.tobytes()   # the same writes reached the array
+
+
+def sub_array_made_here(n):
+    b = np.zeros(n, SUBARRAYS)
+    b[0].j[1, 1] = 5
+    return b[0].j, b
+
+
+def test_a_sub_array_of_an_array_made_in_compiled_code_returns_to_python():
+    j, b = njit(sub_array_made_here)(2)
+    assert j.shape == (3, 2) and j[1, 1] == 5 and b[0]["j"][1, 1] == 5
+
+
+def test_assigning_a_whole_sub_array_field_says_to_assign_its_items():
+    def assign(a):
+        a[0].j = 1.0
+    with pytest.raises(TypingError, match=r"assign to its items \(r.j\[...\] = value\)"):
+        njit(assign)(np.zeros(2, SUBARRAYS))

@@ -2,7 +2,7 @@
 view of one field across a structured array.
 
 A field is read and written at its offset from the record's address, converted to and
-from its type as an array item would be; attribute templates are registered for each
+from its type as an array item would be (a sub-array field is a view there); attribute templates are registered for each
 field name as records appear (as jitclass does for its members)."""
 from __future__ import annotations
 
@@ -38,8 +38,18 @@ def _alignment(record, name):
     return None if record.aligned(name) else 1
 
 
+def _c_strides(ty, shape):
+    strides, step = [], ty.dtype.np_dtype.itemsize
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= n
+    return strides
+
+
 def _read(record, name):
     ty, _ = _field(record, name)
+    if isinstance(ty, t.Array):
+        return ty, _subarray(record, name, ty)
 
     def codegen(context, builder, sig, args):
         address = _field_address(builder, record, args[0], name)
@@ -48,8 +58,25 @@ def _read(record, name):
     return ty, codegen
 
 
+def _subarray(record, name, ty):
+    """A sub-array field: a C-contiguous view into the record's memory, owned as the
+    record is (by its array's meminfo)."""
+    shape = record.subarray_shape(name)
+
+    def codegen(context, builder, sig, args):
+        constant = lambda n: ir.Constant(dm.i64, n)   # noqa: E731
+        return make_array(context, builder, ty, _field_address(builder, record, args[0], name),
+                          [constant(n) for n in shape],
+                          [constant(n) for n in _c_strides(ty, shape)],
+                          meminfo=builder.extract_value(args[0], 0))
+    return codegen
+
+
 def _write(record, name, value_ty):
     ty, _ = _field(record, name)
+    if isinstance(ty, t.Array):
+        raise TypingError(f"field {name!r} of {record} is an array: assign to its items "
+                          f"(r.{name}[...] = value)")
     if not isinstance(value_ty, t.Number):
         raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) of "
                           f"{record}")
@@ -126,16 +153,20 @@ def _field_view(tctx, array, name):
             and isinstance(name, t.StringLiteral)):
         return None
     ty, offset = _field(array.dtype, name.value)
-    result = array.copy(dtype=ty, layout="A")
+    sub_shape = array.dtype.subarray_shape(name.value) if isinstance(ty, t.Array) else ()
+    item = ty.dtype if isinstance(ty, t.Array) else ty
+    result = array.copy(dtype=item, ndim=array.ndim + len(sub_shape), layout="A")
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array)
         data = builder.gep(arr.field(dm.ARRAY_DATA), [ir.Constant(dm.i64, offset)],
                            source_etype=dm.i8)
         ndim = array.ndim
+        constant = lambda n: ir.Constant(dm.i64, n)   # noqa: E731
         return make_array(context, builder, result, data,
-                          [arr.shape(d) for d in range(ndim)],
-                          [arr.stride(d) for d in range(ndim)],
+                          [arr.shape(d) for d in range(ndim)] + [constant(n) for n in sub_shape],
+                          [arr.stride(d) for d in range(ndim)] +
+                          [constant(n) for n in (_c_strides(ty, sub_shape) if sub_shape else ())],
                           meminfo=arr.field(dm.ARRAY_MEMINFO),
                           parent=arr.field(dm.ARRAY_PARENT))
     return result(array, name), codegen

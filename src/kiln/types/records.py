@@ -3,8 +3,9 @@
 A record in compiled code is a reference into its array's memory, as a NumPy record
 (`np.void`) taken from an array is: `a[i].x = 1` and `r = a[i]; r["x"] = 1` write the
 array. The value carries the array's meminfo, so it keeps memory that compiled code
-allocated alive (codegen/ownership.py). Fields are scalars of kiln's number types; nested
-records and sub-arrays are not supported.
+allocated alive (codegen/ownership.py). Fields are scalars of kiln's number types or
+sub-arrays of them (`("pos", "f8", (3,))`: the field is a C-contiguous array inside the
+record); nested records are not supported.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .containers import Array
 from .core import Number, Type
 
 
@@ -42,8 +44,12 @@ class Record(Type):
         """Whether field `name` sits at a multiple of its own size in every item (loads of
         it may then assume natural alignment)."""
         ty, offset = self.member(name)
-        size = ty.np_dtype.itemsize
+        size = (ty.dtype if isinstance(ty, Array) else ty).np_dtype.itemsize
         return offset % size == 0 and self.size % size == 0
+
+    def subarray_shape(self, name) -> tuple:
+        """The shape of sub-array field `name`."""
+        return self.np_dtype.fields[name][0].subdtype[1]
 
 
 _listeners = []   # called with each new Record: library/records.py types its fields' names
@@ -63,16 +69,17 @@ def record_from_dtype(dtype: np.dtype, scalar_of) -> Record:
     members = []
     for name in dtype.names:
         field_dtype, offset = dtype.fields[name][:2]
-        if field_dtype.names is not None or field_dtype.subdtype is not None:
+        item_dtype, shape = field_dtype.subdtype or (field_dtype, ())
+        if item_dtype.names is not None:
             raise TypeError(f"kiln does not support the nested field {name!r} "
                             f"({field_dtype}) of {dtype}")
-        if not field_dtype.isnative and field_dtype.itemsize > 1:
+        if not item_dtype.isnative and item_dtype.itemsize > 1:
             raise TypeError(f"kiln does not support the non-native byte order of field "
                             f"{name!r} of {dtype}")
-        ty = scalar_of(field_dtype)
+        ty = scalar_of(item_dtype)
         if not isinstance(ty, Number):
             raise TypeError(f"kiln does not support field {name!r} ({field_dtype}) of {dtype}")
-        members.append((name, ty, offset))
+        members.append((name, Array(ty, len(shape), "C") if shape else ty, offset))
     record = Record(dtype, tuple(members))
     _made.append(record)
     for listener in _listeners:
