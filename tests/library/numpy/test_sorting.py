@@ -1,6 +1,7 @@
 """sort, argsort, unique and searchsorted against NumPy: NaNs last, ties, empty arrays,
 rows of 2-d arrays, Fortran order. argsort is compared through the order it produces
-(NumPy's quicksort may order the indices of equal keys differently)."""
+(NumPy's quicksort may order the indices of equal keys differently), and with NumPy's
+stable argsort, which kiln's is."""
 import numpy as np
 import pytest
 
@@ -38,6 +39,122 @@ def test_sort_unique_argsort(a):
     assert np.array_equal(np.take_along_axis(a, got, -1), want, equal_nan=True)
     if a.ndim == 1:  # stable: equal keys keep their order
         assert np.array_equal(got, np.argsort(a, kind="stable"))
+
+
+# ---- every dtype, across the algorithms' thresholds ---------------------------------------
+# Rows of up to 16 items are insertion-sorted; rows in order or in reverse order are found
+# in one pass; longer rows are radix-sorted (integers, booleans, float32/64) or introsorted
+# (short rows, float16); a short argsort is a (key, index) quicksort.
+
+def three_sorts(a):
+    b = a.copy()
+    b.sort()
+    return np.sort(a), b, np.argsort(a)
+
+
+SIZES = [0, 1, 2, 16, 17, 40, 100, 255, 300, 700, 5000]
+KINDS = ["random", "sorted", "reversed", "few values", "one value", "specials"]
+DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
+          np.uint64, np.uint32, np.uint16, np.uint8, np.bool_]
+
+
+def sample(dtype, kind, n, rng):
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        a = rng.integers(0, 2, n).astype(dt)
+    elif dt.kind == "f":
+        a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        a = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    if kind == "few values":
+        a = rng.integers(0, 4, n).astype(dt)
+    elif kind == "one value":
+        a = np.full(n, 3, dt)
+    elif kind == "specials" and n:
+        picks = rng.integers(0, n, (5, n // 4 + 1))
+        if dt.kind == "f":
+            a[picks[0]], a[picks[1]], a[picks[2]] = np.nan, np.inf, -np.inf
+            a[picks[3]], a[picks[4]] = 0.0, -0.0
+        elif dt.kind in "iu":
+            info = np.iinfo(dt)
+            a[picks[0]], a[picks[1]], a[picks[2]] = info.min, info.max, 0
+    if kind == "sorted":
+        a = np.sort(a)
+    elif kind == "reversed":
+        a = np.sort(a)[::-1].copy()
+    return a
+
+
+def check_rows(a, got):
+    """`got` is (np.sort(a), a.sort() on a copy, np.argsort(a)) as kiln computed them."""
+    want = np.sort(a)
+    for values in got[:2]:
+        assert values.dtype == a.dtype and values.shape == a.shape
+        assert np.array_equal(values, want, equal_nan=True)
+        if a.dtype.kind == "f" and not (np.any(a == 0) and np.any(np.signbit(a[a == 0]))):
+            assert np.array_equal(values.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}")
+                                  ) or np.isnan(a).any()
+    assert got[2].dtype == np.int64
+    assert np.array_equal(got[2], np.argsort(a, kind="stable"))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_every_dtype(dtype):
+    compiled = njit(three_sorts)
+    rng = np.random.default_rng(7)
+    for kind in KINDS:
+        for n in SIZES:
+            a = sample(dtype, kind, n, rng)
+            check_rows(a, compiled(a))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8])
+def test_layouts(dtype):
+    """Strided 1-d views, 2-d rows (C and Fortran order, strided), 3-d: sorted along the
+    last axis; a view sorted in place writes through to its base."""
+    compiled = njit(three_sorts)
+    rng = np.random.default_rng(8)
+    base = sample(dtype, "specials", 3000, rng)
+    for a in [base[::3], base[::-2], base[:2400].reshape(8, 300),
+              np.asfortranarray(base[:2400].reshape(300, 8)), base[:2400].reshape(40, 60)[::2, ::3],
+              base[:1800].reshape(3, 2, 300), base[:2400].reshape(2, 1200).T, base[:0].reshape(0, 5),
+              base[:6].reshape(6, 1)]:
+        got = compiled(a)
+        check_rows(a, got)
+        if a.ndim > 1:
+            stable = np.argsort(a, axis=-1, kind="stable")
+            assert np.array_equal(got[2], stable)
+
+    def sort_view(a):
+        a[::2].sort()
+        a[1::2, ::-1].sort() if a.ndim == 2 else a[1::2].sort()
+        return a
+
+    plain = sample(dtype, "random", 2400, rng)    # no zeros of both signs: NumPy's place
+    if plain.dtype.kind == "f":                   # for them is its algorithm's
+        plain[::7] = np.nan
+    for a in [plain, plain.reshape(60, 40)]:
+        check(sort_view, a)
+
+
+def argsort_of_view(a):
+    return np.argsort(a[::2]), np.sort(a[::-1])
+
+
+def test_argsort_stable_with_ties():
+    """Equal keys keep their order: 0.0 and -0.0, NaNs (last, in their order), repeats."""
+    rng = np.random.default_rng(9)
+    a = rng.integers(-3, 3, 4000).astype(np.float64)
+    a[rng.integers(0, 4000, 500)] = np.nan
+    a[rng.integers(0, 4000, 500)] = -0.0
+    compiled = njit(argsort_of_view)
+    for n in [20, 300, 4000]:
+        got = compiled(a[:n])
+        assert np.array_equal(got[0], np.argsort(a[:n][::2], kind="stable"))
+        assert np.array_equal(got[1], np.sort(a[:n][::-1]), equal_nan=True)
+    falling = np.repeat(np.arange(50.0, 0, -1), 7)     # reverse order with ties
+    assert np.array_equal(njit(order)(falling)[0], np.argsort(falling, kind="stable"))
 
 
 def search(a, v):
