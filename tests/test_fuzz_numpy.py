@@ -32,7 +32,7 @@ def test_programs_cover_the_numpy_surface():
     programs = [generate(seed) for seed in range(150)]
     sources = "\n".join(p.source for p in programs)
     for construct in ["np.where(", "np.clip(", "np.sort(", "np.unique(", "np.cumsum(", "axis=",
-                      "keepdims=True", "dtype=np.", ".astype(", "[None]", "[::-1]", "] = ",
+                      "keepdims=True", "dtype=np.", ".astype(", "[None]", "::-1]", "] = ",
                       "+= ", "np.array([", ".T", "np.nan", "s0", "s1", "s3", "np.float32(",
                       ".reshape(", "np.concatenate(", "np.zeros(", "np.arange(", "np.sin(",
                       "np.isnan(", ".fill(", " > "]:

@@ -468,7 +468,7 @@ UFUNCS = {
     np.less: (operator.lt, "common"), np.less_equal: (operator.le, "common"),
     np.greater: (operator.gt, "common"), np.greater_equal: (operator.ge, "common"),
     np.negative: (operator.neg, "result"), np.positive: (operator.pos, "result"),
-    np.invert: (operator.invert, "result"), np.absolute: (abs, "same"),
+    np.invert: (operator.invert, "result"), np.absolute: (elements.np_absolute, "same"),
     np.maximum: (np_maximum, "result"), np.minimum: (np_minimum, "result"),
     np.isnan: (np_isnan, "same"), np.isinf: (np_isinf, "same"),
     np.isfinite: (np_isfinite, "same"),
