@@ -68,3 +68,24 @@ def test_a_plain_tuple_is_not_the_named_one_and_bad_calls_are_clear():
         compiled((3.0, 4.0))
     with pytest.raises(TypingError, match=r"Point\(\) takes the fields x, y.*y missing"):
         njit(lambda a: Point(a))(1.0)
+
+
+Point3 = collections.namedtuple("Point3", "x y z", defaults=(9,))
+
+
+def by_name(a):
+    p = Point3(z=3, y=a, x=1)
+    q = Point3(1, y=a * 0.5)
+    return p, q, type(p)(4, 5, 6), type(q) is Point3, type(p) == Point
+
+
+@pytest.mark.parametrize("a", [2, -7])
+def test_fields_by_keyword_and_the_class_as_type(a):
+    check(by_name, a)
+
+
+def test_a_keyword_that_is_no_field_is_a_typing_error():
+    with pytest.raises(TypingError, match="unexpected or repeated field 'w'"):
+        njit(lambda: Point3(1, w=2))()
+    with pytest.raises(TypingError, match="give field 'y' too"):
+        njit(lambda: Point3(1, z=2))()

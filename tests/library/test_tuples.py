@@ -431,3 +431,13 @@ def test_starred_loop_targets_unpack_each_item(items):
 def test_starred_loop_target_over_no_items():
     assert list(jit(starred_loop_targets)(kiln.typed.List.empty_list(
         kiln.types.UniTuple(kiln.types.float64, 3)))) == []
+
+
+def index_count_truth(t, x):
+    return t.index(x), t.count(x), bool(t), bool(())
+
+
+@pytest.mark.parametrize("t, x", [((1, 2, 3, 2), 2), ((1, 2.5, 3), 3), ((1, 2), 5),
+                                  ((np.nan, 1.0), 1.0)])
+def test_index_count_and_truth(t, x):
+    check(index_count_truth, t, x)

@@ -4,6 +4,8 @@ rest), and an instance goes back to Python as an instance of its class
 (runtime/boxing.py). Indexing, unpacking, iteration and comparison are the tuple's."""
 from __future__ import annotations
 
+import operator
+
 from .. import types as t
 from ..errors import TypingError
 from ..types.named_tuples import on_new_named_tuple_class
@@ -65,3 +67,61 @@ def _make(tctx, cls_ty, *args):
         items += [context.get_constant(builder, ty, value) for value, ty in filled]
         return context.make_tuple(builder, result, items)
     return result(cls_ty, *args), codegen
+
+
+class _MakeByName(Template):
+    """`Point(1, y=2)`, `Point(y=2, x=1)`: keyword arguments name the fields; together
+    with the positional ones they must cover the fields up to the last one named (the
+    class's defaults give the rest), as in Python."""
+
+    def resolve(self, tctx, args, kws):
+        if not kws or not args or not isinstance(args[0], t.NamedTupleClass):
+            return None
+        cls_ty, positional = args[0], list(args[1:])
+        fields = cls_ty.cls._fields
+        unknown = [k for k in kws if k not in fields or fields.index(k) < len(positional)]
+        if unknown:
+            raise TypingError(f"{cls_ty.cls.__name__}() got an unexpected or repeated "
+                              f"field {unknown[0]!r} (its fields: {', '.join(fields)})")
+        named = fields[len(positional):max(fields.index(k) for k in kws) + 1]
+        if any(f not in kws for f in named):
+            gap = next(f for f in named if f not in kws)
+            raise TypingError(f"{cls_ty.cls.__name__}(): give field {gap!r} too (kiln "
+                              "fills only the fields after the last one given from the "
+                              "defaults)")
+        kw_order = tuple(kws)
+        sig, make = _make(tctx, cls_ty, *positional, *[kws[f] for f in named])
+
+        def codegen(context, builder, sig_, llargs):
+            given = dict(zip(kw_order, llargs[len(args):]))
+            return make(context, builder, sig,
+                        list(llargs[:len(args)]) + [given[f] for f in named])
+        signature = sig.return_type(cls_ty, *positional, *[kws[k] for k in kw_order])
+        return Resolution(signature, codegen, kw_order)
+
+
+registry.register("call", _MakeByName())
+
+
+@template(type)
+def _type_of(tctx, value):
+    """type(p) of a named tuple: its class."""
+    if not isinstance(value, _NAMED):
+        return None
+    rt = t.NamedTupleClass(value.cls)
+    return rt(value), lambda context, builder, sig, args: context.get_constant(builder, rt, None)
+
+
+def _same_class(negate):
+    def typer(tctx, a, b):
+        if not (isinstance(a, t.NamedTupleClass) and isinstance(b, t.NamedTupleClass)):
+            return None
+        same = (a.cls is b.cls) != negate
+        return t.boolean(a, b), lambda context, builder, sig, args: \
+            context.get_constant(builder, t.boolean, same)
+    return typer
+
+
+for _op, _negate in ((operator.is_, False), (operator.is_not, True), (operator.eq, False),
+                     (operator.ne, True)):
+    template(_op)(_same_class(_negate))

@@ -9,7 +9,8 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import Resolution, template
+from ..typing.unroll import literal_unroll
+from .registry import Resolution, overload, overload_method, template
 
 
 def static_getitem(tuple_ty, index: int) -> Resolution:
@@ -143,6 +144,38 @@ def _contains(tctx, tup, value):
             result = builder.or_(result, eq)
         return result
     return t.boolean(tup, value), codegen
+
+
+@overload_method(t.BaseTuple, "index")
+def _index(tup, value):
+    """tup.index(value): the first position holding an equal item, else ValueError."""
+    def index(tup, value):
+        i = 0
+        for item in literal_unroll(tup):
+            if item == value:
+                return i
+            i += 1
+        raise ValueError("tuple.index(x): x not in tuple")
+    return index
+
+
+@overload_method(t.BaseTuple, "count")
+def _count(tup, value):
+    def count(tup, value):
+        n = 0
+        for item in literal_unroll(tup):
+            if item == value:
+                n += 1
+        return n
+    return count
+
+
+@overload(bool)
+def _truth(tup):
+    """bool(tup): whether it has items, known from its type."""
+    if isinstance(tup, t.BaseTuple):
+        return lambda tup: len(tup) != 0
+    return None
 
 
 @template(operator.add)
