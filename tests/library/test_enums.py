@@ -82,5 +82,36 @@ def test_an_enum_of_mixed_values_is_refused():
         a = 1
         b = "b"
 
-    with pytest.raises(TypingError, match="numbers of one type; Mixed.s values are int, str"):
+    with pytest.raises(TypingError, match="one type it can pass; Mixed.s values are int, str"):
         njit(lambda: Mixed.a)()
+
+
+class Planet(enum.Enum):
+    MERCURY = (3.303e+23, 2.4397e6)
+    EARTH = (5.976e+24, 6.37814e6)
+
+
+def identities(c, m):
+    return (c is Color.red, m is Mode.FAST, m is not Mode.SLOW, c is Mode.FAST,
+            Color["green"] == c, Mode["OFF"] == m)
+
+
+@pytest.mark.parametrize("c", [Color.red, Color.green])
+@pytest.mark.parametrize("m", [Mode.FAST, Mode.OFF])
+def test_identity_and_members_by_name(c, m):
+    check(identities, c, m)
+
+
+def planet(p):
+    mass, radius = p.value
+    return p == Planet.EARTH, mass / radius ** 2, p
+
+
+@pytest.mark.parametrize("p", list(Planet))
+def test_members_with_tuple_values(p):
+    check(planet, p)
+
+
+def test_a_missing_member_name_is_a_typing_error():
+    with pytest.raises(TypingError, match="Color has no member 'pink'"):
+        njit(lambda: Color["pink"])()

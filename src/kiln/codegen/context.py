@@ -274,8 +274,8 @@ class CodegenContext:
         if isinstance(ty, t.Array):
             return self.constant_array(builder, ty, value)
         if isinstance(ty, t.EnumMember):
-            return ir.Constant(dm.value_type(ty), [self.get_constant(builder, ty.dtype,
-                                                                     value.value)])
+            return builder.insert_value(ir.Constant(dm.value_type(ty), ir.Undefined),
+                                        self.get_constant(builder, ty.dtype, value.value), 0)
         if isinstance(ty, t.UnicodeType):
             from ..library.strings import constant_string
             return constant_string(self, builder, value)

@@ -11,6 +11,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
+from ..errors import TypingError
 from .registry import template
 
 _MEMBERS = (t.EnumMember, t.IntEnumMember)
@@ -20,15 +21,20 @@ def _member_value(context, builder, ty, value):
     return builder.extract_value(value, 0) if isinstance(ty, t.EnumMember) else value
 
 
-def _comparison(op, negate):
+def _comparison(op, negate, identity):
+    """==, != between Enum members; `is`, `is not` between any members (an IntEnum
+    member `==` a number is the integer comparison)."""
     def typer(tctx, a, b):
-        if not (isinstance(a, t.EnumMember) and isinstance(b, t.EnumMember)):
+        kinds = _MEMBERS if identity else t.EnumMember
+        if not (isinstance(a, kinds) and isinstance(b, kinds)):
             return None
         if a != b:   # members of two classes are never equal
             def different(context, builder, sig, args):
                 return ir.Constant(dm.i1, int(negate))
             return t.boolean(a, b), different
         equal = tctx.resolve(operator.eq, (a.dtype, a.dtype))
+        if equal is None:
+            return None
 
         def codegen(context, builder, sig, args):
             result = equal.lower(context, builder, equal.signature,
@@ -38,9 +44,25 @@ def _comparison(op, negate):
     return template(op)(typer)
 
 
-for _op, _negate in ((operator.eq, False), (operator.ne, True), (operator.is_, False),
-                     (operator.is_not, True)):
-    _comparison(_op, _negate)
+for _op, _negate, _identity in ((operator.eq, False, False), (operator.ne, True, False),
+                                (operator.is_, False, True), (operator.is_not, True, True)):
+    _comparison(_op, _negate, _identity)
+
+
+@template(operator.getitem)
+def _member_by_name(tctx, cls, name):
+    """`Color["red"]`: the member, a constant."""
+    if not (isinstance(cls, t.EnumClass) and isinstance(name, t.StringLiteral)):
+        return None
+    member = cls.module.__members__.get(name.value)
+    if member is None:
+        raise TypingError(f"{cls.label} has no member {name.value!r} (its members: "
+                          f"{', '.join(cls.module.__members__)})")
+    rt = t.typeof(member)
+
+    def codegen(context, builder, sig, args):
+        return context.get_constant(builder, rt, member)
+    return rt(cls, name), codegen
 
 
 @template(("attr", "value"))

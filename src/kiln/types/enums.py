@@ -3,7 +3,7 @@
 A member is its value at run time; its type names its class, so `Color.red == Shape.circle`
 is False even when the values agree, and boxing gives back the member. An IntEnum member
 is an integer (arithmetic, comparisons, indexing) of a type that still knows its class.
-The members of one class must have values of one number type."""
+The members of one class must have values of one type (numbers, tuples of them, ...)."""
 from __future__ import annotations
 
 import enum
@@ -26,7 +26,7 @@ class EnumClass(Module):
 
 
 class EnumMember(Type):
-    """A member of an `enum.Enum` class whose values are numbers of one type (`dtype`)."""
+    """A member of an `enum.Enum` class whose values have one type (`dtype`)."""
 
     def __init__(self, cls, dtype):
         self.instance_class = cls
@@ -58,13 +58,12 @@ def is_enum_class(value) -> bool:
 
 def enum_member_type(cls):
     """The type of `cls`'s members; TypeError when kiln cannot hold them."""
-    from .core import Number
     from .typeof import _typeof
     if issubclass(cls, enum.IntEnum):
         return IntEnumMember(cls)
     types = {_typeof(member.value) for member in cls}
-    if len(types) != 1 or not isinstance(next(iter(types)), Number):
-        raise TypeError(f"kiln takes the members of an enum whose values are numbers of "
-                        f"one type; {cls.__name__}'s values are "
+    if len(types) != 1 or None in types:
+        raise TypeError(f"kiln takes the members of an enum whose values have one type it "
+                        f"can pass; {cls.__name__}'s values are "
                         f"{', '.join(sorted({type(m.value).__name__ for m in cls}))}")
     return EnumMember(cls, types.pop())
