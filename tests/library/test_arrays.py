@@ -303,3 +303,27 @@ def test_slice_objects_made_in_compiled_code():
     for k in (1, 2, -2):
         check(slice_objects_2d, b, k)
     check(slice_objects_2d, b, 0)     # ValueError: slice step cannot be zero
+
+
+def index_by(a, s):
+    return a[s], s
+
+
+@pytest.mark.parametrize("s", [slice(1, 8, 2), slice(None, None, -1), slice(3, None),
+                               slice(None), slice(-3, None), slice(2, 6), slice(8, 1, -3),
+                               slice(0, 0), slice(-100, 100, 7)])
+def test_a_slice_argument_indexes_and_comes_back(s):
+    check(index_by, np.arange(10.0), s)
+
+
+def test_a_stepless_specialization_is_not_given_a_step():
+    """slice(2, 6) compiles for a step of 1; slice(2, 6, 2) must not run that code."""
+    f = njit(index_by)
+    assert np.array_equal(f(np.arange(10), slice(2, 6))[0], [2, 3, 4, 5])
+    assert np.array_equal(f(np.arange(10), slice(2, 6, 2))[0], [2, 4])
+    assert np.array_equal(f(np.arange(10), slice(2, 6))[0], [2, 3, 4, 5])
+
+
+def test_a_slice_of_floats_is_refused_clearly():
+    with pytest.raises(TypeError, match="cannot pass a value of type 'slice'"):
+        njit(index_by)(np.arange(3), slice(0.5, 2))

@@ -23,9 +23,11 @@ _PY_SYMBOLS = [
     "PyLong_AsVoidPtr", "PyUnicode_FromString", "PyGILState_Ensure", "PyGILState_Release",
     "PyEval_SaveThread", "PyEval_RestoreThread", "PyCapsule_New", "PyCapsule_GetPointer",
     "PyGILState_Check", "PyErr_Fetch", "PyErr_NormalizeException", "PyException_SetTraceback",
+    "PySlice_New",
 ]
 _PY_DATA = ["_Py_NoneStruct", "_Py_TrueStruct", "_Py_FalseStruct", "_Py_NotImplementedStruct",
-            "PyLong_Type", "PyFloat_Type", "PyComplex_Type", "PyBool_Type", "PyTuple_Type"]
+            "PyLong_Type", "PyFloat_Type", "PyComplex_Type", "PyBool_Type", "PyTuple_Type",
+            "PySlice_Type"]
 
 # LLVM lowers a float16 conversion the CPU has no instruction for (float64 -> float16
 # always) to a call to compiler-rt's helper; the JIT has no compiler-rt, and an unresolved

@@ -8,7 +8,7 @@ import types as pytypes
 import numpy as np
 
 from . import core
-from .containers import Array, tuple_of, unicode_type
+from .containers import Array, SliceType, tuple_of, unicode_type
 from .enums import EnumClass, enum_member_type, is_enum_class
 from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
 from .records import Record
@@ -73,6 +73,11 @@ def _typeof(value):
         return core.ellipsis
     if isinstance(value, enum.Enum):
         return enum_member_type(cls)
+    if cls is slice:     # bounds of None or int64 (the int64 minimum marks an absent one)
+        bounds = (value.start, value.stop, value.step)
+        if all(b is None or type(b) is int and -2**63 < b < 2**63 for b in bounds):
+            return SliceType(has_step=value.step is not None)
+        return None
     if isinstance(value, np.generic):
         if value.dtype.names is not None:   # a record scalar (np.void): not yet an argument
             return None
