@@ -81,6 +81,17 @@ def test_exec_of_text_compiles_and_text_never_seen_is_refused():
     assert "REFUSED True" in out
 
 
+def test_an_exec_function_is_compiled_after_many_other_texts():
+    """The interpreter compiles many small texts of its own (every dataclass and namedtuple
+    is exec'd): kiln kept only the newest 256 texts, so a function exec'd at import time
+    was 'source unavailable' by the time a test compiled it (CI, cmath tests)."""
+    import collections
+    ns = {}
+    exec("def tripled(x):\n    return 3 * x\n", ns)
+    for i in range(600):
+        collections.namedtuple(f"Filler{i}", f"a{i} b{i}")
+    assert njit(ns["tripled"])(7) == 21
+
 def test_exec_with_linecache_registration():
     text = "def poly(x):\n    y = x * x\n    return 3 * y - x + 0.5\n"
     filename = "<kiln-test-cell-1>"

@@ -81,12 +81,16 @@ def define_generated(filename, source, namespace):
 
 
 _COMPILED_TEXTS = collections.OrderedDict()   # (name, text) -> lines, newest last
-_COMPILED_TEXTS_KEPT = 256
+# The newest texts up to this many characters in all: the interpreter compiles many small
+# texts of its own (dataclasses, namedtuples), so a count of texts kept would lose a user's
+# exec'd function after a few hundred of those.
+_COMPILED_TEXTS_BUDGET = 16_000_000
+_compiled_chars = 0
 
 
 def _remember_compiled_text(event, args):
     """An audit hook: keep the texts that `exec`, `eval` and `compile` receive under a name
-    that is no file ("<string>" for `exec(text)`), the newest few, so a function they
+    that is no file ("<string>" for `exec(text)`), the newest 16 MB, so a function they
     define can be compiled later. A text is used only once it is seen to compile to the
     function's own code (_block_defines)."""
     if event != "compile":
@@ -99,6 +103,7 @@ def _remember_compiled_text(event, args):
             source = source.decode()
         except UnicodeDecodeError:
             return
+    global _compiled_chars
     if isinstance(source, str) and len(source) < 100_000:
         try:   # a hook must never make the user's compile fail (threads race here)
             key = (filename, source)
@@ -106,8 +111,10 @@ def _remember_compiled_text(event, args):
                 _COMPILED_TEXTS.move_to_end(key)
             else:
                 _COMPILED_TEXTS[key] = source.splitlines(keepends=True)
-                if len(_COMPILED_TEXTS) > _COMPILED_TEXTS_KEPT:
-                    _COMPILED_TEXTS.popitem(last=False)
+                _compiled_chars += len(source)
+                while _compiled_chars > _COMPILED_TEXTS_BUDGET:
+                    (_, oldest), _ = _COMPILED_TEXTS.popitem(last=False)
+                    _compiled_chars -= len(oldest)
         except KeyError:
             pass
 
