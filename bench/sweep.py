@@ -231,6 +231,45 @@ def sort_ints(a):
     return np.sort(a)
 
 
+@case("a.sort() (random float32)", "sorting", label="{n} float32",
+      make=lambda n: (_rng().standard_normal(n).astype(np.float32),))
+def sort_method(a):
+    b = a.copy()
+    b.sort()
+    return b
+
+
+@case("np.sort (sorted floats)", "sorting", make=lambda n: (np.sort(_floats(n)[0]),))
+def sort_sorted(a):
+    return np.sort(a)
+
+
+@case("np.sort (reversed int32)", "sorting", label="{n} int32",
+      make=lambda n: (np.sort(_rng().integers(-10 ** 9, 10 ** 9, n).astype(np.int32))[::-1].copy(),))
+def sort_reversed(a):
+    return np.sort(a)
+
+
+@case("np.sort (int64 in 0..9: duplicates)", "sorting", label="{n} int64",
+      make=lambda n: (_rng().integers(0, 10, n),))
+def sort_duplicates(a):
+    return np.sort(a)
+
+
+# argsort's inputs have no ties: Numba's argsort orders the indices of ties as its quicksort
+# happens to, kiln's as NumPy's stable sort (the outputs are compared before timing)
+@case("np.argsort (int64 permutation)", "sorting", label="{n} int64",
+      make=lambda n: (_rng().permutation(n) - n // 2,))
+def argsort_ints(a):
+    return np.argsort(a)
+
+
+@case("np.argsort (distinct float32)", "sorting", label="{n} float32",
+      make=lambda n: ((_rng().permutation(n) / n - 0.5).astype(np.float32),))
+def argsort_float32(a):
+    return np.argsort(a)
+
+
 # ---- small and reversed arrays ---------------------------------------------------------------
 
 @case("np.cumsum(a[::-1])", "arrays", rtol=1e-12)
