@@ -20,6 +20,7 @@ from llvmlite import ir
 from . import types as t
 from .codegen import boxing
 from .codegen import datamodel as dm
+from .codegen.context import register_cast, register_constant
 from .codegen.exceptions import emit_set_python_error
 from .cpu.cache import function_cache
 from .errors import TypingError
@@ -216,6 +217,33 @@ def entry_address(value, type_name):
         except TypeError:
             return None
     return function_addresses(value, fty)
+
+
+def _constant(context, builder, ty, value):
+    """A function frozen into the code: its addresses."""
+    context.state.keepalive.append(value)
+    context.state.cacheable = False
+    return ir.Constant(dm.value_type(ty), [ir.Constant(dm.i64, a).inttoptr(dm.ptr)
+                                           for a in function_addresses(value, ty)])
+
+
+def _compiled_function(context, builder, value, src, dst):
+    """A compiled function passed as a C function: its code, and a C wrapper of it, in
+    this module."""
+    sig, disp = dst.signature, src.dispatcher
+    typed = context.state.tctx.type_function(disp.typed_func, tuple(sig.args),
+                                             sig.return_type, disp.options)
+    native = context.lower_function(typed)
+    symbol = f"{typed.symbol}.cfunc"
+    wrapper = context.module.globals.get(symbol)
+    if wrapper is None:
+        wrapper = build_c_wrapper(context, sig, native, symbol, disp)
+        wrapper.linkage = "internal"
+    return function_value(builder, dst, wrapper, native)
+
+
+register_constant(t.FunctionType, _constant)
+register_cast(t.Dispatcher, t.FunctionType, _compiled_function)
 
 
 @boxing.unboxer(t.FunctionType)

@@ -15,6 +15,37 @@ from . import datamodel as dm
 STATUS_OK = ir.Constant(dm.i32, 0)
 STATUS_ERROR = ir.Constant(dm.i32, 1)
 
+_CONSTANTS = {}   # type class -> constant(context, builder, ty, value)
+_CASTS = {}       # (source class, target class) -> cast(context, builder, value, src, dst)
+
+
+def register_constant(type_class, constant):
+    """`constant(context, builder, ty, value)`: the value of a Python object frozen into
+    the code as a `type_class` value, for a family whose module owns its layout (numbers,
+    tuples and arrays are this module's)."""
+    _CONSTANTS[type_class] = constant
+
+
+def register_cast(src_class, dst_class, cast):
+    """`cast(context, builder, value, src, dst)`: a conversion from a `src_class` value to
+    a C pointer or function of `dst_class` that the family of `src_class` knows."""
+    _CASTS[src_class, dst_class] = cast
+
+
+def _registered(table, cls):
+    for c in cls.__mro__:
+        if c in table:
+            return table[c]
+    return None
+
+
+def _registered_cast(src_class, dst_class):
+    for s in src_class.__mro__:
+        for d in dst_class.__mro__:
+            if (s, d) in _CASTS:
+                return _CASTS[s, d]
+    return None
+
 
 class ModuleState:
     """One LLVM module under construction and what it must keep alive."""
@@ -276,15 +307,9 @@ class CodegenContext:
         if isinstance(ty, t.EnumMember):
             return builder.insert_value(ir.Constant(dm.value_type(ty), ir.Undefined),
                                         self.get_constant(builder, ty.dtype, value.value), 0)
-        if isinstance(ty, t.UnicodeType):
-            from ..library.strings import constant_string
-            return constant_string(self, builder, value)
-        if isinstance(ty, t.FunctionType):  # a function frozen into the code: its addresses
-            from ..ccallback import function_addresses
-            self.state.keepalive.append(value)
-            self.state.cacheable = False
-            return ir.Constant(dm.value_type(ty), [ir.Constant(dm.i64, a).inttoptr(dm.ptr)
-                                                   for a in function_addresses(value, ty)])
+        family = _registered(_CONSTANTS, type(ty))
+        if family is not None:
+            return family(self, builder, ty, value)
         return dm.null_value(ty)
 
     def constant_array(self, builder, ty, arr: np.ndarray):
@@ -369,8 +394,8 @@ class CodegenContext:
 
     def _cast_pointer(self, builder, value, src, dst):
         """To a C pointer or function (library/foreign.py decides what may be passed): an
-        array's data, an integer address, another pointer, a function's C address, or a
-        compiled function (its code, and a C wrapper of it, in this module)."""
+        array's data, an integer address, another pointer, a function's C address, or what
+        a family registered (`register_cast`: a compiled function, in ccallback.py)."""
         if isinstance(src, t.Array):
             return builder.extract_value(value, dm.ARRAY_DATA)
         if isinstance(src, t.Integer):
@@ -379,18 +404,9 @@ class CodegenContext:
             return value
         if isinstance(src, t.FunctionType) and isinstance(dst, t.RawPointer):
             return builder.extract_value(value, 0)
-        if isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType):
-            from ..ccallback import build_c_wrapper, function_value
-            sig, disp = dst.signature, src.dispatcher
-            typed = self.state.tctx.type_function(disp.typed_func, tuple(sig.args),
-                                                  sig.return_type, disp.options)
-            native = self.lower_function(typed)
-            symbol = f"{typed.symbol}.cfunc"
-            wrapper = self.module.globals.get(symbol)
-            if wrapper is None:
-                wrapper = build_c_wrapper(self, sig, native, symbol, disp)
-                wrapper.linkage = "internal"
-            return function_value(builder, dst, wrapper, native)
+        family = _registered_cast(type(src), type(dst))
+        if family is not None:
+            return family(self, builder, value, src, dst)
         raise TypeError(f"kiln cannot convert {src} to {dst}")
 
     def _cast_optional(self, builder, value, src, dst):

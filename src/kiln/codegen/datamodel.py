@@ -3,6 +3,12 @@
 Booleans are `i1` in registers and `i8` in arrays; everything else has one representation.
 An array is `{meminfo*, parent*, nitems, itemsize, data*, shape[N], strides[N]}`. A record
 is `{meminfo*, data*}`, a reference to its bytes in an array, which hold `[size x i8]`.
+
+Numbers, arrays, records, tuples, Optionals, ranges, slices and literals are laid out
+here. Every other family (lists, dicts, sets, strings, generators, jitclass instances: a
+pointer to their NRT meminfo) registers its layout in the module that owns it
+(`register_model`, or `ownership.meminfo_family`), so this module names none of them; a
+library type with `fields` is a struct of them.
 """
 from __future__ import annotations
 
@@ -18,11 +24,21 @@ ARRAY_MEMINFO, ARRAY_PARENT, ARRAY_NITEMS, ARRAY_ITEMSIZE, ARRAY_DATA, ARRAY_SHA
     ARRAY_STRIDES = range(7)
 
 _FLOATS = {16: ir.HalfType(), 32: ir.FloatType(), 64: ir.DoubleType()}
+_MODELS = {}   # type class -> model(ty): the LLVM type of its values
+
+
+def register_model(type_class, model):
+    """Lay out the values of `type_class` (and of its subclasses) as `model(ty)` says."""
+    _MODELS[type_class] = model
+    value_type.cache_clear()
 
 
 @lru_cache(maxsize=None)
 def value_type(ty: t.Type) -> ir.Type:
     """The LLVM type of a value of `ty` held in a register or passed to a function."""
+    for cls in type(ty).__mro__:   # first: a family may refine a core type
+        if cls in _MODELS:
+            return _MODELS[cls](ty)
     if isinstance(ty, t.Boolean):
         return i1
     if isinstance(ty, t.Integer):
@@ -45,8 +61,7 @@ def value_type(ty: t.Type) -> ir.Type:
         return ir.LiteralStructType([value_type(ty.type), i1])
     if isinstance(ty, (t.RangeType, t.SliceType)):
         return ir.LiteralStructType([intp, intp, intp])
-    if isinstance(ty, (t.RawPointer, t.ListType, t.DictType, t.SetType, t.ClassInstanceType,
-                       t.GeneratorType, t.UnicodeType)):  # its meminfo
+    if isinstance(ty, t.RawPointer):
         return ptr
     if isinstance(ty, t.Literal) and isinstance(ty.type, t.Number):  # kiln.literally's
         return value_type(ty.type)                                     # argument
@@ -91,6 +106,18 @@ def store_item(builder, ty, value, address):
         builder.store(record, address, align=1)
         return
     builder.store(to_memory(builder, ty, value), address)
+
+
+SLICE_ABSENT = -(1 << 63)  # marks a slice bound written as empty (`a[:n]`), never an index
+
+
+def build_slice(builder, start, stop, step):
+    """The slice `{start, stop, step}`, a bound given as None marked SLICE_ABSENT."""
+    value = ir.Constant(ir.LiteralStructType([i64, i64, i64]), ir.Undefined)
+    for i, part in enumerate((start, stop, step)):
+        value = builder.insert_value(value, part if part is not None
+                                     else ir.Constant(i64, SLICE_ABSENT), i)
+    return value
 
 
 def null_value(ty):

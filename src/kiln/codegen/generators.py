@@ -30,14 +30,16 @@ import hashlib
 from llvmlite import ir
 
 from .. import types as t
-from ..library.lists import tag_of
+from ..library.list_layout import tag_of
 from ..runtime import nrt
 from . import datamodel as dm
 from .context import STATUS_ERROR, STATUS_OK
-from .ownership import decref
+from .ownership import decref, meminfo_family
 
 HANDLE, EXCINFO, STATUS, TAG, VALUE = range(5)
 RUNNING = ir.Constant(dm.i32, 2)   # the status while resumed: a resume from inside raises
+
+meminfo_family(t.GeneratorType)   # a generator is the meminfo of its header
 
 
 class _Token(ir.Type):
@@ -136,7 +138,7 @@ class Coroutine:
 def lower_generator_function(state, typed, fn):
     """`fn`, the generator function's symbol: the ramp that makes the generator; its body
     is the coroutine `<symbol>.body`."""
-    from ..library.lists import kept_alive
+    from ..library.list_layout import kept_alive
     from .context import CodegenContext
     from .lower import FunctionLowerer
     module = fn.module

@@ -27,7 +27,7 @@ from .. import types as t
 from ..errors import KilnError, LoweringError
 from ..typing.operators import CMPOPS
 from . import datamodel as dm
-from . import exceptions
+from . import exceptions, families
 from .array_expressions import ArrayExpressions
 from .context import STATUS_OK
 from ..library.fusion import Tree
@@ -444,14 +444,13 @@ class FunctionLowerer(ArrayExpressions):
             self.builder.branch(target)
 
     def stmt_For(self, node):
-        from ..library.iteration import iteration_for
         iter_ty = self.type_of(node.iter)
         if isinstance(iter_ty, t.BaseTuple) and len(iter_ty) == 0:
             self.release(self.expr(node.iter))
             self.block(node.orelse)
             return
         iterable = self.hold(self.expr(node.iter))
-        it = iteration_for(self.ctx, self.builder, iterable, self.type_of(node.iter))
+        it = families.iteration_for(self.ctx, self.builder, iterable, self.type_of(node.iter))
         b = self.builder
         header, body, step, orelse_blk, end = (
             self.new_block(n) for n in ("for.cond", "for.body", "for.next", "for.else", "for.end"))
@@ -708,27 +707,24 @@ class FunctionLowerer(ArrayExpressions):
         return self.owned(self.ctx.make_tuple(self.builder, ty, items), ty)
 
     def expr_List(self, node):
-        from ..library.lists import build_list
         items = [self.expr(e) for e in node.elts]
         ty = self.type_of(node)
-        value = self.owned(build_list(self.ctx, self.builder, ty, items,
-                                      [self.type_of(e) for e in node.elts]), ty)
+        value = self.owned(families.DISPLAYS["list"](self.ctx, self.builder, ty, items,
+                                                     [self.type_of(e) for e in node.elts]), ty)
         for item in items:
             self.release(item)
         return value
 
     def expr_Set(self, node):
-        from ..library.sets import build_set
         items = [self.expr(e) for e in node.elts]
         ty = self.type_of(node)
-        value = self.owned(build_set(self.ctx, self.builder, ty, items,
-                                     [self.type_of(e) for e in node.elts]), ty)
+        value = self.owned(families.DISPLAYS["set"](self.ctx, self.builder, ty, items,
+                                                    [self.type_of(e) for e in node.elts]), ty)
         for item in items:
             self.release(item)
         return value
 
     def expr_Dict(self, node):
-        from ..library.dicts import build_dict
         keys, values = [], []
         for k, v in zip(node.keys, node.values):   # Python's order: k1, v1, k2, v2...
             keys.append(self.expr(k))
@@ -736,14 +732,13 @@ class FunctionLowerer(ArrayExpressions):
         pairs = [(k, self.type_of(kn), v, self.type_of(vn))
                  for k, kn, v, vn in zip(keys, node.keys, values, node.values)]
         ty = self.type_of(node)
-        value = self.owned(build_dict(self.ctx, self.builder, ty, pairs), ty)
+        value = self.owned(families.DISPLAYS["dict"](self.ctx, self.builder, ty, pairs), ty)
         for item in keys + values:
             self.release(item)
         return value
 
     def expr_Slice(self, node):
         """A slice is `{start, stop, step}`; absent bounds are marked for the indexer to fill."""
-        from ..library.slicing import build_slice
         parts = []
         for part in (node.lower, node.upper, node.step):
             if part is None or self.type_of(part) == t.none:
@@ -751,7 +746,7 @@ class FunctionLowerer(ArrayExpressions):
             else:
                 parts.append(self.ctx.cast(self.builder, self.expr(part), self.type_of(part),
                                            t.int64))
-        return build_slice(self.builder, *parts)
+        return dm.build_slice(self.builder, *parts)
 
 
 def _assigned_in_body(fn) -> set:

@@ -1,8 +1,10 @@
 """Which values own runtime memory, and the one place that counts their references.
 
-An array made in compiled code points to an NRT meminfo, a list, a dict, a string or a
-jitclass instance is one; tuples, Optionals and library
-structs (`zip`, `enumerate`) own whatever their items own. Code generation calls `incref`
+An array made in compiled code points to an NRT meminfo; tuples, Optionals and library
+structs (`zip`, `enumerate`) own whatever their items own. A family whose value is its
+meminfo (a list, a dict, a set, a string, a generator, a jitclass instance) says so in the
+module that owns its layout (`meminfo_family`), and a family with another walk registers
+it (`register_parts`), so this module names none of them. Code generation calls `incref`
 and `decref` with a value's kiln type and they walk it; types that own nothing generate
 no code at all, so scalar code is unchanged."""
 from __future__ import annotations
@@ -13,15 +15,31 @@ from .. import types as t
 from ..runtime import nrt
 from . import datamodel as dm
 
+_PARTS = {}   # type class -> parts(ty): the paths to the meminfos in its values
+
+
+def register_parts(type_class, parts):
+    """`parts(ty)`: the paths (tuples of struct indices) to the meminfo fields inside a
+    value of `type_class` (and of its subclasses); () for a value that is its meminfo."""
+    _PARTS[type_class] = parts
+    _owned_parts.cache_clear()
+
+
+def meminfo_family(type_class):
+    """Values of `type_class` are a pointer to their NRT meminfo, which owns what they
+    hold: laid out as a pointer, counted as one reference."""
+    dm.register_model(type_class, lambda ty: dm.ptr)
+    register_parts(type_class, lambda ty: ((),))
+
 
 @lru_cache(maxsize=None)
 def _owned_parts(ty) -> tuple:
     """Paths (tuples of struct indices) to the meminfo fields inside a value of `ty`."""
+    for cls in type(ty).__mro__:
+        if cls in _PARTS:
+            return tuple(_PARTS[cls](ty))
     if isinstance(ty, (t.Array, t.Record)):   # both hold their meminfo first
         return ((dm.ARRAY_MEMINFO,),)
-    if isinstance(ty, (t.ListType, t.DictType, t.SetType, t.ClassInstanceType,
-                       t.GeneratorType, t.UnicodeType)):
-        return ((),)   # the value is the meminfo
     if isinstance(ty, t.BaseTuple):
         items = ty.types
     elif isinstance(ty, t.Optional):

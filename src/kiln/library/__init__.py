@@ -6,9 +6,9 @@ import importlib
 
 MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing", "tuples",
            "iteration", "nditer", "printing", "optional", "allocation", "creation",
-           "ufuncs", "reductions", "shapes", "linalg", "decompositions", "stacked",
-           "selection", "sorting", "random", "joining", "routines", "statistics", "foreign",
-           "lists", "strings", "string_methods", "string_case",
+           "ufuncs", "reductions", "fused_reductions", "shapes", "linalg", "decompositions",
+           "stacked", "selection", "sorting", "random", "joining", "routines", "statistics",
+           "foreign", "lists", "strings", "string_methods", "string_case",
            "string_conversions", "hashing", "dicts", "sets",
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",

@@ -87,7 +87,7 @@ def _box(api, ty, value, fail):
         with view:
             b.store(_box_view(api, ty, value, fail), result)
             # the view keeps its NumPy array alive; a meminfo that held it (a list's item,
-            # library/lists.py) is released
+            # library/list_layout.py) is released
             nrt.emit_decref(b, b.extract_value(value, dm.ARRAY_MEMINFO))
     return b.load(result, typ=dm.ptr)
 

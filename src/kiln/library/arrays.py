@@ -209,7 +209,7 @@ def _index_result(array_ty, items, view=False):
 
 def _index_values(builder, index, index_ty, ndim):
     """The value of each expanded index item (a whole-axis slice for each axis of `...`)."""
-    from .slicing import build_slice
+    from ..codegen.datamodel import build_slice
     items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
     values = []
     for position, _ in _expand_ellipsis(items, ndim):

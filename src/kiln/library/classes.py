@@ -8,7 +8,7 @@ container, array or instance field still zero is CPython's AttributeError); its
 destructor (one per class, an internal function of each module that makes instances)
 releases the fields that own references, so an instance held by nothing is freed with
 what it holds. A field is read as a borrowed value and stored with a reference of its own
-(arrays that NumPy owns are kept alive as a list's items are, library/lists.py).
+(arrays that NumPy owns are kept alive as a list's items are, library/list_layout.py).
 
 Templates are keyed by attribute and method names (`("attr", name)`, `("method", name)`,
 `("setattr", name)`), registered once per name that any jitclass uses; each applies only
@@ -22,15 +22,18 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from ..codegen.ownership import decref
+from ..codegen.ownership import decref, meminfo_family
 from ..errors import TypingError
 from ..runtime import nrt
 from ..typing.unify import can_convert
-from .lists import _module_function, _store_new, _target_data
+from .list_layout import _module_function, _store_new, _target_data
 from .registry import Resolution, Template, registry
 
 
 # ---- the layout in LLVM IR -------------------------------------------------------------------
+
+meminfo_family(t.ClassInstanceType)   # an instance is its meminfo
+
 
 def struct_type(inst_ty):
     return ir.LiteralStructType([dm.memory_type(ty) for _, ty in inst_ty.struct])

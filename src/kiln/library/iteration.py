@@ -10,6 +10,8 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen import families as codegen_families
+from ..typing import families
 from .registry import template
 
 
@@ -110,6 +112,7 @@ class GeneratorIteration:
         pass
 
 
+@codegen_families.iteration
 def iteration_for(context, builder, value, ty):
     """The iteration of `value` (of type `ty`) for a `for` loop."""
     b = builder
@@ -145,7 +148,7 @@ def iteration_for(context, builder, value, ty):
         return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                               lambda b, index: b.icmp_signed("<", index, count), item, ty.dtype)
     if isinstance(ty, t.ListType):
-        from .lists import list_iteration
+        from .list_layout import list_iteration
         return list_iteration(context, b, value, ty)
     if isinstance(ty, (t.UnicodeType, t.StringLiteral)):
         from .strings import string_iteration
@@ -292,6 +295,7 @@ def _common_function(tuple_ty):
     return common
 
 
+@families.answers("item_type_of")
 def item_type_of(ty):
     """The type of the items a `for` loop over `ty` gives, or None if it is not iterable."""
     if isinstance(ty, t.RangeType):

@@ -8,6 +8,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..typing import families
 from .registry import Resolution, template
 
 
@@ -98,6 +99,7 @@ def _truth(tctx, *args):
     return t.boolean(opt), codegen
 
 
+@families.answers("known_identity")
 def known_identity(value, a, b) -> Resolution:
     """`a is b` whose answer the types give (None against anything but an Optional), for
     operands that must still be evaluated (`f() is None` calls f)."""

@@ -18,13 +18,16 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen import families as codegen_families
 from ..errors import TypingError
+from ..typing import families
 from ..typing.unify import can_convert, held, unify
-from .dicts import (DELETED, _copy_into, _delete, _dict_hashes, _dict_keys, _dict_new_like,
-                    _dict_used, _dict_values, _entries_count, _hash_at, _insert_new, _key_at, _lookup,
-                    _slot_of_entry, _store, clear_table, converter, new_dict)
+from .dict_layout import (DELETED, _dict_hashes, _dict_keys, _dict_new_like, _dict_used,
+                          _dict_values, _entries_count, _hash_at, _key_at, converter, new_dict)
+from .dicts import (_copy_into, _delete, _insert_new, _lookup, _slot_of_entry, _store,
+                    clear_table)
 from .hashing import hashable
-from .lists import _list_set_size, _new_reference
+from .list_layout import _list_set_size, _new_reference
 from .registry import intrinsic, overload, overload_method, register_jitable
 
 
@@ -42,6 +45,7 @@ def set_maker(item_ty):
     return intrinsic(make)
 
 
+@codegen_families.display("set")
 def build_set(context, b, set_ty, items, item_types):
     """The display `{a, b, ...}` from its lowered items and their types."""
     s = new_dict(context, b, set_ty)
@@ -62,6 +66,7 @@ def _require_item(item):
                           "a tuple of them)")
 
 
+@families.display("set")
 def display_type(item_types):
     """The type of the display `{a, b, ...}`: its items' common type."""
     result = t.undefined
@@ -99,6 +104,10 @@ def reads_set_items(receiver, method) -> bool:
     typer retries it once a later statement has fixed it)."""
     return isinstance(receiver, t.SetType) and receiver.is_undefined and \
         method in ("pop", "iter")
+
+
+families.item_fixer(implied_set_type,
+                    lambda receiver, method, args: reads_set_items(receiver, method))
 
 
 # ---- the table, seen as a set ------------------------------------------------------------

@@ -1,23 +1,11 @@
-"""Slices in compiled code: `{start, stop, step}` with absent bounds marked, resolved
-against an axis length exactly as Python's `slice.indices` does."""
+"""Slices in compiled code: `{start, stop, step}` with absent bounds marked (the layout is
+codegen/datamodel.py's `build_slice`), resolved against an axis length exactly as Python's
+`slice.indices` does."""
 from __future__ import annotations
 
-from llvmlite import ir
-
 from .. import types as t
-from ..codegen import datamodel as dm
+from ..codegen.datamodel import SLICE_ABSENT as ABSENT, build_slice
 from .registry import register_jitable, template
-
-ABSENT = -(1 << 63)  # marks a bound written as empty (`a[:n]`), never a real index
-
-
-def build_slice(builder, start, stop, step):
-    struct = ir.LiteralStructType([dm.i64, dm.i64, dm.i64])
-    value = ir.Constant(struct, ir.Undefined)
-    for i, part in enumerate((start, stop, step)):
-        value = builder.insert_value(value, part if part is not None
-                                     else ir.Constant(dm.i64, ABSENT), i)
-    return value
 
 
 @register_jitable

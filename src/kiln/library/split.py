@@ -19,8 +19,8 @@ Which reductions are split, and how:
 - not split: the float `prod` (NumPy multiplies the items in order, so another grouping
   would round differently), complex sums (NumPy pairs real and imaginary parts in its own
   way) and reductions along an axis. Reductions of an array expression (computed where
-  they are folded) are split by reductions.py `_split_fused` on the same plan: the float
-  sum and mean along the pairwise subtrees, min/max/any/all in equal ranges. A
+  they are folded) are split by fused_reductions.py `_split_fused` on the same plan: the
+  float sum and mean along the pairwise subtrees, min/max/any/all in equal ranges. A
   non-contiguous array is reduced through its contiguous copy, which is split.
 """
 from __future__ import annotations

@@ -19,8 +19,10 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen import boxing
+from ..codegen.context import register_constant
+from ..codegen.ownership import meminfo_family
 from ..runtime import nrt
-from .lists import _slice_indices
+from .list_layout import _slice_indices
 from .registry import intrinsic, overload, register_jitable
 
 HEADER = ir.LiteralStructType([dm.i64, dm.i64])   # length, hash; the code points follow
@@ -118,6 +120,10 @@ def string_iteration(context, b, s):
     return IndexIteration(context, b, ir.Constant(dm.i64, 0), ONE,
                           lambda b, index: b.icmp_signed("<", index, length_of(b, s)), item,
                           t.unicode_type)
+
+
+meminfo_family(t.UnicodeType)   # a string is its meminfo
+register_constant(t.UnicodeType, lambda context, b, ty, text: constant_string(context, b, text))
 
 
 # ---- crossing into Python ----------------------------------------------------------------

@@ -9,10 +9,12 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
+from ..typing import families
 from ..typing.unroll import literal_unroll
 from .registry import Resolution, overload, overload_method, template
 
 
+@families.answers("static_getitem")
 def static_getitem(tuple_ty, index: int) -> Resolution:
     """`tup[k]` with k known at compile time: any tuple, the item's own type."""
     n = len(tuple_ty)
@@ -24,6 +26,7 @@ def static_getitem(tuple_ty, index: int) -> Resolution:
                       builder.extract_value(args[0], index))
 
 
+@families.answers("static_getslice")
 def static_getslice(tuple_ty, slice_ty, bounds: slice) -> Resolution:
     """`tup[a:b:c]` with constant bounds: the tuple of those items."""
     picked = range(len(tuple_ty))[bounds]

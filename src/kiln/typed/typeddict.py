@@ -201,14 +201,14 @@ def _box(api, ty, value, fail):
         raise TypingError("kiln cannot return a dict whose key and value types are not known "
                           "(nothing is ever stored in it); make it with "
                           "Dict.empty(key_type, value_type)")
-    _dicts.set_tag(api.builder, value, ty)
+    _dict_layout.set_tag(api.builder, value, ty)
     return box_container(api, ty, value, fail, from_native)
 
 
 @boxing.unboxer(t.DictType)
 def _unbox(unboxer, ty, obj):
     """A Dict's dict itself (borrowed, not copied), if it has this type."""
-    return unbox_container(unboxer, ty, obj, Dict, MEMINFO_OFFSET, _dicts.has_tag)
+    return unbox_container(unboxer, ty, obj, Dict, MEMINFO_OFFSET, _dict_layout.has_tag)
 
 
 @boxing.boxer(t.SetType)
@@ -220,7 +220,7 @@ def _box_set(api, ty, value, fail):
         nrt.emit_decref(api.builder, value)
         return api.call("PySet_New", dm.ptr, [ir.Constant(dm.ptr, None)])
     table = t.DictType(ty.item_type, t.boolean)
-    _dicts.set_tag(api.builder, value, table)
+    _dict_layout.set_tag(api.builder, value, table)
     return box_container(api, table, value, fail, set_from_native)
 
 
@@ -242,7 +242,7 @@ _compiled = {}
 
 def _compiled_empty(dict_type):
     if dict_type not in _compiled:
-        make = _dicts.dict_maker(dict_type.key_type, dict_type.value_type)
+        make = _dict_layout.dict_maker(dict_type.key_type, dict_type.value_type)
 
         def empty():
             return make()
@@ -306,22 +306,26 @@ def _update(d, other):
 def _next_live(d, j):
     """The position of the first live entry at or after j, or -1."""
     j = _dicts._next_live(d, j)
-    return j if j < _dicts._list_len(_dicts._dict_hashes(d)) else -1
+    return j if j < _list_layout._list_len(_dict_layout._dict_hashes(d)) else -1
 
 
 @njit
 def _key_at(d, j):
-    return _dicts._list_get(_dicts._dict_keys(d), j)
+    return _list_layout._list_get(_dict_layout._dict_keys(d), j)
 
 
 @njit
 def _value_at(d, j):
-    return _dicts._list_get(_dicts._dict_values(d), j)
+    return _list_layout._list_get(_dict_layout._dict_values(d), j)
 
 
 @njit
 def _item_at(d, j):
-    return _dicts._list_get(_dicts._dict_keys(d), j), _dicts._list_get(_dicts._dict_values(d), j)
+    return (_list_layout._list_get(_dict_layout._dict_keys(d), j),
+            _list_layout._list_get(_dict_layout._dict_values(d), j))
 
 
-from ..library import dicts as _dicts  # noqa: E402 (the library imports this module too)
+# last: the library imports this module too
+from ..library import dict_layout as _dict_layout  # noqa: E402
+from ..library import dicts as _dicts  # noqa: E402
+from ..library import list_layout as _list_layout  # noqa: E402

@@ -251,7 +251,7 @@ def unbox_container(unboxer, ty, obj, cls, offset, has_tag):
 def _box(api, ty, value, fail):
     """A List that takes over the reference; the list is tagged with its type, so passing
     it back in is checked without Python."""
-    from ..library.lists import set_tag
+    from ..library.list_layout import set_tag
     if ty.is_undefined:
         raise TypingError("kiln cannot return a list whose item type is not known (nothing "
                           "is ever added to it); make it with List.empty_list(item_type)")
@@ -262,13 +262,13 @@ def _box(api, ty, value, fail):
 @boxing.unboxer(t.ListType)
 def _unbox(unboxer, ty, obj):
     """A List's list itself (borrowed, not copied), if it has this type."""
-    from ..library.lists import has_tag
+    from ..library.list_layout import has_tag
     return unbox_container(unboxer, ty, obj, List, MEMINFO_OFFSET, has_tag)
 
 
 @lru_cache(maxsize=None)
 def _compiled_empty(list_type):
-    from ..library.lists import list_maker
+    from ..library.list_layout import list_maker
     make = list_maker(list_type.item_type)
 
     def empty(allocated):

@@ -19,10 +19,9 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError, UnsupportedError
-from ..library.optional import known_identity
 from ..library.registry import registry
 from ..frontend import FunctionIR, build_function_ir
-from . import exceptions, generators
+from . import exceptions, families, generators
 from .operators import (BINARY_OF, BINOPS, CMPOPS, OP_SYMBOLS, UNARYOPS,
                         UNSUPPORTED_EXPRS)
 from .results import Deferred, RecursionPending, TypedFunction
@@ -428,13 +427,9 @@ class Typer(StatementTyper):
         """`l = []; l.append(x)`, `d = {}; d[k] = v`: the first use that adds items to a
         container whose item types are not known yet fixes them, and the local holding it
         is widened to that type. A read of such a dict waits for a later pass."""
-        from ..library.dicts import implied_dict_type, reads_items
-        from ..library.lists import implied_list_type
-        from ..library.sets import implied_set_type, reads_set_items
-        fixed = implied_list_type(receiver, method, args) or \
-            implied_dict_type(receiver, method, args) or implied_set_type(receiver, method, args)
+        fixed = families.implied_type(receiver, method, args)
         if fixed is None:
-            if (reads_items(receiver, method, args) or reads_set_items(receiver, method)) and \
+            if families.reads_items(receiver, method, args) and \
                     isinstance(receiver_node, ast.Name):
                 raise Deferred(receiver_node.id, receiver_node, items=True)
             return receiver
@@ -443,12 +438,11 @@ class Typer(StatementTyper):
         return fixed
 
     def expr_Dict(self, node):
-        from ..library.dicts import display_type
         if any(k is None for k in node.keys):
             raise self.error("kiln does not support '**' in a dict display", node,
                              UnsupportedError)
-        return display_type([self.expr(k) for k in node.keys],
-                            [self.expr(v) for v in node.values])
+        return families.DISPLAYS["dict"]([self.expr(k) for k in node.keys],
+                                         [self.expr(v) for v in node.values])
 
     def stmt_Delete(self, node):
         for target in node.targets:
@@ -459,12 +453,10 @@ class Typer(StatementTyper):
             self.calls[target] = self.resolve(operator.delitem, (obj, index), target)
 
     def expr_List(self, node):
-        from ..library.lists import display_type
-        return display_type(self.expr(e) for e in node.elts)
+        return families.DISPLAYS["list"](self.expr(e) for e in node.elts)
 
     def expr_Set(self, node):
-        from ..library.sets import display_type
-        return display_type([self.expr(e) for e in node.elts])
+        return families.DISPLAYS["set"]([self.expr(e) for e in node.elts])
 
     def expr_BinOp(self, node):
         op = BINOPS[type(node.op)]
@@ -544,7 +536,8 @@ class Typer(StatementTyper):
                     self.calls[(node, i)] = self.resolve(key, (left, right), node,
                                                          what="'is' (only against None)")
                 elif _has_effects(node):   # known, but its operands must still run
-                    self.calls[(node, i)] = known_identity(folded[-1], left, right)
+                    self.calls[(node, i)] = families.ask("known_identity", folded[-1], left,
+                                                         right)
                     folded[-1] = None
                 result = t.boolean
             else:
@@ -623,11 +616,9 @@ class Typer(StatementTyper):
         constant = self.constants.get(node.slice)
         bounds = self.constant_slice(node.slice)
         if isinstance(obj, t.BaseTuple) and isinstance(constant, int):
-            from ..library.tuples import static_getitem
-            res = static_getitem(obj, constant)
+            res = families.ask("static_getitem", obj, constant)
         elif isinstance(obj, t.BaseTuple) and bounds is not None:
-            from ..library.tuples import static_getslice
-            res = static_getslice(obj, index, slice(*bounds))
+            res = families.ask("static_getslice", obj, index, slice(*bounds))
         else:
             obj = self.fix_items(node.value, obj, "getitem", (index,))
             res = self.resolve(operator.getitem, (obj, index), node)

@@ -9,7 +9,7 @@ import operator
 from .. import types as t
 from ..errors import KilnError, UnsupportedError
 from ..frontend import captured_names, inner_function_node
-from . import exceptions, generators
+from . import exceptions, families, generators
 from .operators import BINOPS, INPLACE, UNSUPPORTED_STATEMENTS
 from .results import Deferred, RecursionPending
 from .unify import held
@@ -201,8 +201,7 @@ class StatementTyper:
         return isinstance(fn, t.Function) and fn.pyfunc is pyfunc
 
     def iteration_item(self, ty, node):
-        from ..library.iteration import item_type_of
-        item = item_type_of(ty)
+        item = families.ask("item_type_of", ty)
         if item is not None:
             return item
         if isinstance(ty, t.BaseTuple):

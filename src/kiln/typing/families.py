@@ -1,0 +1,61 @@
+"""What typing asks of the type families that live above it, in library/: the type of a
+display (`[a, b]`, `{k: v}`, `{a, b}`), the item types that an operation fixes for an
+empty container (`l = []; l.append(x)`) and whether an operation must wait for them, and
+single questions answered by one module each (`ask`): the item type a `for` loop over a
+value gives (library/iteration.py), a tuple indexed or sliced by constants
+(library/tuples.py), an `is` that the types answer (library/optional.py). Each family
+answers in the module that owns it, which `library.load()` imports before any typing, so
+typing names no library module."""
+from __future__ import annotations
+
+DISPLAYS = {}      # "list", "dict", "set" -> display_type(items' types...)
+ITEM_FIXERS = []   # (implied(receiver, method, args) -> type or None, reads(...) -> bool)
+_ANSWERS = {}      # question -> the function that answers it
+
+QUESTIONS = (
+    "item_type_of",      # (ty) -> the type of a `for` loop's items over ty, or None
+    "static_getitem",    # (tuple type, int) -> the Resolution of `tup[k]`
+    "static_getslice",   # (tuple type, slice type, slice) -> the Resolution of `tup[a:b:c]`
+    "known_identity",    # (bool, a, b) -> the Resolution of an `a is b` known from types
+)
+
+
+def display(kind):
+    """Register the decorated function as the type of the `kind` display."""
+    def register(fn):
+        DISPLAYS[kind] = fn
+        return fn
+    return register
+
+
+def item_fixer(implied, reads):
+    """`implied(receiver, method, args)`: the container type that `receiver.method(*args)`
+    fixes for a container whose item types are not known yet, or None; `reads(receiver,
+    method, args)`: whether that operation needs them (the typer retries it later)."""
+    ITEM_FIXERS.append((implied, reads))
+
+
+def answers(question):
+    """Register the decorated function as the answer to `question` (one of QUESTIONS)."""
+    assert question in QUESTIONS, question
+
+    def register(fn):
+        _ANSWERS[question] = fn
+        return fn
+    return register
+
+
+def ask(question, *args):
+    return _ANSWERS[question](*args)
+
+
+def implied_type(receiver, method, args):
+    for implied, _ in ITEM_FIXERS:
+        fixed = implied(receiver, method, args)
+        if fixed is not None:
+            return fixed
+    return None
+
+
+def reads_items(receiver, method, args) -> bool:
+    return any(reads(receiver, method, args) for _, reads in ITEM_FIXERS)
