@@ -12,6 +12,7 @@ library type with `fields` is a struct of them.
 """
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 
 from llvmlite import ir
@@ -118,6 +119,13 @@ def build_slice(builder, start, stop, step):
         value = builder.insert_value(value, part if part is not None
                                      else ir.Constant(i64, SLICE_ABSENT), i)
     return value
+
+
+def type_tag(ty) -> int:
+    """A number naming a type, the same in every process (it is in cached code): what a
+    list, dict or generator that has been to Python carries, so it is checked coming back."""
+    digest = hashlib.sha1(str(ty).encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
 def null_value(ty):

@@ -30,11 +30,10 @@ import hashlib
 from llvmlite import ir
 
 from .. import types as t
-from ..library.list_layout import tag_of
 from ..runtime import nrt
 from . import datamodel as dm
 from .context import STATUS_ERROR, STATUS_OK
-from .ownership import decref, meminfo_family
+from .ownership import decref, kept_alive, meminfo_family
 
 HANDLE, EXCINFO, STATUS, TAG, VALUE = range(5)
 RUNNING = ir.Constant(dm.i32, 2)   # the status while resumed: a resume from inside raises
@@ -138,7 +137,6 @@ class Coroutine:
 def lower_generator_function(state, typed, fn):
     """`fn`, the generator function's symbol: the ramp that makes the generator; its body
     is the coroutine `<symbol>.body`."""
-    from ..library.list_layout import kept_alive
     from .context import CodegenContext
     from .lower import FunctionLowerer
     module = fn.module
@@ -157,7 +155,7 @@ def lower_generator_function(state, typed, fn):
     nrt.set_destructor(b, meminfo, _destructor(module, yield_type))
     header = nrt.meminfo_data(b, meminfo)
     b.store(ir.Constant(header_type(yield_type), None), header)
-    b.store(ir.Constant(dm.i64, tag_of(typed.return_type)), _field(b, header, yield_type, TAG))
+    b.store(ir.Constant(dm.i64, dm.type_tag(typed.return_type)), _field(b, header, yield_type, TAG))
     # an array NumPy owns (an argument from Python, or a view of one) gets a meminfo that
     # holds it, as a list item does: the generator may outlive the caller's borrow
     args = [kept_alive(ctx, b, ty, arg) for ty, arg in zip(typed.argtypes, fn.args[2:])]
@@ -169,7 +167,7 @@ def lower_generator_function(state, typed, fn):
 def has_tag(b, generator, ty):
     """Whether the generator is of type `ty` (unboxing a kiln Generator from Python)."""
     tag = _field(b, nrt.meminfo_data(b, generator), ty.yield_type, TAG)
-    return b.icmp_signed("==", b.load(tag, typ=dm.i64), ir.Constant(dm.i64, tag_of(ty)))
+    return b.icmp_signed("==", b.load(tag, typ=dm.i64), ir.Constant(dm.i64, dm.type_tag(ty)))
 
 
 def _destructor(module, yield_type):

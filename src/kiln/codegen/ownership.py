@@ -6,10 +6,13 @@ meminfo (a list, a dict, a set, a string, a generator, a jitclass instance) says
 module that owns its layout (`meminfo_family`), and a family with another walk registers
 it (`register_parts`), so this module names none of them. Code generation calls `incref`
 and `decref` with a value's kiln type and they walk it; types that own nothing generate
-no code at all, so scalar code is unchanged."""
+no code at all, so scalar code is unchanged. An array that NumPy owns is given a meminfo
+holding its NumPy array where a container or a generator keeps it (`kept_alive`)."""
 from __future__ import annotations
 
 from functools import lru_cache
+
+from llvmlite import ir
 
 from .. import types as t
 from ..runtime import nrt
@@ -68,3 +71,32 @@ def incref(builder, ty, value):
 def decref(builder, ty, value):
     for meminfo in _each_meminfo(builder, ty, value):
         nrt.emit_decref(builder, meminfo)
+
+
+def kept_alive(context, b, ty, value):
+    """`value` with each array in it that NumPy owns (no meminfo: an argument or a view of
+    one) given a meminfo that holds its NumPy array, so a list can keep it past the call."""
+    if isinstance(ty, t.BaseTuple):
+        for i, item_ty in enumerate(ty.types):
+            if holds_arrays(item_ty):
+                value = b.insert_value(value, kept_alive(context, b, item_ty,
+                                                          b.extract_value(value, i)), i)
+        return value
+    if not isinstance(ty, t.Array):
+        return value
+    null = ir.Constant(dm.ptr, None)
+    slot = context.alloca(b, dm.value_type(ty))
+    b.store(value, slot)
+    borrowed = b.and_(b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_MEMINFO), null),
+                      b.icmp_unsigned("!=", b.extract_value(value, dm.ARRAY_PARENT), null))
+    with b.if_then(borrowed, likely=False):
+        owner = nrt.emit_python_owner(b, b.extract_value(value, dm.ARRAY_PARENT))
+        context.guard(b, b.icmp_unsigned("==", owner, null), MemoryError,
+                      "cannot allocate a list item")
+        b.store(b.insert_value(value, owner, dm.ARRAY_MEMINFO), slot)
+    return b.load(slot, typ=dm.value_type(ty))
+
+
+def holds_arrays(ty):
+    return isinstance(ty, t.Array) or (isinstance(ty, t.BaseTuple) and
+                                       any(map(holds_arrays, ty.types)))

@@ -57,12 +57,12 @@ def used_of(b, d):
 
 
 def set_tag(b, d, dict_ty):
-    b.store(ir.Constant(dm.i64, list_layout.tag_of(dict_ty)), _field(b, d, TAG))
+    b.store(ir.Constant(dm.i64, dm.type_tag(dict_ty)), _field(b, d, TAG))
 
 
 def has_tag(b, d, dict_ty):
     return b.icmp_signed("==", b.load(_field(b, d, TAG), typ=dm.i64),
-                         ir.Constant(dm.i64, list_layout.tag_of(dict_ty)))
+                         ir.Constant(dm.i64, dm.type_tag(dict_ty)))
 
 
 def _destructor(module):

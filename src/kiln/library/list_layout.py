@@ -16,7 +16,6 @@ Python does and raise its exceptions. Items are stored with a reference of their
 """
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 
 from llvmlite import ir
@@ -24,7 +23,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen import families as codegen_families
-from ..codegen.ownership import decref, has_refs, incref, meminfo_family
+from ..codegen.ownership import decref, has_refs, holds_arrays, incref, kept_alive, meminfo_family
 from ..runtime import nrt
 from ..typing.unify import can_convert
 from .fusion import counted_loop
@@ -36,12 +35,6 @@ MAX_ITEMS_BYTES = 1 << 62   # larger buffers are a MemoryError before any size a
 _INTLIKE = (t.Integer, t.Boolean)
 
 meminfo_family(t.ListType)   # a list value is its meminfo
-
-
-def tag_of(list_ty) -> int:
-    """A number naming the list's type, the same in every process (it is in cached code)."""
-    digest = hashlib.sha1(str(list_ty).encode()).digest()
-    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
 
 
 # ---- the layout in LLVM IR -------------------------------------------------------------------
@@ -56,12 +49,12 @@ def size_of(b, lst):
 
 
 def set_tag(b, lst, list_ty):
-    b.store(ir.Constant(dm.i64, tag_of(list_ty)), _field(b, lst, TAG))
+    b.store(ir.Constant(dm.i64, dm.type_tag(list_ty)), _field(b, lst, TAG))
 
 
 def has_tag(b, lst, list_ty):
     return b.icmp_signed("==", b.load(_field(b, lst, TAG), typ=dm.i64),
-                         ir.Constant(dm.i64, tag_of(list_ty)))
+                         ir.Constant(dm.i64, dm.type_tag(list_ty)))
 
 
 def _item_address(b, lst, item_ty, index):
@@ -164,38 +157,9 @@ def new_list(context, b, list_ty, capacity):
     return lst
 
 
-def kept_alive(context, b, ty, value):
-    """`value` with each array in it that NumPy owns (no meminfo: an argument or a view of
-    one) given a meminfo that holds its NumPy array, so a list can keep it past the call."""
-    if isinstance(ty, t.BaseTuple):
-        for i, item_ty in enumerate(ty.types):
-            if _holds_arrays(item_ty):
-                value = b.insert_value(value, kept_alive(context, b, item_ty,
-                                                          b.extract_value(value, i)), i)
-        return value
-    if not isinstance(ty, t.Array):
-        return value
-    null = ir.Constant(dm.ptr, None)
-    slot = context.alloca(b, dm.value_type(ty))
-    b.store(value, slot)
-    borrowed = b.and_(b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_MEMINFO), null),
-                      b.icmp_unsigned("!=", b.extract_value(value, dm.ARRAY_PARENT), null))
-    with b.if_then(borrowed, likely=False):
-        owner = nrt.emit_python_owner(b, b.extract_value(value, dm.ARRAY_PARENT))
-        context.guard(b, b.icmp_unsigned("==", owner, null), MemoryError,
-                      "cannot allocate a list item")
-        b.store(b.insert_value(value, owner, dm.ARRAY_MEMINFO), slot)
-    return b.load(slot, typ=dm.value_type(ty))
-
-
-def _holds_arrays(ty):
-    return isinstance(ty, t.Array) or (isinstance(ty, t.BaseTuple) and
-                                       any(map(_holds_arrays, ty.types)))
-
-
 def _store_new(context, b, item_ty, value, address):
     """Store `value` in an empty slot with a reference of the list's own."""
-    if _holds_arrays(item_ty):
+    if holds_arrays(item_ty):
         value = kept_alive(context, b, item_ty, value)
     incref(b, item_ty, value)
     dm.store_item(b, item_ty, value, address)

@@ -159,7 +159,7 @@ def _objmode_call(tctx, block_ty, *args):
 
 
 def _lower(context, b, block, argtypes, outputs, values):
-    from ..library.list_layout import kept_alive
+    from ..codegen.ownership import kept_alive
     from ..codegen.boxing import Unboxer, box, copies_in, release_copies
     from ..runtime import pyapi as P
     api = P.PyAPI(context, b)
