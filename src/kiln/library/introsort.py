@@ -123,18 +123,6 @@ def introsort(x, lo, hi):
 # ---- argsort: keys with their indices ------------------------------------------------------
 
 @register_jitable
-def _pair_before(keys, order, i, k, o):
-    """keys[i], order[i] before (k, o): by key, then by index; indices are distinct, so the
-    order sorted this way is the stable one."""
-    return keys[i] < k or (keys[i] == k and order[i] < o)
-
-
-@register_jitable
-def _after_pair(keys, order, i, k, o):
-    return k < keys[i] or (k == keys[i] and o < order[i])
-
-
-@register_jitable
 def _swap_pairs(keys, order, i, j):
     keys[i], keys[j] = keys[j], keys[i]
     order[i], order[j] = order[j], order[i]
@@ -156,9 +144,21 @@ def insertion_sort_pairs(keys, order, lo, hi):
 
 @register_jitable
 def quicksort_pairs(keys, order, lo, hi):
-    """Sort keys[lo:hi] and order[lo:hi] by (key, index), for argsorts too short for radix.
-    A range that takes more rounds than a balanced split needs is insertion-sorted (the
-    caller keeps the ranges short, so that stays cheap)."""
+    """Sort keys[lo:hi], and order[lo:hi] with them, for argsorts too short for radix: a
+    quicksort by key alone (one comparison, as Numba's argsort), then the indices of each
+    run of equal keys sorted, which gives the stable order. A range that takes more rounds
+    than a balanced split needs is insertion-sorted (the caller keeps the ranges short)."""
+    _quicksort_pairs(keys, order, lo, hi)
+    start = lo
+    for i in range(lo + 1, hi + 1):
+        if i == hi or keys[i] != keys[start]:
+            if i - start > 1:
+                introsort(order, start, i)
+            start = i
+
+
+@register_jitable
+def _quicksort_pairs(keys, order, lo, hi):
     rounds = 8
     n = hi - lo
     while n > 1:
@@ -177,20 +177,20 @@ def quicksort_pairs(keys, order, lo, hi):
         rounds -= 1
         mid = lo + (hi - lo) // 2
         last = hi - 1
-        if _pair_before(keys, order, mid, keys[lo], order[lo]):
+        if keys[mid] < keys[lo]:
             _swap_pairs(keys, order, mid, lo)
-        if _pair_before(keys, order, last, keys[mid], order[mid]):
+        if keys[last] < keys[mid]:
             _swap_pairs(keys, order, last, mid)
-            if _pair_before(keys, order, mid, keys[lo], order[lo]):
+            if keys[mid] < keys[lo]:
                 _swap_pairs(keys, order, mid, lo)
-        k, o = keys[mid], order[mid]
-        i, j = lo, last          # pairs are distinct: the pivot ends between the parts
+        k = keys[mid]
+        i, j = lo, last
         while True:
             i += 1
-            while _pair_before(keys, order, i, k, o):
+            while keys[i] < k:
                 i += 1
             j -= 1
-            while _after_pair(keys, order, j, k, o):
+            while k < keys[j]:
                 j -= 1
             if i >= j:
                 break

@@ -5,7 +5,8 @@ Each value maps to an unsigned key of its size whose unsigned order is the value
 positives and all bits inverted on negatives, NaNs excluded by the caller). The keys less
 their minimum are sorted one byte at a time from the lowest (LSD radix: each pass is a
 stable scatter into 256 buckets), skipping the bytes all keys share, so a small range of
-integers takes one or two passes. Linear time, no comparisons to mispredict, and stable,
+integers takes one or two passes. A pass costs about as much as a few comparisons per
+item, so short rows are sorted by comparisons (`radix_pays`). Linear time, no comparisons to mispredict, and stable,
 which is what argsort needs to give NumPy's order of equal keys (kind="stable")."""
 from __future__ import annotations
 
@@ -35,6 +36,11 @@ def new_keys(x, n):
     """An uninitialized array for n keys of x's items."""
 
 
+def radix_pays(n, nbytes, x):
+    """Whether radix beats comparison sorting for n keys of x's items that differ in
+    `nbytes` bytes (measured: a pass over 4-byte keys is cheaper than over 8-byte)."""
+
+
 def no_keys(keys):
     """(the largest key, the smallest key) of keys' type: the minimum and maximum of no keys."""
 
@@ -49,6 +55,12 @@ def _new_keys(x, n):
         u = _unsigned(x.dtype)
         return lambda x, n: np.empty(n, u)
     return None
+
+
+@overload(radix_pays)
+def _radix_pays(n, nbytes, x):
+    per_byte = 128 if x.dtype.np_dtype.itemsize == 8 else 96
+    return lambda n, nbytes, x: n >= per_byte * nbytes
 
 
 @overload(no_keys)
@@ -117,31 +129,10 @@ def _from_key(k, x):
 
 
 @register_jitable
-def new_counts(keys):
-    """Zeroed counts, for each byte of a key, of the keys with each value of that byte."""
-    return np.zeros((keys.itemsize, 256), np.int64)
-
-
-@register_jitable
-def count_key(counts, k):
-    """Count k in `counts` (callers count as they make the keys, saving a pass)."""
-    for b in range(counts.shape[0]):
-        counts[b, (k >> (8 * b)) & 255] += 1
-
-
-@register_jitable
-def passes(counts, first, n):
-    """How many bytes differ among the n counted keys (one of them `first`): the passes."""
-    m = 0
-    for b in range(counts.shape[0]):
-        if counts[b, (first >> (8 * b)) & 255] != n:
-            m += 1
-    return m
-
-
-@register_jitable
-def _byte_count(span):
-    """How many low bytes hold the unsigned `span` (a shift gives an int64: the same bits)."""
+def span_bytes(least, most):
+    """How many low bytes hold most - least (keys; a shift gives an int64: the same bits):
+    an upper bound on the passes sorting keys between them takes."""
+    span = most - least
     nbytes = 0
     while nbytes < 8 and (span >> (8 * nbytes)) != 0:
         nbytes += 1
@@ -149,18 +140,28 @@ def _byte_count(span):
 
 
 @register_jitable
-def _rebase(keys, counts, least, most):
-    """Subtract `least` from the keys (and count them again) when that leaves fewer bytes
-    to sort, as for integers on both sides of 0; returns what was subtracted."""
-    n = keys.shape[0]
-    if _byte_count(most - least) >= passes(counts, keys[0], n):
-        return least - least
-    counts[:] = 0
-    for i in range(n):
+def differing_bytes(differing):
+    """(the lowest byte set in `differing`, how many bytes are set): for the OR of each
+    key XOR the first, the lowest byte in which keys differ and the passes they need."""
+    lowest, total = 8, 0
+    for b in range(8):
+        if (differing >> (8 * b)) & 255 != 0:
+            lowest = min(lowest, b)
+            total += 1
+    return lowest, total
+
+
+@register_jitable
+def _byte_counts(keys, least, lowest, nbytes):
+    """Subtract `least` from each key; count, for each of the bytes lowest .. nbytes - 1
+    (the lower ones all keys share), the keys with each value of that byte."""
+    counts = np.zeros((max(nbytes, 1), 256), np.int64)
+    for i in range(keys.shape[0]):
         k = keys[i] - least
         keys[i] = k
-        count_key(counts, k)
-    return least
+        for b in range(lowest, nbytes):
+            counts[b, (k >> (8 * b)) & 255] += 1
+    return counts
 
 
 @register_jitable
@@ -173,14 +174,15 @@ def _starts(counts, b, starts):
 
 
 @register_jitable
-def sort_keys(keys, counts, least, most):
-    """Sort `keys` (counted in `counts`, between least and most); returns the sorted keys
-    less an amount, in `keys` or in a new array, and that amount."""
+def sort_keys(keys, least, most):
+    """Sort `keys` (between least and most); returns the sorted keys less `least`, in
+    `keys` or in a new array."""
     n = keys.shape[0]
-    base = _rebase(keys, counts, least, most)
+    nbytes = span_bytes(least, most)
+    counts = _byte_counts(keys, least, 0, nbytes)
     source, target = keys, np.empty_like(keys)
     starts = np.empty(256, np.int64)
-    for b in range(counts.shape[0]):
+    for b in range(nbytes):
         if counts[b, (source[0] >> (8 * b)) & 255] == n:
             continue                      # all keys share this byte
         _starts(counts, b, starts)
@@ -192,20 +194,21 @@ def sort_keys(keys, counts, least, most):
             target[p] = k
             starts[d] = p + 1
         source, target = target, source
-    return source, base
+    return source
 
 
 @register_jitable
-def sort_pairs(keys, order, counts, least, most):
-    """Sort `keys` (counted in `counts`, between least and most), stably, and `order` with
-    them, in place."""
+def sort_pairs(keys, order, least, most, lowest):
+    """Sort `keys` (between least and most, all alike below byte `lowest`), stably, and
+    `order` with them, in place."""
     n = keys.shape[0]
-    _rebase(keys, counts, least, most)
+    nbytes = span_bytes(least, most)
+    counts = _byte_counts(keys, least, lowest, nbytes)
     source, target = keys, np.empty_like(keys)
     source_order, target_order = order, np.empty_like(order)
     odd = False
     starts = np.empty(256, np.int64)
-    for b in range(counts.shape[0]):
+    for b in range(lowest, nbytes):
         if counts[b, (source[0] >> (8 * b)) & 255] == n:
             continue
         _starts(counts, b, starts)
@@ -228,14 +231,12 @@ def sort_pairs(keys, order, counts, least, most):
 def radix_sort(x, n):
     """Sort x[:n] (no NaN) in place."""
     keys = new_keys(x, n)
-    counts = new_counts(keys)
-    least = most = sort_key(x[0])
+    least, most = no_keys(keys)
     for i in range(n):
         k = sort_key(x[i])
         keys[i] = k
-        count_key(counts, k)
         least = min(least, k)
         most = max(most, k)
-    done, base = sort_keys(keys, counts, least, most)
+    done = sort_keys(keys, least, most)
     for i in range(n):
-        x[i] = from_key(done[i] + base, x)
+        x[i] = from_key(done[i] + least, x)

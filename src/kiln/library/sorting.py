@@ -16,15 +16,11 @@ from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
 from .introsort import SMALL, insertion_sort, insertion_sort_pairs, introsort, quicksort_pairs
-from .radix_sort import (argsort_key, count_key, has_key, new_counts, new_keys, no_keys,
-                         passes, radix_sort, sort_pairs)
+from .radix_sort import (argsort_key, differing_bytes, has_key, new_keys, no_keys, radix_pays,
+                         radix_sort, sort_key, sort_pairs, span_bytes)
 from .reductions import c_contiguous, in_c_order
 from .registry import overload, overload_method, register_jitable
 
-# Below this many items a row is sorted by comparisons (radix's fixed costs dominate).
-RADIX_FROM = 256
-# An argsort radix-sorts from this many items per byte pass its keys need.
-PAIRS_RADIX_FROM = 64
 
 
 @register_jitable
@@ -77,7 +73,11 @@ def sort_row(x):
 def _sort_row(x):
     if has_key(x.dtype):
         def large(x, n):
-            if n >= RADIX_FROM:
+            least, most = x[0], x[0]
+            for i in range(1, n):
+                least = min(least, x[i])
+                most = max(most, x[i])
+            if radix_pays(n, span_bytes(sort_key(least), sort_key(most)), x):
                 radix_sort(x, n)
             else:
                 introsort(x, 0, n)
@@ -133,8 +133,8 @@ def _argsort_row(x, out):
     def argsort(x, out):
         n = x.shape[0]
         keys = new_keys(x, n)
-        counts = new_counts(keys)
         least, most = no_keys(keys)
+        differing = least - least          # the bits in which some key differs from the first
         rising = falling = True
         count = 0
         for i in range(n):
@@ -146,13 +146,12 @@ def _argsort_row(x, out):
             if count:
                 rising = rising and not k < keys[count - 1]
                 falling = falling and not keys[count - 1] < k
+                differing |= k ^ keys[0]
             keys[count] = k
             out[count] = i
             count += 1
-            if n > SMALL:
-                count_key(counts, k)
-                least = min(least, k)
-                most = max(most, k)
+            least = min(least, k)
+            most = max(most, k)
         _reverse(out[count:], n - count)
         if rising:
             return
@@ -160,10 +159,12 @@ def _argsort_row(x, out):
             _reverse_runs(keys, out, count)
         elif count <= SMALL:
             insertion_sort_pairs(keys, out, 0, count)
-        elif count < PAIRS_RADIX_FROM * passes(counts, keys[0], count):
-            quicksort_pairs(keys, out, 0, count)
         else:
-            sort_pairs(keys[:count], out[:count], counts, least, most)
+            lowest, nbytes = differing_bytes(differing)
+            if radix_pays(count, min(nbytes, span_bytes(least, most)), x):
+                sort_pairs(keys[:count], out[:count], least, most, lowest)
+            else:
+                quicksort_pairs(keys, out, 0, count)
     return argsort
 
 
