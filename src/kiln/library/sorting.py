@@ -3,11 +3,14 @@ np.unique, np.searchsorted. NaNs sort last, as in NumPy.
 
 A row is sorted in place: its NaNs are moved to its end first, so the sorts compare with a
 plain `<`; a row already in order (or in reverse order) is found in one pass; otherwise
-integers, booleans and float32/float64 are radix-sorted (radix_sort.py) and short rows and
-other dtypes go through introsort (introsort.py). argsort is stable, by radix on the keys
-with their indices, NaNs' indices last in their order: among equal keys it keeps the
-original order (NumPy's default quicksort gives no such promise, so its indices of ties
-may differ; kind="stable" gives kiln's)."""
+integers, booleans and float32/float64 are radix-sorted (radix_sort.py) where that pays,
+and short rows and other dtypes (float16) are introsorted (introsort.py).
+
+argsort is stable: among equal keys it keeps the original order, NaNs' indices last in
+their order (NumPy's default quicksort gives no such promise, so its indices of ties may
+differ; kind="stable" gives kiln's). It sorts radix keys with their indices (radix, or a
+quicksort whose runs of equal keys then get their indices sorted); float16 merge-sorts an
+index array."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,7 +23,6 @@ from .radix_sort import (argsort_key, differing_bytes, has_key, new_keys, no_key
                          radix_sort, sort_key, sort_pairs, span_bytes)
 from .reductions import c_contiguous, in_c_order
 from .registry import overload, overload_method, register_jitable
-
 
 
 @register_jitable
