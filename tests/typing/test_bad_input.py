@@ -550,7 +550,7 @@ ARGUMENT_CASES = [
     ("int_wider_than_64_bits", (2 ** 70,), {}, ["argument 1", "int"]),
     ("object_array", (np.array([1], dtype=object),), {}, ["argument 1", "ndarray"]),
     ("byte_swapped_array", (np.arange(3, dtype=">f8"),), {}, ["argument 1", "ndarray"]),
-    ("structured_array_of_subarrays", (np.zeros(2, dtype=[("a", "f8", (2,))]),), {},
+    ("structured_array_of_nested_records", (np.zeros(2, dtype=[("a", [("x", "f8")])]),), {},
      ["argument 1", "ndarray"]),
     ("second_argument_bytes", (1, b"b"), {}, ["argument 2", "bytes"]),
     ("unknown_keyword", (1,), {"c": 3}, ["unexpected keyword", "'c'"]),
