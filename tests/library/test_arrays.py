@@ -327,3 +327,30 @@ def test_a_stepless_specialization_is_not_given_a_step():
 def test_a_slice_of_floats_is_refused_clearly():
     with pytest.raises(TypeError, match="cannot pass a value of type 'slice'"):
         njit(index_by)(np.arange(3), slice(0.5, 2))
+
+
+def slice_indices_of(s, n):
+    return s.indices(n)
+
+
+@pytest.mark.parametrize("s", [slice(1, 8, 2), slice(None, None, -1), slice(3, None),
+                               slice(None), slice(-3, None), slice(8, 1, -3), slice(0, 0),
+                               slice(-100, 100, 7), slice(None, 5, -2), slice(1, 2, 0)])
+@pytest.mark.parametrize("n", [0, 7, 10])
+def test_slice_indices_are_pythons(s, n):
+    check(slice_indices_of, s, n)
+    check(slice_indices_of, s, -1)      # ValueError, as Python's
+
+
+def slice_bounds(s):
+    return s.start, s.stop, s.step
+
+
+def test_bounds_left_out_read_as_numbas():
+    """Python reads a left-out bound as None; compiled code, as Numba, as the int that
+    means it (docs/differences.md)."""
+    big = 2 ** 63 - 1
+    f = njit(slice_bounds)
+    assert f(slice(None, None, None)) == (0, big, 1)
+    assert f(slice(None, None, -2)) == (big, -big - 1, -2)
+    assert f(slice(-1, 9, 12)) == (-1, 9, 12)
