@@ -245,7 +245,8 @@ def sort_sorted(a):
 
 
 @case("np.sort (reversed int32)", "sorting", label="{n} int32",
-      make=lambda n: (np.sort(_rng().integers(-10 ** 9, 10 ** 9, n).astype(np.int32))[::-1].copy(),))
+      make=lambda n: (np.sort(_rng().integers(-10 ** 9, 10 ** 9, n).astype(np.int32))[::-1]
+                      .copy(),))
 def sort_reversed(a):
     return np.sort(a)
 

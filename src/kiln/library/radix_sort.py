@@ -5,9 +5,10 @@ Each value maps to an unsigned key of its size whose unsigned order is the value
 positives and all bits inverted on negatives, NaNs excluded by the caller). The keys less
 their minimum are sorted one byte at a time from the lowest (LSD radix: each pass is a
 stable scatter into 256 buckets), skipping the bytes all keys share, so a small range of
-integers takes one or two passes. A pass costs about as much as a few comparisons per
-item, so short rows are sorted by comparisons (`radix_pays`). Linear time, no comparisons to mispredict, and stable,
-which is what argsort needs to give NumPy's order of equal keys (kind="stable")."""
+integers takes one or two passes. Linear time, no comparisons to mispredict, and stable,
+which is what argsort needs to give NumPy's order of equal keys (kind="stable"). A pass
+costs about as much as a few comparisons per item, so short rows are sorted by
+comparisons instead (`radix_pays`)."""
 from __future__ import annotations
 
 import numpy as np
