@@ -55,7 +55,7 @@ def heapsort(x, lo, hi):
 
 
 @register_jitable
-def _partition(x, lo, hi):
+def partition(x, lo, hi):
     """Split x[lo:hi] (more than 3 items) around the median of its first, middle and last
     items: returns (end of the left part, start of the right part), every item left of
     the first <= every item right of the second (an item between them is the pivot)."""
@@ -105,7 +105,7 @@ def introsort(x, lo, hi):
             heapsort(x, lo, hi)
         else:
             rounds -= 1
-            left_end, right_start = _partition(x, lo, hi)
+            left_end, right_start = partition(x, lo, hi)
             if left_end - lo < hi - right_start:
                 stack[top, 0], stack[top, 1], stack[top, 2] = right_start, hi, rounds
                 hi = left_end

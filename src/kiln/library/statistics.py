@@ -18,6 +18,7 @@ from .axes import around_axis, axis_normalizer
 from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_total,
                          in_c_order)
 from .arrays import item_in_range
+from .introsort import SMALL, insertion_sort, partition
 from .registry import omitted, overload, register_jitable
 from .split import by_ranges
 from .ufuncs import np_fmax, np_fmin, np_true_divide
@@ -48,17 +49,6 @@ def _floats(a):
 # before it, larger ones after), in increasing order, each on what is left after the last.
 
 @register_jitable
-def _insertion_sort(x, lo, hi):
-    for i in range(lo + 1, hi):
-        v = x[i]
-        j = i - 1
-        while j >= lo and v < x[j]:
-            x[j + 1] = x[j]
-            j -= 1
-        x[j + 1] = v
-
-
-@register_jitable
 def _select(x, lo, hi, k):
     """Reorder x[lo:hi] (no NaN) so that x[k] is the item sorting would put there, with
     x[lo:k] <= x[k] <= x[k+1:hi]: quickselect with a median-of-3 pivot, which sorts the
@@ -68,44 +58,19 @@ def _select(x, lo, hi, k):
     while n > 1:
         budget += 2
         n >>= 1
-    while hi - lo > 16:
+    while hi - lo > SMALL:
         if budget <= 0:
             x[lo:hi].sort()
             return
         budget -= 1
-        mid = lo + (hi - lo) // 2
-        last = hi - 1
-        if x[mid] < x[lo]:
-            x[mid], x[lo] = x[lo], x[mid]
-        if x[last] < x[mid]:
-            x[last], x[mid] = x[mid], x[last]
-            if x[mid] < x[lo]:
-                x[mid], x[lo] = x[lo], x[mid]
-        pivot = x[mid]
-        i, j = lo, last          # Hoare's partition: x[lo] <= pivot <= x[last] guard it
-        while True:
-            i += 1
-            while x[i] < pivot:
-                i += 1
-            j -= 1
-            while pivot < x[j]:
-                j -= 1
-            if i >= j:
-                break
-            x[i], x[j] = x[j], x[i]
-        # now x[lo:j+1] <= pivot <= x[j+1:hi] (j+1 == i, or i == j holds the pivot)
-        if i == j:
-            if k == i:
-                return
-            if k < i:
-                hi = i
-            else:
-                lo = i + 1
-        elif k <= j:
-            hi = j + 1
-        else:
-            lo = j + 1
-    _insertion_sort(x, lo, hi)
+        left_end, right_start = partition(x, lo, hi)
+        if k < left_end:
+            hi = left_end
+        elif k >= right_start:
+            lo = right_start
+        else:                    # k holds the pivot, in its place
+            return
+    insertion_sort(x, lo, hi)
 
 
 @register_jitable
