@@ -24,7 +24,7 @@ def test_type_groups_are_numba_s():
     assert types.boolean not in types.number_domain
 
 
-@pytest.mark.parametrize("name", ["Omitted", "NPDatetime", "StructRef", "NestedArray",
+@pytest.mark.parametrize("name", ["Omitted", "NPDatetime", "NestedArray",
                                   "pyobject"])
 def test_absent_type_names_say_why(name):
     with pytest.raises(AttributeError, match=f"kiln.types has no {name}: "):

@@ -40,6 +40,7 @@ ALIASES = {
     "numba.core.extending": "kiln.extending",
     "numba.typed": "kiln.typed",
     "numba.experimental": "kiln.experimental",
+    "numba.experimental.structref": "kiln.experimental.structref",
 }
 
 

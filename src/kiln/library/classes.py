@@ -1,14 +1,9 @@
-"""jitclass instances in compiled code: their layout, their destructor, and the templates
-that make `Cls(args)`, `obj.field`, `obj.field = v`, `obj.method(...)`, properties, static
-methods and dunder methods (`len(obj)`, `obj[i]`, `obj + other`) calls of compiled code.
+"""jitclass instances in compiled code: the templates that make `Cls(args)`, `obj.field`,
+`obj.field = v`, `obj.method(...)`, properties, static methods and dunder methods
+(`len(obj)`, `obj[i]`, `obj + other`) calls of compiled code.
 
-An instance is a pointer to an NRT meminfo whose data is a struct of its fields in spec
-order, each in its memory layout (types/classes.py). A new instance is all zeros (reading a
-container, array or instance field still zero is CPython's AttributeError); its
-destructor (one per class, an internal function of each module that makes instances)
-releases the fields that own references, so an instance held by nothing is freed with
-what it holds. A field is read as a borrowed value and stored with a reference of its own
-(arrays that NumPy owns are kept alive as a list's items are, library/list_layout.py).
+An instance is a mutable struct of its fields in spec order (types/classes.py), laid out,
+counted and freed as library/structs.py does for every such struct.
 
 Templates are keyed by attribute and method names (`("attr", name)`, `("method", name)`,
 `("setattr", name)`), registered once per name that any jitclass uses; each applies only
@@ -22,46 +17,9 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from ..codegen.ownership import decref, meminfo_family
 from ..errors import TypingError
-from ..runtime import nrt
-from ..typing.unify import can_convert
-from .list_layout import _module_function, _store_new, _target_data
 from .registry import Resolution, Template, registry
-
-
-# ---- the layout in LLVM IR -------------------------------------------------------------------
-
-meminfo_family(t.ClassInstanceType)   # an instance is its meminfo
-
-
-def struct_type(inst_ty):
-    return ir.LiteralStructType([dm.memory_type(ty) for _, ty in inst_ty.struct])
-
-
-def _field_address(b, inst_ty, obj, index):
-    return b.gep(nrt.meminfo_data(b, obj), [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, index)],
-                 source_etype=struct_type(inst_ty))
-
-
-def _destructor(module, inst_ty):
-    """`void destroy(meminfo)`: release each field that owns references."""
-    def body(fn, b):
-        for index, (_, ty) in enumerate(inst_ty.struct):
-            decref(b, ty, dm.load_item(b, ty, _field_address(b, inst_ty, fn.args[0], index)))
-        b.ret_void()
-    return _module_function(module, f"kiln.jitclass.destroy.{inst_ty}", nrt.DESTRUCTOR, body)
-
-
-def new_instance(context, b, inst_ty):
-    """A new instance (one reference) whose fields are all zeros."""
-    size = max(1, struct_type(inst_ty).get_abi_size(_target_data()))
-    obj = nrt.emit_allocate(b, ir.Constant(dm.i64, size))
-    context.guard(b, b.icmp_unsigned("==", obj, ir.Constant(dm.ptr, None)), MemoryError,
-                  f"cannot allocate an instance of {inst_ty.class_type.class_name}")
-    b.store(ir.Constant(struct_type(inst_ty), None), nrt.meminfo_data(b, obj))
-    nrt.set_destructor(b, obj, _destructor(context.module, inst_ty))
-    return obj
+from .structs import new_struct, read_field, write_field
 
 
 # ---- templates ---------------------------------------------------------------------------------
@@ -90,7 +48,7 @@ class Construct(Template):
             if args or kws:
                 raise TypingError(f"{name} takes no arguments (the class has no __init__)")
             return Resolution(t.Signature(inst_ty, ()),
-                              lambda ctx, b, sig, llargs: new_instance(ctx, b, inst_ty),
+                              lambda ctx, b, sig, llargs: new_struct(ctx, b, inst_ty),
                               new_reference=True)
         init = _call(tctx, self.class_type.init, (inst_ty,) + args, kws, name)
         if init.signature.return_type != t.none:
@@ -98,7 +56,7 @@ class Construct(Template):
                               f"not {init.signature.return_type}")
 
         def lower(ctx, b, sig, llargs):
-            obj = new_instance(ctx, b, inst_ty)
+            obj = new_struct(ctx, b, inst_ty)
             slot = ctx.hold_until_done(b, obj, inst_ty)   # released if __init__ raises
             init.lower(ctx, b, init.signature, [obj] + list(llargs))
             ctx.done_holding(b, slot)
@@ -136,28 +94,7 @@ class Attribute(Template):
             return _call(tctx, getter, (obj,), {}, f"property {cls.class_name}.{self.name}")
         if self.name not in cls.fields:
             raise TypingError(f"jitclass {cls.class_name} has no attribute {self.name!r}")
-        index = list(cls.fields).index(self.name)
-        field_ty = cls.fields[self.name]
-
-        def lower(ctx, b, sig, llargs):
-            value = dm.load_item(b, field_ty, _field_address(b, obj, llargs[0], index))
-            unset = _never_assigned(b, field_ty, value)
-            if unset is not None:   # as CPython: reading an attribute never set
-                ctx.guard(b, unset, AttributeError,
-                          f"'{cls.class_name}' object has no attribute '{self.name}'")
-            return value
-        return Resolution(t.Signature(field_ty, (obj,)), lower)
-
-
-def _never_assigned(b, ty, value):
-    """For a field whose zeros are no valid value (a container or instance: NULL, an array:
-    no data), whether `value` is still those zeros; None for other fields."""
-    null = ir.Constant(dm.ptr, None)
-    if isinstance(ty, (t.ListType, t.DictType, t.ClassInstanceType)):
-        return b.icmp_unsigned("==", value, null)
-    if isinstance(ty, t.Array):
-        return b.icmp_unsigned("==", b.extract_value(value, dm.ARRAY_DATA), null)
-    return None
+        return read_field(obj, self.name)
 
 
 class SetAttribute(Template):
@@ -181,18 +118,7 @@ class SetAttribute(Template):
         if self.name not in cls.fields:
             raise TypingError(f"jitclass {cls.class_name} has no field {self.name!r} (its "
                               f"fields are those of its spec: {', '.join(cls.fields)})")
-        field_ty = cls.fields[self.name]
-        if not can_convert(value, field_ty):
-            raise TypingError(f"cannot assign {value} to field {where}, which is {field_ty}")
-        index = list(cls.fields).index(self.name)
-
-        def lower(ctx, b, sig, llargs):
-            address = _field_address(b, obj, llargs[0], index)
-            old = dm.load_item(b, field_ty, address)
-            _store_new(ctx, b, field_ty, llargs[1], address)
-            decref(b, field_ty, old)
-            return dm.null_value(t.none)
-        return Resolution(t.Signature(t.none, (obj, field_ty)), lower)
+        return write_field(obj, self.name, value)
 
 
 class Method(Template):

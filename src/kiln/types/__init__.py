@@ -5,7 +5,7 @@ from .core import (  # noqa: F401 - re-exported
     BooleanLiteral, IntegerLiteral, unliteral,
     from_dtype, as_dtype, integer_of, boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, float32, float64, complex64, complex128, none, ellipsis, intp, uintp, integers,
-    signed_integers, unsigned_integers, floats, complexes, numbers)
+    signed_integers, unsigned_integers, floats, complexes, numbers, Any)
 from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
     DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType, unicode_type)
@@ -15,7 +15,9 @@ from .named_tuples import NamedTuple, NamedUniTuple, NamedTupleClass, named_tupl
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401
     RawPointer, VoidPointer, CPointer, FunctionType, WrapperAddressProtocol, voidptr)
-from .classes import ClassType, ClassInstanceType, DeferredType, deferred_type  # noqa: F401
+from .classes import (  # noqa: F401
+    ClassType, ClassInstanceType, DeferredType, MutableStruct, deferred_type)
+from .structref import StructRef, TypeRef  # noqa: F401
 from .typeof import typeof  # noqa: F401
 
 # Numba's short and alternative names.
@@ -125,8 +127,6 @@ _ABSENT = {
                 "jit(forceobj=True) keeps the plain Python function, and "
                 "`with kiln.objmode(...)` runs a block as Python",
     "ffi_forced_object": "kiln has no object mode (see types.pyobject)",
-    "StructRef": "kiln has no structref (numba.experimental.structref); a jitclass "
-                 "(kiln.experimental.jitclass) gives a mutable compiled object",
     "NestedArray": "kiln's records hold scalar fields only (a record dtype with an array "
                    "field is refused where it meets compiled code)",
 }

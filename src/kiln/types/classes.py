@@ -1,5 +1,8 @@
 """The types of jitclasses (kiln.experimental.jitclass): the class itself and its instances.
 
+A `MutableStruct` is a struct of typed fields in an NRT meminfo, mutated in place and
+shared by every name bound to it: jitclass instances and structrefs (types/structref.py)
+are its two kinds, laid out, counted and boxed by the same code (library/structs.py).
 A `ClassType` describes one decorated class (its fields and their types in order, its
 methods, properties and static methods as compiled functions); each is a distinct type, equal
 only to itself. A `ClassInstanceType` is the type of its instances: a pointer to an NRT
@@ -14,6 +17,21 @@ from .core import Type
 
 _counter = itertools.count(1)
 _by_uid = {}   # uid -> ClassType, so an instance type pickles within the process
+
+
+class MutableStruct(Type):
+    """A pointer to a meminfo holding the fields of `struct`, its (name, type) pairs in
+    memory order; `label` names it in messages."""
+
+    mutable = True
+
+    @property
+    def struct(self) -> tuple:
+        raise NotImplementedError
+
+    @property
+    def field_dict(self) -> dict:
+        return dict(self.struct)
 
 
 class ClassType(Type):
@@ -39,13 +57,12 @@ class ClassType(Type):
         return _class_type, (self.uid,)
 
 
-class ClassInstanceType(Type):
+class ClassInstanceType(MutableStruct):
     """An instance of a jitclass (Numba's `types.ClassInstanceType`)."""
-
-    mutable = True
 
     def __init__(self, class_type: ClassType):
         self.class_type = class_type
+        self.label = class_type.class_name
         self.name = f"instance.jitclass.{class_type.class_name}#{class_type.uid}"
 
     @property

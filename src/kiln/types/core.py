@@ -299,6 +299,15 @@ class EllipsisType(Opaque):
 
 ellipsis = EllipsisType()
 
+
+class AnyType(Opaque):
+    """Numba's `types.Any`: a placeholder for a type not chosen yet (a structref's fields
+    before its preprocess_fields picks them); no value has it."""
+    name = "any"
+
+
+Any = AnyType()
+
 intp = int64
 uintp = uint64
 

@@ -26,16 +26,12 @@ import inspect
 import typing
 
 import numpy as np
-from llvmlite import ir
-
-from . import types as t
-from .codegen import boxing
-from .codegen import datamodel as dm
-from .decorators import njit
-from .frontend.source import define_generated
-from .runtime import nrt
-from .typed.typedlist import probe_offset
-from .typing.unify import can_convert
+from .. import types as t
+from ..codegen import boxing
+from ..decorators import njit
+from ..frontend.source import define_generated
+from ..typing.unify import can_convert
+from .proxies import MeminfoProxy, box_proxy, meminfo_of
 
 __all__ = ["jitclass"]
 
@@ -49,7 +45,7 @@ def jitclass(cls_or_spec=None, spec=None):
         spec, cls_or_spec = cls_or_spec, None      # @jitclass(spec)
 
     def wrap(cls):
-        from .decorators import jit_disabled
+        from ..decorators import jit_disabled
         if jit_disabled():
             return cls          # as Numba: the Python class itself, to debug as Python
         return _make(cls, spec)
@@ -57,25 +53,16 @@ def jitclass(cls_or_spec=None, spec=None):
     return wrap if cls_or_spec is None else wrap(cls_or_spec)
 
 
-class JitClassInstance:
+class JitClassInstance(MeminfoProxy):
     """The Python face of a jitclass instance: one reference to its meminfo."""
 
-    __slots__ = ("_meminfo",)
-    _kiln_frozen_ = False   # an instance changes: pass it as an argument, never freeze it
+    __slots__ = ()
 
     def _kiln_typeof_(self):
         return type(self).class_type.instance_type
 
-    def __del__(self):
-        if self._meminfo:
-            address, self._meminfo = self._meminfo, 0
-            nrt.release_from_python(address)
-
     def __repr__(self):
         return f"<{type(self).__qualname__} jitclass instance at {self._meminfo:#x}>"
-
-
-MEMINFO_OFFSET = probe_offset(JitClassInstance)
 
 
 def _python_type(annotation, where):
@@ -201,7 +188,7 @@ def _make(cls, spec):
     namespace["__init_subclass__"] = classmethod(_no_subclass)
     boxed = type(cls.__name__, (JitClassInstance,), namespace)
     boxed.__new__ = _constructor(boxed, init)
-    from .library.classes import register_class
+    from ..library.classes import register_class
     register_class(boxed, class_type)
     return boxed
 
@@ -271,7 +258,7 @@ def _constructor(boxed, init):
     return __new__
 
 
-def from_native(boxed, address):
+def from_native(address, boxed):
     """A Python instance of the jitclass `boxed` taking over the reference at `address`
     (called by boxing)."""
     result = object.__new__(boxed)
@@ -282,25 +269,13 @@ def from_native(boxed, address):
 @boxing.boxer(t.ClassInstanceType)
 def _box(api, ty, value, fail):
     """The jitclass's Python object, taking over the reference to the instance."""
-    from .library.classes import python_class
-    b = api.builder
-    address = api.call("PyLong_FromVoidPtr", dm.ptr, [value])
-    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
-                      [api.constant_object(from_native), api.constant_object(python_class(ty)),
-                       address, ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
-    api.decref(address)
-    with b.if_then(b.icmp_unsigned("==", result, ir.Constant(dm.ptr, None)), likely=False):
-        nrt.emit_decref(b, value)
-        fail(b)
-    return result
+    from ..library.classes import python_class
+    return box_proxy(api, value, fail, from_native, api.constant_object(python_class(ty)))
 
 
 @boxing.unboxer(t.ClassInstanceType)
 def _unbox(unboxer, ty, obj):
     """A jitclass instance itself (borrowed), if `obj` is one of exactly this class."""
-    from .library.classes import python_class
-    b, api = unboxer.b, unboxer.api
-    unboxer.require(api.is_type(obj, api.constant_object(python_class(ty))))
-    meminfo = api.call("PyLong_AsVoidPtr", dm.ptr, [api.read(obj, MEMINFO_OFFSET, dm.ptr)])
-    unboxer.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
-    return meminfo
+    from ..library.classes import python_class
+    unboxer.require(unboxer.api.is_type(obj, unboxer.api.constant_object(python_class(ty))))
+    return meminfo_of(unboxer, obj)
