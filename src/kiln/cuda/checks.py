@@ -50,10 +50,15 @@ def _source_tree(func):
 
 
 def _is_plain_python_function(value) -> bool:
+    """A Python function kernels cannot call: neither the library's, nor one given an
+    implementation for CUDA code (`@overload`, `@register_jitable`)."""
     if not isinstance(value, types.FunctionType) or hasattr(value, "_kiln_intrinsic"):
         return False
     module = (getattr(value, "__module__", None) or "").split(".")[0]
-    return module not in _LIBRARY_MODULES
+    if module in _LIBRARY_MODULES:
+        return False
+    from kiln.library.registry import registry
+    return not registry.templates(value, "cuda")
 
 
 class _Checker(ast.NodeVisitor):

@@ -54,6 +54,11 @@ class _Dim3Register:
     def __repr__(self):
         return f"cuda.{self._name}"
 
+    def __str__(self):   # print(cuda.threadIdx) in a simulated kernel: its (x, y, z)
+        if not hasattr(_tls, "context"):
+            return repr(self)
+        return str(tuple(getattr(_tls.context, self._name)))
+
     def _kiln_typeof_(self):  # compiled code reads .x/.y/.z (cuda/nvvm.py)
         from .nvvm import Dim3
         return Dim3(self._name)

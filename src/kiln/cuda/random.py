@@ -3,8 +3,9 @@
     states = create_xoroshiro128p_states(n_threads, seed=1)
     ... in a kernel: x = xoroshiro128p_uniform_float32(states, thread_id)
 
-State i is state 0 advanced by i jumps of 2**64 steps, so threads draw from
-non-overlapping subsequences. Seeding runs on the host: a jump is linear over GF(2), so it
+State 0 is SplitMix64's first output for the seed, in both words (Numba's seeding, so a
+seed gives Numba's streams); state i is state 0 advanced by i jumps of 2**64 steps, so
+threads draw from non-overlapping subsequences. Seeding runs on the host: a jump is linear over GF(2), so it
 is precomputed once as a 128x128 bit matrix and applied to each state with popcounts.
 """
 from __future__ import annotations
@@ -112,17 +113,17 @@ def _jump(state, rows):
     return out
 
 
-def _splitmix64(x):
-    x = (x + 0x9E3779B97F4A7C15) & _MASK
-    z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+def _splitmix64(seed):
+    """SplitMix64's first output for `seed`."""
+    z = (seed + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return x, z ^ (z >> 31)
+    return z ^ (z >> 31)
 
 
 def _seeded_states(n, seed, subsequence_start):
-    x, s0 = _splitmix64(int(seed) & _MASK)
-    _, s1 = _splitmix64(x)
-    state = s0 | s1 << 64
+    z = _splitmix64(int(seed) & _MASK)
+    state = z | z << 64
     rows = _jump_matrix()
     for _ in range(subsequence_start):
         state = _jump(state, rows)

@@ -1,11 +1,13 @@
 """Running a grid: blocks one after another, each block's threads concurrently on a pool
 of Python threads (reused across blocks and launches), so that `syncthreads` is a real
-barrier. Errors come back to the launching thread naming the kernel, block and thread.
+barrier. Errors come back to the launching thread naming the kernel, block and thread;
+each thread's printed lines come out whole (output.py).
 NumPy's floating-point warnings are off in kernels: its integer scalars wrap and 0.0/0.0
 is NaN without a word, as on a GPU."""
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 
 import numpy as np
@@ -13,7 +15,7 @@ import numpy as np
 from .. import kernelcontext
 from ..devicearray import DeviceNDArray
 from ..errors import KernelError
-from . import memory
+from . import memory, output
 from .block import Aborted, Block, Dim3, Grid
 from .thread import ThreadContext
 
@@ -85,6 +87,8 @@ def _run_thread(block, tid):
     except Exception as exc:
         block.fail(_located(exc, block, ctx))
     finally:
+        if isinstance(sys.stdout, output.LineStdout):
+            sys.stdout.flush_thread()
         kernelcontext.leave()
         block.finish(tid)
 
@@ -107,7 +111,7 @@ def launch(kernel, config, args, shared_limit, cooperative=False):
                 cooperative)
     gx, gy, gz = config.griddim
     indices = [Dim3(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
-    with _launch_lock:
+    with _launch_lock, output.whole_lines():
         if cooperative:
             blocks = [Block(grid, index) for index in indices]
             _pool.ensure(grid.nthreads * len(blocks))

@@ -1,0 +1,113 @@
+"""Where kiln.cuda behaves as numba-cuda does for code ported from it: functions given an
+implementation by @overload called from kernels, print() in the simulator, the random
+generators' seeding."""
+import io
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from kiln import cuda
+from kiln.extending import overload
+
+pytestmark = pytest.mark.cuda
+
+
+def forty_two(a):
+    return 42
+
+
+@overload(forty_two)
+def _forty_two(a):
+    return lambda a: 42
+
+
+def first_or_self(a, b=None):
+    if isinstance(b, tuple):
+        b = b[0]
+    return b
+
+
+@overload(first_or_self)
+def _first_or_self(a, b=None):
+    from kiln import types
+    if isinstance(b, types.BaseTuple):
+        return lambda a, b=None: b[0]
+    return lambda a, b=None: b
+
+
+def overloaded_calls(out, flag):
+    s = forty_two(5) if flag else 99
+    out[0] = s
+    out[1] = first_or_self(1, (7, 8))
+    out[2] = first_or_self(1, 9)
+
+
+def test_overloaded_function_called_from_kernel():
+    out = np.zeros(3, np.int64)
+    cuda.jit(overloaded_calls)[1, 1](out, True)
+    np.testing.assert_array_equal(out, [42, 7, 9])
+
+
+def test_overloaded_function_compiles_for_the_gpu():
+    ptx, _ = cuda.compile_ptx(overloaded_calls, "void(int64[::1], boolean)")
+    assert ".entry overloaded_calls" in ptx and "call." not in ptx   # the overloads, inlined
+    assert "42" in ptx and "99" in ptx
+
+
+def test_plain_python_function_is_still_refused():
+    def plain(a):
+        return a
+
+    def kernel(out):
+        out[0] = plain(1)
+
+    with pytest.raises(Exception, match="calls 'plain', a plain Python function"):
+        cuda.jit(kernel)[1, 1](np.zeros(1))
+
+
+class _YieldingStream(io.StringIO):
+    """A stdout that lets other threads run in each write, as a pipe's may."""
+
+    def write(self, text):
+        time.sleep(0)
+        return super().write(text)
+
+
+@pytest.mark.cudasim_only
+def test_print_writes_whole_lines(monkeypatch):
+    @cuda.jit
+    def hello():
+        i = cuda.grid(1)
+        print(i, "hop!", 999)
+        print(-i)
+
+    stream = _YieldingStream()
+    monkeypatch.setattr(sys, "stdout", stream)
+    hello[2, 32]()
+    assert sys.stdout is stream
+    assert sorted(stream.getvalue().splitlines()) == sorted(
+        [f"{i} hop! 999" for i in range(64)] + [str(-i) for i in range(64)])
+
+
+@pytest.mark.cudasim_only
+def test_print_of_thread_index_is_its_tuple(capsys):
+    @cuda.jit
+    def where():
+        print(cuda.threadIdx, cuda.blockIdx)
+
+    where[2, (2, 1, 2)]()
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(lines) == sorted(f"{t} {(b, 0, 0)}" for b in range(2)
+                                   for t in np.ndindex(2, 1, 2))
+    assert str(cuda.threadIdx) == "cuda.threadIdx"   # outside a kernel: the stub's name
+
+
+def test_random_states_are_seeded_by_splitmix64():
+    """State 0 holds SplitMix64's first output for the seed in both words (as Numba seeds
+    it; 0xE220A8397B1DCDAF is SplitMix64's published first output for seed 0), so a seed
+    gives Numba's streams."""
+    from kiln.cuda.random import create_xoroshiro128p_states
+    state = create_xoroshiro128p_states(1, seed=0).copy_to_host()[0]
+    assert int(state["s0"]) == int(state["s1"]) == 0xE220A8397B1DCDAF
