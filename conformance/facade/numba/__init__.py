@@ -39,7 +39,6 @@ ALIASES = {
     "numba.extending": "kiln.extending",
     "numba.core.extending": "kiln.extending",
     "numba.typed": "kiln.typed",
-    "numba.experimental": "kiln.experimental",
     "numba.experimental.structref": "kiln.experimental.structref",
 }
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types as pytypes
 import typing
 
 import numpy as np
@@ -61,24 +62,47 @@ class JitClassInstance(MeminfoProxy):
     def _kiln_typeof_(self):
         return type(self).class_type.instance_type
 
+    def __setattr__(self, name, value):
+        # only fields and properties: the Python class it subclasses gives it a __dict__,
+        # where an attribute would silently stay apart from the compiled instance
+        if not hasattr(getattr(type(self), name, None), "__set__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        object.__setattr__(self, name, value)
+
     def __repr__(self):
         return f"<{type(self).__qualname__} jitclass instance at {self._meminfo:#x}>"
 
 
-def _python_type(annotation, where):
-    """A field's kiln type from a spec value or an annotation."""
+_PYTHON_TYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128,
+                 str: t.unicode_type}
+
+
+def _annotation_type(annotation, where):
+    """A field's kiln type from a class annotation: a kiln type, a jitclass, a Python or
+    NumPy scalar type, or typing's List[X], Dict[K, V], Tuple[...], Optional[X] of them."""
     if isinstance(annotation, t.Type):
         return annotation
     if isinstance(annotation, type) and issubclass(annotation, JitClassInstance):
         return annotation.class_type.instance_type
-    python = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}
-    if annotation in python:
-        return python[annotation]
+    if annotation in _PYTHON_TYPES:
+        return _PYTHON_TYPES[annotation]
     if isinstance(annotation, type) and issubclass(annotation, np.generic):
         try:
             return t.from_dtype(np.dtype(annotation))
         except TypeError:
             pass
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    inner = [_annotation_type(a, where) for a in args if a is not type(None)]
+    if origin is list and len(inner) == 1:
+        return t.ListType(inner[0])
+    if origin is dict and len(inner) == 2:
+        return t.DictType(*inner)
+    if origin is tuple and inner:
+        if len(args) == 2 and args[1] is Ellipsis:
+            raise TypeError(f"{where}: {annotation!r} has no fixed length; kiln tuples do")
+        return t.tuple_of(inner)
+    if origin in (typing.Union, pytypes.UnionType) and len(args) == 2 and len(inner) == 1:
+        return t.Optional(inner[0])
     raise TypeError(f"{where}: {annotation!r} is not a kiln type (give a type such as "
                     "kiln.float64, kiln.int64[:] or OtherClass.class_type.instance_type)")
 
@@ -90,12 +114,21 @@ def _storable(ty) -> bool:
     if isinstance(ty, (t.ListType, t.DictType)):
         return not ty.is_undefined
     if isinstance(ty, t.Optional):   # optional(OtherClass...) or optional(node_type)
-        return isinstance(ty.type, (t.ClassInstanceType, t.DeferredType)) or _storable(ty.type)
-    return isinstance(ty, (t.Boolean, t.Integer, t.Float, t.Complex, t.Array,
-                           t.ClassInstanceType, t.DeferredType))
+        return isinstance(ty.type, (t.MutableStruct, t.DeferredType)) or _storable(ty.type)
+    return isinstance(ty, (t.Boolean, t.Integer, t.Float, t.Complex, t.Array, t.UnicodeType,
+                           t.MutableStruct, t.DeferredType))
+
+
+def _mangled(cls, name):
+    """A private name (`__x`) as the class's methods spell it (`_Cls__x`), as Python does."""
+    if name.startswith("__") and not name.endswith("__") and cls.__name__.lstrip("_"):
+        return f"_{cls.__name__.lstrip('_')}{name}"
+    return name
 
 
 def _fields(cls, spec):
+    """The fields' kiln types, in order: the spec's (a dict or (name, type) pairs of kiln
+    types), then the annotations of the class and its bases that the spec leaves out."""
     if spec is None:
         spec = {}
     elif not isinstance(spec, dict):
@@ -106,15 +139,23 @@ def _fields(cls, spec):
                             "(name, type) pairs") from None
     fields = {}
     for name, ty in spec.items():
-        fields[name] = _python_type(ty, f"jitclass {cls.__name__}, field {name!r}")
-    for name, ann in inspect.get_annotations(cls).items():
-        if name not in fields and typing.get_origin(ann) is not typing.ClassVar:
-            fields[name] = _python_type(ann, f"jitclass {cls.__name__}, field {name!r}")
+        if not isinstance(name, str):
+            raise TypeError(f"spec keys should be strings, got {name!r}")
+        if not isinstance(ty, t.Type):
+            raise TypeError(f"jitclass {cls.__name__}, field {name!r}: spec values should be "
+                            f"Numba type instances, got {ty!r} (a kiln type such as "
+                            "kiln.float64, kiln.int64[:] or Other.class_type.instance_type)")
+        fields[_mangled(cls, name)] = ty
+    for base in reversed(cls.__mro__):
+        for name, ann in inspect.get_annotations(base).items():
+            if name not in fields and typing.get_origin(ann) is not typing.ClassVar:
+                fields[name] = _annotation_type(ann, f"jitclass {cls.__name__}, field "
+                                                     f"{name!r}")
     for name, ty in fields.items():
         if not _storable(ty):
             raise TypeError(f"jitclass {cls.__name__}: field {name!r} has type {ty}, which "
-                            "kiln cannot store in a jitclass (numbers, arrays, tuples, typed "
-                            "lists and dicts, and jitclass instances can be)")
+                            "kiln cannot store in a jitclass (numbers, strings, arrays, "
+                            "tuples, typed lists and dicts, and jitclass instances can be)")
     return fields
 
 
@@ -125,6 +166,18 @@ _IGNORED = {"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
 # methods that would replace what the Python object of an instance does itself
 _PYTHON_MACHINERY = {"__new__", "__del__", "__getattr__", "__getattribute__", "__setattr__",
                      "__delattr__", "__init_subclass__", "__reduce__", "__reduce_ex__"}
+
+
+# the dunder methods whose Python meaning compiled code gives (library/classes.py), as
+# Numba's jitclass does; any other is refused rather than compiled as a plain method
+SUPPORTED_DUNDERS = frozenset("""
+    __abs__ __bool__ __complex__ __contains__ __float__ __getitem__ __hash__ __index__
+    __invert__ __int__ __len__ __setitem__ __str__ __eq__ __ne__ __ge__ __gt__ __le__ __lt__
+    __add__ __floordiv__ __lshift__ __matmul__ __mod__ __mul__ __neg__ __pos__ __pow__
+    __rshift__ __sub__ __truediv__ __and__ __or__ __xor__ __iadd__ __ifloordiv__ __ilshift__
+    __imatmul__ __imod__ __imul__ __ipow__ __irshift__ __isub__ __itruediv__ __iand__ __ior__
+    __ixor__ __radd__ __rfloordiv__ __rlshift__ __rmatmul__ __rmod__ __rmul__ __rpow__
+    __rrshift__ __rsub__ __rtruediv__ __rand__ __ror__ __rxor__""".split())
 
 
 def _make(cls, spec):
@@ -142,28 +195,31 @@ def _make(cls, spec):
         if isinstance(value, staticmethod):
             statics[name] = njit(value.__func__)
         elif isinstance(value, property):
+            if value.fdel is not None:
+                raise TypeError(f"deleter is not supported: {name}")
             properties[name] = (njit(value.fget), value.fset and njit(value.fset))
         elif inspect.isfunction(value):
             if name == "__init__":
                 init = njit(value)
+            elif name.startswith("__") and name.endswith("__") and \
+                    name not in SUPPORTED_DUNDERS:
+                raise TypeError(f"Method '{name}' is not supported.")
             else:
                 methods[name] = njit(value)
         elif isinstance(value, classmethod):
             raise TypeError(f"jitclass {cls.__name__}: class methods ({name!r}) are not "
                             "supported")
         else:
-            raise TypeError(f"jitclass {cls.__name__}: class members other than methods "
-                            f"and properties are not supported ({name!r}); make it a field "
-                            "or a global constant")
+            raise TypeError(f"class members are not yet supported: {name}")
     if "__eq__" in methods and "__ne__" not in methods:
         # Python's default `!=`: the negation of `__eq__`
         methods["__ne__"] = njit(define_generated(
             f"<kiln jitclass {cls.__qualname__} __ne__>",
             "def __ne__(self, other):\n    return not self.__eq__(other)\n", {}))
-    clash = set(fields) & (set(methods) | set(statics) | set(properties))
-    if clash:
-        raise TypeError(f"jitclass {cls.__name__}: {', '.join(sorted(clash))} is both a field "
-                        "and a method or property")
+    shadowed = [name for name in fields if name in methods or name in statics or
+                name in properties]
+    if shadowed:
+        raise NameError(f"name shadowing: {', '.join(shadowed)}")
     class_type = t.ClassType(cls.__name__, fields, methods, statics, properties, init)
     namespace = {"__slots__": (), "__doc__": cls.__doc__, "__module__": cls.__module__,
                  "__qualname__": cls.__qualname__, "class_type": class_type, "py_class": cls}
@@ -186,11 +242,19 @@ def _make(cls, spec):
         namespace["__signature__"] = signature.replace(
             parameters=list(signature.parameters.values())[1:])
     namespace["__init_subclass__"] = classmethod(_no_subclass)
-    boxed = type(cls.__name__, (JitClassInstance,), namespace)
+    try:   # as Numba's: a subclass of the Python class (isinstance(obj, cls) holds)
+        boxed = JitClassType(cls.__name__, (cls, JitClassInstance), namespace)
+    except TypeError:   # a class whose own layout (__slots__, a builtin base) conflicts
+        boxed = JitClassType(cls.__name__, (JitClassInstance,), namespace)
     boxed.__new__ = _constructor(boxed, init)
     from ..library.classes import register_class
     register_class(boxed, class_type)
     return boxed
+
+
+class JitClassType(type):
+    """The type of every jitclass (Numba's `JitClassType`): `isinstance(C, JitClassType)`
+    tells a jitclass from a plain class."""
 
 
 def _no_subclass(cls, **kwargs):

@@ -207,10 +207,33 @@ def _check_signature(fn: ast.FunctionDef, loc):
                                "*args only (no **kwargs or keyword-only parameters)", loc)
 
 
+def _mangling_class(qualname):
+    """The name of the class whose body holds the function `qualname` (directly or in a
+    function nested there), or None: in a qualified name a class is followed by its member,
+    a function by `<locals>`."""
+    parts = qualname.split(".")
+    for i in range(len(parts) - 2, -1, -1):
+        if "<locals>" not in (parts[i], parts[i + 1]):
+            return parts[i]
+    return None
+
+
+def _mangle_private_attributes(node, qualname):
+    """`obj.__x` written in a class's body means `obj._Cls__x`, as CPython compiles it."""
+    owner = (_mangling_class(qualname) or "").lstrip("_")
+    if not owner:
+        return
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr.startswith("__") and \
+                not sub.attr.endswith("__"):
+            sub.attr = f"_{owner}{sub.attr}"
+
+
 def build_function_ir(pyfunc) -> FunctionIR:
     """Parse `pyfunc` and resolve its free names (frozen at compile time, as in Numba)."""
     node, filename = _parse(pyfunc)
     node.decorator_list = []
+    _mangle_private_attributes(node, getattr(pyfunc, "__qualname__", ""))
     # `*args` is one more parameter, a tuple of the extra arguments (cpu/dispatcher.py)
     star = (node.args.vararg.arg,) if node.args.vararg else ()
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})

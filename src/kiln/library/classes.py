@@ -52,8 +52,8 @@ class Construct(Template):
                               new_reference=True)
         init = _call(tctx, self.class_type.init, (inst_ty,) + args, kws, name)
         if init.signature.return_type != t.none:
-            raise TypingError(f"{self.class_type.class_name}.__init__ should return None, "
-                              f"not {init.signature.return_type}")
+            raise TypingError(f"{self.class_type.class_name}.__init__() should return "
+                              f"None, not {init.signature.return_type}")
 
         def lower(ctx, b, sig, llargs):
             obj = new_struct(ctx, b, inst_ty)
@@ -147,19 +147,56 @@ class Method(Template):
 
 class Dunder(Template):
     """An operator or builtin applied to an instance (first operand) whose class defines
-    the dunder method: `len(obj)` calls `obj.__len__()`."""
+    one of its dunder methods, the first of `dunders` it has: `len(obj)` calls
+    `obj.__len__()`, `float(obj)` `obj.__float__()` or else `obj.__index__()`."""
 
-    def __init__(self, dunder):
-        self.dunder = dunder
+    def __init__(self, dunders, result=None):
+        self.dunders = dunders
+        self.result = result   # the number type a conversion (`float(obj)`) gives
 
     def resolve(self, tctx, args, kws):
         cls = _class_of(args[0]) if args else None
-        if cls is None or self.dunder not in cls.methods:
+        dunder = next((d for d in self.dunders if cls and d in cls.methods), None)
+        if dunder is None:
             return None
-        if self.dunder == "__len__":
+        if dunder == "__len__":
             return _length(tctx, cls, args)
-        return _call(tctx, cls.methods[self.dunder], args, kws,
-                     f"{cls.class_name}.{self.dunder}()")
+        res = _call(tctx, cls.methods[dunder], args, kws, f"{cls.class_name}.{dunder}()")
+        given = res.signature.return_type
+        if self.result is None or given == self.result:
+            return res
+        if not isinstance(given, (t.Boolean, t.Integer, t.Float, t.Complex)):
+            raise TypingError(f"{cls.class_name}.{dunder}() should return a number, not "
+                              f"{given}")
+
+        def lower(ctx, b, sig, llargs):   # `complex(obj)` of a `__float__`: a complex
+            return ctx.cast(b, res.lower(ctx, b, res.signature, llargs), given, self.result)
+        return Resolution(t.Signature(self.result, res.signature.args), lower, res.kw_order,
+                          new_reference=True)
+
+
+class Reflected(Template):
+    """`other + obj` where only the instance, the second operand, has the operator: its
+    reflected method, `obj.__radd__(other)`, as CPython falls back to it."""
+
+    def __init__(self, dunder, reflected):
+        self.dunder, self.reflected = dunder, reflected
+
+    def resolve(self, tctx, args, kws):
+        if len(args) != 2 or kws:
+            return None
+        left, right = _class_of(args[0]), _class_of(args[1])
+        if right is None or self.reflected not in right.methods or \
+                (left is not None and self.dunder in left.methods):
+            return None
+        res = _call(tctx, right.methods[self.reflected], (args[1], args[0]), {},
+                    f"{right.class_name}.{self.reflected}()")
+        swapped = res.signature.args
+
+        def lower(ctx, b, sig, llargs):
+            return res.lower(ctx, b, res.signature, [llargs[1], llargs[0]])
+        return Resolution(t.Signature(res.signature.return_type, (swapped[1], swapped[0])),
+                          lower, new_reference=True)
 
 
 class Truth(Template):
@@ -203,13 +240,28 @@ def _length(tctx, cls, args):
     return Resolution(t.Signature(t.int64, res.signature.args), lower, new_reference=True)
 
 
-DUNDERS = {len: "__len__", operator.getitem: "__getitem__", operator.setitem: "__setitem__",
-           operator.contains: "__contains__", operator.add: "__add__",
-           operator.sub: "__sub__", operator.mul: "__mul__", operator.truediv: "__truediv__",
-           operator.floordiv: "__floordiv__", operator.mod: "__mod__",
-           operator.eq: "__eq__", operator.ne: "__ne__", operator.lt: "__lt__",
-           operator.le: "__le__", operator.gt: "__gt__", operator.ge: "__ge__",
-           operator.neg: "__neg__", abs: "__abs__", hash: "__hash__"}
+# operator or builtin -> the dunder methods that implement it, tried in order
+DUNDERS = {len: ("__len__",), operator.getitem: ("__getitem__",),
+           operator.setitem: ("__setitem__",), operator.contains: ("__contains__",),
+           operator.eq: ("__eq__",), operator.ne: ("__ne__",), operator.lt: ("__lt__",),
+           operator.le: ("__le__",), operator.gt: ("__gt__",), operator.ge: ("__ge__",),
+           operator.neg: ("__neg__",), operator.pos: ("__pos__",),
+           operator.invert: ("__invert__",), abs: ("__abs__",), hash: ("__hash__",),
+           str: ("__str__",), operator.index: ("__index__",),
+           int: ("__int__", "__index__"), float: ("__float__", "__index__"),
+           complex: ("__complex__", "__float__", "__index__")}
+CONVERSIONS = {int: t.int64, float: t.float64, complex: t.complex128}
+# binary operators: their dunder, in-place and reflected methods (`__add__`, `__iadd__`,
+# `__radd__`); an in-place operator without its method falls back to the binary one
+BINARY = {operator.add: "add", operator.sub: "sub", operator.mul: "mul",
+          operator.truediv: "truediv", operator.floordiv: "floordiv", operator.mod: "mod",
+          operator.pow: "pow", operator.matmul: "matmul", operator.lshift: "lshift",
+          operator.rshift: "rshift", operator.and_: "and", operator.or_: "or",
+          operator.xor: "xor"}
+for _op, _name in BINARY.items():
+    DUNDERS[_op] = (f"__{_name}__",)
+    DUNDERS[getattr(operator, f"i{_op.__name__.strip('_')}")] = (f"__i{_name}__",)
+REFLECTED = {op: (f"__{name}__", f"__r{name}__") for op, name in BINARY.items()}
 
 _registered = set()
 _python_classes = {}   # ClassType -> the Python class standing for it (experimental.py)
@@ -237,7 +289,11 @@ def register_class(pycls, class_type):
         if key not in _registered:
             _registered.add(key)
             registry.register(key, Truth())
-    for fn, dunder in DUNDERS.items():
-        if dunder in class_type.methods and fn not in _registered:
+    for fn, dunders in DUNDERS.items():
+        if set(dunders) & set(class_type.methods) and fn not in _registered:
             _registered.add(fn)
-            registry.register(fn, Dunder(dunder))
+            registry.register(fn, Dunder(dunders, CONVERSIONS.get(fn)))
+    for fn, (dunder, reflected) in REFLECTED.items():
+        if reflected in class_type.methods and (fn, "reflected") not in _registered:
+            _registered.add((fn, "reflected"))
+            registry.register(fn, Reflected(dunder, reflected))

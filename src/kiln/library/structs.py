@@ -31,7 +31,7 @@ meminfo_family(t.MutableStruct)   # a struct is its meminfo
 
 
 def struct_type(ty):
-    return ir.LiteralStructType([dm.memory_type(field) for _, field in ty.struct])
+    return ir.LiteralStructType([dm.memory_type(field) for field in ty.field_dict.values()])
 
 
 def _field_address(b, ty, obj, index):
@@ -42,7 +42,7 @@ def _field_address(b, ty, obj, index):
 def _destructor(module, ty):
     """`void destroy(meminfo)`: release each field that owns references."""
     def body(fn, b):
-        for index, (_, field) in enumerate(ty.struct):
+        for index, field in enumerate(ty.field_dict.values()):
             decref(b, field, dm.load_item(b, field, _field_address(b, ty, fn.args[0], index)))
         b.ret_void()
     return _module_function(module, f"kiln.struct.destroy.{ty}", nrt.DESTRUCTOR, body)
@@ -60,7 +60,7 @@ def new_struct(context, b, ty):
 
 
 def _index(ty, name):
-    return [field for field, _ in ty.struct].index(name)
+    return list(ty.field_dict).index(name)
 
 
 def read_field(ty, name) -> Resolution:
@@ -136,7 +136,7 @@ _registered = set()
 
 
 def _register_fields(ty):
-    for name, _ in ty.struct:
+    for name in ty.field_dict:
         if name not in _registered:
             _registered.add(name)
             registry.register(("attr", name), _FieldGet(name))

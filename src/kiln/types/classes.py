@@ -20,18 +20,14 @@ _by_uid = {}   # uid -> ClassType, so an instance type pickles within the proces
 
 
 class MutableStruct(Type):
-    """A pointer to a meminfo holding the fields of `struct`, its (name, type) pairs in
-    memory order; `label` names it in messages."""
+    """A pointer to a meminfo holding the fields of `field_dict` (names to types, in memory
+    order); `label` names it in messages."""
 
     mutable = True
 
     @property
-    def struct(self) -> tuple:
-        raise NotImplementedError
-
-    @property
     def field_dict(self) -> dict:
-        return dict(self.struct)
+        raise NotImplementedError
 
 
 class ClassType(Type):
@@ -53,6 +49,11 @@ class ClassType(Type):
     def key(self):
         return (self.uid,)
 
+    @property
+    def struct(self):
+        """The fields' names and types (Numba's name)."""
+        return dict(self.fields)
+
     def __reduce__(self):
         return _class_type, (self.uid,)
 
@@ -70,10 +71,11 @@ class ClassInstanceType(MutableStruct):
         return (self.class_type.uid,)
 
     @property
-    def struct(self):
-        """The fields' (name, type) pairs in memory order."""
+    def field_dict(self):
         self.require_defined()
-        return tuple(self.class_type.fields.items())
+        return dict(self.class_type.fields)
+
+    struct = field_dict   # Numba's name
 
     def require_defined(self):
         """A TypingError if a field's type is a deferred type not defined yet."""
@@ -137,7 +139,7 @@ def resolved(ty: Type) -> Type:
     if isinstance(ty, Optional):
         return Optional(resolved(ty.type))
     if isinstance(ty, ListType) and not ty.is_undefined:
-        return ListType(resolved(ty.item_type))
+        return ty.of(resolved(ty.item_type))
     if isinstance(ty, BaseTuple):
         return tuple_of([resolved(x) for x in ty.types])
     return ty

@@ -58,8 +58,8 @@ class StructRef(MutableStruct):
         return fields
 
     @property
-    def struct(self):
-        return self._fields
+    def field_dict(self):
+        return dict(self._fields)
 
     @property
     def field_types(self):
