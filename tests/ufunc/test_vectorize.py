@@ -285,26 +285,27 @@ def test_shapes_layouts_and_special_values(dtype):
         assert got.dtype == dtype and np.array_equal(got, expected, equal_nan=True)
 
 
-def test_lazy_always_takes_the_loop_of_the_operands_dtypes():
+def test_lazy_takes_a_loop_it_has_before_compiling_another():
+    """As Numba's DUFunc: NumPy's ufunc takes a call when a loop compiled so far takes its
+    dtypes (exactly, else by safe casting); only dtypes no loop takes compile a new one."""
     @vectorize
     def plus(a, b):
         return a + b
 
     x = np.arange(4)
     assert plus(1.5, 2.0) == 3.5 and isinstance(plus(1.5, 2.0), np.float64)
-    # a float64 loop exists, yet int64 operands get their own int64 loop; an int32 array
-    # with a Python int gets the (int32, int64) loop, not the older float64 one
-    assert plus(x, x).dtype == np.int64 and plus(x, x).tolist() == (x + x).tolist()
-    got = plus(x.astype(np.int32), 5)
-    assert got.dtype == np.int64 and got.tolist() == (x + 5).tolist()
-    got = plus(np.float32(1.5), np.float32(2))
-    assert isinstance(got, np.float32) and got == np.float32(3.5)
-    assert plus.types == ["dd->d", "ll->l", "il->l", "ff->f"]
-    assert plus([1, 2], [3, 4]).tolist() == [4, 6]              # lists: their dtypes
-    got = plus(x.astype(np.int32), np.int32(5))   # int32 + int32 is int64 in kernels, as Numba
-    assert plus.types[-1] == "ii->l" and got.tolist() == (x + 5).tolist()
-    assert plus(x.astype(np.int32), 5).dtype == np.int64            # still 'il->l'
-    assert plus(True, 2.5) == 3.5 and plus.ntypes == 6
+    # int64 operands, an int32 array with a Python int, float32 scalars: the float64 loop
+    assert plus(x, x).dtype == np.float64 and plus(x, x).tolist() == (x + x).tolist()
+    assert plus(x.astype(np.int32), 5).dtype == np.float64
+    assert isinstance(plus(np.float32(1.5), np.float32(2)), np.float64)
+    assert plus(True, 2.5) == 3.5 and plus.types == ["dd->d"]
+    got = plus(np.arange(3, dtype=np.complex64), 1j)    # no loop takes complex: compiled
+    assert got.dtype == np.complex128 and plus.types == ["dd->d", "FD->D"]
+    assert plus([1, 2], [3, 4]).tolist() == [4.0, 6.0]         # lists: their dtypes
+    ints = vectorize(lambda a, b: a + b)
+    assert ints(x, x).dtype == np.int64 and ints(x.astype(np.int32), np.int32(5)).dtype == \
+        np.int64 and ints.types == ["ll->l"]              # int32 casts to int64 safely
+    assert ints(1.5, 2.0) == 3.5 and ints.types == ["ll->l", "dd->d"]
     assert plus(x, x, dtype=np.float32).dtype == np.float32
     out = np.zeros(4)
     assert plus(x, 1.0, out=out) is out and out.tolist() == (x + 1.0).tolist()

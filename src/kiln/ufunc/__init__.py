@@ -1,6 +1,7 @@
 """NumPy ufuncs compiled by kiln: `@vectorize` (vectorize.py) and `@guvectorize`
-(gufunc.py), over inner loops generated around a compiled kernel (loops.py)."""
-from .gufunc import GUFunc, guvectorize
-from .vectorize import DUFunc, vectorize
+(gufunc.py), over inner loops generated around a compiled kernel (loops.py); Numba's
+builder classes `Vectorize` and `GUVectorize` (numba.np.ufunc's) make the same objects."""
+from .gufunc import GUFunc, GUVectorize, guvectorize
+from .vectorize import DUFunc, Vectorize, vectorize
 
-__all__ = ["vectorize", "guvectorize", "DUFunc", "GUFunc"]
+__all__ = ["vectorize", "guvectorize", "Vectorize", "GUVectorize", "DUFunc", "GUFunc"]

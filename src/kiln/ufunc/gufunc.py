@@ -1,21 +1,28 @@
 """`@guvectorize`: a kernel over core dimensions ("(n),(n)->()") compiled into a NumPy
 generalized ufunc, with Numba's API.
 
-The kernel writes its outputs, which are its last arguments, in place; its inputs are
-read-only (a write is a TypingError) unless named in `writable_args`, which makes them
-writable operands whose cast copies NumPy writes back, as in Numba. NumPy loops over the
+The kernel writes its outputs, which are its last arguments, in place. As in Numba it may
+write its inputs too: the write lands in the operand unless NumPy passed a cast copy,
+which NumPy writes back for the inputs named in `writable_args`. NumPy loops over the
 broadcast outer dimensions and calls the inner loop, which builds each argument's core view
 (a strided array of the core shape, or the scalar itself for a "()" input declared as a
-number; a "()" output is a one-element array, as in Numba) and calls the kernel. With
-signatures the result is a real gufunc (`.signature`, broadcasting, `out=`, what
-`dask.array.apply_gufunc` needs); without them a `GUFunc` compiles a loop for the dtypes of
-each call, whose outputs must then be passed.
+number; a "()" output is a one-element array, as in Numba) and calls the kernel.
+
+As Numba's, `guvectorize` (and the builder `GUVectorize`) gives a `GUFunc` whose calls go
+to `.ufunc`, the real NumPy gufunc of its loops (`.signature`, broadcasting, `out=`, what
+`dask.array.apply_gufunc` needs); target='parallel' with signatures gives that gufunc
+itself. Without signatures the GUFunc is dynamic: it compiles a loop for the dtypes of
+each call, whose outputs must then be passed. Compiled code calls a GUFunc through
+gufunc_calls.py.
 """
 from __future__ import annotations
 
 import functools
 import inspect
 import re
+import threading
+
+import numpy as np
 
 from llvmlite import ir
 
@@ -24,9 +31,9 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime.threads import for_range
 from ..types.signature import parse_signature
-from . import pickling
+from . import gufunc_calls, pickling
 from .loops import make_ufunc
-from .vectorize import Growing, check_options, input_type, kernel_cache, kernel_options
+from .vectorize import check_options, input_type, kernel_cache, kernel_options
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
 
@@ -78,9 +85,10 @@ def check_core_type(name, layout, core, is_input, k, ty):
 
 def guvectorize(*args, **options):
     """`@guvectorize([sigs], "(n),(n)->()", target=..., identity=...)`, or
-    `@guvectorize("(n),(n)->()")` (lazy)."""
+    `@guvectorize("(n),(n)->()")` (lazy: a dynamic GUFunc)."""
     if len(args) == 1 and isinstance(args[0], str) and args[0].lstrip().startswith("("):
         signatures, layout = (), args[0]
+        options.setdefault("is_dynamic", True)
     elif len(args) == 2:
         signatures, layout = args
         if isinstance(signatures, (str, t.Signature)):
@@ -88,32 +96,45 @@ def guvectorize(*args, **options):
     else:
         raise TypeError("guvectorize takes a list of signatures and a layout such as "
                         "'(n),(n)->()', or only the layout")
-    ins, outs = parse_layout(layout)
-    options = dict(options)
-    writable_args = tuple(options.pop("writable_args", ()))
+    parse_layout(layout)
 
     def decorate(fn):
         fn = getattr(fn, "py_func", fn)    # an @njit function: its Python function
         if options.get("target") == "cuda":
             from ..cuda.gufunc import CUDAGUFunc
-            check_options(fn, {**options, "target": "cpu"}, "guvectorize")
-            if writable_args:
+            cuda_options = {k: v for k, v in options.items() if k != "is_dynamic"}
+            check_options(fn, {**cuda_options, "target": "cpu"}, "guvectorize")
+            if cuda_options.get("writable_args"):
                 raise TypeError("writable_args is for guvectorize's CPU targets; a CUDA "
                                 "gufunc's kernel reads device copies of host inputs")
+            ins, outs = parse_layout(layout)
             return CUDAGUFunc(fn, signatures, ins, outs)
-        target = check_options(fn, options, "guvectorize")
-        kernel = _GKernel(fn, ins, outs, target == "parallel", options, layout,
-                          _writable_inputs(fn, writable_args, len(ins)))
-        made_by = pickling.recipe("guvectorize", fn, signatures, layout,
-                                  dict(options, writable_args=writable_args))
-        if not signatures:
-            return GUFunc(kernel, made_by)
+        gufunc = GUVectorize(fn, layout, **options)
         for sig in signatures:
-            kernel.compile_signature(sig)
-        gufunc = kernel.gufunc()
-        pickling.remember(gufunc, made_by)
-        return gufunc
+            gufunc.add(sig)
+        if signatures:
+            gufunc.disable_compile()
+        return gufunc.build_ufunc()
     return decorate
+
+
+class GUVectorize:
+    """Numba's builder of gufuncs (`numba.np.ufunc.GUVectorize`): `GUVectorize(fn, layout,
+    target=..., identity=..., cache=..., is_dynamic=..., writable_args=...)` is a GUFunc;
+    `.add(signature)` compiles a loop, `.build_ufunc()` gives the gufunc (for
+    target='parallel', the NumPy gufunc itself, as Numba's)."""
+
+    def __new__(cls, func, signature, **options):
+        options = dict(options)
+        is_dynamic = bool(options.pop("is_dynamic", False))
+        writable_args = tuple(options.pop("writable_args", ()))
+        func = getattr(func, "py_func", func)
+        target = check_options(func, options, "guvectorize")
+        ins, outs = parse_layout(signature)
+        kernel = _GKernel(func, ins, outs, target == "parallel", options, signature,
+                          _writable_inputs(func, writable_args, len(ins)))
+        made_by = (func, signature, dict(options, writable_args=writable_args))
+        return GUFunc(kernel, made_by, is_dynamic, target)
 
 
 def _writable_inputs(fn, writable_args, nin):
@@ -133,10 +154,12 @@ def _writable_inputs(fn, writable_args, nin):
 class _GKernel:
     def __init__(self, fn, ins, outs, parallel, options, layout, writable):
         self.fn, self.parallel = fn, parallel
-        self.writable = writable   # inputs the kernel may write (writable_args)
+        self.writable = writable   # inputs NumPy writes back from a cast copy (writable_args)
         self.cores = ins + outs
         self.nin, self.nout = len(ins), len(outs)
         self.layout = layout_text(ins, outs)
+        self.layout_source = layout    # as written, for messages (Numba's)
+        self.forceobj = bool(options.get("forceobj"))
         self.identity = options.get("identity")
         self.options = kernel_options(options)
         self.cache = kernel_cache(fn, options)
@@ -144,7 +167,8 @@ class _GKernel:
         if nargs != len(self.cores):
             raise TypeError(f"{fn.__name__}() takes {nargs} arguments but the layout "
                             f"{layout!r} has {len(self.cores)} operands")
-        self.loops = {}
+        self.loops = {}    # kernel argument types -> (address, NumPy dtypes), in order
+        self.signatures = []   # void(argument types as declared), in the order compiled
         self.keepalive = []
 
     def compile_signature(self, sig):
@@ -161,33 +185,38 @@ class _GKernel:
                             f"arguments, but the layout {self.layout!r} has "
                             f"{len(self.cores)} operands")
         kernel_types = tuple(self.kernel_type(k, ty) for k, ty in enumerate(argtypes))
-        try:
-            address, typed, keep = compile_ufunc_loop(
-                self.fn, kernel_types, None, self.options, self.parallel,
-                functools.partial(_core_stretch, self.cores), self.cache)
-        except TypingError as e:
-            if "read-only" in e.msg:
-                e.add_context("guvectorize passes its inputs read-only; name the inputs "
-                              "the kernel writes in writable_args=(...)")
-            raise
+        if kernel_types in self.loops:
+            return kernel_types
+        address, typed, keep = compile_ufunc_loop(
+            self.fn, kernel_types, None, self.options, self.parallel,
+            functools.partial(_core_stretch, self.cores), self.cache)
         if typed.return_type != t.none:
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a guvectorize "
                             "kernel writes its outputs and returns nothing")
         self.keepalive.append(keep)
         self.loops[kernel_types] = (address, [getattr(ty, "dtype", ty).np_dtype
                                               for ty in kernel_types])
+        self.signatures.append(t.none(*argtypes))
+        return kernel_types
 
     def kernel_type(self, k, ty):
-        check_core_type(self.fn.__name__, self.layout, self.cores[k], k < self.nin, k, ty)
+        core = self.cores[k]
+        if isinstance(ty, t.Array) and ty.ndim != len(core) and (core or ty.ndim != 1):
+            raise TypeError(f"type and shape signature mismatch for arg #{k + 1}")
+        if isinstance(ty, t.Number) and core:
+            raise TypeError(f"scalar type {ty} given for non scalar argument #{k + 1}")
+        check_core_type(self.fn.__name__, self.layout, core, k < self.nin, k, ty)
         if isinstance(ty, t.Number):
             return ty
-        # with no outputs ('(n),(n)'), the kernel writes an operand in place, as in Numba
-        readonly = k < self.nin and k not in self.writable and self.nout > 0
-        return t.Array(ty.dtype, ty.ndim, "A", readonly=readonly)
+        # inputs are writable, as in Numba: a write lands in the operand unless NumPy
+        # passed a cast copy (which writable_args makes NumPy write back)
+        return t.Array(ty.dtype, ty.ndim, "A")
 
     def gufunc(self):
+        # NumPy keeps the layout as written (its messages quote it, as Numba's do)
+        written = str(self.layout_source).strip() if self.nout else self.layout
         return make_ufunc(self.fn.__name__, self.fn.__doc__, list(self.loops.values()),
-                          self.nin, self.nout, self.identity, signature=self.layout,
+                          self.nin, self.nout, self.identity, signature=written,
                           writable=self.writable)
 
 
@@ -227,23 +256,83 @@ def _core_stretch(cores, context, native, typed):
     return stretch
 
 
-class GUFunc(Growing):
-    """A gufunc that grows: each call with new dtypes (outputs passed) compiles a loop."""
+class GUFunc:
+    """A gufunc made by `@guvectorize` (or GUVectorize), as Numba's GUFunc: calls go to
+    `.ufunc`, the NumPy gufunc of the loops compiled so far. A dynamic one (made without
+    signatures) compiles a loop for the dtypes of each call, whose outputs must then be
+    passed; `disable_compile()` freezes it. Compiled code calls it as it calls a function
+    (gufunc_calls.py)."""
 
+    def __init__(self, kernel, made_by, is_dynamic, target="cpu"):
+        self._kernel = kernel
+        self._made_by = made_by     # (the Python function, layout, options)
+        self._lock = threading.Lock()
+        self._is_dynamic = is_dynamic
+        self._frozen = False
+        self._target = target
+        self.gufunc_builder = _Builder(kernel)
+        self._kernel_call = gufunc_calls.KernelCall(kernel)
+        self.ufunc = None
+        functools.update_wrapper(self, kernel.fn)
+        self.build_ufunc()
+        gufunc_calls.register(self, self)
+
+    # -- Numba's builder API ---------------------------------------------------------------
+    def add(self, sig):
+        """Compile the loop of `sig` ('void(float64[:], float64[:])', a tuple of types)."""
+        with self._lock:
+            self._kernel.compile_signature(sig)
+            self._rebuild()
+
+    def build_ufunc(self):
+        """The gufunc: this object (Numba's cpu target), or for target='parallel' with
+        signatures the NumPy gufunc itself (as Numba's parallel builder gives)."""
+        with self._lock:
+            self._rebuild()
+        if self._target == "parallel" and not self._is_dynamic:
+            return self.ufunc
+        return self
+
+    def disable_compile(self):
+        """Compile nothing more: calls take the loops there are."""
+        if not self._kernel.loops:
+            raise RuntimeError(f"{self.__name__} has no loop to keep: add a signature first")
+        self._frozen = True
+
+    def _rebuild(self):
+        if self.ufunc is not None and self.ufunc.ntypes == len(self._kernel.loops):
+            return
+        self.ufunc = self._kernel.gufunc()
+        pickling.remember(self.ufunc, pickling.recipe(
+            "guvectorize", self._kernel.fn, self._kernel.signatures,
+            self._made_by[1], self._made_by[2]))
+        if self._kernel.loops:
+            gufunc_calls.register(self, self.ufunc)
+
+    @property
+    def is_dynamic(self):
+        return self._is_dynamic
+
+    # -- calls -----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._frozen or not self._is_dynamic:
+            return self.ufunc(*args, **kwargs)
         kernel = self._kernel
         nargs = kernel.nin + kernel.nout
         operands = args + tuple(kwargs.pop("out", ()) if isinstance(kwargs.get("out"), tuple)
                                 else ([kwargs.pop("out")] if "out" in kwargs else []))
         if len(operands) != nargs:
-            raise TypeError(f"{self.__name__}() was made by guvectorize without signatures, "
-                            f"so it needs all {nargs} operands, outputs included, to choose "
-                            f"its loop; got {len(operands)} (or give it signatures)")
+            raise TypeError(f"Too few arguments for function '{self.__name__}'. Note that the "
+                            "pattern `out = gufunc(Arg1, Arg2, ..., ArgN)` is not allowed. "
+                            "Use `gufunc(Arg1, Arg2, ..., ArgN, out) instead. "
+                            f"({self.__name__} was made by guvectorize without signatures, so "
+                            f"it needs all {nargs} operands, outputs included, to choose its "
+                            f"loop; got {len(operands)})")
         argtypes = tuple(self._operand_type(k, o) for k, o in enumerate(operands))
         with self._lock:
             if argtypes not in kernel.loops:
                 kernel.compile(argtypes)
-                self.ufunc = kernel.gufunc()
+                self._rebuild()
         # The loop just made for these dtypes, by name: NumPy's search would take an older
         # loop the inputs cast to (float64 for int32), and an output cast from that loop's
         # is a fresh buffer that a kernel adding into its output reads as garbage.
@@ -257,13 +346,76 @@ class GUFunc(Growing):
             return dtype
         return self._kernel.kernel_type(k, t.Array(dtype, len(core) or 1, "A"))
 
-    @property
-    def signature(self):
-        return self._kernel.layout
+    def _loop_for_compiled_call(self, dtypes):
+        """The kernel types of the loop a call from compiled code with operands of `dtypes`
+        runs: without signatures those dtypes' own (compiled now), else Numba's search."""
+        kernel = self._kernel
+        if not self._frozen:
+            argtypes = tuple(dtype if not core and k < kernel.nin else
+                             kernel.kernel_type(k, t.Array(dtype, len(core) or 1, "A"))
+                             for k, (core, dtype) in enumerate(zip(kernel.cores, dtypes)))
+            with self._lock:
+                if argtypes not in kernel.loops:
+                    kernel.compile(argtypes)
+                    self._rebuild()
+            return argtypes
+        for kernel_types, (_, loop_dtypes) in kernel.loops.items():
+            if matches(dtypes, loop_dtypes, kernel.nin):
+                return kernel_types
+        raise TypingError(f"cannot call {self!r} with types "
+                          f"({', '.join(map(str, dtypes))}): its loops are "
+                          f"{', '.join(self.types)}")
 
-    @property
-    def nout(self):
-        return self._kernel.nout
+    # -- the NumPy gufunc's attributes -----------------------------------------------------
+    nin = property(lambda self: self._kernel.nin)
+    nout = property(lambda self: self._kernel.nout)
+    nargs = property(lambda self: self._kernel.nin + self._kernel.nout)
+    ntypes = property(lambda self: self.ufunc.ntypes)
+    types = property(lambda self: self.ufunc.types)
+    identity = property(lambda self: self.ufunc.identity)
+    signature = property(lambda self: self.ufunc.signature)
+    accumulate = property(lambda self: self.ufunc.accumulate)
+    at = property(lambda self: self.ufunc.at)
+    outer = property(lambda self: self.ufunc.outer)
+    reduce = property(lambda self: self.ufunc.reduce)
+    reduceat = property(lambda self: self.ufunc.reduceat)
+
+    def __reduce__(self):
+        if pickling.held_by_module(self, self._kernel.fn):
+            return self.__qualname__
+        fn, layout, options = self._made_by
+        return pickling.rebuild_gufunc, (
+            pickling.by_value(fn), layout, options, list(self._kernel.signatures),
+            self._is_dynamic, self._frozen, pickling.source_for_pickle(fn))
 
     def __repr__(self):
-        return f"<kiln.GUFunc {self.__name__!r} {self.signature}>"
+        return f"<kiln.GUFunc {self.__name__!r} {self._kernel.layout}>"
+
+
+class _Builder:
+    """`GUFunc.gufunc_builder`, as Numba's: the Python function, the layout and the
+    signatures compiled (`_sigs`, in order)."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+        self.py_func = kernel.fn
+        self.signature = kernel.layout_source
+
+    @property
+    def _sigs(self):
+        return list(self._kernel.signatures)
+
+
+def matches(dtypes, loop_dtypes, nin):
+    """Numba's loop search (numpy_support.ufunc_find_matching_loop): every input casts to
+    the loop's safely (an integer to a float when the inputs mix them), and the loop's
+    outputs cast to the given outputs' 'same_kind'."""
+    given = [np.dtype(d.np_dtype) for d in dtypes]
+    loop = [np.dtype(d) for d in loop_dtypes]
+    mixed = any(d.kind in "iu" for d in given[:nin]) and \
+        any(d.kind in "cf" for d in given[:nin])
+
+    def can_cast(a, b, casting):
+        return (mixed and a.kind in "iu" and b.kind in "cf") or np.can_cast(a, b, casting)
+    return all(can_cast(a, b, "safe") for a, b in zip(given[:nin], loop[:nin])) and \
+        all(can_cast(b, a, "same_kind") for a, b in zip(given[nin:], loop[nin:]))

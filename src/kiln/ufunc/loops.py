@@ -189,7 +189,7 @@ def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None, writa
     no_loop.install(ufunc, name, nin, count)
     if writable:
         if ctypes.c_int.from_address(id(ufunc) + 16).value != nin or \
-                ctypes.c_int.from_address(id(ufunc) + 104).value != (signature is not None):
+                ctypes.c_int.from_address(id(ufunc) + 104).value != (ufunc.signature is not None):
             raise NotImplementedError("writable_args: this NumPy's ufunc object is laid out "
                                       "differently from the one kiln knows")
         op_flags = ctypes.cast(ctypes.c_void_p.from_address(id(ufunc) + _OP_FLAGS_OFFSET).value,

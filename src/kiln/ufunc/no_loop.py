@@ -26,6 +26,16 @@ _lock = threading.Lock()
 _wrapper = {}   # "numpy": NumPy's default resolver, "kiln": the wrapper (addresses)
 
 
+class NoLoopError(TypeError):
+    """No loop of a kiln ufunc takes the call's dtypes."""
+
+
+def is_no_loop(error):
+    """Whether `error` (a ufunc call's TypeError) says that no loop takes the dtypes:
+    this module's, or NumPy's own where the wrapper is not installed."""
+    return isinstance(error, NoLoopError) or type(error).__name__ == "_UFuncNoLoopError"
+
+
 def no_loop_error(ufunc, operands, error):
     """Called by the wrapper with NumPy's exception: raises the message listing the loops,
     or returns (the wrapper then raises NumPy's own error again)."""
@@ -40,7 +50,7 @@ def no_loop_error(ufunc, operands, error):
         names = [np.dtype(c).name for c in outputs]
         result = names[0] if len(names) == 1 else f"({', '.join(names)})"
         return f"{result}({', '.join(np.dtype(c).name for c in inputs)})"
-    raise TypeError(f"ufunc {ufunc.__name__!r} has no loop for ({', '.join(given)}); its "
+    raise NoLoopError(f"ufunc {ufunc.__name__!r} has no loop for ({', '.join(given)}); its "
                     f"loops are: {', '.join(map(loop, ufunc.types))}")
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as t
 from ..options import CompileOptions
 from ..types.signature import parse_signature
-from . import pickling
+from . import no_loop, pickling
 from .loops import elementwise_stretch, make_ufunc
 
 _TARGETS = ("cpu", "parallel")
@@ -59,12 +59,41 @@ def _build(fn, signatures, options):
     return ufunc
 
 
+class Vectorize:
+    """Numba's builder of ufuncs (`numba.np.ufunc.Vectorize`): `Vectorize(fn, target=...,
+    identity=..., cache=...)` is a DUFunc without loops; `.add(signature)` compiles one,
+    `.disable_compile()` stops the compiling of more, and `.build_ufunc()` gives the ufunc
+    (the DUFunc itself; for target='parallel', the NumPy ufunc, as Numba's builder)."""
+
+    def __new__(cls, func, **options):
+        func = getattr(func, "py_func", func)
+        target = check_options(func, options, "vectorize")
+        kernel = _Kernel(func, target == "parallel", options)
+        made_by = pickling.recipe("vectorize", func, (), None, options)
+        dufunc = DUFunc(kernel, options.get("identity"), made_by)
+        dufunc._parallel_builder = target == "parallel"
+        return dufunc
+
+
+class UnrecognizedOptionsError(KeyError, TypeError):
+    """An option vectorize/guvectorize do not know: Numba's KeyError ("Unrecognized
+    options"), a TypeError too."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+_KNOWN_OPTIONS = ("target", "identity", "nopython", "cache", "fastmath", "forceobj",
+                  "boundscheck", "nogil", "writable_args")
+
+
 def check_options(fn, options, what):
     """The target, after refusing unknown options, targets and non-functions clearly."""
-    unknown = set(options) - {"target", "identity", "nopython", "cache", "fastmath", "forceobj",
-                              "boundscheck", "nogil"}
+    unknown = set(options) - set(_KNOWN_OPTIONS)
     if unknown:
-        raise TypeError(f"unknown option(s) for {what}: {', '.join(sorted(unknown))}")
+        raise UnrecognizedOptionsError(
+            f"Unrecognized options: {unknown}. Known options are {list(_KNOWN_OPTIONS)} "
+            f"(unknown option(s) for {what}: {', '.join(sorted(unknown))})")
     target = options.get("target", "cpu")
     if target not in _TARGETS:   # (target='cuda' is taken before this check)
         raise ValueError(f"unknown {what} target {target!r}: choose 'cpu', 'parallel' or "
@@ -126,14 +155,15 @@ class _Kernel:
         self.loops[argtypes] = (address, [ty.np_dtype for ty in argtypes] +
                                 [typed.return_type.np_dtype])
 
-    def first_safe_loop(self, argtypes):
-        """The first declared loop that every operand casts to safely, in the order the
-        signatures were written: NumPy's linear loop search, which Numba follows. (NumPy 2
-        takes a loop matching the dtypes exactly before searching, so a real ufunc whose
-        f8 loop comes before its f4 one would give float32 for float32 input.)"""
-        return next((declared for declared in self.declared if all(
-            np.can_cast(d.np_dtype, a.np_dtype, "safe") for d, a in zip(argtypes, declared))),
-            None)
+    def first_safe_loop(self, argtypes, loops=None):
+        """The first declared loop (or of `loops`) that every operand casts to safely, in
+        the order the signatures were written: NumPy's linear loop search, which Numba
+        follows. (NumPy 2 takes a loop matching the dtypes exactly before searching, so a
+        real ufunc whose f8 loop comes before its f4 one would give float32 for float32
+        input.)"""
+        return next((declared for declared in (self.declared if loops is None else loops)
+                     if all(np.can_cast(d.np_dtype, a.np_dtype, "safe")
+                            for d, a in zip(argtypes, declared))), None)
 
     def shadowed_loop(self):
         """Whether a declared loop takes inputs an earlier loop also takes safely: then
@@ -148,12 +178,13 @@ class _Kernel:
         self.callable_from_compiled_code(ufunc, lazy=False)
         return ufunc
 
-    def callable_from_compiled_code(self, key, lazy):
+    def callable_from_compiled_code(self, key, lazy, owner=None):
         """Let @njit code call `key` (the ufunc, or the DUFunc) on numbers and arrays: an
         elementwise operation whose element is the kernel, fused with its neighbours. An
-        eager ufunc takes the signature of the operands' dtypes, else the first one they
-        cast to safely (as NumPy's loop search does); a lazy one compiles the kernel for
-        the operands' dtypes."""
+        eager ufunc (or a frozen DUFunc) takes the signature of the operands' dtypes, else
+        the first one they cast to safely (as NumPy's loop search does); a lazy one takes a
+        loop compiled so far in the same way, else compiles the kernel for the operands'
+        dtypes (as Numba's DUFunc)."""
         from ..library.fusion import dtype_of
         from ..library.registry import Resolution, template
         from ..library.ufuncs import elementwise_result, elementwise_template
@@ -163,8 +194,9 @@ class _Kernel:
                     not all(isinstance(o, (t.Array, t.Number)) for o in operands):
                 return None
             dtypes = tuple(dtype_of(o) for o in operands)
-            if lazy:
-                argtypes = dtypes
+            if lazy and not getattr(owner, "_frozen", False):
+                argtypes = dtypes if dtypes in self.loops else \
+                    self.first_safe_loop(dtypes, self.loops) or dtypes
             else:
                 argtypes = self.first_safe_loop(dtypes)
                 if argtypes is None:
@@ -216,8 +248,8 @@ def _operand_key(value):
 
 
 class Growing:
-    """What DUFunc and GUFunc share: a kernel whose loops are compiled as calls need them,
-    the NumPy ufunc built from the loops so far (`ufunc`), and pickling by its recipe."""
+    """A kernel whose loops are compiled as calls need them, the NumPy ufunc built from the
+    loops so far (`ufunc`), and pickling by its recipe."""
 
     def __init__(self, kernel, made_by):
         self._kernel = kernel
@@ -241,7 +273,8 @@ class Growing:
     def __reduce__(self):
         if pickling.held_by_module(self, self._kernel.fn):
             return self.__qualname__
-        return pickling.rebuild, self._made_by
+        kind, fn, *rest = self._made_by
+        return pickling.rebuild, (kind, pickling.by_value(fn), *rest)
 
 
 class DUFunc(Growing):
@@ -253,10 +286,32 @@ class DUFunc(Growing):
         super().__init__(kernel, made_by)
         self._identity = identity
         self._frozen = frozen
+        self._parallel_builder = False
         self._signatures = {}   # operand keys (_operand_key) -> the loop's 'dd->d'
-        if frozen:
-            self.ufunc = kernel.ufunc(identity)
-        kernel.callable_from_compiled_code(self, lazy=not frozen)
+        self.ufunc = kernel.ufunc(identity)
+        kernel.callable_from_compiled_code(self, lazy=not frozen, owner=self)
+
+    # -- Numba's builder API ---------------------------------------------------------------
+    def add(self, sig):
+        """Compile the loop of `sig` ('float64(float64, float64)')."""
+        with self._lock:
+            self._kernel.compile_signature(sig)
+            self._rebuilt()
+
+    def build_ufunc(self):
+        return self.ufunc if self._parallel_builder else self
+
+    def disable_compile(self):
+        """Compile nothing more: calls take the first loop their dtypes cast to safely."""
+        for argtypes in self._kernel.loops:
+            self._kernel.declared.setdefault(argtypes, None)
+        self._frozen = True
+        self._signatures.clear()
+
+    def _rebuilt(self):
+        self.ufunc = self._kernel.ufunc(self._identity)
+        self._signatures.clear()   # NumPy may now pick another loop for known dtypes
+        return self.ufunc
 
     def _ensure(self, argtypes):
         if self._frozen:
@@ -264,7 +319,7 @@ class DUFunc(Growing):
         with self._lock:
             if argtypes not in self._kernel.loops:
                 self._kernel.compile(argtypes)
-                self.ufunc = self._kernel.ufunc(self._identity)
+                self._rebuilt()
         return self.ufunc
 
     def _argtypes(self, operands):
@@ -303,14 +358,24 @@ class DUFunc(Growing):
         return self.ufunc, dict(kwargs, signature=signature)
 
     def __call__(self, *args, **kwargs):
-        if len(args) < self._kernel.nin:
-            raise TypeError(f"{self.__name__}() takes {self._kernel.nin} arguments, "
-                            f"{len(args)} given")
-        if "dtype" not in kwargs and "signature" not in kwargs:   # the fast path
-            signature = self._signatures.get(tuple(map(_operand_key, args[:self._kernel.nin])))
+        """As Numba's: NumPy's ufunc takes the call when one of the loops compiled so far
+        takes its dtypes (NumPy's search: an exact match, else the first loop they cast to
+        safely); otherwise a loop for the operands' own dtypes is compiled first."""
+        nin = self._kernel.nin
+        if len(args) < nin:
+            raise TypeError(f"{self.__name__}() takes {nin} arguments, {len(args)} given")
+        if not self._frozen and "dtype" not in kwargs and "signature" not in kwargs \
+                and self._kernel.loops:
+            try:
+                return self.ufunc(*args, **kwargs)
+            except TypeError as e:
+                if not no_loop.is_no_loop(e):
+                    raise
+        elif self._frozen and "dtype" not in kwargs and "signature" not in kwargs:
+            signature = self._signatures.get(tuple(map(_operand_key, args[:nin])))
             if signature is not None:
                 return self.ufunc(*args, signature=signature, **kwargs)
-        ufunc, kwargs = self._loop_for(args[:self._kernel.nin], kwargs)
+        ufunc, kwargs = self._loop_for(args[:nin], kwargs)
         return ufunc(*args, **kwargs)
 
     def _method(self, name, operands, *args, **kwargs):

@@ -1,1 +1,2 @@
-"""`numba.np`: `numba.np.numpy_support` maps to kiln's; the rest is internal."""
+"""`numba.np`: `numba.np.numpy_support` and `numba.np.ufunc` (the ufunc builders) map to
+kiln's; the rest is internal."""
