@@ -211,3 +211,24 @@ def test_struct_types_pickle_equal():
     ty = PairType([("first", types.int64), ("second", types.float64[:])])
     assert pickle.loads(pickle.dumps(ty)) == ty
     assert ty.field_dict == {"first": types.int64, "second": types.float64[:]}
+
+
+def _cached_make(x, y):
+    return Pair(x, second=y)
+
+
+def _cached_use(p, k):
+    return p.total(k)
+
+
+def test_code_passing_structs_is_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    for cached in (False, True):
+        make, use = njit(cache=True)(_cached_make), njit(cache=True)(_cached_use)
+        p = make(2.5, np.arange(3.0))
+        assert same(use(p, 3), PlainPair(2.5, np.arange(3.0)).total(3))
+        for f in (make, use):
+            assert len(f.stats.cache_hits) == int(cached)
+            assert len(f.stats.cache_misses) == int(not cached)
+            assert f.stats.cache_path.startswith(str(tmp_path))
+    assert njit(_cached_use).stats.cache_path is None

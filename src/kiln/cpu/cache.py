@@ -66,6 +66,11 @@ class ObjectCache:
         self._stem = stem
         self._dirs = list(dirs)
 
+    @property
+    def directory(self):
+        """The first directory entries are looked up in."""
+        return self._dirs[0] if self._dirs else None
+
     def _name(self, key):
         return f"{self._stem}-{key[:24]}{SUFFIX}"
 

@@ -6,6 +6,7 @@ which types the arguments, compiles under a lock (so two threads asking for the 
 specialization get one compile) and calls the new entry point."""
 from __future__ import annotations
 
+import collections
 import inspect
 import threading
 
@@ -20,6 +21,9 @@ from . import precompiled, reflection
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
 
 _compile_lock = threading.RLock()
+
+
+CompileStats = collections.namedtuple("CompileStats", "cache_path cache_hits cache_misses")
 
 
 class Specialization:
@@ -279,6 +283,18 @@ class Dispatcher:
     @property
     def nopython_signatures(self):
         return [spec.signature for spec in self._specializations.values()]
+
+    @property
+    def stats(self):
+        """Numba's: the on-disk cache's directory (`cache_path`, None without
+        cache=True) and, by argument types, the versions it gave (`cache_hits`) and those
+        compiled (`cache_misses`)."""
+        hits, misses = collections.Counter(), collections.Counter()
+        if self._cache is not None:
+            for argtypes, spec in self._specializations.items():
+                (hits if spec.cache_hit else misses)[argtypes] += 1
+        path = self._cache.directory if self._cache is not None else None
+        return CompileStats(path, hits, misses)
 
     def _select(self, signature):
         if signature is None:
