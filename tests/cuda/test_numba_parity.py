@@ -111,3 +111,41 @@ def test_random_states_are_seeded_by_splitmix64():
     from kiln.cuda.random import create_xoroshiro128p_states
     state = create_xoroshiro128p_states(1, seed=0).copy_to_host()[0]
     assert int(state["s0"]) == int(state["s1"]) == 0xE220A8397B1DCDAF
+
+
+@pytest.mark.cudasim_only
+def test_debug_kernel_zero_divisor_raises():
+    def divide(r, x, y):
+        r[0] = y[0] / x[0]
+        r[1] = y[0]
+
+    r = np.zeros(2)
+    with pytest.raises(FloatingPointError, match="divide by zero"):
+        cuda.jit(debug=True, opt=False)(divide)[1, 1](r, np.zeros(1), np.ones(1))
+    np.testing.assert_array_equal(r, [0, 0])        # the thread stopped at the division
+    cuda.jit(divide)[1, 1](r, np.zeros(1), np.ones(1))
+    np.testing.assert_array_equal(r, [np.inf, 1])   # without debug: inf, as on a GPU
+
+
+def test_forall_refuses_a_negative_task_count():
+    kernel = cuda.jit(lambda a: None)
+    with pytest.raises(ValueError, match="negative task count"):
+        kernel.forall(-1)
+
+
+def test_is_supported_version():
+    assert cuda.is_supported_version() is cuda.is_available()
+
+
+def test_device_array_shape_from_an_array():
+    assert cuda.device_array(np.array([3, 4]), np.bool_).shape == (3, 4)
+    assert cuda.device_array(np.int64(5)).shape == (5,)
+
+
+@pytest.mark.parametrize("target, value", [(35, np.ones((1, 2, 3))), (5, [1, 3])])
+def test_assigning_what_does_not_broadcast_says_numpys_words(target, value):
+    with pytest.raises(ValueError) as numpy_error:
+        np.arange(target)[:] = value
+    with pytest.raises(ValueError) as error:
+        cuda.to_device(np.arange(target))[:] = value
+    assert str(error.value) == str(numpy_error.value)

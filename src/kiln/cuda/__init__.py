@@ -14,10 +14,11 @@ from .vectors import KINDS as _VECTOR_KINDS
 from .args import In, InOut, Out
 from .devicearray import DeviceNDArray
 from .dlpack import from_dlpack
-from .devices import (close, cuda_error, current_context, default_stream, defer_cleanup, detect,
-                      event, event_elapsed_time, external_stream, get_current_device, gpus,
-                      is_available, legacy_default_stream, list_devices, per_thread_default_stream,
-                      profile_start, profile_stop, profiling, select_device, stream, synchronize)
+from .devices import (close, cuda_error, current_context, default_stream, defer_cleanup,
+                      detect, event, event_elapsed_time, external_stream, get_current_device,
+                      gpus, is_available, is_supported_version, legacy_default_stream,
+                      list_devices, per_thread_default_stream, profile_start, profile_stop,
+                      profiling, select_device, stream, synchronize)
 from .dtypes import (b1, bool_, boolean, byte, c8, c16, complex64, complex128, f2, f4, f8,
                      float16, float32, float64, i1, i2, i4, i8, int8, int16, int32, int64, intp,
                      u1, u2, u4, u8, uint8, uint16, uint32, uint64, uintp, void, none)

@@ -36,7 +36,8 @@ def f_strides(shape, itemsize):
 
 
 def normalize_shape(shape) -> tuple:
-    if isinstance(shape, (tuple, list)):
+    """A shape as a tuple of ints: from an int, or a tuple, list or 1-d array of ints."""
+    if isinstance(shape, (tuple, list)) or getattr(shape, "ndim", 0) == 1:
         return tuple(operator.index(n) for n in shape)
     return (operator.index(shape),)
 
@@ -69,6 +70,18 @@ def broadcast_to(array, shape):
     strides = [0] * missing + [0 if n == 1 and m != 1 else s for n, m, s in
                                zip(array.shape, shape[missing:], array.strides)]
     return array._view(shape, strides)
+
+
+def _host_broadcast(value, dtype, shape) -> np.ndarray:
+    """`value` as a host array of `dtype` broadcast to `shape`; what does not broadcast is
+    refused as NumPy refuses the same assignment, in its words."""
+    value = np.asarray(value, dtype)
+    try:
+        return np.broadcast_to(value, shape)
+    except ValueError:
+        stand_in = np.lib.stride_tricks.as_strided(np.empty(1, dtype), shape, (0,) * len(shape))
+        stand_in[...] = value   # raises NumPy's "could not broadcast input array from ..."
+        raise
 
 
 class Flags(dict):
@@ -350,8 +363,8 @@ class DeviceNDArray:
             if value.shape != view.shape and _broadcasts(value.shape, view.shape):
                 value = broadcast_to(value, view.shape)   # repeated on the device, as NumPy
             view.copy_to_device(value)
-        else:
-            view.copy_to_device(np.broadcast_to(np.asarray(value, self.dtype), view.shape))
+        else:   # each repeated value is sent once (a 0-stride view; the copy repeats it)
+            view.copy_to_device(_host_broadcast(value, self.dtype, view.shape))
 
     def reshape(self, *newshape, order="C"):
         """A view with a new shape; the array must be contiguous in `order`."""

@@ -35,6 +35,19 @@ def detect() -> bool:
     return True
 
 
+def is_supported_version() -> bool:
+    """Whether the CUDA present is one kiln.cuda supports: the simulator, or a driver whose
+    JIT loads PTX (CUDA 10.0 or newer: driver/ptxversion.py)."""
+    active = backend.active
+    if active.simulated:
+        return True
+    version = getattr(active, "driver_version", None)
+    if version is None:
+        return False
+    from .driver.ptxversion import max_ptx_isa
+    return max_ptx_isa(version) > 0
+
+
 def list_devices():
     return list(backend.active.devices())
 

@@ -175,6 +175,9 @@ class Kernel(_Compiled):
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """A launch with one thread per task: `kernel.forall(n)(args)`."""
+        if ntasks < 0:
+            raise ValueError(f"kernel '{self.__name__}': forall takes a task count >= 0, not "
+                             f"{ntasks} (Can't create ForAll with negative task count)")
         tpb = tpb or min(max(ntasks, 1), 128)
         return self.configure(max(-(-ntasks // tpb), 1), tpb, stream, sharedmem)
 

@@ -32,6 +32,10 @@ class Grid:
         self.name = kernel.__name__
         self.py_func = kernel.py_func
         self.args = args
+        # NumPy's floating-point errors: ignored (integers wrap, x/0 is inf, 0/0 NaN, as on
+        # a GPU), except that a debug kernel's zero divisor raises (FloatingPointError)
+        self.errors = {"all": "ignore", "divide": "raise"} if kernel.options.get("debug") \
+            else {"all": "ignore"}
         self.gridDim = Dim3(*config.griddim)
         self.blockDim = Dim3(*config.blockdim)
         self.nthreads = config.threads_per_block

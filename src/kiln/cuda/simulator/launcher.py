@@ -3,7 +3,7 @@ of Python threads (reused across blocks and launches), so that `syncthreads` is 
 barrier. Errors come back to the launching thread naming the kernel, block and thread;
 each thread's printed lines come out whole (output.py).
 NumPy's floating-point warnings are off in kernels: its integer scalars wrap and 0.0/0.0
-is NaN without a word, as on a GPU."""
+is NaN without a word, as on a GPU (in a debug kernel a zero divisor raises)."""
 from __future__ import annotations
 
 import queue
@@ -77,7 +77,7 @@ def _run_thread(block, tid):
     kernelcontext.enter(ctx)
     try:
         if block.failure is None:
-            with np.errstate(all="ignore"):   # integers wrap, 0/0 is NaN: silently, as on a GPU
+            with np.errstate(**block.grid.errors):
                 result = block.grid.py_func(*block.grid.args)
             if result is not None:
                 raise TypeError(f"kernel '{block.grid.name}' returned {result!r}; CUDA kernels "
