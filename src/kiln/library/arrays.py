@@ -7,6 +7,7 @@ Out-of-range indices are checked only with `boundscheck=True`, as in Numba; nega
 indices always wrap."""
 from __future__ import annotations
 
+import collections
 import operator
 
 import numpy as np
@@ -16,7 +17,8 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import intrinsic, overload, overload_method, template
+from .registry import (intrinsic, overload, overload_attribute, overload_method,
+                       register_jitable, template)
 from .slicing import slice_indices
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -467,6 +469,9 @@ def _part(index):
     """`.real` (index 0) / `.imag` (1) of a complex array: a strided view of that half of
     every element, as in NumPy."""
     def typer(ty):
+        if isinstance(ty.dtype, t.Record):   # NumPy's is the array itself or zeros: Numba's
+            raise TypingError(f"cannot access .{('real', 'imag')[index]} of array of "
+                              f"{ty.dtype}")
         if not isinstance(ty.dtype, t.Complex):  # a real array is its own real part
             return (ty(ty), lambda context, builder, sig, args: args[0]) if index == 0 else None
         part = t.from_dtype(np.dtype(f"f{ty.dtype.np_dtype.itemsize // 2}"))
@@ -488,6 +493,64 @@ def _part(index):
 
 _array_attribute("real")(_part(0))
 _array_attribute("imag")(_part(1))
+
+
+def _zeros_of(a):
+    return np.zeros(a.shape, a.dtype)
+
+
+@template(("attr", "imag"))
+def _imag_of_real(tctx, ty):
+    """`.imag` of a real array: zeros of its shape and dtype, read-only (as NumPy's)."""
+    if not isinstance(ty, t.Array) or isinstance(ty.dtype, (t.Complex, t.Record)):
+        return None
+    typed = tctx.type_function(_zeros_of, (ty,))
+
+    def codegen(context, builder, sig, args):
+        return context.call_function(builder, typed, args)
+    codegen.new_reference = True
+    return typed.return_type.copy(readonly=True)(ty), codegen
+
+
+# ---- a.flags: NumPy's contiguity flags, from the shape and strides ---------------------------
+
+ArrayFlags = collections.namedtuple("flags", ["contiguous", "c_contiguous", "f_contiguous"])
+
+
+@register_jitable
+def _c_contiguous(a):
+    """NumPy's rule: the strides of C order, ignoring dimensions of 1; empty arrays are."""
+    if a.size == 0:
+        return True
+    expected = a.itemsize
+    for i in range(a.ndim - 1, -1, -1):
+        if a.shape[i] != 1:
+            if a.strides[i] != expected:
+                return False
+            expected *= a.shape[i]
+    return True
+
+
+@register_jitable
+def _f_contiguous(a):
+    if a.size == 0:
+        return True
+    expected = a.itemsize
+    for i in range(a.ndim):
+        if a.shape[i] != 1:
+            if a.strides[i] != expected:
+                return False
+            expected *= a.shape[i]
+    return True
+
+
+@overload_attribute(t.Array, "flags")
+def _flags(a):
+    """`a.flags.contiguous`, `.c_contiguous`, `.f_contiguous` (Numba's three)."""
+    def flags(a):
+        c = _c_contiguous(a)
+        return ArrayFlags(c, c, _f_contiguous(a))
+    return flags
 
 
 # ---- dtype comparisons (`a.dtype == np.float64`) are known at compile time -----------------

@@ -1,18 +1,26 @@
 """Fields of records (types/records.py): `r.x`, `r["x"]`, their assignment, and `a["x"]`, the
-view of one field across a structured array.
+view of one field across a structured array; and records crossing the CPython boundary.
 
 A field is read and written at its offset from the record's address, converted to and
-from its type as an array item would be (a sub-array field is a view there); attribute templates are registered for each
-field name as records appear (as jitclass does for its members)."""
+from its type as an array item would be (a sub-array field is a view there); attribute
+templates are registered for each field name as records appear (as jitclass does for its
+members). A NumPy record scalar (`np.void`, `np.record`: `a[0]` of a structured array)
+passes as a reference to its bytes, so compiled code writes the array it came from, as in
+Numba; a record returned to Python is a copy, a new `np.void`."""
 from __future__ import annotations
 
 import operator
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
+from ..codegen import boxing
 from ..codegen import datamodel as dm
+from ..codegen.context import register_constant
 from ..errors import TypingError
+from ..runtime import nrt
+from ..runtime import pyapi as P
 from ..types.records import on_new_record
 from .arrays import ArrayValue, make_array
 from .registry import Template, Resolution, registry, template
@@ -92,20 +100,27 @@ def _write(record, name, value_ty):
     return ty, codegen
 
 
+def _field_name(record, key):
+    """The field `r[key]` names: a constant string."""
+    return key.value if isinstance(key, t.StringLiteral) else None
+
+
 @template(operator.getitem)
-def _getitem(tctx, record, name):
-    if not (isinstance(record, t.Record) and isinstance(name, t.StringLiteral)):
+def _getitem(tctx, record, key):
+    name = _field_name(record, key) if isinstance(record, t.Record) else None
+    if name is None:
         return None
-    ty, codegen = _read(record, name.value)
-    return ty(record, name), codegen
+    ty, codegen = _read(record, name)
+    return ty(record, key), codegen
 
 
 @template(operator.setitem)
-def _setitem(tctx, record, name, value):
-    if not (isinstance(record, t.Record) and isinstance(name, t.StringLiteral)):
+def _setitem(tctx, record, key, value):
+    name = _field_name(record, key) if isinstance(record, t.Record) else None
+    if name is None:
         return None
-    ty, codegen = _write(record, name.value, value)
-    return t.none(record, name, ty), codegen
+    ty, codegen = _write(record, name, value)
+    return t.none(record, key, ty), codegen
 
 
 class _Attribute(Template):
@@ -170,3 +185,62 @@ def _field_view(tctx, array, name):
                           meminfo=arr.field(dm.ARRAY_MEMINFO),
                           parent=arr.field(dm.ARRAY_PARENT))
     return result(array, name), codegen
+
+
+# ---- the CPython boundary --------------------------------------------------------------------
+# PyVoidScalarObject: PyObject_VAR_HEAD, then `char *obval` (the record's bytes: into its
+# array for `a[i]`) and `PyArray_Descr *descr`
+_VOID_DATA = P.HEAD + 8
+_VOID_DESCR = P.HEAD + 16
+
+
+@boxing.unboxer(t.Record)
+def _unbox(unboxer, ty, obj):
+    """A reference to the bytes of `obj`, a NumPy record scalar of exactly this dtype
+    (compared as NumPy compares dtypes: names, formats and offsets)."""
+    b, api = unboxer.b, unboxer.api
+    is_void = api.call("PyObject_IsInstance", dm.i32, [obj, api.constant_object(np.void)])
+    unboxer.require(b.icmp_signed("==", is_void, ir.Constant(dm.i32, 1)))
+    equal = api.call("PyObject_RichCompareBool", dm.i32,
+                     [api.read(obj, _VOID_DESCR, dm.ptr), api.constant_object(ty.np_dtype),
+                      ir.Constant(dm.i32, 2)])   # Py_EQ; an error (-1) is no match
+    unboxer.require(b.icmp_signed("==", equal, ir.Constant(dm.i32, 1)))
+    return dm.load_item(b, ty, api.read(obj, _VOID_DATA, dm.ptr))
+
+
+@boxing.boxer(t.Record)
+def _box(api, ty, value, fail):
+    """A new `np.void` holding a copy of the record's bytes (as Numba returns records)."""
+    b = api.builder
+    raw = api.call("PyBytes_FromStringAndSize", dm.ptr,
+                   [b.extract_value(value, 1), ir.Constant(dm.i64, ty.size)])
+    with b.if_then(b.icmp_unsigned("==", raw, ir.Constant(dm.ptr, None)), likely=False):
+        fail(b)
+    result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                      [api.constant_object(record_from_bytes), raw,
+                       api.constant_object(ty.np_dtype), ir.Constant(dm.ptr, None)],
+                      var_arg=True, argtypes=[dm.ptr])
+    api.decref(raw)
+    nrt.emit_decref(b, b.extract_value(value, 0))   # the reference the value held
+    return result
+
+
+def record_from_bytes(raw, dtype):
+    """The record scalar of `dtype` over a writable copy of `raw`."""
+    return np.frombuffer(raw, dtype=dtype).copy()[0]
+
+
+def _constant(context, builder, ty, value):
+    """A global record scalar: a copy of its bytes taken when compiling, in the module (as
+    Numba freezes global records; compiled code's writes go to the copy)."""
+    data = bytearray(value.tobytes())
+    array_ty = ir.ArrayType(dm.i8, len(data))
+    gv = ir.GlobalVariable(context.module, array_ty,
+                           name=context.module.get_unique_name("kiln.record"))
+    gv.linkage = "internal"
+    gv.align = 16
+    gv.initializer = ir.Constant(array_ty, data)
+    return dm.load_item(builder, ty, gv)
+
+
+register_constant(t.Record, _constant)

@@ -7,12 +7,21 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as t
+from ..codegen import boxing
 from ..codegen import datamodel as dm
 from .registry import template
 
 
 def _no_value(rt):
     return lambda context, builder, sig, args: dm.null_value(rt)
+
+
+@boxing.boxer(t.DType)
+def _box_dtype(api, ty, value, fail):
+    """A dtype (`a.dtype`) returned to Python: NumPy's dtype object."""
+    obj = api.constant_object(ty.dtype.np_dtype)
+    api.incref(obj)
+    return obj
 
 
 @template(type)

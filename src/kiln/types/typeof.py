@@ -79,8 +79,11 @@ def _typeof(value):
             return SliceType(has_step=value.step is not None)
         return None
     if isinstance(value, np.generic):
-        if value.dtype.names is not None:   # a record scalar (np.void): not yet an argument
-            return None
+        if value.dtype.names is not None:   # a record scalar (np.void, np.record): a Record
+            try:
+                return core.from_dtype(value.dtype)
+            except TypeError:
+                return None
         if value.dtype.isnative or value.dtype.itemsize == 1:
             try:
                 return core.from_dtype(value.dtype)
