@@ -8,6 +8,7 @@ import inspect
 import os
 import sys
 import threading
+import weakref
 
 from .options import CompileOptions
 from .types import Signature
@@ -153,13 +154,24 @@ def njit(*args, **options):
     return jit(*args, **options)
 
 
-def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None):
+_rebuilt = weakref.WeakValueDictionary()   # pickled dispatcher's token -> its rebuilt self
+
+
+def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None, token=None):
     """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there, from the
-    source that came with it when the worker has no copy of the file."""
+    source that came with it when the worker has no copy of the file. The same pickled
+    dispatcher (`token`) unpickles as the same dispatcher while that one is alive."""
     from .cpu.dispatcher import make_dispatcher
     from .frontend.source import remember_source
+    found = _rebuilt.get(token) if token is not None else None
+    if found is not None:
+        return found
     remember_source(source, py_func)
-    return make_dispatcher(py_func, options, signatures or None, cache)
+    dispatcher = make_dispatcher(py_func, options, signatures or None, cache)
+    if token is not None:
+        dispatcher._pickle_token = token
+        _rebuilt[token] = dispatcher
+    return dispatcher
 
 
 def jit_module(**options):

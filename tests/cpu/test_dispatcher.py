@@ -486,15 +486,16 @@ def test_pickle_by_reference_for_module_level_dispatchers(tmp_path, monkeypatch)
 
 def test_unpickling_without_the_source_file_uses_the_shipped_source(tmp_path):
     import linecache
+    import pickle
     path = tmp_path / "gone.py"
     path.write_text("def work(x):\n    total = 0\n    for i in range(x):\n"
                     "        total += i * 3\n    return total\n")
     namespace = {}
     exec(compile(path.read_text(), str(path), "exec"), namespace)
-    rebuild, args = njit(namespace["work"]).__reduce__()
+    data = pickle.dumps(njit(namespace["work"]))
     path.unlink()
     linecache.clearcache()
-    assert rebuild(*args)(5) == 30  # compiled from the source that travelled with it
+    assert pickle.loads(data)(5) == 30  # compiled from the source that travelled with it
 
 
 def test_overloads_and_disable_compile_as_numba():

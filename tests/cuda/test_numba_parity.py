@@ -149,3 +149,18 @@ def test_assigning_what_does_not_broadcast_says_numpys_words(target, value):
     with pytest.raises(ValueError) as error:
         cuda.to_device(np.arange(target))[:] = value
     assert str(error.value) == str(numpy_error.value)
+
+
+def test_launch_takes_the_signature_closest_to_the_arguments():
+    """The signature needing the fewest unsafe, then safe, conversions, not the first that
+    accepts the arguments (Python floats are float64: 1 + 2**-25 is not 1 there)."""
+    def add(r, x, y):
+        r[0] = x + y
+
+    kernel = cuda.jit(["void(float64[::1], float32, float32)",
+                       "void(float64[::1], float64, float64)"])(add)
+    r = np.zeros(1)
+    kernel[1, 1](r, np.float32(1), np.float32(2 ** -25))
+    assert r[0] == np.float32(1) + np.float32(2 ** -25) == 1.0
+    kernel[1, 1](r, 1, 2 ** -25)
+    assert r[0] == 1 + 2 ** -25

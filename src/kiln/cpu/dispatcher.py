@@ -355,15 +355,20 @@ class Dispatcher:
 
     def __reduce__(self):
         """By reference when the module holds this dispatcher under its name (the usual
-        `@njit def f`); otherwise rebuilt from the Python function (compiled again where it
-        is unpickled, e.g. on a Dask worker)."""
+        `@njit def f`); otherwise rebuilt from the Python function, sent by value with any
+        pickler (a closure, an exec'd function), and compiled again where it is unpickled
+        (e.g. on a Dask worker); what one pickling gives unpickles as one dispatcher."""
         from .. import decorators
         from ..codegen.context import importable_name
+        from ..frontend.by_value import by_value
+        import uuid
         if self.__module__ != "__main__" and importable_name(self):
             return self.__qualname__
-        return decorators.rebuild_dispatcher, (self.py_func, self.options,
+        token = self.__dict__.setdefault("_pickle_token", uuid.uuid4().hex)
+        return decorators.rebuild_dispatcher, (by_value(self.py_func), self.options,
                                                [str(s) for s in self.explicit_signatures],
-                                               self._cache is not None, source_for_pickle(self.py_func))
+                                               self._cache is not None,
+                                               source_for_pickle(self.py_func), token)
 
 
 def _convert_value(value, ty):

@@ -2,6 +2,8 @@
 parsing, checking that kernels return void, and matching launch arguments against them."""
 from __future__ import annotations
 
+import numpy as np
+
 from kiln import types
 from kiln.errors import TypingError
 
@@ -76,13 +78,29 @@ def _accepts(expected, actual):
     return True  # tuples, records...: left to the back-end
 
 
+def _cost(expected, actual) -> int:
+    """How far `actual` is from a type `expected` accepts: 0 the same type, 1 a safe
+    conversion (no value lost: int32 -> int64, float32 -> float64, an array to layout A),
+    2 an unsafe one (float64 -> float32)."""
+    if expected == actual:
+        return 0
+    if isinstance(expected, types.Number) and isinstance(actual, types.Number):
+        return 1 if np.can_cast(actual.np_dtype, expected.np_dtype, "safe") else 2
+    return 1
+
+
 def select(sigs, args):
-    """The first signature that accepts the arguments' types, or None."""
+    """The signature that accepts the arguments' types with the fewest unsafe, then safe,
+    conversions (the first such, as Numba resolves overloads), or None."""
     actual = [_typeof(a) for a in args]
+    best, best_cost = None, None
     for sig in sigs:
         if all(_accepts(e, a) for e, a in zip(sig.args, actual)):
-            return sig
-    return None
+            costs = [_cost(e, a) for e, a in zip(sig.args, actual)]
+            cost = (costs.count(2), costs.count(1))
+            if best_cost is None or cost < best_cost:
+                best, best_cost = sig, cost
+    return best
 
 
 def _convert(dtype, value):
