@@ -229,3 +229,52 @@ def test_unknown_attributes_are_refused_from_python():
         obj.nothing = 1
     obj.v = 2.5
     assert obj.v == 2.5 and np.isclose(float(obj), 2.5)
+
+
+# ---- isinstance --------------------------------------------------------------------------------
+
+class Point:
+    def __init__(self, x):
+        self.x = x
+
+    def norm(self):
+        return abs(self.x)
+
+
+class Other:
+    def __init__(self, x):
+        self.x = x
+
+
+NONE = type(None)
+JitPoint = jitclass(Point, [("x", float64)])
+JitOther = jitclass(Other, [("x", float64)])
+
+
+def _classify(Pt, Ot):
+    def classify(v):
+        if isinstance(v, (Pt, Ot)):
+            if isinstance(v, Pt):
+                return v.norm()     # typed only where v is a Point: the branch is pruned
+            return -v.x
+        return float(isinstance(v, int) + 2 * isinstance(v, float) + 4 * isinstance(v, bool)
+                     + 8 * isinstance(v, (str, tuple)) + 16 * isinstance(v, np.ndarray)
+                     + 32 * isinstance(v, NONE) + 64 * isinstance(v, Point))
+    return classify
+
+
+@pytest.mark.parametrize("make", [lambda P, O: P(-2.5), lambda P, O: O(1.5), lambda P, O: 3,
+                                  lambda P, O: 2.5, lambda P, O: True, lambda P, O: "s",
+                                  lambda P, O: (1, 2.0), lambda P, O: np.ones(2),
+                                  lambda P, O: None])
+def test_isinstance_is_known_when_compiling(make):
+    expected = _classify(Point, Other)(make(Point, Other))
+    assert same(expected, njit(_classify(JitPoint, JitOther))(make(JitPoint, JitOther)))
+
+
+def test_isinstance_needs_classes_known_when_compiling():
+    @njit
+    def check(x, classes):
+        return isinstance(x, classes)
+    with pytest.raises(TypingError, match="isinstance"):
+        check(1, (1, 2))

@@ -365,6 +365,8 @@ class Typer(StatementTyper):
                 raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
                                  f"({', '.join(map(str, args))}); its signatures are "
                                  f"{fn.dispatcher.signatures}", node)
+        elif isinstance(fn, t.Function) and fn.pyfunc is isinstance:
+            return self.known_isinstance(node, args, kws)
         elif isinstance(fn, t.Function):
             if fn.pyfunc in BINARY_OF and self.tctx.resolve(fn.pyfunc, args, kws) is None:
                 fn = t.Function(BINARY_OF[fn.pyfunc])   # `a += b` of immutable values
@@ -413,6 +415,22 @@ class Typer(StatementTyper):
             raise self.error(f"a value of type {fn} is not callable", node)
         self.calls[node] = res
         return res.signature.return_type
+
+    def known_isinstance(self, node, args, kws):
+        """`isinstance(x, C)`: known from x's type, a constant that prunes the branch it
+        tests (x is still evaluated)."""
+        if len(args) != 2 or kws:
+            raise self.error("isinstance() takes two arguments", node)
+        classes = node.args[1]
+        classinfo = tuple(self.constants.get(e) for e in classes.elts) \
+            if isinstance(classes, ast.Tuple) else self.constants.get(classes)
+        try:
+            value = families.ask("isinstance", args[0], classinfo)
+        except TypingError as e:
+            raise self.error(str(e), node) from None
+        self.constants[node] = value
+        self.calls[node] = families.ask("known_identity", value, *args)
+        return t.boolean
 
     def with_literals(self, node, args, kws):
         """The call's arguments with its bool constants typed as BooleanLiteral, which a

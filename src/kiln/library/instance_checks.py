@@ -1,0 +1,41 @@
+"""`isinstance(x, C)` in compiled code: every value's Python class is fixed by its kiln type,
+so the answer is known when compiling; typing records it as a constant (families'
+"isinstance"), which prunes the branch it tests, as Numba does."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as t
+from ..errors import TypingError
+from ..typing import families
+
+# kiln type class -> the Python class of such a value in Python
+_PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
+                   (t.Complex, complex), (t.UnicodeType, str), (t.StringLiteral, str),
+                   (t.NoneType, type(None)), (t.BaseTuple, tuple), (t.Array, np.ndarray))
+
+
+def _python_class(ty):
+    if isinstance(ty, t.ClassInstanceType):
+        from .classes import python_class
+        return python_class(ty)
+    if isinstance(ty, (t.NamedTuple, t.NamedUniTuple)):
+        return ty.cls
+    return next((cls for kind, cls in _PYTHON_CLASSES if isinstance(ty, kind)), None)
+
+
+@families.answers("isinstance")
+def is_instance(ty, classinfo):
+    """Whether a value of type `ty` is an instance of `classinfo` (a class or a tuple of
+    them), or a TypingError when its type does not say."""
+    classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+    if not classes or not all(isinstance(c, type) for c in classes):
+        raise TypingError(f"isinstance() arg 2 must be a class or a tuple of classes known "
+                          f"when compiling, not {classinfo!r}")
+    if isinstance(ty, t.Optional):
+        raise TypingError(f"isinstance() of a value that may be None ({ty}) is not known "
+                          "when compiling; test `x is None` first")
+    cls = _python_class(ty)
+    if cls is None:
+        raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
+    return issubclass(cls, classes)
