@@ -85,6 +85,29 @@ def test_repeat(s, n):
     check(lambda s, n: (s * n, n * s), s, n)
 
 
+def grow(s, k):
+    """`+=` on a string only a local holds (grown in place) while other names, a list, a
+    dict and a cached hash hold earlier versions, which must not change."""
+    out = s + ""
+    before = out
+    seen = {out: 0}
+    parts = [out]
+    h = hash(out)
+    for i in range(k):
+        out += s
+        out += "é"[: i % 2]
+        if i == 3:
+            before = out
+            parts[0] += "!"
+    parts.append(out)
+    return out, before, parts, len(seen), h == hash(s + ""), hash(out) == hash(out[:] + "")
+
+
+@pytest.mark.parametrize("s", ["", "ab", "中😀"])
+def test_augmented_add_builds_without_changing_other_references(s):
+    check(grow, s, 40)
+
+
 def test_constant_operands():
     check(lambda s: ("x" + s + "!", s == "abc", "b" in s, s < "b", "ab" * 2), "abc")
 

@@ -220,6 +220,52 @@ def _str_copy(tctx, dst, at, src, start, n):
 
 
 @intrinsic
+def _str_new_with_room(tctx, n, room):
+    """A new string of n code points with room for `room` (>= n) before it must move."""
+    if not (isinstance(n, t.Integer) and isinstance(room, t.Integer)):
+        return None
+
+    def codegen(context, b, sig, args):
+        s = new_string(context, b, args[1])
+        fill_header(b, s, args[0])
+        return s
+    return t.unicode_type(t.int64, t.int64), _new_reference(codegen)
+
+
+@intrinsic
+def _str_spare(tctx, s):
+    """The code points that fit past the end of s if only the caller's reference holds it
+    (its one count: a local being rebound by `+=`), else -1: no one else can see it grow.
+    A string's meminfo records the bytes allocated for it (header and code points)."""
+    if not isinstance(s, t.UnicodeType):
+        return None
+
+    def codegen(context, b, sig, args):
+        meminfo = args[0]
+        field = lambda i: b.gep(meminfo, [ir.Constant(dm.i32, 0), ir.Constant(dm.i32, i)],
+                                source_etype=nrt.MEMINFO)
+        count = b.load(field(nrt.MEMINFO_REFCOUNT), typ=dm.i64)
+        room = b.lshr(b.sub(b.load(field(nrt.MEMINFO_SIZE), typ=dm.i64),
+                            ir.Constant(dm.i64, HEADER_BYTES)), ir.Constant(dm.i64, 2))
+        return b.select(b.icmp_unsigned("==", count, ir.Constant(dm.i64, 1)),
+                        b.sub(room, length_of(b, meminfo)), ir.Constant(dm.i64, -1))
+    return t.int64(s), codegen
+
+
+@intrinsic
+def _str_grow(tctx, s, n):
+    """Set the length of a string grown in place (its code points written), and forget its
+    hash."""
+    if not isinstance(s, t.UnicodeType):
+        return None
+
+    def codegen(context, b, sig, args):
+        fill_header(b, args[0], args[1])
+        return dm.null_value(t.none)
+    return t.none(s, t.int64), codegen
+
+
+@intrinsic
 def _str_cached_hash(tctx, s):
     if not isinstance(s, t.UnicodeType):
         return None
@@ -390,6 +436,31 @@ def _add(a, b):
             return result
         return impl
     return None
+
+
+@overload(operator.iadd)
+def _iadd(a, b):
+    """`s += x` without a quadratic copy: a string only the target holds grows in place
+    while it has room, and the string that replaces it when it runs out has room to double
+    (as CPython's `+=` reallocates its string when it holds the only reference)."""
+    if not (isinstance(a, t.UnicodeType) and is_string(b)):
+        return None
+
+    def impl(a, b):
+        n, m = _str_len(a), _str_len(b)
+        spare = _str_spare(a)
+        if spare >= m:
+            _str_copy(a, n, b, 0, m)
+            _str_grow(a, n + m)
+            return a
+        if spare >= 0 and n + m < MAX_LENGTH // 2:
+            result = _str_new_with_room(n + m, 2 * (n + m))
+        else:
+            result = _str_new(n + m)
+        _str_copy(result, 0, a, 0, n)
+        _str_copy(result, n, b, 0, m)
+        return result
+    return impl
 
 
 @register_jitable
