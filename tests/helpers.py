@@ -50,8 +50,10 @@ def same(expected, got, rtol=0.0):
 
 def check(pyfunc, *args, rtol=0.0, jitted=None, **options):
     """Run `pyfunc` in CPython and compiled by kiln on copies of `args`; the results, any
-    exception type and any mutation of array arguments must agree. Returns the result."""
-    compiled = jitted or njit(**options)(pyfunc)
+    exception type and any mutation of array arguments must agree. Returns the result.
+    Without options the session's shared dispatcher for `pyfunc` is used (`jit`), so a
+    specialization compiles once however many cases check it."""
+    compiled = jitted or (njit(**options)(pyfunc) if options else jit(pyfunc))
     py_args, jit_args = copy.deepcopy(args), copy.deepcopy(args)
     try:
         expected = pyfunc(*py_args)
