@@ -95,7 +95,10 @@ def weighted_along(a, w, k):
     return np.average(a, k, w)
 
 
-DTYPES = [np.float64, np.float32, np.int64]
+# float64 in the default run; the other dtypes' grids (each a few minutes of compiling) in
+# the long run (-m slow), which CI runs too; int8, bool, float32 and int64 inputs are in the
+# default run's smaller tests below
+DTYPES = [np.float64] + [pytest.param(d, marks=pytest.mark.slow) for d in (np.float32, np.int64)]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
