@@ -111,6 +111,8 @@ class _Config(types.ModuleType):
             getattr(self, name)   # the AttributeError that says why
         too_late = _SETTINGS[name][1]()
         if too_late:
+            if value == getattr(self, name):
+                return   # its own value: nothing changes
             raise AttributeError(f"kiln.config.{name} cannot change now: {too_late}")
         if name == "THREADING_LAYER_PRIORITY":
             _set_layer_priority(value)

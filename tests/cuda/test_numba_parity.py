@@ -4,6 +4,7 @@ generators' seeding."""
 import io
 import sys
 import time
+from math import ldexp
 
 import numpy as np
 import pytest
@@ -164,3 +165,53 @@ def test_launch_takes_the_signature_closest_to_the_arguments():
     assert r[0] == np.float32(1) + np.float32(2 ** -25) == 1.0
     kernel[1, 1](r, 1, 2 ** -25)
     assert r[0] == 1 + 2 ** -25
+
+
+def test_a_fixed_setting_may_be_given_its_own_value():
+    """As numba-cuda's tests do (override_config("ENABLE_CUDASIM", 1) under the simulator):
+    nothing changes, so nothing is refused; another value still is."""
+    import os
+
+    import kiln.config
+    current, environment = kiln.config.ENABLE_CUDASIM, dict(os.environ)
+    kiln.config.ENABLE_CUDASIM = current
+    assert dict(os.environ) == environment
+    with pytest.raises(AttributeError, match="cannot change now"):
+        kiln.config.ENABLE_CUDASIM = not current
+
+
+SCALE = 2
+
+
+@cuda.jit(device=True)
+def _scaled(x, e):
+    return ldexp(x, e + SCALE)
+
+
+def test_simulated_round_and_ldexp_mean_what_compiled_code_does():
+    """On the NumPy scalars a simulated kernel computes with, round() is NumPy's (not
+    correctly rounded) and math.ldexp refuses NumPy integers: kernels see compiled
+    code's meanings, in device functions too (and globals as they are at the launch)."""
+    import math
+
+    from kiln import njit
+
+    def kernel(out, x, e):
+        out[0] = math.ldexp(x, e)
+        out[1] = round(x, e + 1)
+        out[2] = _scaled(x, e)
+
+    compiled = njit(lambda x, n: round(x, n))
+    launch = cuda.jit("void(float32[::1], float32, int32)")(kernel)
+    out = np.zeros(3, np.float32)
+    launch[1, 1](out, 0.3425, 2)
+    assert out[0] == np.float32(0.3425) * 4
+    assert out[1] == np.float32(compiled(np.float32(0.3425), 3)) == np.float32(round(0.3425, 3))
+    assert out[2] == np.float32(0.3425) * 16
+    global SCALE
+    SCALE = 3
+    try:
+        launch[1, 1](out, 0.3425, 2)
+        assert out[2] == np.float32(0.3425) * 32
+    finally:
+        SCALE = 2

@@ -10,7 +10,7 @@ from kiln.types import Signature
 
 from . import args as kernel_args
 from . import backend, checks, launch, signatures
-from .kernelcontext import in_kernel
+from .kernelcontext import current, in_kernel
 
 _OPTIONS = {"debug", "opt", "lineinfo", "cache", "fastmath", "inline", "link", "max_registers",
             "boundscheck", "lto", "extensions"}
@@ -226,7 +226,7 @@ class Kernel(_Compiled):
             if not self.__dict__.get("_checked_as_device"):
                 checks.check_source(self.py_func, DeviceFunction.kind)
                 self._checked_as_device = True
-            return self.py_func(*args, **kwargs)
+            return current(self.__name__).call(self.py_func, args, kwargs)
         raise ValueError(f"kernel '{self.__name__}' was called without a launch "
                          f"configuration (launch configuration was not specified); launch "
                          f"it as {self.__name__}[blocks, threads](...)")
@@ -340,7 +340,7 @@ class DeviceFunction(_Compiled):
                             "kernel or another device function")
         if not self._checked:
             self._check()
-        return self.py_func(*args, **kwargs)
+        return current(self.__name__).call(self.py_func, args, kwargs)
 
     def _kiln_typeof_(self):  # how kernels compiled for the GPU call it (cuda/nvvm.py)
         from .nvvm import device_function_type

@@ -12,6 +12,7 @@ back-end installed for the running thread. The context provides, by name:
     shared_array(shape, dtype, site), local_array(shape, dtype), const_array_like(ary)
     atomic(op, ary, idx, *operands)
     warp(op, mask, *operands), activemask(), lanemask_lt()
+    call(func, args, kwargs)                          (a device function's Python)
 """
 from __future__ import annotations
 

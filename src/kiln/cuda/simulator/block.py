@@ -14,6 +14,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..errors import DeadlockError
+from . import pyfuncs
 
 Dim3 = namedtuple("Dim3", "x y z")
 EXITED = "exited"
@@ -43,6 +44,14 @@ class Grid:
         self.shared_limit = shared_limit
         blocks = config.griddim[0] * config.griddim[1] * config.griddim[2]
         self.barrier = GridBarrier(blocks * self.nthreads) if cooperative else None
+        self._functions = {}
+
+    def function(self, func):
+        """`func` as this launch runs it (simulator/pyfuncs.py), made once per launch."""
+        found = self._functions.get(func)
+        if found is None:
+            found = self._functions[func] = pyfuncs.simulated(func)
+        return found
 
     def thread_index(self, tid) -> tuple:
         bx, by, _ = self.blockDim

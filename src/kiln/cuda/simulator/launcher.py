@@ -78,7 +78,7 @@ def _run_thread(block, tid):
     try:
         if block.failure is None:
             with np.errstate(**block.grid.errors):
-                result = block.grid.py_func(*block.grid.args)
+                result = block.grid.function(block.grid.py_func)(*block.grid.args)
             if result is not None:
                 raise TypeError(f"kernel '{block.grid.name}' returned {result!r}; CUDA kernels "
                                 "return nothing: write results into an array argument")

@@ -62,6 +62,10 @@ class ThreadContext:
             return (g.x * d.x, g.y * d.y, g.z * d.z)
         raise ValueError(f"cuda.gridsize(ndim) takes ndim 1, 2 or 3, not {ndim!r}")
 
+    def call(self, func, args, kwargs):
+        """A device function's Python, as this launch runs it (simulator/pyfuncs.py)."""
+        return self.block.grid.function(func)(*args, **kwargs)
+
     # -- barriers and fences -----------------------------------------------------------
     def syncthreads(self):
         self.block.syncthreads(self.tid, True)
