@@ -278,3 +278,51 @@ def test_isinstance_needs_classes_known_when_compiling():
         return isinstance(x, classes)
     with pytest.raises(TypingError, match="isinstance"):
         check(1, (1, 2))
+
+
+# ---- keyword-only parameters ---------------------------------------------------------------
+
+class Options:
+    def __init__(self, x, y, z=1, *, a=5.0, b):
+        self.x, self.y, self.z, self.a, self.b = x, y, z, a, b
+
+    def total(self, *, scale=1):
+        return (self.x + self.y + self.z + self.a + self.b) * scale
+
+
+JitOptions = jitclass(Options, [("x", int64), ("y", int64), ("z", int64), ("a", float64),
+                                ("b", int64)])
+
+
+def _keyword_only(Make):
+    def make(x, y, b):
+        o = Make(x, y, b=b)
+        p = Make(y=y, x=x, a=0.5, z=7, b=b)
+        return o.total(), p.total(scale=3), o.a, p.z
+    return make
+
+
+CALLS = [lambda C: C(1, 2, b=3), lambda C: C(1, 2, 4, b=3, a=2.5), lambda C: C(b=1, y=2, x=3),
+         lambda C: C(1, 2, 3, 4), lambda C: C(1, 2), lambda C: C(1, 2, b=3, c=4)]
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_keyword_only_parameters_bind_as_python_binds_them(call):
+    try:
+        expected = call(Options)
+    except TypeError:
+        with pytest.raises(TypeError):
+            call(JitOptions)
+        return
+    got = call(JitOptions)
+    assert (got.x, got.y, got.z, got.a, got.b) == (expected.x, expected.y, expected.z,
+                                                   expected.a, expected.b)
+
+
+def test_keyword_only_parameters_in_compiled_code():
+    assert same(_keyword_only(Options)(1, 2, 3), njit(_keyword_only(JitOptions))(1, 2, 3))
+    assert JitOptions(1, 2, b=3).total(scale=2) == Options(1, 2, b=3).total(scale=2)
+    with pytest.raises(TypeError):
+        JitOptions(1, 2, b=3).total(2)          # keyword-only, from Python too
+    with pytest.raises(TypingError):
+        njit(lambda x: JitOptions(x, 1, 2, 3, 4))(1)

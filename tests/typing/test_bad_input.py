@@ -294,7 +294,7 @@ CASES = [
             return x
      """, (1,), UnsupportedError, ["**kwargs"]),
     ("keyword_only_parameter", """
-        def f(x, *, y=2):  # bad
+        def f(x, *args, y=2):  # bad
             return x + y
      """, (1,), UnsupportedError, ["keyword-only"]),
     ("async_function", """

@@ -83,6 +83,9 @@ class Dispatcher:
         self._positional = [p for p in self._pysig.parameters.values()
                             if p.kind != inspect.Parameter.VAR_POSITIONAL]
         self._star = len(self._positional) < len(self._pysig.parameters)
+        # keyword-only parameters come last (frontend); calls are bound by Python's rules
+        self._keyword_only = any(p.kind == inspect.Parameter.KEYWORD_ONLY
+                                 for p in self._positional)
         self._specializations = {}
         self._table = None
         self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
@@ -98,7 +101,7 @@ class Dispatcher:
     def __call__(self, *args, **kwargs):
         """The first call: installs the C trampoline as this dispatcher's `__call__` (not
         with `*args`: an entry point cannot tell a packed tuple from a tuple argument)."""
-        if not self._star:
+        if not self._star and not self._keyword_only:
             self._install_trampoline()
         return self._fallback(*args, **kwargs)
 
@@ -115,7 +118,7 @@ class Dispatcher:
         return self._fallback(*args, **kwargs)
 
     def _fallback(self, *args, **kwargs):
-        if kwargs:
+        if kwargs or self._keyword_only:
             args = self._bind_arguments(args, kwargs)
         copies = reflection.typed_copies(self.__name__, args)   # Python lists, as Numba's
         if copies:
@@ -132,7 +135,10 @@ class Dispatcher:
         except TypeError as e:
             raise TypeError(f"{self.__name__}(): {e}") from None
         bound.apply_defaults()
-        return bound.args
+        if not self._keyword_only:
+            return bound.args
+        return tuple(bound.arguments[p.name] for p in self._positional
+                     if p.kind != inspect.Parameter.VAR_KEYWORD)
 
     def _argument_types(self, args):
         n = len(self._positional)
@@ -189,6 +195,11 @@ class Dispatcher:
         """For a call from compiled code: typing/context.py's bind_types of its parameters.
         With `*args`, the types as given (`packed_argtypes` says how they are passed)."""
         from ..typing.context import bind_types
+        if self._keyword_only:   # bind_types would take its parameters by position too
+            try:
+                self._pysig.bind(*args, **kws)
+            except TypeError:
+                return None
         if self._star and len(args) >= len(self._positional) and not kws:
             return tuple(args), (), [None] * len(args)
         return bind_types(self._positional, args, kws)

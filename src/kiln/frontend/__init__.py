@@ -203,8 +203,21 @@ def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -
 def _check_signature(fn: ast.FunctionDef, loc):
     a = fn.args
     if a.kwarg or a.kwonlyargs or a.posonlyargs:
-        raise UnsupportedError("kiln compiles functions with positional parameters and "
-                               "*args only (no **kwargs or keyword-only parameters)", loc)
+        raise UnsupportedError("kiln compiles functions with positional parameters, *args, "
+                               "and keyword-only parameters without *args only (no **kwargs "
+                               "or positional-only parameters)", loc)
+
+
+def _keyword_only_last(fn: ast.FunctionDef) -> int:
+    """Keyword-only parameters (of a function without `*args`) become the last positional
+    ones: the dispatcher binds calls by Python's rules and passes them all in order.
+    Returns how many parameters were positional."""
+    a = fn.args
+    count = len(a.args)
+    if not a.vararg:
+        a.args += a.kwonlyargs
+        a.kwonlyargs, a.kw_defaults = [], []
+    return count
 
 
 def _mangling_class(qualname):
@@ -234,6 +247,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     node, filename = _parse(pyfunc)
     node.decorator_list = []
     _mangle_private_attributes(node, getattr(pyfunc, "__qualname__", ""))
+    positional_count = _keyword_only_last(node)
     # `*args` is one more parameter, a tuple of the extra arguments (cpu/dispatcher.py)
     star = (node.args.vararg.arg,) if node.args.vararg else ()
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})
@@ -247,8 +261,9 @@ def build_function_ir(pyfunc) -> FunctionIR:
                                    ir.loc(stmt))
     ir.local_names = frozenset(assigned_names(node))
     defaults = pyfunc.__defaults__ or ()
-    positional = ir.arg_names[:len(node.args.args)]
+    positional = ir.arg_names[:positional_count]
     ir.defaults = dict(zip(positional[len(positional) - len(defaults):], defaults))
+    ir.defaults.update(getattr(pyfunc, "__kwdefaults__", None) or {})
     ir.free_values = _free_values(pyfunc, node, ir.local_names)
     ir.free_values.update(blocks)
     return ir
