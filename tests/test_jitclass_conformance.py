@@ -9,7 +9,7 @@ import pytest
 
 from helpers import same
 from kiln import float64, int32, int64, njit, types
-from kiln.errors import TypingError
+from kiln.errors import TypingError, UnsupportedError
 from kiln.experimental import jitclass
 from kiln.experimental.classes import JitClassType
 
@@ -88,6 +88,12 @@ def test_what_a_jitclass_cannot_have_is_refused_at_decoration():
         jitclass(Member)
     with pytest.raises(TypeError, match="Method '__enter__' is not supported"):
         jitclass(Context)
+
+    class Star:
+        def __init__(self, *args):
+            pass
+    with pytest.raises(UnsupportedError, match="VAR_POSITIONAL argument type unsupported"):
+        jitclass(Star)
 
 
 def test_private_names_are_mangled_as_python_does():

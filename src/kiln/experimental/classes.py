@@ -27,9 +27,11 @@ import types as pytypes
 import typing
 
 import numpy as np
+
 from .. import types as t
 from ..codegen import boxing
 from ..decorators import njit
+from ..errors import UnsupportedError
 from ..frontend.source import define_generated
 from ..typing.unify import can_convert
 from .proxies import MeminfoProxy, box_proxy, meminfo_of
@@ -301,9 +303,11 @@ def _constructor(boxed, init):
     would (defaults filled in), then a compiled function that makes the instance."""
     signature = inspect.signature(init.py_func) if init else inspect.Signature()
     params = list(signature.parameters.values())[1:] if init else []
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        raise TypeError(f"jitclass {boxed.__qualname__}: __init__ cannot take *args or "
-                        "**kwargs in compiled code")
+    for p in params:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise UnsupportedError(f"{p.kind.name} argument type unsupported: the __init__ "
+                                   f"of jitclass {boxed.__qualname__} cannot take *args or "
+                                   "**kwargs")
     names = [p.name for p in params]
     passed = [f"{p.name}={p.name}" if p.kind == p.KEYWORD_ONLY else p.name for p in params]
     make = _compiled_source(boxed.class_type, "constructor",
