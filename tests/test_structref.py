@@ -121,6 +121,8 @@ def test_a_struct_is_shared_between_python_and_compiled_code():
     assert q.second[0] == -1.0
     with pytest.raises(TypeError):
         bump(PlainPair(1, 2), 1)     # a Python object with the same attributes is no struct
+    for _ in range(2):   # structs of two types through one function, alternately
+        assert (_first(Pair(1, 2.0)), _first(Pair(1.5, 2)), _first(p)) == (1, 1.5, 15)
 
 
 def test_new_makes_a_struct_of_a_given_type_with_fields_unset():

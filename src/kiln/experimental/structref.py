@@ -20,6 +20,8 @@ to it (proxies.py), and goes back into compiled code as the very same struct.
 """
 from __future__ import annotations
 
+import ctypes
+
 from llvmlite import ir
 
 from .. import types as t
@@ -166,15 +168,39 @@ def _box(api, ty, value, fail):
 
 @boxing.unboxer(t.StructRef)
 def _unbox(unboxer, ty, obj):
-    """A proxy's struct itself (borrowed), if it is a struct of type `ty`."""
+    """A proxy's struct itself (borrowed), if it is a struct of type `ty`. The proxy's type
+    object is compared with the one last seen to match (a cell of the module, holding a
+    reference), and else with `ty` in Python (has_type), which fills the cell."""
     b, api = unboxer.b, unboxer.api
-    code = _type_code(api, ty)
-    answer = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
-                      [api.constant_object(has_type), obj, code, ir.Constant(dm.ptr, None)],
-                      var_arg=True, argtypes=[dm.ptr])
-    api.decref(code)
-    same = b.icmp_unsigned("==", answer, api.global_object("_Py_TrueStruct"))
-    with b.if_then(b.icmp_unsigned("!=", answer, ir.Constant(dm.ptr, None))):
-        api.decref(answer)
-    unboxer.require(same)
+    is_proxy = api.call("PyType_IsSubtype", dm.i32,
+                        [api.type_of(obj), api.constant_object(StructRefProxy)])
+    unboxer.require(b.icmp_unsigned("!=", is_proxy, ir.Constant(dm.i32, 0)))
+    module = api.context.module
+    cell = module.globals.get(f"kiln.structref.seen.{ty}")
+    if cell is None:
+        cell = ir.GlobalVariable(module, dm.ptr, name=f"kiln.structref.seen.{ty}")
+        cell.linkage, cell.initializer = "internal", ir.Constant(dm.ptr, None)
+    proxy_type = api.read(obj, TYPE_OFFSET, dm.ptr)
+    unboxer.require(b.icmp_unsigned("!=", proxy_type, ir.Constant(dm.ptr, None)))
+    with b.if_then(b.icmp_unsigned("!=", proxy_type, b.load(cell, typ=dm.ptr)),
+                   likely=False):
+        code = _type_code(api, ty)
+        answer = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
+                          [api.constant_object(has_type), obj, code, ir.Constant(dm.ptr, None)],
+                          var_arg=True, argtypes=[dm.ptr])
+        api.decref(code)
+        same = b.icmp_unsigned("==", answer, api.global_object("_Py_TrueStruct"))
+        with b.if_then(b.icmp_unsigned("!=", answer, ir.Constant(dm.ptr, None))):
+            api.decref(answer)
+        with b.if_then(same):   # kept alive by the cell: its address stays this type's
+            api.incref(proxy_type)
+            b.store(proxy_type, cell)
+    unboxer.require(b.icmp_unsigned("==", proxy_type, b.load(cell, typ=dm.ptr)))
     return meminfo_of(unboxer, obj)
+
+
+# where CPython keeps a StructRefProxy's `_type` slot (read by unboxing's IR): its one slot
+# of its own, laid out right after those of its base
+TYPE_OFFSET = MeminfoProxy.__basicsize__
+if StructRefProxy.__basicsize__ != TYPE_OFFSET + ctypes.sizeof(ctypes.c_void_p):
+    raise RuntimeError("kiln cannot tell where a StructRefProxy keeps its type")
