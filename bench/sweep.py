@@ -9,7 +9,9 @@ and writes the figures to bench/results/sweep.json (`--json` to change that).
 
 The sweep covers the idioms issue 33 found slow (integer powers, multi-dimensional
 iteration, median/percentile/partition, sorting, reversed cumsum, small-array
-expressions); add a case with `case(...)` below.
+expressions) and the language idioms (str methods and building, a word count, dict/set/list
+operations, jitclass methods over a typed list, generators, np.random draws, k-means); add
+a case with `case(...)` below.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
@@ -36,6 +39,7 @@ from typing import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from bench.backends import Backend  # noqa: E402
 from bench.timing import steady_medians  # noqa: E402
 
 SIZES = ("small", "medium", "large")
@@ -52,16 +56,22 @@ class Case:
     label: str = "{n}"
     rtol: float = 0.0         # 0: outputs must be equal (NaN equal to NaN)
     note: str = ""
-    extra: dict = field(default_factory=dict)
+    rebound: dict = field(default_factory=dict)   # global name -> factory(compiler module)
+    per_compiler: bool = False                    # make(n, compiler module): own objects
 
 
 def case(name, topic, sizes=(1_000, 100_000, 1_000_000), label="{n} float64", rtol=0.0,
-         make=None, note=""):
+         make=None, note="", rebound=None, per_compiler=False):
     def register(func):
         CASES.append(Case(name, topic, func, make or _floats, dict(zip(SIZES, sizes)),
-                          label, rtol, note))
+                          label, rtol, note, rebound or {}, per_compiler))
         return func
     return register
+
+
+def _bind(func, rebound, mod):
+    """func with the globals named in `rebound` bound to the compiler's own objects."""
+    return Backend(mod.__name__, mod).bind(func, rebound)
 
 
 def _rng():
@@ -283,6 +293,260 @@ def hypot_small(a, b):
     return np.sqrt(a * a + b * b)
 
 
+# ---- language idioms: strings, containers, classes, generators, np.random --------------------
+
+WORDS = (1_000, 100_000, 1_000_000)
+
+
+def _text(n):
+    """n words drawn (Zipf-like) from 5,000 words of 2-9 letters, some capitalized, some
+    with a trailing comma or full stop."""
+    g = _rng()
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    vocab = ["".join(g.choice(letters, size=int(k))) for k in g.integers(2, 10, size=5_000)]
+    vocab = [w.capitalize() if i % 7 == 0 else w + "," if i % 11 == 0 else
+             w + "." if i % 13 == 0 else w for i, w in enumerate(vocab)]
+    picks = np.minimum(g.zipf(1.3, size=n), len(vocab)) - 1
+    return (" ".join(vocab[i] for i in picks),)
+
+
+@case("str: split, strip, lower, startswith, find", "strings", WORDS, "{n} words", make=_text)
+def str_methods(text):
+    total = 0
+    for w in text.split():
+        w = w.strip(".,").lower()
+        if w.startswith("a") or w.endswith("e") or w.find("qu") >= 0:
+            total += len(w)
+    return total
+
+
+# Numba copies the string at each += (quadratic): smaller sizes
+@case("str: build with += (per word)", "strings", (1_000, 10_000, 30_000), "{n} words",
+      make=_text)
+def str_build_words(text):
+    out = ""
+    for w in text.split():
+        if len(w) > 3:
+            out += w
+            out += ";"
+    return out
+
+
+@case("str: build with += (per character)", "strings", (100, 1_000, 10_000), "{n} words",
+      make=_text)
+def str_build_chars(text):
+    out = ""
+    for ch in text:
+        if ch != " ":
+            out += ch
+    return out
+
+
+@case("word count (str.split, lower, dict)", "strings", WORDS, "{n} words", make=_text)
+def word_count(text):
+    counts = {}
+    for w in text.split():
+        w = w.lower()
+        if w in counts:
+            counts[w] += 1
+        else:
+            counts[w] = 1
+    best = 0
+    for w, c in counts.items():
+        if c > best:
+            best = c
+    return len(counts), best
+
+
+def _keys(n):
+    return (_rng().integers(0, max(n // 2, 1), n),)
+
+
+@case("dict[int, int]: get, set, in, pop", "containers", label="{n} int64", make=_keys)
+def dict_ops(keys):
+    d = {keys[0]: 0}
+    for k in keys:
+        d[k] = d.get(k, 0) + 1
+    total = 0
+    for k in keys:
+        if k + 1 in d:
+            total += d[k + 1]
+    for i in range(0, keys.shape[0], 2):
+        total += d.pop(keys[i], 0)
+    return len(d), total
+
+
+@case("set[int]: add, in, discard", "containers", label="{n} int64", make=_keys)
+def set_ops(keys):
+    s = set()
+    for k in keys:
+        s.add(k)
+    hits = 0
+    for k in keys:
+        if k + 1 in s:
+            hits += 1
+    for i in range(0, keys.shape[0], 2):
+        s.discard(keys[i])
+    return len(s), hits
+
+
+@case("list: comprehension, append, index, pop", "containers", rtol=1e-12)
+def list_ops(a):
+    values = [x * 2.0 for x in a if x > 0.0]
+    for x in a:
+        if x <= 0.0:
+            values.append(-x)
+    total = 0.0
+    for i in range(len(values)):
+        total += values[i] * (i % 3)
+    while len(values) > 0:
+        total -= values.pop()
+    return total
+
+
+def _particle_class(mod):
+    """A jitclass (kiln's or Numba's) of a particle on a line."""
+    spec = [("x", mod.float64), ("v", mod.float64), ("m", mod.float64)]
+
+    class Particle:
+        def __init__(self, x, v, m):
+            self.x = x
+            self.v = v
+            self.m = m
+
+        def step(self, dt):
+            self.x += self.v * dt
+
+        def energy(self):
+            return 0.5 * self.m * self.v * self.v
+
+    return mod.experimental.jitclass(spec)(Particle)
+
+
+def _build_particles(xs, vs):
+    particles = List()
+    for i in range(xs.shape[0]):
+        particles.append(Particle(xs[i], vs[i], 1.0 + (i % 3)))
+    return particles
+
+
+def _particles(n, mod):
+    """A typed list of n particles built by the compiler's own code."""
+    import importlib
+    importlib.import_module(f"{mod.__name__}.experimental")
+    importlib.import_module(f"{mod.__name__}.typed")
+    build = _bind(_build_particles, {"List": lambda m: m.typed.List,
+                                     "Particle": _particle_class}, mod)
+    g = _rng()
+    return (mod.njit(build)(g.standard_normal(n), g.standard_normal(n)),)
+
+
+@case("jitclass: method calls and attributes over a typed list", "jitclass",
+      label="{n} objects", rtol=1e-12, make=_particles, per_compiler=True)
+def jitclass_methods(particles):
+    energy = 0.0
+    position = 0.0
+    for p in particles:
+        p.step(0.0)
+        energy += p.energy()
+        position += p.x * p.m
+    return energy, position
+
+
+def _squares_of_evens(x):
+    for v in x:
+        if v % 2 == 0:
+            yield v * v
+
+
+def _residues(values):
+    for s in values:
+        yield s % 7
+
+
+GENERATORS = {"_squares_of_evens": lambda m: m.njit(_squares_of_evens),
+              "_residues": lambda m: m.njit(_residues)}
+
+
+@case("generators: a generator over a generator", "generators", label="{n} int64",
+      make=lambda n: (_rng().integers(-1000, 1000, n),), rebound=GENERATORS)
+def generator_pipeline(x):
+    total = 0
+    for r in _residues(_squares_of_evens(x)):
+        total += r
+    return total
+
+
+@case("np.random.random() per draw (Monte Carlo pi)", "random", label="{n} draws",
+      make=lambda n: (n, 42))
+def monte_carlo_pi(n, seed):
+    np.random.seed(seed)
+    hits = 0
+    for i in range(n // 2):
+        x = np.random.random()
+        y = np.random.random()
+        if x * x + y * y <= 1.0:
+            hits += 1
+    return 4.0 * hits / (n // 2)
+
+
+@case("np.random.normal() per draw (random walk)", "random", label="{n} draws", rtol=1e-12,
+      make=lambda n: (n, 42))
+def random_walk(n, seed):
+    np.random.seed(seed)
+    x = 0.0
+    far = 0.0
+    for i in range(n):
+        x += np.random.normal(0.0, 1.0)
+        far = max(far, abs(x))
+    return far
+
+
+@case("np.random.random(n), np.random.standard_normal(n)", "random", label="{n} draws",
+      rtol=1e-15, make=lambda n: (n, 42))
+def random_arrays(n, seed):
+    np.random.seed(seed)
+    return np.random.random(n), np.random.standard_normal(n)
+
+
+def _clusters(n):
+    g = _rng()
+    centres = g.uniform(-10, 10, (8, 2))
+    points = centres[g.integers(0, 8, n)] + g.standard_normal((n, 2))
+    return points, points[:8].copy(), 5
+
+
+@case("k-means (Lloyd, 8 centres in 2-d, 5 rounds)", "random", label="{n} points",
+      rtol=1e-12, make=_clusters)
+def kmeans(points, centres, rounds):
+    n, d = points.shape
+    k = centres.shape[0]
+    centres = centres.copy()
+    labels = np.zeros(n, np.int64)
+    for _ in range(rounds):
+        for i in range(n):
+            best, nearest = 0, np.inf
+            for j in range(k):
+                dist = 0.0
+                for c in range(d):
+                    diff = points[i, c] - centres[j, c]
+                    dist += diff * diff
+                if dist < nearest:
+                    best, nearest = j, dist
+            labels[i] = best
+        sums = np.zeros((k, d))
+        counts = np.zeros(k)
+        for i in range(n):
+            counts[labels[i]] += 1.0
+            for c in range(d):
+                sums[labels[i], c] += points[i, c]
+        for j in range(k):
+            if counts[j] > 0:
+                for c in range(d):
+                    centres[j, c] = sums[j, c] / counts[j]
+    return centres, labels
+
+
 # ---- the harness -----------------------------------------------------------------------------
 
 def compare(got, want, rtol):
@@ -309,15 +573,19 @@ def run(cases, sizes, budget):
     import numba
     rows = []
     for c in cases:
-        kiln_f, numba_f = kiln.njit(c.func), numba.njit(c.func)
+        kiln_f = kiln.njit(_bind(c.func, c.rebound, kiln))
+        numba_f = numba.njit(_bind(c.func, c.rebound, numba))
         for size in sizes:
             n = c.sizes[size]
-            args = c.make(n)
-            row = {"name": c.name, "topic": c.topic, "size": size, "n": n,
-                   "label": label_of(c, n, args), "note": c.note}
+            row = {"name": c.name, "topic": c.topic, "size": size, "n": n, "note": c.note}
             try:
-                want = numba_f(*args)
-                got = kiln_f(*args)
+                if c.per_compiler:
+                    kiln_args, numba_args = c.make(n, kiln), c.make(n, numba)
+                else:
+                    kiln_args = numba_args = c.make(n)
+                row["label"] = label_of(c, n, numba_args)
+                want = numba_f(*numba_args)
+                got = kiln_f(*kiln_args)
                 compare(got, want, c.rtol)
             except Exception as exc:   # a failure is a figure, not a crash
                 line = next((s for s in str(exc).splitlines() if s.strip()), "")
@@ -325,7 +593,13 @@ def run(cases, sizes, budget):
                 rows.append(row)
                 print(f"  {c.name} [{size}]: {row['status']}", flush=True)
                 continue
-            times = steady_medians({"kiln": kiln_f, "numba": numba_f}, args, mutates=False,
+            if c.per_compiler:      # each its own arguments: bound in C, no Python frame
+                funcs = {"kiln": functools.partial(kiln_f, *kiln_args),
+                         "numba": functools.partial(numba_f, *numba_args)}
+                args = ()
+            else:
+                funcs, args = {"kiln": kiln_f, "numba": numba_f}, kiln_args
+            times = steady_medians(funcs, args, mutates=False,
                                    budget=budget, min_repeats=5, max_repeats=41)
             row.update(status="ok", kiln_s=times["kiln"][0], numba_s=times["numba"][0],
                        ratio=times["kiln"][0] / times["numba"][0])
