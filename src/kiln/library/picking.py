@@ -1,5 +1,5 @@
 """Elements picked, rounded and replaced: np.round / np.around / a.round, np.real, np.imag,
-np.nan_to_num, np.take / a.take (flat positions), np.flatnonzero, np.extract,
+np.nan_to_num, np.take / a.take (flat positions, or along an axis), np.flatnonzero, np.extract,
 np.compress (axis=None), np.select, np.append (axis=None), np.delete (axis=None: an int
 or an array of ints) and np.insert (axis=None: an int, or an array of positions).
 
@@ -10,6 +10,7 @@ np.real of an array is its `.real` view; np.imag of a real array is a new array 
 (NumPy's is read-only)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -17,6 +18,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
+from .axes import AxisError, around_axis
 from .reductions import in_c_order
 from .registry import omitted, overload, overload_method, register_jitable
 
@@ -194,22 +196,102 @@ def _position(i, n):
     return i + n if i < 0 else i
 
 
-def _take(a, indices):
+def _integer_items(indices):
+    """Whether `indices` is a list or (nested) tuple of integers: None when it is neither
+    a list nor a tuple, else a TypingError for items that are not integers."""
+    items = indices
+    while isinstance(items, (t.BaseTuple, t.ListType)):
+        if isinstance(items, t.BaseTuple) and not isinstance(items, t.UniTuple):
+            raise TypingError(f"np.take() takes indices of one type, not {indices}")
+        items = items.dtype
+    if items is indices:
+        return None
+    if not isinstance(items, t.Integer):
+        raise TypingError(f"np.take() indices must be integers, not {indices}")
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def _with_length_at(ndim):
+    """A compiled `shape` with its item `axis` replaced by `k` (ndim items)."""
+    items = ", ".join(f"k if axis == {d} else shape[{d}]" for d in range(ndim))
+    env = {}
+    exec(f"def with_length_at(shape, axis, k):\n    return ({items},)\n", env)
+    return register_jitable(env["with_length_at"])
+
+
+def _take_along(a, indices):
+    """np.take(a, indices, axis=...): an integer drops the axis, a 1-d array, list or
+    tuple of integers picks along it (NumPy's AxisError for an axis out of range)."""
+    ndim, dt = a.ndim, a.dtype
+    if isinstance(indices, t.Integer) and ndim == 1:
+        def take_one(a, indices, axis):
+            if axis < -1 or axis > 0:
+                raise AxisError(axis, 1)
+            return a[_position(indices, a.shape[0])]
+        return take_one
+    if isinstance(indices, t.Integer):
+        def take_slice(a, indices, axis):
+            if axis < -ndim or axis >= ndim:
+                raise AxisError(axis, ndim)
+            view, rest = around_axis(np.ascontiguousarray(a), axis + ndim if axis < 0 else axis)
+            out = np.empty((view.shape[0], view.shape[2]), dt)
+            at = _position(indices, view.shape[1])
+            for i in range(view.shape[0]):
+                for j in range(view.shape[2]):
+                    out[i, j] = view[i, at, j]
+            return out.reshape(rest)
+        return take_slice
+    if isinstance(indices, t.Array) and indices.ndim != 1 or \
+            isinstance(indices, t.BaseTuple) and isinstance(indices.dtype, t.BaseTuple):
+        return None
+    reshaped = _with_length_at(ndim)
+
+    def take_along(a, indices, axis):
+        if axis < -ndim or axis >= ndim:
+            raise AxisError(axis, ndim)
+        ax = axis + ndim if axis < 0 else axis
+        where = np.asarray(indices)
+        view, _ = around_axis(np.ascontiguousarray(a), ax)
+        out = np.empty((view.shape[0], where.shape[0], view.shape[2]), dt)
+        for k in range(where.shape[0]):
+            at = _position(where[k], view.shape[1])
+            for i in range(view.shape[0]):
+                for j in range(view.shape[2]):
+                    out[i, k, j] = view[i, at, j]
+        return out.reshape(reshaped(a.shape, ax, where.shape[0]))
+    return take_along
+
+
+def _take(a, indices, axis=None):
+    """np.take / a.take: flat positions (lists and tuples of integers as NumPy's arrays
+    of them), or along `axis`."""
     if not isinstance(a, t.Array):
         return None
-    if isinstance(indices, _INTLIKE) and not isinstance(indices, t.Boolean):
-        return lambda a, indices: in_c_order(a)[_position(indices, a.size)]
-    if not (isinstance(indices, t.Array) and isinstance(indices.dtype, t.Integer)):
+    listed = _integer_items(indices)
+    if not (isinstance(indices, t.Integer) or listed or isinstance(indices, t.Array) and
+            isinstance(indices.dtype, t.Integer)):
+        if isinstance(indices, t.Array):
+            raise TypingError(f"np.take() indices must be integers, not {indices}")
         return None
+    if not omitted(axis):
+        if not isinstance(axis, t.Integer):
+            return None
+        return _take_along(a, indices)
+    if isinstance(indices, t.Integer):
+        return lambda a, indices, axis=None: in_c_order(a)[_position(indices, a.size)]
+    if isinstance(indices, t.Array) and indices.ndim == 0:   # NumPy's result: a scalar
+        return lambda a, indices, axis=None: in_c_order(a)[_position(indices[()], a.size)]
     dt = a.dtype
 
-    def take(a, indices):
+    def take(a, indices, axis=None):
         flat = in_c_order(a)
-        where = in_c_order(indices)
+        chosen = np.asarray(indices)
+        where = in_c_order(chosen)
         out = empty_array(where.shape[0], dt)
         for i in range(where.shape[0]):
             out[i] = flat[_position(where[i], flat.shape[0])]
-        return out.reshape(indices.shape)
+        return out.reshape(chosen.shape)
     return take
 
 

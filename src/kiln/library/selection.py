@@ -1,5 +1,6 @@
-"""Indexing with arrays: a boolean mask of the array's shape (`x[x > 0]`, `x[mask] = 0`) and
-an integer array along the first axis (`x[idx]`, `x[idx] = v`). As in NumPy the result is a
+"""Indexing with arrays: a boolean mask of the array's shape (`x[x > 0]`, `x[mask] = 0`), an
+integer array along the first axis (`x[idx]`, `x[idx] = v`), and one integer array (or 1-d
+boolean array) among slices, integers, `...` and None (`A[:, cols]`, `A[..., 1, idx]`). As in NumPy the result is a
 new array (a copy, not a view), negative indices count from the end, and an index out of
 range is an IndexError."""
 from __future__ import annotations
@@ -10,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import types as t
+from ..codegen import boxing
+from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
 from .arrays import item_in_range
 from .reductions import c_contiguous, in_c_order
@@ -162,14 +165,16 @@ def _positions(index, size):
 
 @dataclass(frozen=True)
 class _AlongOneAxis:
-    """An index of slices and integers with one 1-d integer or boolean array (what Numba
-    supports of NumPy's advanced indexing). The array's axis of `a[index with the array as
-    ':']` (`axis`) is where the selected items go, or first when integers stand apart from
-    the array (NumPy's rule for advanced indices that are not side by side)."""
+    """An index of slices, integers, `...` and None with one integer array (of any
+    dimensions) or 1-d boolean array: what Numba supports of NumPy's advanced indexing.
+    `sub`, `a[index with the array as ':']`, is a view; the selected items of its axis
+    `axis` go where that axis was, in the index array's shape, or first when integers stand
+    apart from the array (NumPy's rule for advanced indices that are not side by side)."""
 
-    items: tuple          # 'array', 'slice' or 'int', per item of the index
+    items: tuple          # per item of the index: 'array', 'slice', 'int', 'none', 'ellipsis'
     tuple_index: bool
     ndim: int             # of the indexed array
+    array_ndim: int = 1   # of the index array
 
     @property
     def array_at(self):
@@ -177,31 +182,50 @@ class _AlongOneAxis:
 
     @property
     def axis(self):
-        return self.items[:self.array_at].count("slice")
+        """The array's axis in `sub`: the slices, Nones and `...`'s axes before it."""
+        before = self.items[:self.array_at]
+        return before.count("slice") + before.count("none") + \
+            (self.ellipsis_axes if "ellipsis" in before else 0)
+
+    @property
+    def ellipsis_axes(self):
+        return self.ndim - len([k for k in self.items if k in ("array", "slice", "int")])
 
     @property
     def sub_ndim(self):
-        return self.ndim - self.items.count("int")
+        return self.ndim - self.items.count("int") + self.items.count("none")
 
     @property
     def apart(self):
-        advanced = [q for q, kind in enumerate(self.items) if kind != "slice"]
+        advanced = [q for q, kind in enumerate(self.items) if kind in ("array", "int")]
         return advanced[-1] - advanced[0] + 1 != len(advanced)
+
+    @property
+    def front(self):
+        return self.apart and self.axis
 
     def _text(self, name, middle):
         """`name[:, :, middle]`, with `middle` at `axis`."""
         return f"{name}[{', '.join([':'] * self.axis + [middle])}]"
 
+    def _selection_shape(self, count):
+        """The shape of the selection, with `count` for the index array's dimensions."""
+        if self.front:
+            return f"{count} + sub.shape[:{self.axis}] + sub.shape[{self.axis + 1}:]"
+        return f"sub.shape[:{self.axis}] + {count} + sub.shape[{self.axis + 1}:]"
+
     def _source(self, kind, body):
         if self.tuple_index:
-            basic = ", ".join(":" if q == self.array_at else f"index[{q}]"
-                              for q in range(len(self.items)))
+            words = {"array": ":", "none": "None", "ellipsis": "..."}
+            basic = ", ".join(words.get(kind, f"index[{q}]")
+                              for q, kind in enumerate(self.items))
             chosen = f"index[{self.array_at}]"
         else:
             basic, chosen = ":", "index"
+        flat = f"np.ravel({chosen})" if self.array_ndim > 1 else chosen
         lines = [f"def {kind}(a, index{', value' if kind == 'put' else ''}):",
                  f"    sub = a[{basic}]",
-                 f"    positions = _positions({chosen}, sub.shape[{self.axis}])"] + body
+                 f"    positions = _positions({flat}, sub.shape[{self.axis}])"] + body
         return "\n".join(lines) + "\n"
 
     def _define(self, source, **names):
@@ -210,60 +234,90 @@ class _AlongOneAxis:
         return define_generated(f"<kiln index {source.split(chr(10))[0]} {self}>", source,
                                 namespace)
 
+    def _chosen(self):
+        return f"index[{self.array_at}]" if self.tuple_index else "index"
+
     def getter(self, dtype):
-        front = self.apart and self.axis
-        shape = f"(positions.shape[0],) + sub.shape[:{self.axis}] + sub.shape[{self.axis + 1}:]" \
-            if front else f"sub.shape[:{self.axis}] + (positions.shape[0],) + " \
-            f"sub.shape[{self.axis + 1}:]"
-        body = [f"    out = empty_array({shape}, dt)",
+        body = [f"    out = empty_array({self._selection_shape('(positions.shape[0],)')}, dt)",
                 "    for j in range(positions.shape[0]):",
-                f"        {'out[j]' if front else self._text('out', 'j')} = "
-                f"{self._text('sub', 'positions[j]')}",
-                "    return out"]
+                f"        {'out[j]' if self.front else self._text('out', 'j')} = "
+                f"{self._text('sub', 'positions[j]')}"]
+        if self.array_ndim > 1:
+            body.append(f"    return out.reshape("
+                        f"{self._selection_shape(self._chosen() + '.shape')})")
+        else:
+            body.append("    return out")
         return self._define(self._source("take", body), dt=dtype)
 
     def setter(self, value):
         """The assignment, for a number, or an array of the selection's dimensions (its
         length along the selected axis that of the selection, or 1), or one of fewer
-        dimensions that does not reach the selected axis (broadcast to each item)."""
-        front = self.apart and self.axis
-        value_axis = 0 if front else self.axis
+        dimensions that does not reach the selected axis (broadcast to each item), or any
+        other array NumPy broadcasts to the selection (through a broadcast copy)."""
+        value_axis = 0 if self.front else self.axis
         target = self._text("sub", "positions[j]")
+        body = []
         if isinstance(value, t.Number) or (isinstance(value, t.Array) and
-                                            value.ndim < self.sub_ndim - value_axis):
+                                            value.ndim < self.sub_ndim - value_axis and
+                                            self.array_ndim == 1):
             each = "value"
-        elif isinstance(value, t.Array) and value.ndim == self.sub_ndim:
+        elif isinstance(value, t.Array) and value.ndim == self.sub_ndim and \
+                self.array_ndim == 1:
             middle = "j if value.shape[%d] != 1 else 0" % value_axis
             each = f"source[{', '.join([':'] * value_axis + [middle])}]"
-        else:
-            return None
-        body = ["    source = value.copy()" if isinstance(value, t.Array) else "    pass"]
-        if each != "value":
-            body += [f"    if value.shape[{value_axis}] != positions.shape[0] and "
+            body += ["    source = value.copy()",
+                     f"    if value.shape[{value_axis}] != positions.shape[0] and "
                      f"value.shape[{value_axis}] != 1:",
                      "        raise ValueError('shape mismatch: value array could not be "
                      "broadcast to indexing result')"]
+        elif isinstance(value, t.Array):   # any other array NumPy broadcasts to the selection
+            shape = self._selection_shape(self._chosen() + ".shape")
+            body.append(f"    source = np.ascontiguousarray(np.broadcast_to(value, {shape}))"
+                        f".reshape({self._selection_shape('(positions.shape[0],)')})")
+            each = f"source[{', '.join([':'] * value_axis + ['j'])}]"
+        else:
+            return None
+        if each == "value" and isinstance(value, t.Array):
+            body.append("    value = value.copy()")   # the values may be a view of `a`
         body += ["    for j in range(positions.shape[0]):",
                  f"        {target} = {each}"]
         return self._define(self._source("put", body))
 
 
+@boxing.unboxer(t.EllipsisType)
+def _unbox_ellipsis(unboxer, ty, obj):
+    """`...` passed in (an index tuple's): Python's Ellipsis, which has no content."""
+    unboxer.require(unboxer.b.icmp_unsigned("==", obj,
+                                            unboxer.api.global_object("_Py_EllipsisObject")))
+    return dm.null_value(ty)
+
+
+_KINDS = ((t.Array, "array"), (t.SliceType, "slice"), (t.Integer, "int"),
+          (t.NoneType, "none"), (t.EllipsisType, "ellipsis"))
+
+
+def _kind(ty):
+    return next((kind for cls, kind in _KINDS if isinstance(ty, cls)), None)
+
+
 def _one_array_index(a, index):
     """The _AlongOneAxis an index is, or None."""
-    if not isinstance(a, t.Array) or a.ndim < 2 and not isinstance(index, t.BaseTuple):
+    if not isinstance(a, t.Array):
         return None
     items = tuple(index.types) if isinstance(index, t.BaseTuple) else (index,)
-    kinds = tuple("array" if isinstance(ty, t.Array) else "slice"
-                  if isinstance(ty, t.SliceType) else "int"
-                  if isinstance(ty, t.Integer) else None for ty in items)
-    if None in kinds or kinds.count("array") != 1 or len(items) > a.ndim:
+    kinds = tuple(map(_kind, items))
+    if None in kinds or kinds.count("array") != 1 or kinds.count("ellipsis") > 1 or \
+            len([k for k in kinds if k in ("array", "slice", "int")]) > a.ndim:
         return None
     array = items[kinds.index("array")]
-    if array.ndim != 1 or not isinstance(array.dtype, (t.Integer, t.Boolean)):
+    if not (isinstance(array.dtype, t.Integer) and array.ndim >= 1 or
+            isinstance(array.dtype, t.Boolean) and array.ndim == 1):
         return None
-    if not isinstance(index, t.BaseTuple) and isinstance(array.dtype, t.Integer):
-        return None     # `a[positions]`: take, above
-    return _AlongOneAxis(kinds, isinstance(index, t.BaseTuple), a.ndim)
+    if not isinstance(index, t.BaseTuple) and (
+            array.ndim == 1 and isinstance(array.dtype, t.Integer) or
+            array.ndim == a.ndim and isinstance(array.dtype, t.Boolean)):
+        return None     # `a[positions]`, `a[mask]`: above
+    return _AlongOneAxis(kinds, isinstance(index, t.BaseTuple), a.ndim, array.ndim)
 
 
 @register_jitable

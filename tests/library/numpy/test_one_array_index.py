@@ -1,6 +1,7 @@
-"""Indexing with one 1-d integer or boolean array among slices and integers (`A[:, cols]`,
-`A[rows, 1]`, `R[R[:, 0] != R[:, 1]]`), in reads and writes, as Numba supports it;
-checked against NumPy on C, non-contiguous and empty arrays (issue 32)."""
+"""Indexing with one integer array (of any dimensions) or 1-d boolean array among slices,
+integers, `...` and None (`A[:, cols]`, `A[rows, 1]`, `R[R[:, 0] != R[:, 1]]`,
+`A[..., 1, idx]`), in reads and writes, as Numba supports it; checked against NumPy on C,
+non-contiguous and empty arrays (issue 32)."""
 import numpy as np
 import pytest
 
@@ -97,3 +98,39 @@ def set_row_from_list(a, p, q):
 def test_a_row_set_from_a_list():
     check(set_row_from_list, np.zeros((3, 2)), 1.5, 2.5)
     check(set_row_from_list, np.zeros((2, 2), np.int32), 1, 2)
+
+
+def get_item(a, index):
+    return a[index]
+
+
+def set_item(a, index, value):
+    a[index] = value
+    return a
+
+
+GRID = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+PAIRS = np.array([[0, 1], [-1, 1], [1, 0]])
+
+
+def _slow(*index):
+    return pytest.param(index, marks=pytest.mark.slow)
+
+
+@pytest.mark.parametrize("index", [
+    _slow(Ellipsis, 1, np.array([0, 3, 2])), (PAIRS, 1, Ellipsis), (slice(None), None, PAIRS),
+    _slow(None, np.array([1, 0]), slice(None), 2), _slow(1, Ellipsis, None, np.array([4, 0])),
+    _slow(slice(1), PAIRS, Ellipsis, slice(None, None, -2)), _slow(0, slice(None), 1, PAIRS)])
+def test_ellipsis_newaxis_and_index_arrays_of_several_dimensions(index):
+    """The index tuple passed in (`...` and None as values); reads, then writes of the
+    selection itself and of a row NumPy broadcasts (a number: test_writes)."""
+    check(get_item, GRID, index)
+    selected = GRID[index]
+    check(set_item, np.zeros_like(GRID), index, selected * 2)
+    check(set_item, np.zeros_like(GRID), index, selected[(0,) * (selected.ndim - 1)].copy())
+
+
+def test_an_index_array_of_several_dimensions_alone():
+    check(get_item, np.arange(10.0), PAIRS + 3)
+    check(get_item, GRID[0], PAIRS[:, :1] % 3)
+    check(get_item, GRID[0], np.array([[9]]))        # IndexError, as NumPy

@@ -79,6 +79,21 @@ def test_take_and_extract():
               np.array([1, 12])):
         chk(take, m, i)
     chk(take, I.astype(np.bool_), np.array([2, 0]))
+    for i in ([1, 5, 1], (1, 5, 1), ((1, 5, 1), (9, 3, 2)), np.array(3), [10]):
+        chk(take, m, i)     # lists and (nested) tuples as NumPy's arrays of them
+
+
+def take_along(a, i, axis):
+    return np.take(a, i, axis=axis)
+
+
+def test_take_along_an_axis():
+    m = np.arange(24.0).reshape(2, 3, 4)
+    for i in (np.array([0, 2, 1, 2]), (0, -1), 1, -3, np.array([3])):
+        for axis in (0, 1, -1, 3, -4):   # (3, -4: NumPy's AxisError; 3: an IndexError too)
+            chk(take_along, m, i, axis)
+    chk(take_along, np.arange(5), 2, 0)
+    chk(take_along, np.ones((3, 1, 2)).T, (0, 0), 1)
 
 
 def picks(c, a):
