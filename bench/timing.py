@@ -43,7 +43,15 @@ def steady_median(func, args: tuple, **kwargs) -> tuple[float, int]:
 
 def steady_medians(funcs: dict, args: tuple, *, mutates: bool, budget: float,
                    min_repeats: int = 3, max_repeats: int = 25) -> dict:
-    """{name: (median seconds per call, samples)} after warm-up (the caller warms up).
+    """{name: (median seconds per call, samples)} after warm-up (the caller warms up)."""
+    samples = steady_samples(funcs, args, mutates=mutates, budget=budget,
+                             min_repeats=min_repeats, max_repeats=max_repeats)
+    return {name: (statistics.median(s), len(s)) for name, s in samples.items()}
+
+
+def steady_samples(funcs: dict, args: tuple, *, mutates: bool, budget: float,
+                   min_repeats: int = 3, max_repeats: int = 25) -> dict:
+    """{name: [seconds per call of each sample]} after warm-up (the caller warms up).
 
     The functions are sampled in turn, round after round, so that load from other work on
     a shared machine falls on all of them alike and their ratios stay meaningful.  Kernels
@@ -63,7 +71,7 @@ def steady_medians(funcs: dict, args: tuple, *, mutates: bool, budget: float,
             t = _batch(funcs[name], fresh(args) if mutates else args, numbers[name])
             samples[name].append(t / numbers[name])
             spent[name] += t
-    return {name: (statistics.median(s), len(s)) for name, s in samples.items()}
+    return samples
 
 
 def _calibrate(func, args: tuple) -> int:
