@@ -38,15 +38,15 @@ def _pow(typingctx, x, y):
 # result, so only an exact value within that distance of a rounding midpoint could round the
 # other way). The C library's pow is not correctly rounded (glibc's misrounds about 0.07% of
 # random float64 bases, by one unit in the last place); where it does, kiln's result is the
-# exact one. Where the high or the low part is infinite (the power overflows, or x is
-# infinite) the result is the plain product. A subnormal result (below 2**-1022) can be one
+# exact one. Where that result is not finite (the power overflows, or x is inf or NaN)
+# the answer is the plain product times inf (inf of the power's sign, or x's NaN). A subnormal result (below 2**-1022) can be one
 # unit of the subnormal grid off: the low part is rounded to that grid before it is added. The ops carry no fast-math flags, and LLVM vectorizes them (fma, select).
 
 EXACT_POWERS = range(1, 9)
 
 
 def _exact_chain(builder, fma, x, n):
-    """(result, plain product, high part, addend of the last fma) of x ** n, 3 <= n <= 8."""
+    """(result, plain product) of x ** n, 3 <= n <= 8."""
     def two_prod(a, b):
         p = builder.fmul(a, b)
         return p, builder.call(fma, [a, b, builder.fneg(p)])
@@ -61,11 +61,11 @@ def _exact_chain(builder, fma, x, n):
 
     def round_square(hi, lo):                   # (hi + lo)**2 rounded once
         addend = builder.fmul(hi, builder.fadd(lo, lo))
-        return builder.call(fma, [hi, hi, addend]), builder.fmul(hi, hi), hi, addend
+        return builder.call(fma, [hi, hi, addend]), builder.fmul(hi, hi)
 
     def round_times_x(hi, lo):                  # (hi + lo) * x rounded once
         addend = builder.fmul(lo, x)
-        return builder.call(fma, [hi, x, addend]), builder.fmul(hi, x), hi, addend
+        return builder.call(fma, [hi, x, addend]), builder.fmul(hi, x)
 
     h, l = two_prod(x, x)
     if n == 3:
@@ -82,26 +82,33 @@ def _exact_chain(builder, fma, x, n):
     return round_times_x(h6, l6)
 
 
-@intrinsic
-def exact_power(typingctx, x, e):
-    """x ** e for a float x and a float e: the correctly rounded product for e = 1.0 .. 8.0
-    (see above), the C library's pow otherwise. With a constant e the choice folds away."""
-    if not (isinstance(x, t.Float) and x == e):
-        return None
+def _exact_power_intrinsic(finite_only):
+    def exact_power(typingctx, x, e):
+        if not (isinstance(x, t.Float) and x == e):
+            return None
 
-    def codegen(context, builder, sig, args):
-        xv, ev = args
-        ty = xv.type
-        if isinstance(ty, ir.HalfType):         # float16: computed in float32, rounded once
-            f32 = ir.FloatType()
-            r = _exact_power_ir(context, builder, builder.fpext(xv, f32),
-                                builder.fpext(ev, f32), t.float32)
-            return builder.fptrunc(r, ty)
-        return _exact_power_ir(context, builder, xv, ev, sig.args[0])
-    return x(x, e), codegen
+        def codegen(context, builder, sig, args):
+            xv, ev = args
+            ty = xv.type
+            if isinstance(ty, ir.HalfType):     # float16: computed in float32, rounded once
+                f32 = ir.FloatType()
+                r = _exact_power_ir(context, builder, builder.fpext(xv, f32),
+                                    builder.fpext(ev, f32), t.float32, finite_only)
+                return builder.fptrunc(r, ty)
+            return _exact_power_ir(context, builder, xv, ev, sig.args[0], finite_only)
+        return x(x, e), codegen
+    return intrinsic(exact_power)
 
 
-def _exact_power_ir(context, builder, xv, ev, ft):
+# x ** e for a float x and a float e: the correctly rounded product for e = 1.0 .. 8.0 (see
+# above), the C library's pow otherwise. With a constant e the choice folds away.
+exact_power = _exact_power_intrinsic(False)
+# The same where the result is finite; a product that is not may be NaN where the answer
+# is inf, for a caller that tests the result and then asks exact_power (Python's `**`)
+exact_power_if_finite = _exact_power_intrinsic(True)
+
+
+def _exact_power_ir(context, builder, xv, ev, ft, finite_only):
     ty = xv.type
     fma = context.declare_intrinsic("llvm.fma", [ty, ty, ty])
     i32 = ir.IntType(32)
@@ -128,14 +135,18 @@ def _exact_power_ir(context, builder, xv, ev, ft):
         elif n == 2:
             value = builder.fmul(xv, xv)
         else:
-            result, plain, high, addend = _exact_chain(builder, fma, xv, n)
-            # an infinite high part or low part (inf - inf is NaN): the power overflows.
-            # Tested as high * 0 + addend * 0 != 0 (NaN for inf or NaN), in float
-            # registers: vectorizes, and spares moving each value to an integer register
-            zero = ir.Constant(ty, 0.0)
-            overflowed = builder.fcmp_unordered(
-                "!=", builder.fadd(builder.fmul(high, zero), builder.fmul(addend, zero)), zero)
-            value = builder.select(overflowed, plain, result)
+            result, plain = _exact_chain(builder, fma, xv, n)
+            # A result that is not finite: x is inf or NaN (the plain product is the
+            # answer), or the power overflows, where the low part's product can overflow
+            # with the other sign (so the result may be +inf for a negative power): the
+            # answer is inf with the plain product's sign, i.e. plain * inf
+            if not finite_only:
+                finite = builder.fcmp_ordered("==", builder.fsub(result, result),
+                                              ir.Constant(ty, 0.0))
+                value = builder.select(finite, result,
+                                       builder.fmul(plain, ir.Constant(ty, math.inf)))
+            else:
+                value = result
         incoming.append((value, builder.block))
         builder.branch(done)
     builder.position_at_end(libm)
@@ -243,12 +254,13 @@ def float_power(base, exponent):
     # "Integer powers"). One rarely taken branch on the result keeps CPython's NaN base
     # and OverflowError.
     if 1.0 <= exponent <= 8.0 and exponent == _floor(exponent):
-        result = exact_power(base, exponent)
+        result = exact_power_if_finite(base, exponent)
         if result - result != 0.0:       # not finite (a float test, cheaper than isfinite)
             if math.isnan(base):
                 return base
             if math.isfinite(base):
                 raise OverflowError("(34, 'Numerical result out of range')")
+            return exact_power(base, exponent)      # an infinite base
         return result
     if exponent == 0.0:
         return 1.0
