@@ -50,7 +50,12 @@ def _check_mask(a, mask):
 
 @register_jitable
 def _position(i, size):
-    j = i + size if i < 0 else i
+    """`i` as a position along an axis of `size`, negatives from the end; IndexError outside
+    it. As NumPy, an index is cast to intp first: `i + size` of a uint64 would be a float64,
+    and a uint64 above int64's range wraps to a negative position."""
+    j = np.int64(i)
+    if j < 0:
+        j += size
     if j < 0 or j >= size:
         raise IndexError("index is out of bounds for axis 0")
     return j

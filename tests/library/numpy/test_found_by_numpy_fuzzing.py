@@ -277,3 +277,24 @@ def test_complex_absolute_is_numpys_loop_not_hypot(dtype):
     # (NumPy takes hypotf for complex64 with negative strides: differences-numpy.md)
     for e, g in zip(expected[:2] if dtype == np.complex64 else expected, got):
         _bit_exact(e, g)
+
+
+def take_positions(a, i):
+    return a[i], a.reshape(1, -1)[:, i]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64, np.int8])
+def test_an_unsigned_index_array_selects(dtype):
+    """An unsigned index array (`a[v.astype(np.uint64)]`, seed 5015) failed to compile
+    inside the library: `i + size` of a uint64 and an int64 promotes to float64. NumPy
+    casts the index to intp: a uint64 above int64's range is a negative position."""
+    a = np.arange(6.0) * 1.5
+    wraps = [2 ** 64 - 1, 2 ** 64 - 6] if dtype == np.uint64 else []
+    for i in (np.array([0, 5, 1, 1] + wraps, dtype), np.array([], dtype)):
+        for e, g in zip(take_positions(a, i), njit(take_positions)(a, i)):
+            _bit_exact(e, g)
+    too_far = np.array([6], dtype) if dtype != np.uint64 else np.array([2 ** 64 - 7], dtype)
+    with pytest.raises(IndexError):
+        take_positions(a, too_far)
+    with pytest.raises(IndexError):
+        njit(take_positions)(a, too_far)
