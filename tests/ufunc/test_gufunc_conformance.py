@@ -8,7 +8,7 @@ import pytest
 
 from kiln import float32, guvectorize, int64, njit, vectorize
 from kiln.errors import TypingError
-from kiln.ufunc import DUFunc, GUFunc, GUVectorize, Vectorize
+from kiln.ufunc import DUFunc, GUFunc, GUVectorize, PyUFunc_One, Vectorize
 
 
 def add_row(x, y, res):
@@ -148,6 +148,9 @@ def test_the_builders():
     doubled.disable_compile()
     assert isinstance(doubled.build_ufunc(), DUFunc) and doubled.types == ["l->l"]
     assert doubled(np.arange(3)).tolist() == [0, 2, 4]
+    product = Vectorize(lambda a, b: a * b, identity=PyUFunc_One)    # Numba's identity code
+    product.add("int64(int64, int64)")
+    assert product.identity == 1 and product.reduce(np.zeros(0, np.int64)) == 1
 
 
 def test_unknown_options_are_numbas_key_error():

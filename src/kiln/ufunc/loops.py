@@ -152,6 +152,9 @@ def _ufunc_api():
 
 _FROM_FUNC_AND_DATA, _FROM_FUNC_AND_DATA_AND_SIGNATURE = 1, 31
 _IDENTITIES = {0: 0, 1: 1, -1: 2, None: -1, "reorderable": -2}
+# NumPy's C identity codes under Numba's names (numba.np.ufunc.PyUFunc_One, ...):
+# `identity=PyUFunc_One` is `identity=1`, as in Numba
+PyUFunc_Zero, PyUFunc_One, PyUFunc_None, PyUFunc_ReorderableNone = 0, 1, -1, -2
 # PyUFuncObject.op_flags (npy_uint32 *, one per operand; NumPy 1.x and 2.x alike on 64-bit
 # builds): an input flagged READWRITE|UPDATEIFCOPY is passed writable and a cast copy of it
 # is written back, as Numba's writable_args does.
