@@ -225,7 +225,7 @@ CASES = [
         def f(n):
             items = [n]
             return (0, *items)  # bad
-     """, (1,), UnsupportedError, ["only a tuple", "ListType"]),
+     """, (1,), UnsupportedError, ["only a tuple", "list(int64)"]),
     ("walrus_in_comprehension", """
         def f(x):
             return [y := v for v in x]  # bad

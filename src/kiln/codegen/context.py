@@ -384,8 +384,15 @@ class CodegenContext:
         if isinstance(src, (t.ListType, t.DictType, t.SetType)) and type(dst) is type(src) and \
                 src.is_undefined:
             return value  # an empty `[]` or `{}` whose item types a later use fixed
+        if isinstance(src, t.ListType) and isinstance(dst, t.ListType) and \
+                (src.is_undefined or src.item_type == dst.item_type):
+            return value  # a list made by `[]` or list() where a typed List is wanted
         if isinstance(src, t.StringLiteral) and isinstance(dst, t.UnicodeType):
             return self.get_constant(builder, dst, src.value)
+        if isinstance(src, t.SliceLiteral) and isinstance(dst, t.SliceType):
+            return self.get_constant(builder, dst, src.value)
+        if isinstance(dst, t.SliceLiteral) and isinstance(src, t.SliceType):
+            return self.get_constant(builder, dst, dst.value)   # (typing proved it that one)
         if isinstance(dst, (t.RawPointer, t.FunctionType)):
             return self._cast_pointer(builder, value, src, dst)
         if isinstance(dst, (t.Opaque, t.NoneType)):

@@ -23,6 +23,18 @@ from .callable import DispatchTable, entry_callable, vectorcall_arguments
 _compile_lock = threading.RLock()
 
 
+def _mismatch(argtypes, args):
+    """The error for arguments an entry point cannot take, as Numba words its unboxing's,
+    or None."""
+    if len(args) != len(argtypes):
+        return TypeError(f"expected {len(argtypes)} arguments, got {len(args)}")
+    for ty, value in zip(argtypes, args):
+        if isinstance(ty, t.BaseTuple) and isinstance(value, tuple) and len(value) != len(ty):
+            return ValueError(f"size mismatch for tuple, expected {len(ty)} element(s) but "
+                              f"got {len(value)}")
+    return None
+
+
 CompileStats = collections.namedtuple("CompileStats", "cache_path cache_hits cache_misses")
 
 
@@ -50,6 +62,21 @@ class Specialization:
                    result.compiled.address(result.entry_symbol),
                    result.compiled.address(result.native_symbol), result,
                    "ir" if result.compiled.from_cache else None)
+
+    @property
+    def entry_point(self):
+        """Numba's: a Python callable running this version on exactly its argument types
+        (no conversions, no other version tried); arguments it cannot take raise."""
+        def entry_point(*args):
+            mismatch = _mismatch(self.argtypes, args)
+            if mismatch is not None:
+                raise mismatch
+            result = self.call(*map(_convert_value, args, self.argtypes))
+            if result is NotImplemented:
+                raise TypeError(f"can't unbox arguments {args!r:.80} as "
+                                f"({', '.join(map(str, self.argtypes))})")
+            return result
+        return entry_point
 
     @property
     def result(self):
@@ -121,13 +148,20 @@ class Dispatcher:
         if kwargs or self._keyword_only:
             args = self._bind_arguments(args, kwargs)
         copies = reflection.typed_copies(self.__name__, args)   # Python lists, as Numba's
-        if copies:
-            args = reflection.with_copies(args, copies)
+        if not copies:
+            return self._call_specialization(args)
+        try:
+            result = self._call_specialization(reflection.with_copies(args, copies))
+            return reflection.reflect_back(copies, result)
+        finally:
+            reflection.forget(copies)
+
+    def _call_specialization(self, args):
         spec, args = self._specialization_for(args)
         result = spec.call(*args)
         if result is NotImplemented:  # an argument changed type between the check and now
             raise TypeError(f"{self.__name__}(): internal dispatch error for {spec.signature}")
-        return reflection.reflect_back(copies, result) if copies else result
+        return result
 
     def _bind_arguments(self, args, kwargs):
         try:
@@ -230,6 +264,7 @@ class Dispatcher:
             raise TypeError(f"{self.__name__}(): no compiled version for "
                             f"({', '.join(map(str, argtypes))}), and compiling is disabled "
                             "(disable_compile())")
+        self._check_tuple_sizes(argtypes)
         key = self._source_key(argtypes, declared_return)
         loaded = precompiled.load(self._cache, key) if key else None
         if loaded is not None:
@@ -246,6 +281,20 @@ class Dispatcher:
         if self._table is not None:
             self._table.add(spec.entry_address)
         return spec
+
+    def _check_tuple_sizes(self, argtypes):
+        """A uniform tuple argument of over 1000 items is refused, as Numba does: its code
+        would be huge and slow to compile (each item is a value of its own)."""
+        for name, ty in zip(self._pysig.parameters, argtypes):
+            if isinstance(ty, t.UniTuple) and ty.count > 1000:
+                raise UnsupportedError(
+                    f"Tuple '{name}' length must be smaller than 1000.\nLarge tuples lead to "
+                    "the generation of a prohibitively large LLVM IR which causes excessive "
+                    "memory pressure and large compile times.\nAs an alternative, the use of "
+                    "a 'list' is recommended in place of a 'tuple' as lists do not suffer "
+                    "from this problem.", Location(self.__name__,
+                                                   self.py_func.__code__.co_filename,
+                                                   self.py_func.__code__.co_firstlineno))
 
     def _source_key(self, argtypes, declared_return):
         """The key that finds this specialization in the cache without compiling it, or

@@ -162,8 +162,33 @@ def inner_function_node(node) -> ast.FunctionDef:
 
 def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
     """The outer function's locals that a nested function reads (passed to it as hidden
-    trailing arguments at each call, so it sees their current values, as a closure does)."""
-    return tuple(sorted(free_names(node) & outer.local_names))
+    trailing arguments at each call, so it sees their current values, as a closure does),
+    and those that the outer's nested functions it calls read (a comprehension calling
+    `inner`, which reads `y`, passes `y` on at that call)."""
+    names = free_names(node)
+    functions = _local_functions(outer.node)
+    pending = [n for n in names if n in functions]
+    while pending:
+        for fn in functions[pending.pop()]:
+            for name in free_names(fn) - names:
+                names.add(name)
+                if name in functions:
+                    pending.append(name)
+    return tuple(sorted(names & outer.local_names))
+
+
+def _local_functions(fn) -> dict:
+    """name -> the nested functions (defs, lambdas assigned to a name) bound to it in
+    `fn`'s own scope."""
+    found = {}
+    for node in _own_scope(fn):
+        if isinstance(node, ast.FunctionDef):
+            found.setdefault(node.name, []).append(node)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    found.setdefault(target.id, []).append(node.value)
+    return found
 
 
 class _InnerFunction:
@@ -309,6 +334,20 @@ class _Comprehensions(ast.NodeTransformer):
         iterables = node.args[1:]
         if fn.id == "filter" and len(iterables) > 1:
             return node
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            if fn.id == "filter" or isinstance(node.args[0], ast.Starred):
+                return node
+            # `map(f, *its)`: `[f(*<map>) for <map> in zip(*its)]` (typing spreads tuples)
+            loaded = ast.Name("<map>", ast.Load())
+            comp = ast.ListComp(
+                ast.Call(node.args[0], [ast.Starred(loaded, ast.Load())], []),
+                [ast.comprehension(ast.Name("<map>", ast.Store()),
+                                   ast.Call(ast.Name("zip", ast.Load()), iterables, []),
+                                   [], 0)])
+            for n in ast.walk(comp):
+                if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                    ast.copy_location(n, node)
+            return self.visit_ListComp(comp)
         items = [f"<{fn.id}{i}>" for i in range(len(iterables))]
         loads = [ast.Name(n, ast.Load()) for n in items]
         target = ast.Name(items[0], ast.Store()) if len(items) == 1 else \

@@ -275,6 +275,44 @@ for _i, _field in enumerate(("start", "stop", "step")):
         return t.int64(r), lambda context, builder, sig, args: builder.extract_value(args[0], _i)
 
 
+@register_jitable
+def _range_holds(r, v):
+    """Whether the int64 `v` is an item of the range (the differences taken in uint64, as
+    len's are, so extreme bounds do not overflow)."""
+    if r.step > 0:
+        if v < r.start or v >= r.stop:
+            return False
+        return (np.uint64(v) - np.uint64(r.start)) % np.uint64(r.step) == 0
+    if v > r.start or v <= r.stop:
+        return False
+    return (np.uint64(r.start) - np.uint64(v)) % (np.uint64(0) - np.uint64(r.step)) == 0
+
+
+@register_jitable
+def _range_holds_real(r, v):
+    """A float is in a range when it equals one of its items: an integer value in int64."""
+    if not (v == np.floor(v)) or not (-9.2233720368547758e18 <= v < 9.2233720368547758e18):
+        return False
+    return _range_holds(r, np.int64(v))
+
+
+@overload(operator.contains)
+def _range_contains(r, v):
+    """`v in range(...)`, as Python: without walking the range for a number, and an
+    integral float or a complex of zero imaginary part equal to an item is in it."""
+    if not isinstance(r, t.RangeType):
+        return None
+    if isinstance(v, t.Integer) and not v.signed:
+        return lambda r, v: v <= np.uint64(2**63 - 1) and _range_holds(r, np.int64(v))
+    if isinstance(v, (t.Integer, t.Boolean)):
+        return lambda r, v: _range_holds(r, np.int64(v))
+    if isinstance(v, t.Float):
+        return lambda r, v: _range_holds_real(r, np.float64(v))
+    if isinstance(v, t.Complex):
+        return lambda r, v: v.imag == 0 and _range_holds_real(r, np.float64(v.real))
+    return None
+
+
 # ---- conversions -----------------------------------------------------------------------------
 
 def _convert_to(rt, check):

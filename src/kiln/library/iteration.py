@@ -409,7 +409,7 @@ def _ndindex(tctx, *shape):
         values = [builder.extract_value(args[0], i) for i in range(len(items))] \
             if len(shape) == 1 and isinstance(shape[0], t.BaseTuple) else list(args)
         dims = [context.cast(builder, v, ty, t.int64) for v, ty in zip(values, items)]
-        return context.make_tuple(builder, t.UniTuple(t.int64, len(items)), dims)
+        return context.make_tuple(builder, sig.return_type, dims)   # (NDIndexType's struct)
     return rt(*shape), codegen
 
 
@@ -429,7 +429,7 @@ def _flat(tctx, array):
 
 def _wrap(array):
     """Codegen of a struct holding the array (a view: it shares the array's memory)."""
-    return lambda context, builder, sig, args: context.make_tuple(builder, t.Tuple((array,)),
+    return lambda context, builder, sig, args: context.make_tuple(builder, sig.return_type,
                                                                   [args[0]])
 
 
@@ -487,7 +487,7 @@ def _enumerate(tctx, iterable, start=None):
     def codegen(context, builder, sig, args):
         first = context.cast(builder, args[1], start, t.int64) if start is not None \
             else ir.Constant(dm.i64, 0)
-        return context.make_tuple(builder, t.Tuple((iterable, t.int64)), [args[0], first])
+        return context.make_tuple(builder, sig.return_type, [args[0], first])
     return (rt(iterable) if start is None else rt(iterable, start)), codegen
 
 
@@ -497,4 +497,4 @@ def _zip(tctx, *iterables):
         return None
     rt = ZipType(iterables)
     return rt(*iterables), lambda context, builder, sig, args: \
-        context.make_tuple(builder, t.Tuple(iterables), list(args))
+        context.make_tuple(builder, sig.return_type, list(args))   # (ZipType's struct)

@@ -49,12 +49,14 @@ def size_of(b, lst):
 
 
 def set_tag(b, lst, list_ty):
-    b.store(ir.Constant(dm.i64, dm.type_tag(list_ty)), _field(b, lst, TAG))
+    """(A typed list and a Python-side list of one item type share a tag: cpu/reflection.py
+    passes a Python list's typed copy as either.)"""
+    b.store(ir.Constant(dm.i64, dm.type_tag(list_ty.as_typed)), _field(b, lst, TAG))
 
 
 def has_tag(b, lst, list_ty):
     return b.icmp_signed("==", b.load(_field(b, lst, TAG), typ=dm.i64),
-                         ir.Constant(dm.i64, dm.type_tag(list_ty)))
+                         ir.Constant(dm.i64, dm.type_tag(list_ty.as_typed)))
 
 
 def _item_address(b, lst, item_ty, index):
@@ -320,16 +322,18 @@ def _list_new_like(tctx, lst, capacity):
 
 
 @lru_cache(maxsize=None)
-def list_maker(item_ty):
-    """An intrinsic `make(capacity)` giving a new empty list of `item_ty` items."""
-    list_ty = t.ListType(item_ty)
+def list_maker(item_ty, python=True):
+    """An intrinsic `make(capacity)` giving a new empty list of `item_ty` items: a list that
+    is a Python list once returned (t.List, what `list()` and `[]` make), or with
+    `python=False` a kiln.typed.List (t.ListType)."""
+    list_ty = (t.List if python else t.ListType)(item_ty)
 
     def make(tctx, capacity):
         if not isinstance(capacity, _INTLIKE):
             return None
         return list_ty(t.int64), _new_reference(
             lambda context, b, sig, args: new_list(context, b, list_ty, args[0]))
-    make.__name__ = make.__qualname__ = f"make_list_of_{item_ty}"
+    make.__name__ = make.__qualname__ = f"make_{'list' if python else 'typed_list'}_of_{item_ty}"
     return intrinsic(make)
 
 

@@ -36,7 +36,7 @@ def implied_list_type(receiver, method, args):
         item = item_type_of(args[0])
     if item is None or isinstance(item, t.Undefined):
         return None
-    return t.ListType(held(item))
+    return receiver.of(held(item))
 
 
 @families.display("list")
@@ -50,7 +50,7 @@ def display_type(item_types):
                               "have no common type (a list holds items of one type)"
                               + why_not_unified(result, ty))
         result = merged
-    return t.ListType(result)
+    return t.List(result)
 
 
 families.item_fixer(implied_list_type, lambda receiver, method, args: False)
@@ -503,16 +503,15 @@ def _sorted(iterable, key=None, reverse=None):
     return impl
 
 
-@overload(list)
-def _list(iterable=None):
+def _list_of(iterable, python):
     from .iteration import item_type_of
     if iterable is None:
-        make_empty = list_maker(t.undefined)
+        make_empty = list_maker(t.undefined, python)
         return lambda: make_empty(0)
     item = item_type_of(iterable)
     if item is None:
         return None
-    make = list_maker(item)
+    make = list_maker(item, python)
     if isinstance(iterable, (t.ListType, t.Array, t.RangeType, t.UniTuple)):
         def impl_sized(iterable):
             result = make(len(iterable))
@@ -525,6 +524,12 @@ def _list(iterable=None):
         result.extend(iterable)
         return result
     return impl
+
+
+@overload(list)
+def _list(iterable=None):
+    """`list()`, `list(iterable)`: a Python list once returned, as in Numba."""
+    return _list_of(iterable, True)
 
 
 def _concatenated_item(a, b):
@@ -541,7 +546,7 @@ def _concatenated_item(a, b):
 def _add(a, b):
     if not (isinstance(a, t.ListType) and isinstance(b, t.ListType)):
         return None
-    make = list_maker(_concatenated_item(a, b))
+    make = list_maker(_concatenated_item(a, b), a.reflected or b.reflected)
 
     def impl(a, b):
         result = make(len(a) + len(b))
@@ -654,7 +659,10 @@ overload(np.asarray)(_array_of_list)
 
 from ..typed.typedlist import List as _TypedList  # noqa: E402 (the class is the registry key)
 
-overload(_TypedList)(_list)   # List() and List(iterable) are list() and list(iterable)
+@overload(_TypedList)
+def _typed_list(iterable=None):
+    """List() and List(iterable): list() and list(iterable) that stay a kiln.typed.List."""
+    return _list_of(iterable, False)
 
 
 @template(("attr", "empty_list"))
@@ -674,7 +682,7 @@ def _empty_list(item_type, allocated=None):
     else:
         raise TypingError(f"List.empty_list() takes an item type such as kiln.float64, not "
                           f"{item_type}")
-    make = list_maker(item)
+    make = list_maker(item, False)
 
     def impl(item_type, allocated=0):
         return make(allocated)

@@ -128,6 +128,7 @@ def _coerce_container(ty, value, fail):
         result = List.empty_list(ty.item_type)
         for i, item in enumerate(value):
             result.append(coerce_output(f"item {i}", ty.item_type, item))
+        result._type = ty   # (a t.List has the typed list's layout and tag)
         return result
     if isinstance(value, Dict) and value._kiln_typeof_() == ty:
         return value

@@ -38,8 +38,7 @@ def _print(tctx, *args):
                 text = context.state.global_string(ty.value)
                 objects.append(api.call("PyUnicode_FromString", dm.ptr, [text]))
             else:
-                if isinstance(ty, t.UnicodeType):   # lent to print; boxing takes a reference
-                    incref(builder, ty, value)
+                incref(builder, ty, value)   # lent to print; boxing takes a reference
                 objects.append(box(api, ty, value, fail))
         result = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
                           [api.constant_object(builtins.print)] + objects +

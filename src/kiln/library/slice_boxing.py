@@ -8,6 +8,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
+from ..codegen.context import register_constant
 from .slicing import ABSENT, build_slice
 
 _SLICE_BOUNDS = 16   # PySliceObject: the head, then start, stop and step (object pointers)
@@ -34,10 +35,23 @@ def _unbox_slice(unboxer, ty, obj):
     return build_slice(b, *bounds)
 
 
+def _constant_slice(context, builder, ty, value):
+    """A slice frozen into the code (a global, a closure variable, a literal argument)."""
+    return build_slice(builder, *[None if bound is None else ir.Constant(dm.i64, int(bound))
+                                  for bound in (value.start, value.stop, value.step)])
+
+
+register_constant(t.SliceType, _constant_slice)
+
+
 @boxing.boxer(t.SliceType)
 def _box_slice(api, ty, value, fail):
-    """slice(start, stop, step), an absent bound None."""
+    """slice(start, stop, step), an absent bound None; a SliceLiteral is its value."""
     b = api.builder
+    if isinstance(ty, t.SliceLiteral):
+        obj = api.constant_object(ty.value)
+        api.incref(obj)
+        return obj
     parts = []
     for i in range(3):
         bound = b.extract_value(value, i)

@@ -4,6 +4,7 @@ codegen/datamodel.py's `build_slice`), resolved against an axis length exactly a
 from __future__ import annotations
 
 from .. import types as t
+from ..errors import TypingError
 from ..codegen.datamodel import SLICE_ABSENT as ABSENT, build_slice
 from .registry import intrinsic, overload_attribute, overload_method, register_jitable, template
 
@@ -95,10 +96,13 @@ def _step(s):
 
 
 @overload_method(t.SliceType, "indices")
-def _indices(s, length):
+def _indices(s, *args):
     """s.indices(length), as Python's (ValueError for a negative length or a zero step)."""
+    if len(args) != 1:
+        raise TypingError(f"indices() takes exactly one argument ({len(args)} given)")
+    length = args[0]
     if not isinstance(length, (t.Integer, t.Boolean)):
-        return None
+        raise TypingError(f"'{length}' object cannot be interpreted as an integer")
 
     def indices(s, length):
         if length < 0:

@@ -3,6 +3,7 @@ uniform ones), equality and ordering, membership and concatenation."""
 from __future__ import annotations
 
 import operator
+from functools import lru_cache
 
 from llvmlite import ir
 
@@ -174,11 +175,53 @@ def _count(tup, value):
 
 
 @overload(bool)
+@overload(operator.truth)
 def _truth(tup):
-    """bool(tup): whether it has items, known from its type."""
+    """bool(tup), `if tup:`: whether it has items, known from its type."""
     if isinstance(tup, t.BaseTuple):
         return lambda tup: len(tup) != 0
     return None
+
+
+@overload(tuple)
+def _tuple(iterable=None):
+    """tuple() and tuple(tup) (a named tuple's items as a plain tuple): the tuples whose
+    length is known when compiling."""
+    if iterable is None:
+        return lambda iterable=None: ()
+    if isinstance(iterable, t.BaseTuple):
+        if getattr(iterable, "cls", None) is None:
+            return lambda iterable=None: iterable
+        return lambda iterable=None: (*iterable,)
+    return None
+
+
+@families.answers("sequence_unpacker")
+def sequence_unpacker(seq, n):
+    """What `a, b, c = seq` calls for a range, a list or an array (typing/statements.py):
+    a function of `seq` giving the n-tuple of its items, or None for other types."""
+    if isinstance(seq, t.RangeType) or isinstance(seq, t.ListType) and not seq.is_undefined \
+            or isinstance(seq, t.Array) and seq.ndim >= 1:
+        return _unpacker(n, isinstance(seq, t.RangeType))
+    return None
+
+
+@lru_cache(maxsize=None)
+def _unpacker(n, is_range):
+    item = "seq.start + {} * seq.step" if is_range else "seq[{}]"
+    items = "".join(item.format(i) + ", " for i in range(n))
+    source = (f"def unpack_{n}(seq):\n"
+              f"    k = len(seq)\n"
+              f"    if k > {n}:\n"
+              f"        raise ValueError('too many values to unpack (expected {n})')\n"
+              f"    if k < {n}:\n"
+              f"        raise ValueError(f'not enough values to unpack (expected {n}, got {{k}})')\n"
+              f"    return ({items})\n")
+    namespace = {}
+    exec(compile(source, f"<kiln unpack {n}>", "exec"), namespace)
+    unpack = namespace[f"unpack_{n}"]
+    overload(unpack)(lambda seq: unpack)
+    return unpack
 
 
 @template(operator.add)

@@ -176,6 +176,10 @@ class List:
     def copy(self):
         return _copy(self) if self._type is not None else List()
 
+    def _python_items(self):
+        """The items as a Python list (read at once for numbers): see python_items."""
+        return python_items(self)
+
 
 def _rebuild(list_type, items):
     result = List() if list_type is None else List.empty_list(list_type.item_type)
@@ -219,6 +223,43 @@ def from_native(address: int, code: str) -> List:
     return result
 
 
+def python_list_from_native(address: int, code: str) -> list:
+    """The Python list for a t.List (a list that compiled code made with `[]`, `list()`,
+    ...) at `address`, whose reference it releases: the caller's own list when this is the
+    copy of a Python list argument (cpu/reflection.py puts the items back after the call),
+    else a new list of the items."""
+    from ..cpu import reflection
+    original = reflection.original_of(address)
+    owner = from_native(address, code)
+    if original is not None:
+        return original
+    return python_items(owner)
+
+
+def python_items(lst: List) -> list:
+    """The items of `lst` (a List of either kind) as a Python list. A list of numbers is
+    read from its buffer at once; other items are boxed one by one (a t.List item becomes
+    a Python list in turn)."""
+    list_type = lst._type
+    if list_type is None or not len(lst):
+        return []
+    item = list_type.item_type
+    if isinstance(item, t.Number) and not isinstance(item, t.Literal):
+        data = ctypes.c_void_p.from_address(lst._meminfo + _DATA_OFFSET).value
+        items = ctypes.c_void_p.from_address(data + 24).value   # the header's items field
+        n = len(lst)
+        dtype = np.dtype(item.np_dtype)
+        buffer = (ctypes.c_char * (n * dtype.itemsize)).from_address(items)
+        return np.frombuffer(buffer, dtype=dtype, count=n).tolist()
+    if list_type.reflected:   # read through a typed alias: no specializations for t.List
+        lst._type = list_type.as_typed
+        try:
+            return list(lst)
+        finally:
+            lst._type = list_type
+    return list(lst)
+
+
 def box_container(api, ty, value, fail, from_native):
     """`from_native(address, type code)`: the Python object owning the container."""
     b = api.builder
@@ -250,8 +291,12 @@ def unbox_container(unboxer, ty, obj, cls, offset, has_tag):
 @boxing.boxer(t.ListType)
 def _box(api, ty, value, fail):
     """A List that takes over the reference; the list is tagged with its type, so passing
-    it back in is checked without Python."""
+    it back in is checked without Python. A t.List (made by `[]`, `list()`, ...) is a
+    Python list instead, as in Numba."""
     from ..library.list_layout import set_tag
+    if ty.reflected and not ty.is_undefined:
+        set_tag(api.builder, value, ty)
+        return box_container(api, ty, value, fail, python_list_from_native)
     if ty.is_undefined:
         raise TypingError("kiln cannot return a list whose item type is not known (nothing "
                           "is ever added to it); make it with List.empty_list(item_type)")
@@ -269,7 +314,7 @@ def _unbox(unboxer, ty, obj):
 @lru_cache(maxsize=None)
 def _compiled_empty(list_type):
     from ..library.list_layout import list_maker
-    make = list_maker(list_type.item_type)
+    make = list_maker(list_type.item_type, list_type.reflected)
 
     def empty(allocated):
         return make(allocated)

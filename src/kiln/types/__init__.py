@@ -8,7 +8,8 @@ from .core import (  # noqa: F401 - re-exported
     signed_integers, unsigned_integers, floats, complexes, numbers, Any)
 from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
-    DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType, unicode_type)
+    List, DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType, unicode_type,
+    SliceLiteral)
 from .records import Record  # noqa: F401
 from .enums import EnumClass, EnumMember, IntEnumMember  # noqa: F401
 from .named_tuples import NamedTuple, NamedUniTuple, NamedTupleClass, named_tuple_of  # noqa: F401
@@ -19,6 +20,7 @@ from .classes import (  # noqa: F401
     ClassType, ClassInstanceType, DeferredType, MutableStruct, deferred_type)
 from .structref import StructRef, TypeRef  # noqa: F401
 from .typeof import typeof  # noqa: F401
+from . import misc  # noqa: F401  (Numba's types.misc.SliceLiteral, ...)
 
 # Numba's short and alternative names.
 bool_ = b1 = boolean
@@ -61,6 +63,8 @@ def literal(value):
         return IntegerLiteral(value)
     if isinstance(value, str):
         return StringLiteral(value)
+    if isinstance(value, slice):
+        return SliceLiteral(value)
     raise LiteralTypingError(f"{type(value).__name__} cannot be used as a literal")
 
 

@@ -139,7 +139,7 @@ def resolved(ty: Type) -> Type:
     if isinstance(ty, Optional):
         return Optional(resolved(ty.type))
     if isinstance(ty, ListType) and not ty.is_undefined:
-        return ListType(resolved(ty.item_type))
+        return ty.of(resolved(ty.item_type))
     if isinstance(ty, BaseTuple):
         return tuple_of([resolved(x) for x in ty.types])
     return ty

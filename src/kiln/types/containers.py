@@ -1,7 +1,7 @@
 """Aggregate types: arrays, tuples, ranges, slices and their iterators."""
 from __future__ import annotations
 
-from .core import Number, Type, boolean, int64
+from .core import Literal, Number, Type, boolean, int64
 
 LAYOUTS = ("C", "F", "A")
 
@@ -98,11 +98,27 @@ class UniTuple(BaseTuple):
         return (self.dtype, self.count)
 
 
+def _item_types(types):
+    if isinstance(types, Type) or not hasattr(types, "__iter__"):
+        from ..errors import TypingError
+        raise TypingError(f"Argument 'types' is not iterable: a tuple type takes a sequence "
+                          f"of item types, not {types!r}")
+    return tuple(types)
+
+
 class Tuple(BaseTuple):
-    """A tuple of mixed item types."""
+    """A tuple of mixed item types. `Tuple(types)` of items that share one type is that
+    UniTuple, as in Numba."""
+
+    def __new__(cls, types=None, *args):
+        if cls is Tuple and types is not None:
+            types = _item_types(types)
+            if types and all(ty == types[0] for ty in types):
+                return UniTuple(types[0], len(types))
+        return super().__new__(cls)
 
     def __init__(self, types):
-        self.types = tuple(types)
+        self.types = _item_types(types)
         self.name = f"Tuple({', '.join(map(str, self.types))})"
 
     @property
@@ -147,6 +163,28 @@ class SliceType(Type):
     @property
     def key(self):
         return (self.has_step,)
+
+
+class SliceLiteral(SliceType, Literal):
+    """A slice known at compile time (Numba's `types.misc.SliceLiteral`): what
+    `kiln.literally(s)` compiles a function for. Its bounds are None or int64."""
+
+    def __init__(self, value: slice):
+        for bound in (value.start, value.stop, value.step):
+            if bound is not None and not (type(bound) in (int, bool) and
+                                          -2**63 < bound < 2**63):
+                raise ValueError(f"Int value is too large: {bound!r} in {value!r} (a slice's "
+                                 "bounds must be None or int64)" if type(bound) is int else
+                                 f"a slice literal's bounds must be None or int64, not "
+                                 f"{bound!r}")
+        super().__init__(has_step=value.step is not None)
+        self.value = value
+        self.type = SliceType(self.has_step)
+        self.name = f"Literal[slice]({value.start}, {value.stop}, {value.step})"
+
+    @property
+    def key(self):
+        return (self.value.start, self.value.stop, self.value.step)
 
 
 class Optional(Type):
@@ -199,6 +237,35 @@ class ListType(Type):
     @property
     def is_undefined(self):
         return isinstance(self.item_type, Undefined)
+
+    reflected = False   # a Python list in Python (List below), not a kiln.typed.List
+
+    def of(self, item_type: Type) -> "ListType":
+        """The list type of this kind (typed or Python) with `item_type` items."""
+        return type(self)(item_type)
+
+    @property
+    def as_typed(self) -> "ListType":
+        return ListType(self.item_type)
+
+
+class List(ListType):
+    """A list that is a Python `list` on the Python side (Numba's `types.List`, the type
+    of reflected lists): what a list display, `list()`, a comprehension or `sorted()`
+    makes, and a Python list argument. It has ListType's layout and every operation of
+    it; only returning it differs: compiled code gives back a Python list (a copy of the
+    items, or the caller's own list when it came in as an argument: cpu/reflection.py),
+    where a ListType gives a kiln.typed.List. `reflected` and `initial_value` are taken
+    for Numba's signature and ignored: both kinds of Numba list are this one."""
+
+    reflected = True
+
+    def __init__(self, item_type: Type, reflected: bool = False, initial_value=None):
+        super().__init__(item_type)
+        self.name = f"list({item_type})"
+
+    def of(self, item_type: Type) -> "List":
+        return List(item_type)
 
 
 class GeneratorType(Type):

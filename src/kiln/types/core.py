@@ -262,7 +262,8 @@ def unliteral(ty):
         return unicode_type
     if isinstance(ty, BooleanLiteral):
         return boolean
-    return ty.type if isinstance(ty, IntegerLiteral) else ty
+    from .containers import SliceLiteral
+    return ty.type if isinstance(ty, (IntegerLiteral, SliceLiteral)) else ty
 
 
 class ExceptionClass(Opaque):

@@ -77,6 +77,9 @@ def _typeof(value):
         bounds = (value.start, value.stop, value.step)
         if all(b is None or type(b) is int and -2**63 < b < 2**63 for b in bounds):
             return SliceType(has_step=value.step is not None)
+        if all(b is None or type(b) is int for b in bounds):
+            raise ValueError(f"Int value is too large: {value!r} (the bounds of a slice "
+                             "passed to compiled code must fit in int64)")
         return None
     if isinstance(value, np.generic):
         if value.dtype.names is not None:   # a record scalar (np.void, np.record): a Record

@@ -190,7 +190,8 @@ class Typer(StatementTyper):
             for ty, node in self.returns:
                 if not can_convert(ty, self.declared_return):
                     raise TypingError(f"cannot return {ty} from a function declared to return "
-                                      f"{self.declared_return}", self.ir.loc(node))
+                                      f"{self.declared_return} (No conversion from {ty} to "
+                                      f"{self.declared_return})", self.ir.loc(node))
             return self.declared_return
         result = self._returned_so_far()
         return t.none if result is None else result
@@ -620,7 +621,11 @@ class Typer(StatementTyper):
             return None
 
     def constant_slice(self, node):
-        """(start, stop, step) of a slice written with constants (or omitted), else None."""
+        """(start, stop, step) of a slice written with constants (or omitted), or of a
+        slice frozen into the code (a global, a closure variable, a literal), else None."""
+        known = self.constants.get(node)
+        if isinstance(known, slice):
+            return [known.start, known.stop, known.step] if known.step != 0 else None
         if not isinstance(node, ast.Slice):
             return None
         parts = [None if p is None else self.constants.get(p, ...)
@@ -701,6 +706,9 @@ class Typer(StatementTyper):
         for item in items:
             if not isinstance(item, ast.Starred):
                 out.append(item)
+                continue
+            if isinstance(item.value, (ast.Tuple, ast.List)):   # `*(a, *b, f(x))`: its items
+                out.extend(self.unpacked(item.value.elts))
                 continue
             ty = self.rereadable_type(item.value)
             if not isinstance(ty, t.BaseTuple):

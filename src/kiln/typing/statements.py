@@ -61,8 +61,26 @@ class StatementTyper:
         if len(node.targets) == 1:
             self.unpack_starred_target(node)
         ty = self.expr(node.value)
+        target = node.targets[0]
+        if len(node.targets) == 1 and isinstance(target, (ast.Tuple, ast.List)) and \
+                not isinstance(ty, t.BaseTuple) and \
+                not any(isinstance(e, ast.Starred) for e in target.elts):
+            ty = self.unpack_sequence(node, ty, len(target.elts))
         for target in node.targets:
             self.assign(target, ty, node)
+
+    def unpack_sequence(self, node, ty, n):
+        """`a, b, c = seq` of a range, list or array: `seq` becomes the call that makes the
+        3-tuple of its items, raising ValueError if it has another length (as Python)."""
+        unpacker = families.ask("sequence_unpacker", ty, n)
+        if unpacker is None:
+            return ty
+        name = f"__kiln_unpack_{n}"
+        self.ir.free_values[name] = unpacker
+        node.value = ast.copy_location(ast.Call(ast.Name(name, ast.Load()), [node.value], []),
+                                       node.value)
+        ast.fix_missing_locations(node)
+        return self.expr(node.value)
 
     def stmt_AnnAssign(self, node):
         if node.value is not None:
@@ -79,7 +97,8 @@ class StatementTyper:
                                  UnsupportedError)
             if not isinstance(ty, t.BaseTuple) or len(ty) != len(target.elts):
                 n = len(target.elts)
-                raise self.error(f"cannot unpack {ty} into {n} variables", target)
+                raise self.error(f"failed to unpack {ty} into {n} variables (a tuple of {n} "
+                                 "items, a range, a list or an array unpacks)", target)
             for elt, item in zip(target.elts, ty.types):
                 self.assign(elt, item, node)
         elif isinstance(target, ast.Subscript):

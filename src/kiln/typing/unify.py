@@ -36,8 +36,14 @@ def held(ty: t.Type) -> t.Type:
         return t.unicode_type
     if isinstance(ty, t.BaseTuple) and any(isinstance(x, (t.StringLiteral, t.BaseTuple))
                                            for x in ty.types):
-        return t.tuple_of(map(held, ty.types))
+        return _tuple_like(ty, map(held, ty.types))
     return ty
+
+
+def _tuple_like(ty, items):
+    """The tuple type of `items` that is a named tuple of `ty`'s class if `ty` is one."""
+    cls = getattr(ty, "cls", None)
+    return t.tuple_of(items) if cls is None else t.named_tuple_of(items, cls)
 
 
 def unify(a: t.Type, b: t.Type):
@@ -63,11 +69,16 @@ def unify(a: t.Type, b: t.Type):
         items = [unify(x, y) for x, y in zip(a, b)]
         if any(i is None for i in items):
             return None
+        if getattr(a, "cls", None) is getattr(b, "cls", None):
+            return _tuple_like(a, items)
         return t.tuple_of(items)
     if isinstance(a, _FUNCTIONS) and isinstance(b, _FUNCTIONS):
         return _common_function_type(a, b)
     if isinstance(a, t.ListType) and isinstance(b, t.ListType):  # `[]` takes the other's items
-        return b if a.is_undefined else a if b.is_undefined else None
+        if a.is_undefined or b.is_undefined:
+            return b if a.is_undefined else a
+        # a Python-side list and a typed one of one item type: the typed one (one layout)
+        return a.as_typed if a.item_type == b.item_type else None
     if isinstance(a, (t.DictType, t.SetType)) and type(a) is type(b):  # `{}` takes the other's
         return b if a.is_undefined else a if b.is_undefined else None
     return None
@@ -126,8 +137,9 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
                 and dst.layout in (src.layout, "A") and (dst.readonly or not src.readonly))
     if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
         return all(can_convert(x, y) for x, y in zip(src, dst))
-    if isinstance(src, t.ListType) and isinstance(dst, t.ListType) or \
-            isinstance(src, (t.DictType, t.SetType)) and type(src) is type(dst):
+    if isinstance(src, t.ListType) and isinstance(dst, t.ListType):
+        return src.is_undefined or src.item_type == dst.item_type   # (one layout)
+    if isinstance(src, (t.DictType, t.SetType)) and type(src) is type(dst):
         return src.is_undefined
     # a compiled function where a FunctionType is declared (types/functions.py)
     return isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType)
