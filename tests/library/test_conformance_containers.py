@@ -57,6 +57,18 @@ def test_a_list_argument_is_reflected_and_returned_as_itself():
     assert type(part) is list and part == [2.5, 3.5] and same is floats and three == 3
 
 
+def append_then_raise(items):
+    items.append(42)
+    raise ZeroDivisionError
+
+
+def test_a_list_argument_is_reflected_when_the_call_raises():
+    given = [1, 2]
+    with pytest.raises(ZeroDivisionError):
+        njit(append_then_raise)(given)
+    assert given == [1, 2, 42]
+
+
 def test_a_reflected_list_signature_takes_a_python_list():
     length = njit((types.List(types.intp, reflected=True),))(lambda items: len(items))
     assert length([1, 2, 3]) == 3

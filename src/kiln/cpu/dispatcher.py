@@ -150,10 +150,10 @@ class Dispatcher:
         copies = reflection.typed_copies(self.__name__, args)   # Python lists, as Numba's
         if not copies:
             return self._call_specialization(args)
-        try:
-            result = self._call_specialization(reflection.with_copies(args, copies))
-            return reflection.reflect_back(copies, result)
+        try:   # the lists get their items back even when the call raises, as in Numba
+            return self._call_specialization(reflection.with_copies(args, copies))
         finally:
+            reflection.reflect_back(copies)
             reflection.forget(copies)
 
     def _call_specialization(self, args):

@@ -43,11 +43,10 @@ def original_of(address):
     return _ORIGINALS.get(address)
 
 
-def reflect_back(copies, result):
+def reflect_back(copies):
     """Each list takes its copy's items."""
     for original, copy in copies.values():
         original[:] = copy._python_items()
-    return result
 
 
 def forget(copies):
