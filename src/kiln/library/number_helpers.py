@@ -39,8 +39,10 @@ def _pow(typingctx, x, y):
 # other way). The C library's pow is not correctly rounded (glibc's misrounds about 0.07% of
 # random float64 bases, by one unit in the last place); where it does, kiln's result is the
 # exact one. Where that result is not finite (the power overflows, or x is inf or NaN)
-# the answer is the plain product times inf (inf of the power's sign, or x's NaN). A subnormal result (below 2**-1022) can be one
-# unit of the subnormal grid off: the low part is rounded to that grid before it is added. The ops carry no fast-math flags, and LLVM vectorizes them (fma, select).
+# the answer is the plain product times inf (inf of the power's sign, or x's NaN). A
+# subnormal result (below 2**-1022) can be one unit of the subnormal grid off: the low part
+# is rounded to that grid before it is added. The ops carry no fast-math flags, and LLVM
+# vectorizes them (fma, select).
 
 EXACT_POWERS = range(1, 9)
 
