@@ -69,6 +69,21 @@ def test_a_list_argument_is_reflected_when_the_call_raises():
     assert given == [1, 2, 42]
 
 
+def add_and_update(sa, sb):
+    sa.add(42.0)
+    sa.update(sb)
+    return sa, len(sa), len(sb)
+
+
+def test_a_set_argument_is_reflected_and_returned_as_itself():
+    expected, got, src = {1.0, 2.0}, {1.0, 2.0}, {5.0, 6.0}
+    result = njit(add_and_update)(got, src)
+    assert result == add_and_update(expected, src) and got == expected
+    assert result[0] is got and src == {5.0, 6.0}
+    with pytest.raises(TypeError, match="empty set"):
+        njit(add_and_update)(set(), src)
+
+
 def test_a_reflected_list_signature_takes_a_python_list():
     length = njit((types.List(types.intp, reflected=True),))(lambda items: len(items))
     assert length([1, 2, 3]) == 3

@@ -1,9 +1,10 @@
-"""Python lists passed to compiled functions, as Numba's reflected lists: compiled code works
-on a typed copy (its type a t.List, the item type from the first item), and the list gets
-the copy's items back after the call, so appends, pops and item writes reach the caller's
-list; a function that returns the list (alone, or in a tuple) gives back the caller's list.
-The copies cost a pass over the list each way (and the call takes the dispatcher's Python
-path): a kiln.typed.List is shared without copying."""
+"""Python lists and sets passed to compiled functions, as Numba's reflected lists and sets:
+compiled code works on a typed copy (a t.List, or a set's table as a kiln.typed.Dict of its
+items to True; the item type from the first item), and the argument gets the copy's items
+back after the call, even one that raises, so appends, pops and item writes reach the
+caller's list or set; a function that returns it (alone, or in a tuple) gives back the
+caller's own object. The copies cost a pass over the items each way (and the call takes
+the dispatcher's Python path): a kiln.typed.List is shared without copying."""
 from __future__ import annotations
 
 _ORIGINALS = {}   # the address of a copy in use -> the caller's list (typedlist's boxing)
@@ -13,6 +14,10 @@ def typed_copies(name, args):
     """{position: (the list, its typed copy)} for the Python lists among `args`."""
     copies = {}
     for i, value in enumerate(args):
+        if type(value) is set:
+            copies[i] = (value, _set_copy(name, i, value))
+            _ORIGINALS[copies[i][1]._meminfo] = value
+            continue
         if type(value) is not list:
             continue
         from ..typed import List   # (loaded only for a list: it loads the compiler)
@@ -34,6 +39,27 @@ def typed_copies(name, args):
     return copies
 
 
+def _set_copy(name, i, value):
+    """A Python set as the table compiled code takes as a set: a kiln.typed.Dict of its
+    items to True, typed as the set of its first item's type (as Numba's reflected sets)."""
+    from .. import types as t
+    from ..typed import Dict
+    if not value:
+        raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of an "
+                        "empty set: make it in compiled code with set()")
+    try:
+        item = t.typeof(next(iter(value)))
+        copy = Dict.empty(item, t.boolean)
+        for x in value:
+            copy[x] = True
+    except Exception as e:   # items of mixed types, objects
+        raise TypeError(f"{name}(): argument {i + 1}: kiln takes a Python set as a set of its "
+                        f"first item's type, and this one does not fit "
+                        f"({str(e).splitlines()[0]})") from None
+    copy._type = t.SetType(item)
+    return copy
+
+
 def with_copies(args, copies):
     return tuple(copies[i][1] if i in copies else a for i, a in enumerate(args))
 
@@ -44,9 +70,14 @@ def original_of(address):
 
 
 def reflect_back(copies):
-    """Each list takes its copy's items."""
+    """Each list (set) takes its copy's items."""
     for original, copy in copies.values():
-        original[:] = copy._python_items()
+        if type(original) is set:
+            items = copy._set_items()
+            original.clear()
+            original.update(items)
+        else:
+            original[:] = copy._python_items()
 
 
 def forget(copies):

@@ -101,6 +101,15 @@ class Dict(MutableMapping):
     def keys(self):
         return _View(self, _key_at, "dict_keys")
 
+    def _set_items(self):
+        """The keys of a Python set argument's typed copy (its type a SetType, laid out as
+        this Dict: cpu/reflection.py), read as the Dict's."""
+        set_type, self._type = self._type, t.DictType(self._type.item_type, t.boolean)
+        try:
+            return list(self)
+        finally:
+            self._type = set_type
+
     def values(self):
         return _View(self, _value_at, "dict_values")
 
@@ -233,8 +242,20 @@ def from_native(address: int, code: str) -> Dict:
 
 def set_from_native(address: int, code: str) -> set:
     """A Python set of the keys of the dict at `address`, whose reference it releases (a
-    set returned from compiled code, library/sets.py, is such a table)."""
-    return set(from_native(address, code))
+    set returned from compiled code, library/sets.py, is such a table); the caller's own
+    set when this is the copy of a Python set argument (cpu/reflection.py)."""
+    from ..cpu import reflection
+    original = reflection.original_of(address)
+    table = from_native(address, code)
+    return original if original is not None else set(table)
+
+
+@boxing.unboxer(t.SetType)
+def _unbox_set(unboxer, ty, obj):
+    """The table of a Python set argument's typed copy (cpu/reflection.py): a Dict of the
+    set's items to True, which compiled code takes as the set it is laid out as."""
+    return unbox_container(unboxer, t.DictType(ty.item_type, t.boolean), obj, Dict,
+                           MEMINFO_OFFSET, _dict_layout.has_tag)
 
 
 _compiled = {}
