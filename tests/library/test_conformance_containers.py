@@ -84,6 +84,11 @@ def test_a_set_argument_is_reflected_and_returned_as_itself():
         njit(add_and_update)(set(), src)
 
 
+def test_an_operator_between_a_set_and_no_set_is_a_typing_error():
+    with pytest.raises(TypingError, match="All arguments must be Sets"):
+        njit(lambda a, b: a & b)({1, 2}, (1, 2))
+
+
 def test_a_reflected_list_signature_takes_a_python_list():
     length = njit((types.List(types.intp, reflected=True),))(lambda items: len(items))
     assert length([1, 2, 3]) == 3

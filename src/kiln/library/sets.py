@@ -734,6 +734,20 @@ for _op, _holds in ((operator.eq, _equal), (operator.ne, _not_equal),
                     (operator.le, _subset), (operator.lt, _proper_subset),
                     (operator.ge, _superset), (operator.gt, _proper_superset)):
     overload(_op)(_relation(_holds))
+def _not_sets(a, b):
+    """An operator between a set and a value that is no set (a tuple, a list, an array, a
+    number, a string, None) is Numba's TypingError; the methods take any iterable."""
+    others = (t.BaseTuple, t.ListType, t.Array, t.Number, t.UnicodeType, t.NoneType)
+    if isinstance(a, t.SetType) and isinstance(b, others) or \
+            isinstance(b, t.SetType) and isinstance(a, others):
+        raise TypingError(f"All arguments must be Sets, got ({a}, {b})")
+    return None
+
+
+for _op in (operator.or_, operator.and_, operator.sub, operator.xor, operator.ior,
+            operator.iand, operator.isub, operator.ixor, operator.eq, operator.ne,
+            operator.le, operator.lt, operator.ge, operator.gt):
+    overload(_op)(_not_sets)
 for _name, _holds in (("issubset", _subset), ("issuperset", _superset),
                       ("isdisjoint", _isdisjoint)):
     overload_method(t.SetType, _name)(
