@@ -88,10 +88,14 @@ _COMPILED = {}
 
 def jit(pyfunc):
     """One dispatcher per Python function for a whole test session, so each specialization
-    compiles once however many cases use it."""
-    if pyfunc not in _COMPILED:
-        _COMPILED[pyfunc] = njit(pyfunc)
-    return _COMPILED[pyfunc]
+    compiles once however many cases use it. A function without closure or defaults is
+    known by its code: the lambda a test writes in a loop is one function, not one per
+    iteration."""
+    plain = not (pyfunc.__closure__ or pyfunc.__defaults__ or pyfunc.__kwdefaults__)
+    key = (pyfunc.__code__, id(pyfunc.__globals__)) if plain else pyfunc
+    if key not in _COMPILED:
+        _COMPILED[key] = njit(pyfunc)
+    return _COMPILED[key]
 
 
 def chk(pyfunc, *args, **kwargs):

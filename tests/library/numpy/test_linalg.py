@@ -5,7 +5,7 @@ so floats agree to a few ulps rather than bit for bit."""
 import numpy as np
 import pytest
 
-from kiln import njit
+from helpers import jit
 
 pytest.importorskip("scipy", reason="linear algebra in compiled code needs SciPy")
 
@@ -37,7 +37,7 @@ def same(got, want):
     (np.zeros((0, 4)), B), (np.zeros((2, 0)), np.zeros((0, 3))), (np.zeros(0), np.zeros(0)),
 ])
 def test_products(pyfunc, a, b):
-    same(njit(pyfunc)(a, b), pyfunc(a, b))
+    same(jit(pyfunc)(a, b), pyfunc(a, b))
 
 
 @pytest.mark.parametrize("pyfunc", [matmul, dot])
@@ -45,7 +45,7 @@ def test_misaligned_shapes_raise_value_error(pyfunc):
     with pytest.raises(ValueError):
         pyfunc(A, A)
     with pytest.raises(ValueError, match="not aligned"):
-        njit(pyfunc)(A, A)
+        jit(pyfunc)(A, A)
 
 
 def solve(a, b):
@@ -72,40 +72,40 @@ def vdot(a, b):
 def test_solve_inv_det(n):
     a = RNG.random((n, n)) + n * np.eye(n)
     b1, b2 = RNG.random(n), RNG.random((n, 3))
-    same(njit(solve)(a, b1), solve(a, b1))
-    same(njit(solve)(a, b2), solve(a, b2))
-    same(njit(solve)(a.astype(np.float32), b1.astype(np.float32)),
+    same(jit(solve)(a, b1), solve(a, b1))
+    same(jit(solve)(a, b2), solve(a, b2))
+    same(jit(solve)(a.astype(np.float32), b1.astype(np.float32)),
          solve(a.astype(np.float32), b1.astype(np.float32)))
-    same(njit(inverse)(a), inverse(a))
-    same(njit(determinant)(a), determinant(a))
-    same(njit(determinant)(np.asfortranarray(a)[::-1]), determinant(a[::-1]))
+    same(jit(inverse)(a), inverse(a))
+    same(jit(determinant)(a), determinant(a))
+    same(jit(determinant)(np.asfortranarray(a)[::-1]), determinant(a[::-1]))
 
 
 def test_norm_and_vdot():
     for a in (A, x, np.arange(7), A.astype(np.float32), np.zeros(0)):
-        same(njit(norm)(a), norm(a))
-    same(njit(vdot)(A, A), vdot(A, A))
+        same(jit(norm)(a), norm(a))
+    same(jit(vdot)(A, A), vdot(A, A))
 
 
 def test_singular_matrices():
     with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
-        njit(solve)(np.ones((3, 3)), np.ones(3))
-    same(njit(determinant)(np.ones((3, 3))), 0.0)
+        jit(solve)(np.ones((3, 3)), np.ones(3))
+    same(jit(determinant)(np.ones((3, 3))), 0.0)
     with pytest.raises(np.linalg.LinAlgError, match="square"):
-        njit(inverse)(A)
+        jit(inverse)(A)
 
 
 def test_lapack_leaves_its_inputs_alone_and_empty_matrices():
     a = np.asfortranarray(RNG.random((4, 4)) + 4 * np.eye(4))  # a.T is C-contiguous
     b = np.asfortranarray(RNG.random((4, 2)))
     a0, b0 = a.copy(), b.copy()
-    same(njit(solve)(a, b), solve(a0, b0))
-    same(njit(determinant)(a), determinant(a0))
+    same(jit(solve)(a, b), solve(a0, b0))
+    same(jit(determinant)(a), determinant(a0))
     assert np.array_equal(a, a0) and np.array_equal(b, b0)
     empty = np.zeros((0, 0))
-    same(njit(inverse)(empty), inverse(empty))
-    same(njit(solve)(empty, np.zeros((0, 3))), solve(empty, np.zeros((0, 3))))
-    same(njit(determinant)(empty), determinant(empty))
+    same(jit(inverse)(empty), inverse(empty))
+    same(jit(solve)(empty, np.zeros((0, 3))), solve(empty, np.zeros((0, 3))))
+    same(jit(determinant)(empty), determinant(empty))
 
 
 def norm_of_order(a, order):
@@ -125,29 +125,29 @@ COMPLEX_VECTOR = VECTOR + 1j * VECTOR[::-1]
                                np.array([np.inf, 1.0])])
 @pytest.mark.parametrize("order", [np.inf, -np.inf, 0, 1, 2, 3, 0.5, -1, -2.5])
 def test_vector_norms_of_every_order(a, order):
-    same(njit(norm_of_order)(a, order), norm_of_order(a, order))
+    same(jit(norm_of_order)(a, order), norm_of_order(a, order))
 
 
 @pytest.mark.parametrize("a", [A, A.T, A.astype(np.complex128) * (1 - 2j), np.eye(3),
                                np.arange(6).reshape(2, 3)])
 @pytest.mark.parametrize("order", [np.inf, -np.inf, 1, -1, 2, -2])
 def test_matrix_norms_of_every_order(a, order):
-    same(njit(norm_of_order)(a, order), norm_of_order(a, order))
+    same(jit(norm_of_order)(a, order), norm_of_order(a, order))
 
 
 @pytest.mark.parametrize("a", [A, A.astype(np.complex64), np.zeros((2, 2))])
 def test_named_matrix_norms(a):
-    for got, want in zip(njit(named_norms)(a), named_norms(a)):
+    for got, want in zip(jit(named_norms)(a), named_norms(a)):
         same(got, want)
 
 
 def test_norm_errors_like_numpy():
     from kiln.errors import TypingError
     with pytest.raises(ValueError, match="Invalid norm order for matrices"):
-        njit(norm_of_order)(A, 3)
+        jit(norm_of_order)(A, 3)
     with pytest.raises(ValueError, match="zero-size array"):
-        njit(norm_of_order)(np.zeros(0), np.inf)
+        jit(norm_of_order)(np.zeros(0), np.inf)
     with pytest.raises(TypingError, match="no axis or keepdims"):
-        njit(lambda a: np.linalg.norm(a, axis=0))(A)
+        jit(lambda a: np.linalg.norm(a, axis=0))(A)
     with pytest.raises(TypingError, match="invalid norm order 'nuc' for 1-d"):
-        njit(lambda a: np.linalg.norm(a, "nuc"))(VECTOR)
+        jit(lambda a: np.linalg.norm(a, "nuc"))(VECTOR)
