@@ -77,7 +77,8 @@ PARALLEL = {f: njit(parallel=True)(f) for f in ALL}
 SERIAL = {f: njit(f) for f in ALL}
 
 LENGTHS = [1, 7, 1000, SPLIT_ITEMS - 1, SPLIT_ITEMS, SPLIT_ITEMS + 1, 200_003]
-DTYPES = [np.float64, np.float32, np.int64, np.int32, np.int8, np.uint8, np.uint64, np.bool_]
+DTYPES = [np.float64, np.int64, np.int8, np.uint64, np.bool_] + [   # the rest: the long run
+    pytest.param(d, marks=pytest.mark.slow) for d in (np.float32, np.int32, np.uint8)]
 rng = np.random.default_rng(15)
 
 
@@ -221,16 +222,27 @@ def test_float_products_stay_serial_and_equal_numpy():
     check(r_prod, a.astype(np.float32))
 
 
-def test_shapes_views_and_layouts():
+def views_of(a):
+    return {"C": a, "T": a.T, "strided columns": a[:, ::2], "reversed rows": a[::-1],
+            "F": np.asfortranarray(a), "flat strided": a.reshape(-1)[::3], "bool": a > 0.3,
+            "bool F": np.asfortranarray(a > 0.3),
+            "int16 strided": (a * 100).astype(np.int16)[::2]}
+
+
+# each view is a dozen parallel functions to compile: half of them in the long run
+SLOW_VIEWS = ("reversed rows", "F", "flat strided", "bool F")
+
+
+@pytest.mark.parametrize("view", [v if v not in SLOW_VIEWS else
+                                  pytest.param(v, marks=pytest.mark.slow)
+                                  for v in views_of(np.zeros((2, 2)))])
+def test_shapes_views_and_layouts(view):
     a = rng.standard_normal((700, 300))
     a[123, 45] = np.nan
-    views = [a, a.T, a[:, ::2], a[::-1], np.asfortranarray(a), a.reshape(-1)[::3],
-             (a > 0.3), np.asfortranarray(a > 0.3), (a * 100).astype(np.int16)[::2]]
-    for view in views:
-        for f in ALL:
-            if f is r_prod and view.dtype.kind == "f":
-                continue
-            check(f, view)
+    b = views_of(a)[view]
+    for f in ALL:
+        if not (f is r_prod and b.dtype.kind == "f"):
+            check(f, b)
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 4])

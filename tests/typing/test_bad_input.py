@@ -660,6 +660,7 @@ def test_deeply_nested_blocks_compile():
     assert rc == 0 and "RESULT [True, True, True, True, True]" in out, out
 
 
+@pytest.mark.slow   # two minutes of compiling in a child process
 def test_ten_thousand_line_function_compiles_or_says_why():
     body = "".join(f"    s = s + x * {i % 7} - {i % 3}\n" for i in range(10_000))
     text = "def huge(x):\n    s = 0\n" + body + "    return s\n"
