@@ -546,7 +546,7 @@ ARGUMENT_CASES = [
     ("bytes", (b"a",), {}, ["argument 1", "bytes"]),
     ("list_of_mixed_items", ([1, "a"],), {}, ["argument 1", "list"]),
     ("dict", ({},), {}, ["argument 1", "dict"]),
-    ("set", ({1},), {}, ["argument 1", "set"]),
+    ("set_of_mixed_items", ({1, "a"},), {}, ["argument 1", "set"]),   # a set of ints passes
     ("int_wider_than_64_bits", (2 ** 70,), {}, ["argument 1", "int"]),
     ("object_array", (np.array([1], dtype=object),), {}, ["argument 1", "ndarray"]),
     ("byte_swapped_array", (np.arange(3, dtype=">f8"),), {}, ["argument 1", "ndarray"]),
