@@ -567,10 +567,6 @@ def uses_caught_value(n):
         return 0
 
 
-def bare_raise_outside_handler(n):
-    raise
-
-
 def raises_array(n):
     raise ValueError(np.zeros(n))
 
@@ -605,7 +601,6 @@ def raise_from_value(n):
 
 @pytest.mark.parametrize("f,error,message", [
     (uses_caught_value, UnsupportedError, "caught exception 'e'.*re-raise"),
-    (bare_raise_outside_handler, UnsupportedError, "bare 'raise' outside an 'except'"),
     (raises_array, UnsupportedError, "cannot pass a value of type array"),
     (raises_tuple_with_string, UnsupportedError, r"cannot pass a value of type Tuple\(str"),
     (catches_non_class, TypingError, "catching 3 is not allowed"),

@@ -65,6 +65,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         raise e.with_location(typed.ir.loc(_first_return(typed.ir.node)))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
+    if options.parallel and load:
+        _warn_if_serial(typed, state)
     if load:
         compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,     # cpu
                                         cache=cache if state.cacheable else None,
@@ -74,6 +76,27 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         compiled = get_engine().unloaded(llvm_ir)
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
                          state.fusion, state.split_reductions, state.cacheable)
+
+
+def _warn_if_serial(typed, state):
+    """Numba's NumbaPerformanceWarning for a parallel=True function in which nothing runs
+    on several threads: no prange loop split, no array expression or whole-array
+    reduction (KILN_DISABLE_PERFORMANCE_WARNINGS=1 turns it off, as Numba's setting)."""
+    import warnings
+    from .errors import PerformanceWarning
+    from .options import env_flag
+    if any(loop.parallel for loop in typed.prange_loops) or state.fusion or \
+            state.split_reductions or env_flag("DISABLE_PERFORMANCE_WARNINGS"):
+        return
+    ir_ = typed.ir
+    why = "; ".join(f"the prange loop at line {loop.line} runs serially: {loop.reason}"
+                    for loop in typed.prange_loops) or \
+        "it has no prange loop, array expression or whole-array reduction"
+    warnings.warn_explicit(PerformanceWarning(
+        f"The keyword argument 'parallel=True' was specified but no transformation for "
+        f"parallel execution was possible: in {ir_.qualname}, {why} (its "
+        "parallel_diagnostics() says the same)"), PerformanceWarning, ir_.filename,
+        ir_.node.lineno)
 
 
 def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of,

@@ -1,11 +1,13 @@
 """`kiln.config`: Numba's settings by Numba's names (`config.BOUNDSCHECK`,
 `config.THREADING_LAYER`, `config.NUMBA_NUM_THREADS`, ...).
 
-Each setting comes from the environment (KILN_<NAME>, else NUMBA_<NAME>) when kiln reads
-it. Assigning one sets KILN_<NAME>, for the settings kiln reads later (at decoration, at the
-first parallel region, at `import kiln.cuda`); assigning one that kiln has already read, or
-that is fixed for the process, raises rather than doing nothing. A Numba setting kiln does
-not have is an AttributeError that says so.
+Each setting comes from the environment (KILN_<NAME>, else NUMBA_<NAME>, else Numba's
+config file: `.kiln_config.yaml` or `.numba_config.yaml` in the current directory, read
+again by `reload_config()`) when kiln reads it. Assigning one sets KILN_<NAME>, for the
+settings kiln reads later (at decoration, at the first parallel region, at `import
+kiln.cuda`); assigning one that kiln has already read, or that is fixed for the process,
+raises rather than doing nothing. A Numba setting kiln does not have is an AttributeError
+that says so.
 """
 from __future__ import annotations
 
@@ -13,12 +15,28 @@ import os
 import sys
 import types
 
-from .options import env_flag, env_value
+from . import options as _options
+from .options import avx_enabled, env_flag, env_value, reload_config_file
+
+# Numba's name of its config file; kiln reads it too (after its own .kiln_config.yaml)
+_config_fname = _options.CONFIG_FILES[1]
 
 
 def _threads_started():
     threads = sys.modules.get("kiln.runtime.threads")
     return threads is not None and threads._runtime is not None
+
+
+def _engine_started():
+    engine = sys.modules.get("kiln.cpu.engine")
+    return "the CPU target is set up (at the first compile)" \
+        if engine is not None and engine._engine is not None else None
+
+
+def reload_config():
+    """Numba's `config.reload_config()`: read the config file again (settings are read
+    from the environment each time kiln needs one, so nothing else is cached)."""
+    reload_config_file()
 
 
 # name -> (read, why a write comes too late or None if it never does)
@@ -39,6 +57,19 @@ _SETTINGS = {
     "NUMBA_DEFAULT_NUM_THREADS": (lambda: len(os.sched_getaffinity(0))
                                   if hasattr(os, "sched_getaffinity") else os.cpu_count(),
                                   lambda: "it is the number of cores this process may use"),
+    # the CPU machine code is made for (options.cpu_target), read when the CPU target is
+    # set up at the first compile
+    "CPU_NAME": (lambda: env_value("CPU_NAME"), _engine_started),
+    "CPU_FEATURES": (lambda: env_value("CPU_FEATURES") if env_value("CPU_FEATURES") is not None
+                     else "" if str(env_value("CPU_NAME")).lower() == "generic" else None,
+                     _engine_started),
+    "ENABLE_AVX": (lambda: int(avx_enabled()), _engine_started),
+    # PerformanceWarning off (read at each compile and when the thread layer starts)
+    "DISABLE_PERFORMANCE_WARNINGS": (lambda: int(env_flag("DISABLE_PERFORMANCE_WARNINGS")),
+                                     lambda: None),
+    # accepted, and changes nothing: Numba colours its error messages with it only where
+    # colorama is installed; kiln's messages are plain text under every scheme
+    "COLOR_SCHEME": (lambda: env_value("COLOR_SCHEME") or "no_color", lambda: None),
 }
 _ABSENT = {
     "DEBUG": "kiln has no debug mode; KILN_DUMP=typed,llvm,asm prints each stage",
@@ -93,6 +124,9 @@ def _threads():
 
 
 class _Config(types.ModuleType):
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(_SETTINGS) | set(_FACTS))
+
     def __getattr__(self, name):
         if name in _FACTS:
             return _FACTS[name]

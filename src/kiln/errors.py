@@ -70,15 +70,33 @@ class TypingError(KilnError):
     """The function uses a value in a way its types do not allow."""
 
 
+class ArgumentTypingError(TypingError, TypeError):
+    """A compiled function was called from Python with an argument compiled code cannot
+    take: Numba's TypingError, and Python's TypeError for a wrong argument, so that code
+    catching either catches it."""
+
+
 class UnsupportedError(KilnError):
     """The function uses Python that kiln does not compile."""
+
+
+class UntypedGlobalError(TypingError, UnsupportedError):
+    """A global or free name that compiled code cannot use (a plain Python function, an
+    object with no kiln type): Numba's "Untyped global name" TypingError, and unsupported
+    Python to kiln."""
 
 
 class SourceUnavailableError(KilnError):
     """kiln compiles from source; the function has none it can read."""
 
 
-class LoweringError(KilnError):
+class CompilerError(KilnError):
+    """The compiler gave up on the function (Numba's CompilerError): typing asked again for
+    arguments as compile-time values that it already had ("Repeated literal typing
+    request"), or an internal failure (LoweringError)."""
+
+
+class LoweringError(CompilerError):
     """An internal failure while generating code: a kiln bug, reported with the user's line."""
 
 
@@ -99,7 +117,7 @@ NumbaPerformanceWarning = PerformanceWarning
 NumbaValueError = NumbaTypeError = NumbaAttributeError = NumbaIndexError = TypingError
 NumbaKeyError = NumbaNotImplementedError = NumbaAssertionError = TypingError
 UntypedAttributeError = LiteralTypingError = RequireLiteralValue = TypingError
-CompilerError = InternalError = LoweringError
+InternalError = LoweringError
 UnsupportedBytecodeError = UnsupportedError    # what kiln does not compile
 ByteCodeSupportError = SourceUnavailableError  # Numba: the function's code cannot be read
 

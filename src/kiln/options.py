@@ -10,12 +10,90 @@ FASTMATH_FLAGS = frozenset({"nnan", "ninf", "nsz", "arcp", "contract", "afn", "r
 
 
 def env_value(name: str):
-    """KILN_<name>, else Numba's NUMBA_<name>, else None."""
+    """KILN_<name>, else Numba's NUMBA_<name>, else the setting of a config file in the
+    current directory (`config_file_settings`), else None."""
     for prefix in ("KILN_", "NUMBA_"):
         value = os.environ.get(prefix + name)
         if value is not None:
             return value
-    return None
+    value = config_file_settings().get(name)
+    return None if value is None else str(value)
+
+
+CONFIG_FILES = (".kiln_config.yaml", ".numba_config.yaml")
+_file_settings = None
+
+
+def config_file_settings() -> dict:
+    """The settings of `.kiln_config.yaml` (else Numba's `.numba_config.yaml`) in the
+    directory the process started in or was in at the last `kiln.config.reload_config()`:
+    YAML `name: value` pairs, names without the KILN_/NUMBA_ prefix and in any case
+    (`color_scheme: light_bg`). The environment wins over the file, as in Numba. Reading
+    one needs PyYAML; without it kiln warns, as Numba does, and uses none of its settings."""
+    global _file_settings
+    if _file_settings is None:
+        _file_settings = {}
+        for fname in CONFIG_FILES:
+            if os.path.isfile(fname):
+                _file_settings = _read_config_file(fname)
+                break
+    return _file_settings
+
+
+def reload_config_file():
+    global _file_settings
+    _file_settings = None
+
+
+def _read_config_file(fname) -> dict:
+    try:
+        import yaml
+    except ImportError:
+        import warnings
+        warnings.warn(f"kiln found the config file {fname} but cannot read it without "
+                      "PyYAML (pip install pyyaml); its settings are not used")
+        return {}
+    with open(fname) as f:
+        loaded = yaml.safe_load(f)
+    return {str(k).upper(): v for k, v in (loaded or {}).items()}
+
+
+# CPUs on which Numba leaves AVX off by default (LLVM's AVX code pessimizes on some, and
+# virtual machines reporting `nocona` may claim AVX they lack): kiln does the same
+AVX_OFF_CPUS = frozenset({"corei7-avx", "core-avx-i", "sandybridge", "ivybridge", "nocona"})
+
+
+def cpu_target():
+    """The CPU name and LLVM feature string kiln compiles for: the host's, unless
+    KILN_CPU_NAME / KILN_CPU_FEATURES (or Numba's NUMBA_ names) say otherwise; with
+    KILN_ENABLE_AVX=0 (the default on AVX_OFF_CPUS) every avx* feature is turned off."""
+    import llvmlite.binding as llvm
+    name = env_value("CPU_NAME") or llvm.get_host_cpu_name()
+    features = env_value("CPU_FEATURES")
+    if features is None:
+        if str(env_value("CPU_NAME")).lower() == "generic":
+            features = ""
+        else:
+            host = llvm.get_host_cpu_features()
+            if not avx_enabled():
+                for key in host:
+                    if key.startswith("avx"):
+                        host[key] = False
+            features = host.flatten()
+    return name, features
+
+
+def avx_enabled() -> bool:
+    """Numba's ENABLE_AVX: KILN_ENABLE_AVX if set, else on unless the CPU kiln compiles
+    for is one of AVX_OFF_CPUS."""
+    value = env_value("ENABLE_AVX")
+    if value is not None:
+        try:
+            return bool(int(value))
+        except ValueError:
+            return env_flag("ENABLE_AVX")
+    import llvmlite.binding as llvm
+    return (env_value("CPU_NAME") or llvm.get_host_cpu_name()) not in AVX_OFF_CPUS
 
 
 def env_flag(name: str) -> bool:

@@ -35,6 +35,11 @@ SETTINGS = {
     "THREADING_LAYER": (True, "the thread layer of parallel=True (omp or posix)"),
     "ENABLE_CUDASIM": (True, "run kiln.cuda kernels in the simulator"),
     "VECTOR_WIDTH": (False, "the widest vector registers LLVM may use (default 256)"),
+    "CPU_NAME": (True, "the CPU machine code is made for (LLVM's name)"),
+    "CPU_FEATURES": (True, "the CPU features machine code may use"),
+    "ENABLE_AVX": (True, "0: machine code uses no AVX"),
+    "DISABLE_PERFORMANCE_WARNINGS": (True, "no PerformanceWarning"),
+    "COLOR_SCHEME": (True, "accepted; kiln's error messages are plain text"),
 }
 # Read by kiln's tests and benchmarks, not by the library.
 TOOLING = {

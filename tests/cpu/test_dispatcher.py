@@ -186,7 +186,9 @@ def test_calls_between_compiled_functions():
         return square(a) + square(b)
     assert hyp(4.0) == 25.0
     assert hyp(2, b=1) == 5
-    assert square.signatures == []  # compiled inside hyp's module, not as a Python entry
+    # compiled inside hyp's module for both types: signatures it has, as in Numba (not
+    # Python entries: overloads)
+    assert square.signatures == [(kiln.float64,), (kiln.int64,)] and square.overloads == {}
 
 
 def test_recursion_with_explicit_signature():

@@ -234,10 +234,6 @@ CASES = [
         def f(x):
             return 1.0 in x  # bad
      """, (f64(),), KilnError, []),
-    ("is_between_numbers", """
-        def f(x):
-            return x is 1.5  # bad
-     """, (1.5,), KilnError, []),
     ("integer_literal_too_wide", """
         def f(x):
             return x + 123456789012345678901234567890  # bad

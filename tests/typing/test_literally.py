@@ -58,9 +58,12 @@ def test_without_literally_the_overload_says_why():
         njit(lambda n, x: repeat(n, x))(2, 1.0)
 
 
-def test_only_integers_and_bools():
-    with pytest.raises(TypeError, match="integer or a bool"):
+def test_only_integers_bools_and_strings():
+    # Numba's LiteralTypingError (a TypingError), naming the value's class
+    with pytest.raises(TypingError, match="float cannot be used as a literal"):
         njit(uses_repeat)(2.5, 1.0)
+    with pytest.raises(TypingError, match="numpy.ndarray cannot be used as a literal"):
+        njit(uses_repeat)(np.arange(3), 1.0)
 
 
 def assigns_its_literal(n):

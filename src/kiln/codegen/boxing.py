@@ -175,6 +175,23 @@ class Unboxer:
         self.b.cbranch(ok, cont, self.mismatch)
         self.b.position_at_end(cont)
 
+    def unbox_literal(self, ty, obj):
+        """An argument the function was compiled for one value of: a number is unboxed and
+        compared; any other value (a string) must be of its type and equal the value, and
+        is passed as the placeholder of a compile-time constant."""
+        b, api = self.b, self.api
+        plain = t.unliteral(ty)
+        if isinstance(plain, t.Number):
+            value = self.unbox(plain, obj)
+            self.require(b.icmp_unsigned("==", value, api.context.get_constant(
+                b, plain, ty.value)))
+            return value
+        self.require(api.is_type(obj, api.constant_object(type(ty.value))))
+        same = api.call("PyObject_RichCompareBool", dm.i32,
+                        [obj, api.constant_object(ty.value), ir.Constant(dm.i32, 2)])  # Py_EQ
+        self.require(b.icmp_signed("==", same, ir.Constant(dm.i32, 1)))
+        return ir.Constant(dm.value_type(ty), None)
+
     def any_type(self, obj, type_ptrs):
         ok = ir.Constant(dm.i1, 0)
         for tp in type_ptrs:
@@ -184,10 +201,7 @@ class Unboxer:
     def unbox(self, ty, obj):
         b, api = self.b, self.api
         if isinstance(ty, t.Literal):   # compiled for this value only (kiln.literally)
-            value = self.unbox(ty.type, obj)
-            self.require(b.icmp_unsigned("==", value, api.context.get_constant(
-                b, ty.type, ty.value)))
-            return value
+            return self.unbox_literal(ty, obj)
         if isinstance(ty, t.Optional):   # None, or a value of the type
             return self.unbox_optional(ty, obj)
         family = _registered(_UNBOXERS, ty)   # first: a family may refine a number type

@@ -153,6 +153,9 @@ class CodegenContext:
         # Where an exception goes: the dispatch block of the enclosing `try`, if any
         # (codegen/exceptions.py); None leaves the function with the error status.
         self.unwind_to = None
+        # the user's statement being lowered, (function, file, line), or None in kiln's
+        # own code: an exception raised there shows it as its last traceback frame
+        self.raise_site = None
 
     @contextmanager
     def reassociating(self, node):
@@ -219,7 +222,8 @@ class CodegenContext:
         """Raise `exc_class(message)` (`exc_class()` when `message` is None) from the
         current function (the block ends here)."""
         from .exceptions import constant_descriptor
-        builder.store(constant_descriptor(self.state, exc_class, message),
+        builder.store(constant_descriptor(self.state, exc_class, message, None,
+                                          self.raise_site),
                       builder.function.args[1])
         self.propagate(builder, STATUS_ERROR)
 
@@ -341,7 +345,7 @@ class CodegenContext:
         """Convert `value` of type `src` to `dst` with Python/NumPy semantics."""
         if src == dst:
             return value
-        if isinstance(src, t.Literal) and not isinstance(dst, t.Opaque):  # kiln.literally's
+        if isinstance(src, t.LiteralArg) and not isinstance(dst, t.Opaque):  # a constant
             return self.cast(builder, value, src.type, dst)             # argument: its value
         if isinstance(dst, t.Optional) or isinstance(src, t.Optional):
             return self._cast_optional(builder, value, src, dst)
@@ -422,12 +426,15 @@ class CodegenContext:
         if isinstance(dst, t.Optional):
             if isinstance(src, t.NoneType):
                 return ir.Constant(dm.value_type(dst), None)
-            layout = t.Tuple((dst.type, t.boolean))  # {value, present}
+            def pack(inner, present):   # {value, present} (datamodel.value_type)
+                packed = ir.Constant(dm.value_type(dst), ir.Undefined)
+                packed = builder.insert_value(packed, inner, 0)
+                return builder.insert_value(packed, present, 1)
             if isinstance(src, t.Optional):
                 inner = self.cast(builder, builder.extract_value(value, 0), src.type, dst.type)
-                return self.make_tuple(builder, layout, [inner, builder.extract_value(value, 1)])
+                return pack(inner, builder.extract_value(value, 1))
             inner = self.cast(builder, value, src, dst.type)
-            return self.make_tuple(builder, layout, [inner, ir.Constant(dm.i1, 1)])
+            return pack(inner, ir.Constant(dm.i1, 1))
         self.guard(builder, builder.not_(builder.extract_value(value, 1)), TypeError,
                    f"expected {dst}, got None")
         return self.cast(builder, builder.extract_value(value, 0), src.type, dst)

@@ -64,8 +64,8 @@ def value_type(ty: t.Type) -> ir.Type:
         return ir.LiteralStructType([intp, intp, intp])
     if isinstance(ty, t.RawPointer):
         return ptr
-    if isinstance(ty, t.Literal) and isinstance(ty.type, t.Number):  # kiln.literally's
-        return value_type(ty.type)                                     # argument
+    if isinstance(ty, t.LiteralArg) and isinstance(ty.type, t.Number):  # a constant
+        return value_type(ty.type)                                       # argument
     if isinstance(ty, (t.NoneType, t.Opaque)):
         return i8  # no runtime content: a placeholder byte
     if hasattr(ty, "fields"):  # a library type that is a struct of other kiln types

@@ -2,13 +2,16 @@
 and how it becomes a Python exception at the boundary.
 
 An exception in flight is a pointer to a descriptor `{class_cell, message, make_args,
-meminfo}`, stored through the function's `excinfo` out-parameter while it returns status 1.
+meminfo, where}`, stored through the function's `excinfo` out-parameter while it returns status 1.
 A raise whose arguments are known at compile time points to a constant descriptor. One
 with values computed at run time allocates its descriptor from NRT with the values after
 the header (`meminfo` is its own allocation), so the leak checks see one that is never
 released. `make_args`, generated per list of argument kinds, builds the Python tuple of
 the arguments; without it the class is called with `message`, or with nothing when that is
-NULL too. Whoever holds a descriptor releases it: the entry point after setting the Python
+NULL too. `where` (or NULL) names the user's function, file and line that raised it: the
+entry point adds that frame to the Python traceback (`_PyTraceback_Add`, as Numba does),
+so the traceback ends at the user's `raise`, not in kiln. Whoever holds a descriptor
+releases it: the entry point after setting the Python
 error, an `except` block that handled it; a bare `raise` takes a reference of its own.
 
 `try` needs no landing pads: every raise and every failed call in a try body branches to
@@ -36,8 +39,9 @@ from . import datamodel as dm
 from .context import STATUS_ERROR
 from .ownership import decref, has_refs, incref
 
-DESCRIPTOR = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr])
-CLASS_CELL, MESSAGE, MAKE_ARGS, MEMINFO = range(4)
+DESCRIPTOR = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.ptr])
+CLASS_CELL, MESSAGE, MAKE_ARGS, MEMINFO, WHERE = range(5)
+WHERE_TYPE = ir.LiteralStructType([dm.ptr, dm.ptr, dm.i32])   # {function, file, line}
 MAKE_ARGS_TYPE = ir.FunctionType(dm.ptr, [dm.ptr])   # PyObject *make_args(descriptor*)
 SET_PYTHON_ERROR = "kiln.exc.set_python_error"
 
@@ -68,20 +72,39 @@ def class_cell(state, exc_class):
     return cell
 
 
-def constant_descriptor(state, exc_class, message, make_args=None):
+def where_constant(state, site):
+    """The constant `{function, file, line}` of a raise site (function name, file name,
+    line), or NULL (None, or in device code: no Python traceback there)."""
+    if site is None or state.target == "cuda":
+        return ir.Constant(dm.ptr, None)
+    name = ".exc.where." + hashlib.sha1(repr(site).encode()).hexdigest()[:16]
+    gv = state.module.globals.get(name)
+    if gv is not None:
+        return gv
+    gv = ir.GlobalVariable(state.module, WHERE_TYPE, name=name)
+    gv.global_constant = True
+    gv.linkage = "private"
+    gv.initializer = ir.Constant(WHERE_TYPE, [state.global_string(site[0]),
+                                              state.global_string(site[1]),
+                                              ir.Constant(dm.i32, site[2])])
+    return gv
+
+
+def constant_descriptor(state, exc_class, message, make_args=None, where=None):
     """The constant descriptor of `exc_class(message)` (`message` None: no arguments), or
-    of `exc_class(*make_args())`."""
-    key = (exc_class, message, make_args and make_args.name)
+    of `exc_class(*make_args())`, raised at `where` (a raise site, or None)."""
+    key = (exc_class, message, make_args and make_args.name, where)
     desc = state.exc_descriptors.get(key)
     if desc is None:
         null = ir.Constant(dm.ptr, None)
         text = null if message is None else state.global_string(message)
+        site = where_constant(state, where)
         desc = ir.GlobalVariable(state.module, DESCRIPTOR,
                                  name=f".exc.{len(state.exc_descriptors)}")
         desc.global_constant = True
         desc.linkage = "private"
         desc.initializer = ir.Constant(DESCRIPTOR, [_class_or_code(state, exc_class, message),
-                                                    text, make_args or null, null])
+                                                    text, make_args or null, null, site])
         state.exc_descriptors[key] = desc
     return desc
 
@@ -112,7 +135,8 @@ def raise_with_args(ctx, builder, exc_class, args):
     values = [(ty, value) for ty, value in args if ty is not None]
     make_args = _args_maker(ctx, [ty if ty is not None else text for ty, text in args])
     if not values:
-        return _raise(ctx, builder, constant_descriptor(ctx.state, exc_class, None, make_args))
+        return _raise(ctx, builder, constant_descriptor(ctx.state, exc_class, None, make_args,
+                                                        ctx.raise_site))
     layout = ir.LiteralStructType([DESCRIPTOR, ir.LiteralStructType(
         [dm.value_type(ty) for ty, _ in values])])
     size = builder.ptrtoint(builder.gep(ir.Constant(dm.ptr, None), [ir.Constant(dm.i32, 1)],
@@ -123,7 +147,7 @@ def raise_with_args(ctx, builder, exc_class, args):
     desc = nrt.meminfo_data(builder, meminfo)
     for index, value in ((CLASS_CELL, class_cell(ctx.state, exc_class)),
                          (MESSAGE, ir.Constant(dm.ptr, None)), (MAKE_ARGS, make_args),
-                         (MEMINFO, meminfo)):
+                         (MEMINFO, meminfo), (WHERE, where_constant(ctx.state, ctx.raise_site))):
         builder.store(value, _field(builder, desc, index))
     payload = struct_field(builder, desc, layout, 1)
     for i, (ty, value) in enumerate(values):
@@ -239,6 +263,11 @@ def emit_set_python_error(context, builder, desc):
                         api.call("PyErr_SetString", ir.VoidType(), [cls, message])
                     with bare:
                         api.call("PyErr_SetNone", ir.VoidType(), [cls])
+        where = b.load(_field(b, d, WHERE), typ=dm.ptr)
+        with b.if_then(b.icmp_unsigned("!=", where, null)):   # the user's frame, last
+            site = [b.load(struct_field(b, where, WHERE_TYPE, i), typ=ty)
+                    for i, ty in enumerate(WHERE_TYPE.elements)]
+            api.call("_PyTraceback_Add", ir.VoidType(), site)
         emit_release(b, d)
         b.ret_void()
     builder.call(fn, [desc])
@@ -286,7 +315,8 @@ def emit_fetch_python_error(context, builder):
         desc = struct_field(b, data, _FROM_PYTHON, 2)
         for index, field in ((CLASS_CELL, struct_field(b, data, _FROM_PYTHON, 1)),
                              (MESSAGE, ir.Constant(dm.ptr, None)),
-                             (MAKE_ARGS, _same_object(context)), (MEMINFO, meminfo)):
+                             (MAKE_ARGS, _same_object(context)), (MEMINFO, meminfo),
+                             (WHERE, ir.Constant(dm.ptr, None))):
             b.store(field, _field(b, desc, index))
         b.ret(desc)
     return builder.call(fn, [])
@@ -306,6 +336,50 @@ def _same_object(context):
         b.call(context.declare_external("Py_IncRef", ir.VoidType(), [dm.ptr]), [obj])
         b.ret(obj)
     return fn
+
+
+RERAISE_HANDLED = "kiln.exc.reraise_handled"
+
+
+def _reraise_handled(context):
+    """`make_args` of a bare `raise` outside any `except` of the compiled function: sets
+    the exception the calling Python code is handling (PyErr_GetExcInfo), as CPython's bare
+    `raise` in a function called from an except block does, or Python's RuntimeError when
+    there is none; returns NULL (the error is set)."""
+    fn = context.module.globals.get(RERAISE_HANDLED)
+    if fn is None:
+        from ..runtime.pyapi import PyAPI
+        fn = ir.Function(context.module, MAKE_ARGS_TYPE, name=RERAISE_HANDLED)
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        api = PyAPI(context, b)
+        null = ir.Constant(dm.ptr, None)
+        slots = [b.alloca(dm.ptr) for _ in range(3)]
+        api.call("PyErr_GetExcInfo", ir.VoidType(), slots)
+        kind, value, tb = (b.load(s, typ=dm.ptr) for s in slots)
+        none = api.global_object("_Py_NoneStruct")
+        missing = b.or_(b.icmp_unsigned("==", value, null), b.icmp_unsigned("==", value, none))
+        with b.if_else(missing) as (nothing, handled):
+            with nothing:
+                for obj in (kind, value, tb):
+                    api.call("Py_DecRef", ir.VoidType(), [obj])   # (NULL-safe)
+                api.call("PyErr_SetString", ir.VoidType(),
+                         [b.load(class_cell(context.state, RuntimeError), typ=dm.ptr),
+                          context.state.global_string("No active exception to reraise")])
+            with handled:
+                api.call("PyErr_Restore", ir.VoidType(), [kind, value, tb])   # steals them
+        b.ret(null)
+    return fn
+
+
+def reraise_handled(ctx, builder):
+    """A bare `raise` with no `except` around it in compiled code (see _reraise_handled);
+    in device code, a RuntimeError."""
+    if ctx.state.target == "cuda":
+        return ctx.raise_error(builder, RuntimeError, None)
+    desc = constant_descriptor(ctx.state, RuntimeError, None, _reraise_handled(ctx),
+                               ctx.raise_site)
+    _raise(ctx, builder, desc)
 
 
 def raise_descriptor(ctx, builder, desc):
@@ -365,6 +439,8 @@ def lower_raise(lowerer, node):
     """`raise` as typing resolved it (typing/exceptions.py)."""
     what = lowerer.typed.constants[node]
     b = lowerer.builder
+    if isinstance(what, Reraise) and what.handler is None:
+        return reraise_handled(lowerer.ctx, b)
     if isinstance(what, Reraise):
         desc = b.load(lowerer.caught[what.handler], typ=dm.ptr)
         emit_retain(b, desc)

@@ -24,7 +24,7 @@ import operator
 from llvmlite import ir
 
 from .. import types as t
-from ..errors import KilnError, LoweringError
+from ..errors import _KILN_SOURCE, KilnError, LoweringError
 from ..typing.operators import CMPOPS
 from . import datamodel as dm
 from . import exceptions, families
@@ -34,6 +34,8 @@ from ..library.fusion import Tree
 from ..runtime import stack
 from .ownership import decref, has_refs, incref
 from .unbound import unbound_error, unbound_reads
+
+_KILN_SOURCES = (_KILN_SOURCE, "<kiln")   # kiln's library and the code it generates
 
 
 class FunctionLowerer(ArrayExpressions):
@@ -269,6 +271,8 @@ class FunctionLowerer(ArrayExpressions):
             if self.scope is not None:
                 self.builder.debug_metadata = self.ctx.state.line_table.location(
                     self.scope, stmt.lineno, stmt.col_offset)
+            outer_site = self.ctx.raise_site
+            self.ctx.raise_site = self.raise_site(stmt)
             try:
                 getattr(self, "stmt_" + type(stmt).__name__)(stmt)
             except KilnError as e:
@@ -276,6 +280,17 @@ class FunctionLowerer(ArrayExpressions):
             except Exception as e:  # a bug in kiln: report it at the user's line
                 raise LoweringError(f"internal error while generating code: "
                                     f"{type(e).__name__}: {e}", self.typed.ir.loc(stmt)) from e
+            finally:
+                self.ctx.raise_site = outer_site
+
+    def raise_site(self, stmt):
+        """The frame an exception raised by `stmt` shows last in its traceback: the user's
+        function, file and line (None in kiln's own library code, which keeps the caller's
+        statement's)."""
+        ir_ = self.typed.ir
+        if ir_.filename.startswith(_KILN_SOURCES):
+            return self.ctx.raise_site
+        return (ir_.name, ir_.filename, stmt.lineno)
 
     def stmt_Expr(self, node):
         self.release(self.expr(node.value))
@@ -317,6 +332,8 @@ class FunctionLowerer(ArrayExpressions):
             else:
                 b.store(value, slot)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(ty, t.Optional):   # a TypeError if it is None, as in Python
+                value, ty = self.ctx.cast(b, value, ty, ty.type), ty.type
             for i, (elt, item_ty) in enumerate(zip(target.elts, ty.types)):
                 self.assign(elt, b.extract_value(value, i), item_ty)
         else:  # an item or an attribute: operator.setitem or ("setattr", name)

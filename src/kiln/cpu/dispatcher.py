@@ -11,7 +11,7 @@ import inspect
 import threading
 
 from .. import types as t
-from ..errors import KilnError, Location, UnsupportedError
+from ..errors import ArgumentTypingError, KilnError, Location, UnsupportedError
 from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
@@ -114,6 +114,7 @@ class Dispatcher:
         self._keyword_only = any(p.kind == inspect.Parameter.KEYWORD_ONLY
                                  for p in self._positional)
         self._specializations = {}
+        self._signatures = {}   # argument types -> return type, compiled in order
         self._table = None
         self.explicit_signatures = [parse_signature(s) for s in (signatures or ())]
         self.typed_func = register_compiled_function(py_func, self)
@@ -193,7 +194,8 @@ class Dispatcher:
                     from ..library.literally import literal_argument
                     types_[-1] = literal_argument(name, a, types_[-1])
             except TypeError as e:
-                raise TypeError(f"{self.__name__}(): argument {i + 1}: {e}") from None
+                raise ArgumentTypingError(f"{self.__name__}(): argument {i + 1}: {e}") \
+                    from None
         return tuple(args), tuple(types_)
 
     def _literal_parameters(self):
@@ -204,16 +206,39 @@ class Dispatcher:
                 self._literal = literal_parameters(self.py_func)
         return self._literal
 
+    def literal_parameters(self):
+        """The parameters this function is compiled per value of (kiln.literally): those
+        its source passes to `literally`, and those typing asked for since."""
+        return self._literal_parameters()
+
+    def require_literal(self, names):
+        """Compile for the values of the parameters `names` from now on (typing asked for
+        them: typing/literals.py)."""
+        self._literal = self._literal_parameters() + tuple(
+            n for n in self._pysig.parameters if n in names and n not in self._literal)
+
     def _specialization_for(self, args):
-        args, argtypes = self._argument_types(args)
-        spec = self._specializations.get(argtypes)
-        if spec is not None:
-            return spec, args
-        if self.explicit_signatures:
-            return self._convert_to_signature(args, argtypes)
-        with _compile_lock:
-            spec = self._specializations.get(argtypes) or self._compile_types(argtypes, None)
-        return spec, args
+        from ..typing.literals import LiteralRequest, repeated
+        given = args
+        while True:
+            args, argtypes = self._argument_types(given)
+            spec = self._specializations.get(argtypes)
+            if spec is not None:
+                return spec, args
+            if self.explicit_signatures:
+                return self._convert_to_signature(args, argtypes)
+            try:
+                with _compile_lock:
+                    spec = self._specializations.get(argtypes) or \
+                        self._compile_types(argtypes, None)
+                return spec, args
+            except LiteralRequest as request:   # compile again for those arguments' values
+                if request.owner is not self.typed_func:
+                    raise
+                if not request.params - set(self._literal_parameters()):
+                    raise repeated(self.py_func, request.params).with_traceback(None) \
+                        from None
+                self.require_literal(request.params)
 
     def _convert_to_signature(self, args, argtypes):
         """With explicit signatures, accept what converts safely (Numba's rule)."""
@@ -278,6 +303,7 @@ class Dispatcher:
                 precompiled.save(self._cache, key, result, self.py_func)
             spec = Specialization.compiled(result)
         self._specializations[argtypes] = spec
+        self._signatures.setdefault(argtypes, spec.return_type)
         if self._table is not None:
             self._table.add(spec.entry_address)
         return spec
@@ -336,13 +362,20 @@ class Dispatcher:
         `.entry_address`, `.native_address`)."""
         return dict(self._specializations)
 
+    def note_compiled_in(self, argtypes, return_type):
+        """A call from compiled code compiled this function for `argtypes` into its
+        caller (typing/context.py): a signature it has, as in Numba."""
+        self._signatures.setdefault(tuple(argtypes), return_type)
+
     @property
     def signatures(self):
-        return [spec.argtypes for spec in self._specializations.values()]
+        """The argument types of every version compiled, as a Python entry or into the
+        compiled code that calls it, in the order they were compiled (Numba's)."""
+        return list(self._signatures)
 
     @property
     def nopython_signatures(self):
-        return [spec.signature for spec in self._specializations.values()]
+        return [t.Signature(ret, args) for args, ret in self._signatures.items()]
 
     @property
     def stats(self):

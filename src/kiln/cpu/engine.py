@@ -16,6 +16,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from .cache import cache_key, internal_cache, kiln_stamp
+from ..options import cpu_target
 from .linking import bind_runtime, runtime_needs
 from ..runtime.symbols import bind_process_symbols
 
@@ -28,8 +29,8 @@ class CPUEngine:
         llvm.initialize_native_asmprinter()
         target = llvm.Target.from_default_triple()
         self.triple = llvm.get_process_triple()
-        self.cpu_name = llvm.get_host_cpu_name()
-        self.cpu_features = llvm.get_host_cpu_features().flatten()
+        # the host's, or what KILN_CPU_NAME/CPU_FEATURES/ENABLE_AVX say (options.py)
+        self.cpu_name, self.cpu_features = cpu_target()
         self.target_machine = target.create_target_machine(
             cpu=self.cpu_name, features=self.cpu_features, opt=3, reloc="default",
             codemodel="jitdefault")

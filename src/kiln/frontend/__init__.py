@@ -413,6 +413,7 @@ class _Comprehensions(ast.NodeTransformer):
             return node
         name = f"<{kind}:{node.lineno}:{node.col_offset}:{len(self.hoisted)}>"
         result = "<result>"
+        _unshadow_first_iterable(node, name)
         for gen in reversed(node.generators):
             if gen.is_async:
                 return node
@@ -432,6 +433,26 @@ class _Comprehensions(ast.NodeTransformer):
                 ast.copy_location(n, node)
         self.hoisted.append(self.visit_FunctionDef(fn))
         return ast.copy_location(ast.Call(ast.Name(name, ast.Load()), [], []), node)
+
+
+def _unshadow_first_iterable(node, name):
+    """In Python the first iterable of a comprehension is read in the enclosing scope: in
+    `[x for x in f(x)]` the `x` of `f(x)` is the outer one. The nested function reads it
+    from its own body, so the names the comprehension binds are renamed inside it (only
+    when that first iterable reads one of them)."""
+    bound = {n.id for gen in node.generators for n in ast.walk(gen.target)
+             if isinstance(n, ast.Name)}
+    first = node.generators[0].iter
+    shadowed = bound & {n.id for n in ast.walk(first) if isinstance(n, ast.Name)}
+    if not shadowed:
+        return
+    inside = [node.generators[0].target, *node.generators[0].ifs,
+              *(part for gen in node.generators[1:] for part in (gen.target, gen.iter, *gen.ifs))]
+    inside += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    for part in inside:
+        for n in ast.walk(part):
+            if isinstance(n, ast.Name) and n.id in shadowed:
+                n.id = f"{n.id}{name}"
 
 
 _MISSING = object()

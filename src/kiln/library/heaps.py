@@ -7,12 +7,28 @@ import heapq
 
 from .. import types as t
 from ..errors import TypingError
+from ..typing.unify import can_convert
 from .registry import overload, register_jitable
 
 
 def _check_heap(heap, what):
     if not isinstance(heap, t.ListType):
-        raise TypingError(f"heapq.{what}() works on a list, not {heap}")
+        raise TypingError(f"heapq.{what}() works on a list: the heap argument must be a list, "
+                          f"not {heap}")
+
+
+def _check_item(heap, item, what):
+    """The item pushed must be of a type the heap's items take without loss: an int goes
+    into a heap of floats; a float into a heap of ints does not (as `append` refuses), nor
+    a bool into a heap of numbers (it would come back as 0 or 1, not False or True)."""
+    item, items = t.unliteral(item), heap.item_type
+    if heap.is_undefined:
+        return
+    if not can_convert(item, items) or \
+            isinstance(item, t.Boolean) and not isinstance(items, t.Boolean):
+        raise TypingError(f"heapq.{what}(): heap type must be the same as item type (the heap "
+                          f"holds {items}; an item of type {item} would not come back as it "
+                          "went in)")
 
 
 @register_jitable
@@ -70,6 +86,7 @@ def _heapify(x):
 @overload(heapq.heappush)
 def _heappush(heap, item):
     _check_heap(heap, "heappush")
+    _check_item(heap, item, "heappush")
 
     def heappush(heap, item):
         heap.append(item)
@@ -92,6 +109,7 @@ def _heappop(heap):
 @overload(heapq.heapreplace)
 def _heapreplace(heap, item):
     _check_heap(heap, "heapreplace")
+    _check_item(heap, item, "heapreplace")
 
     def heapreplace(heap, item):
         if len(heap) == 0:
@@ -103,6 +121,7 @@ def _heapreplace(heap, item):
 @overload(heapq.heappushpop)
 def _heappushpop(heap, item):
     _check_heap(heap, "heappushpop")
+    _check_item(heap, item, "heappushpop")
 
     def heappushpop(heap, item):
         if len(heap) > 0 and heap[0] < item:
@@ -113,7 +132,12 @@ def _heappushpop(heap, item):
 
 def _selection(largest):
     def typer(n, iterable):
-        _check_heap(iterable, "nlargest" if largest else "nsmallest")
+        what = "nlargest" if largest else "nsmallest"
+        if not isinstance(n, (t.Integer, t.Boolean)):
+            raise TypingError(f"heapq.{what}(): First argument 'n' must be an integer, not {n}")
+        if isinstance(iterable, (t.Number, t.NoneType)):
+            raise TypingError(f"heapq.{what}(): Second argument 'iterable' must be iterable, "
+                              f"not {iterable}")
 
         def select(n, iterable):
             ordered = sorted(iterable, reverse=largest)

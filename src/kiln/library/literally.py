@@ -1,22 +1,25 @@
 """`kiln.literally(x)` (Numba's `literally`): the function is compiled once per value of its
-argument x, so that `literally(x)` is a compile-time constant, typed `IntegerLiteral` (or
-`BooleanLiteral`), that an `@overload` can dispatch on (`arg.literal_value`).
+argument x, so that `literally(x)` is a compile-time constant, typed `IntegerLiteral`,
+`BooleanLiteral` or `StringLiteral` (Numba's `types.literal(value)`), that an `@overload`
+can dispatch on (`arg.literal_value`).
 
-The dispatcher types such an argument as `Literal(value, type)` (`literal_parameters`
-says which); the entry point unboxes it as the plain type and goes on to the next
-specialization when the value differs (runtime/boxing.py). Typing holds the parameter as
-its plain type, each read of it a constant (typing/infer.py), which `literally` turns into
-the literal type; an implementation is compiled for plain types (`unliteral`).
+The dispatcher types such an argument as that literal type (`literal_parameters` says which
+parameters, read from the source; typing asks for more through typing/literals.py's
+LiteralRequest, when `literally` reads a parameter or a call passes one to a function that
+needs it); the entry point checks the value and goes on to the next specialization when it
+differs (codegen/boxing.py). Typing holds the parameter as its plain type, each read of it
+a constant (typing/infer.py). `SentryLiteralArgs` is Numba's way for an `@overload` to ask
+for some of its arguments as literals.
 """
 from __future__ import annotations
 
 import ast
-
-import numpy as np
+import inspect
 
 from .. import types as t
 from ..errors import TypingError
-from .registry import template
+from ..typing.literals import CALL, LiteralRequest, literal_type
+from .registry import Resolution, Template, registry
 
 
 def literally(obj):
@@ -25,17 +28,22 @@ def literally(obj):
 
 
 literally._kiln_literal_args = ("obj",)   # typing hands the template the constant
+literally._kiln_requests_literal = True   # ... or asks for the parameter it reads
 
 
-@template(literally)
-def _literally(tctx, x):
-    if not isinstance(x, t.Literal) or type(x.value) not in (bool, int):
-        return None
-    literal = t.BooleanLiteral(x.value) if type(x.value) is bool else t.IntegerLiteral(x.value)
+class _Literally(Template):
+    """`literally(x)`: typing gives x's literal type (statements.literally_args)."""
 
-    def codegen(context, builder, sig, args):
-        return args[0]
-    return literal(t.unliteral(literal)), codegen
+    def resolve(self, tctx, args, kws):
+        if len(args) != 1 or kws or not isinstance(args[0], t.Literal):
+            return None
+
+        def codegen(context, builder, sig, llargs):
+            return llargs[0]
+        return Resolution(t.Signature(args[0], (args[0],)), codegen)
+
+
+registry.register(literally, _Literally())
 
 
 def literal_parameters(pyfunc) -> tuple:
@@ -66,8 +74,49 @@ def literal_parameters(pyfunc) -> tuple:
 
 
 def literal_argument(name, value, ty):
-    """The type of argument `name` when the function is compiled for its value."""
-    if type(value) not in (bool, int) and not isinstance(value, (np.integer, np.bool_)):
-        raise TypeError(f"kiln.literally({name}) takes an integer or a bool, not "
-                        f"{type(value).__name__}")
-    return t.Literal(value.item() if hasattr(value, "item") else value, ty)
+    """The type of argument `name` when the function is compiled for its value: Numba's
+    `types.literal(value)` (a LiteralTypingError for a value that cannot be one)."""
+    return literal_type(value, f"the argument {name!r} (kiln.literally)")
+
+
+class SentryLiteralArgs:
+    """Numba's `SentryLiteralArgs(["x"]).for_function(ov).bind(*args, **kws)`, in an
+    `@overload`: the arguments named must be literal types; when one is not, typing asks
+    for its value (the caller's constant, or its caller's argument: typing/literals.py)."""
+
+    def __init__(self, literal_args):
+        self.literal_args = tuple(literal_args)
+
+    def for_function(self, fn):
+        return self.for_pysig(inspect.signature(fn))
+
+    def for_pysig(self, pysig):
+        return _BoundSentry(self.literal_args, pysig)
+
+
+class _BoundSentry:
+    def __init__(self, literal_args, pysig):
+        self.literal_args = literal_args
+        self.pysig = pysig
+
+    def bind(self, *args, **kwargs):
+        """Check the argument types the overload was given (raises LiteralRequest)."""
+        bound = self.pysig.bind(*args, **kwargs)
+        positions = {name: i for i, name in enumerate(self.pysig.parameters)}
+        wanted = set()
+        for name in self.literal_args:
+            if name not in bound.arguments:
+                raise TypingError(f"Cannot request literal type: the argument {name!r} is "
+                                  "not given")
+            if not isinstance(bound.arguments[name], t.Literal):
+                given_by_keyword = name in kwargs
+                wanted.add(name if given_by_keyword else positions[name])
+        if wanted:
+            raise LiteralRequest(CALL, wanted, "an @overload needs a literal argument "
+                                 "(SentryLiteralArgs)")
+        return bound
+
+
+def sentry_literal_args(pysig, literal_args, args, kwargs):
+    """Numba's function form of SentryLiteralArgs."""
+    return SentryLiteralArgs(literal_args).for_pysig(pysig).bind(*args, **kwargs)

@@ -1,5 +1,8 @@
-"""Optional values (`T or None`): testing them against None (`is`, `==`) and for truth. Everything
-else unwraps them with a run-time check (see CodegenContext.cast)."""
+"""Optional values (`T or None`): testing them against None (`is`, `==`) and for truth, and
+reading an attribute of the value (AttributeError when it is None, as in Python). Everything
+else unwraps them with a run-time check (see CodegenContext.cast). Also `is` between two
+numbers or booleans, which compiled code holds as values, not objects: Numba's rule, their
+equality."""
 from __future__ import annotations
 
 import operator
@@ -35,6 +38,38 @@ def _identity(negate, scalars=False):
 
 template(operator.is_)(_identity(negate=False))
 template(operator.is_not)(_identity(negate=True))
+
+
+def _value_identity(negate):
+    """`a is b` of two numbers (or booleans): compiled code has no objects for them, so
+    identity is equality, as in Numba (CPython's answer for small ints and bools, and for
+    one object compared with itself). Numbers of different kinds are never the same
+    object: an int is not a float, whatever their values."""
+    def typer(tctx, a, b):
+        scalar = (t.Number, t.Boolean)
+        if not (isinstance(a, scalar) and isinstance(b, scalar)):
+            return None
+        kinds = [next(k for k in (t.Boolean, t.Integer, t.Float, t.Complex) if isinstance(x, k))
+                 for x in (a, b)]
+        if kinds[0] is not kinds[1]:
+            def codegen(context, builder, sig, args):
+                return ir.Constant(dm.i1, int(negate))
+            return t.boolean(a, b), codegen
+        equal = tctx.resolve(operator.ne if negate else operator.eq, (a, b))
+        if equal is None:
+            return None
+
+        def codegen(context, builder, sig, args):
+            values = [context.cast(builder, v, ty, st)
+                      for v, ty, st in zip(args, (a, b), equal.signature.args)]
+            result = equal.lower(context, builder, equal.signature, values)
+            return context.cast(builder, result, equal.signature.return_type, t.boolean)
+        return t.boolean(a, b), codegen
+    return typer
+
+
+template(operator.is_)(_value_identity(negate=False))
+template(operator.is_not)(_value_identity(negate=True))
 template(operator.eq)(_identity(negate=False, scalars=True))
 template(operator.ne)(_identity(negate=True, scalars=True))
 
@@ -105,3 +140,21 @@ def known_identity(value, a, b) -> Resolution:
     operands that must still be evaluated (`f() is None` calls f)."""
     return Resolution(t.Signature(t.boolean, (a, b)),
                       lambda context, builder, sig, args: ir.Constant(dm.i1, int(value)))
+
+
+@families.answers("optional_attribute")
+def optional_attribute(opt, name, inner):
+    """`opt.name` of an Optional: the attribute of its value (`inner` resolves it), or
+    Python's AttributeError when it is None."""
+    if inner is None:
+        return None
+
+    def lower(context, builder, sig, args):
+        present = builder.extract_value(args[0], 1)
+        context.guard(builder, builder.not_(present), AttributeError,
+                      f"'NoneType' object has no attribute '{name}'")
+        value = context.cast(builder, builder.extract_value(args[0], 0), opt.type,
+                             inner.signature.args[0])
+        return inner.lower(context, builder, inner.signature, [value])
+    return Resolution(t.Signature(inner.signature.return_type, (opt,)), lower,
+                      new_reference=inner.new_reference)

@@ -52,16 +52,29 @@ class Template:
 
 
 class IntrinsicTemplate(Template):
-    """`fn(typingctx, *argtypes)` returns `(signature, codegen)` or None; codegen builds LLVM IR."""
+    """`fn(typingctx, *argtypes)` returns `(signature, codegen)` or None; codegen builds LLVM IR.
+    With Numba's `prefer_literal=True` it sees the constants' literal types first (then the
+    plain types, if it refuses them)."""
 
-    def __init__(self, fn, targets=ALL_TARGETS):
+    def __init__(self, fn, targets=ALL_TARGETS, prefer_literal=False):
         self.fn = fn
         self.targets = targets
+        self.prefer_literal = prefer_literal
 
     def resolve(self, tctx, args, kws):
+        if self.prefer_literal:
+            from ..errors import KilnError
+            try:
+                found = self._resolve(tctx, args, kws)
+            except KilnError:
+                found = None
+            if found is not None:
+                return found
         # intrinsics type values, not constants; a string constant stays one (a C type
         # name, a dtype name), as a template may need its text
-        args, kws = _unliteral(args, kws, strings=False)
+        return self._resolve(tctx, *_unliteral(args, kws, strings=False))
+
+    def _resolve(self, tctx, args, kws):
         kw_order = ()
         if kws:
             params = list(inspect.signature(self.fn).parameters)[1:]
@@ -102,12 +115,19 @@ def literal_flag(ty, what):
 
 
 class OverloadTemplate(Template):
-    """`ov(*argtypes, **kwtypes)` returns a Python implementation that kiln compiles, or None."""
+    """`ov(*argtypes, **kwtypes)` returns a Python implementation that kiln compiles, or None.
 
-    def __init__(self, ov, targets=ALL_TARGETS, receiver=None):
+    Which argument types it sees first (Numba's `prefer_literal`): kiln's own library
+    (None) and `prefer_literal=True` see the types as given, constants as literal types,
+    then the plain types if that fails; `prefer_literal=False`, the plain types first. A
+    call passes its int and str constants as literal types only where some overload of the
+    function prefers literals (`infer.with_literals`), as kiln's library wants only bools."""
+
+    def __init__(self, ov, targets=ALL_TARGETS, receiver=None, prefer_literal=None):
         self.ov = ov
         self.targets = targets
         self.receiver = receiver  # for methods and attributes: the type class of `self`
+        self.prefer_literal = prefer_literal
         self._cache = {}
 
     def resolve(self, tctx, args, kws):
@@ -119,6 +139,35 @@ class OverloadTemplate(Template):
         return self._cache[key]
 
     def _resolve(self, tctx, args, kws):
+        """The overload for the types as given (constants as literal types); where that
+        fails and some are literals, for their plain types too, as Numba tries both."""
+        from ..errors import KilnError
+        from ..typing.literals import LiteralRequest
+        plain, plain_kws = _unliteral(args, kws)
+        attempts = [(tuple(args), kws)]
+        if plain != tuple(args) or plain_kws != kws:
+            attempts.insert(0 if self.prefer_literal is False else 1, (plain, plain_kws))
+        failure = None
+        for attempt_args, attempt_kws in attempts:
+            if self.receiver is not None and not isinstance(attempt_args[0], self.receiver):
+                continue   # (a method of string constants, say: not of plain strings)
+            try:
+                found = self._resolve_for(tctx, attempt_args, attempt_kws)
+            except LiteralRequest:
+                raise
+            except KilnError as e:
+                found, failure = None, failure or e
+            except Exception:
+                if failure is None:
+                    raise
+                continue   # a second try the overload was not written for: its first error
+            if found is not None:
+                return found
+        if failure is not None:
+            raise failure
+        return None
+
+    def _resolve_for(self, tctx, args, kws):
         try:  # an overload that does not take these arguments does not apply
             inspect.signature(self.ov).bind(*args, **kws)
         except TypeError:
@@ -126,6 +175,7 @@ class OverloadTemplate(Template):
         impl = self.ov(*args, **kws)   # sees constants (BooleanLiteral), compiled without
         if impl is None:
             return None
+        seen, seen_kws = args, kws     # (a literal the implementation asks for: _type_impl)
         args, kws = _unliteral(args, kws)
         params = list(inspect.signature(impl).parameters.values())[len(args):]
         # Each parameter after the positionals is a keyword the call gives or its default
@@ -144,7 +194,10 @@ class OverloadTemplate(Template):
         from ..types.typeof import typeof_global
         argtypes = tuple(args) + tuple(v if kind == "kw" else typeof_global(v)
                                        for kind, v in plan)
-        typed = tctx.type_function(impl, argtypes)
+        kw_names = [p.name if kind == "kw" else None for p, (kind, _) in zip(params, plan)]
+        typed, argtypes = _type_impl(tctx, impl, argtypes, seen, seen_kws, kw_names)
+        kws = {name: ty for name, ty in zip(kw_names, argtypes[len(args):]) if name}
+        args = argtypes[:len(args)]
         sig = Signature(typed.return_type, tuple(args) + tuple(kws[k] for k in kw_order))
 
         def lower(ctx, builder, sig, llargs):
@@ -156,6 +209,40 @@ class OverloadTemplate(Template):
                 full.append(next(given) if kind == "kw" else ctx.get_constant(builder, ty, value))
             return ctx.call_function(builder, typed_here, full)
         return Resolution(sig, lower, tuple(kw_order), new_reference=True)
+
+
+def _type_impl(tctx, impl, argtypes, seen, seen_kws, kw_names):
+    """Type an overload's implementation for `argtypes` (its arguments' plain types). When
+    its typing asks for some of its parameters as compile-time values (`literally`, a call
+    passing one on: typing/literals.py), it is typed again with the literal types the call
+    gave for them (`seen`, `seen_kws`), or the call is asked for them (CALL)."""
+    from ..errors import TypingError
+    from ..typing.literals import CALL, LiteralRequest, repeated
+    params = list(inspect.signature(impl).parameters)
+    argtypes = list(argtypes)
+    while True:
+        try:
+            return tctx.type_function(impl, tuple(argtypes)), tuple(argtypes)
+        except LiteralRequest as request:
+            if request.owner is not impl:
+                raise
+            ask, granted = set(), False
+            for name in request.params:
+                i = params.index(name) if name in params else len(argtypes)
+                key = i if i < len(seen) else \
+                    kw_names[i - len(seen)] if i < len(argtypes) else None
+                if key is None:
+                    raise TypingError(f"Cannot request literal type: the parameter {name!r} "
+                                      f"of {impl.__qualname__}() is not given by the call")
+                lit = seen[i] if i < len(seen) else seen_kws[key]
+                if not isinstance(lit, t.Literal):
+                    ask.add(key)
+                elif argtypes[i] != lit:
+                    argtypes[i], granted = lit, True
+            if ask:
+                raise LiteralRequest(CALL, ask, request.why) from None
+            if not granted:
+                raise repeated(impl, request.params) from request
 
 
 class Registry:
@@ -182,19 +269,22 @@ registry = Registry()
 
 # ---- the extension API (public as kiln.extending) ---------------------------------------
 
-def overload(func, target="generic", **jit_options):
+def overload(func, target="generic", prefer_literal=None, **jit_options):
     """Implement `func` for compiled code: the decorated function receives argument *types*
-    and returns a Python implementation (compiled by kiln) or None if it does not apply."""
+    and returns a Python implementation (compiled by kiln) or None if it does not apply.
+    `prefer_literal`: OverloadTemplate says which types it sees first."""
     def decorate(ov):
-        registry.register(func, OverloadTemplate(ov, _targets(target)))
+        registry.register(func, OverloadTemplate(ov, _targets(target),
+                                                 prefer_literal=prefer_literal))
         return ov
     return decorate
 
 
-def overload_method(typeclass, name, target="generic", **jit_options):
+def overload_method(typeclass, name, target="generic", prefer_literal=None, **jit_options):
     """Implement `obj.name(...)` for values whose type is an instance of `typeclass`."""
     def decorate(ov):
-        registry.register(("method", name), OverloadTemplate(ov, _targets(target), typeclass))
+        registry.register(("method", name), OverloadTemplate(ov, _targets(target), typeclass,
+                                                             prefer_literal=prefer_literal))
         return ov
     return decorate
 
@@ -210,12 +300,12 @@ def overload_attribute(typeclass, name, target="generic", **jit_options):
 class Intrinsic:
     """A function callable from compiled code whose body is LLVM IR built by `codegen`."""
 
-    def __init__(self, fn, targets):
+    def __init__(self, fn, targets, prefer_literal=False):
         self._fn = fn
         self.__name__ = fn.__name__
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
-        registry.register(self, IntrinsicTemplate(fn, targets))
+        registry.register(self, IntrinsicTemplate(fn, targets, prefer_literal))
 
     def __call__(self, *args, **kwargs):
         raise TypeError(f"intrinsic {self.__name__!r} can only be called from compiled code")
@@ -224,11 +314,12 @@ class Intrinsic:
         return f"<intrinsic {self.__name__}>"
 
 
-def intrinsic(fn=None, *, target="generic"):
-    """Decorate `fn(typingctx, *argtypes) -> (signature, codegen)`; usable bare or with target=."""
+def intrinsic(fn=None, *, target="generic", prefer_literal=False):
+    """Decorate `fn(typingctx, *argtypes) -> (signature, codegen)`; usable bare or with
+    target= (and Numba's prefer_literal=: IntrinsicTemplate)."""
     if fn is None:
-        return lambda f: Intrinsic(f, _targets(target))
-    return Intrinsic(fn, _targets(target))
+        return lambda f: Intrinsic(f, _targets(target), prefer_literal)
+    return Intrinsic(fn, _targets(target), prefer_literal)
 
 
 def register_jitable(fn=None, **options):

@@ -125,6 +125,7 @@ class _Outliner:
         # `if True: raise` too: the chunk would read them before the body raises)
         self.maybe_unbound = unbound_reads(ir.node, ir.arg_names, ir.local_names,
                                            lambda test: None, fold_constants=False).reads
+        self.in_try = 0   # inside the body of how many `try`s with an `except`
 
     def is_prange(self, node):
         if not (isinstance(node, ast.Call) and not node.keywords and 1 <= len(node.args) <= 3):
@@ -152,7 +153,10 @@ class _Outliner:
                 inner = getattr(stmt, name, None)
                 if isinstance(inner, list) and not isinstance(stmt, (ast.FunctionDef,
                                                                       ast.ClassDef)):
+                    guarded = isinstance(stmt, ast.Try) and name == "body" and stmt.handlers
+                    self.in_try += bool(guarded)
                     self.block(inner, [(stmts, i, stmt)] + outer)
+                    self.in_try -= bool(guarded)
             i += 1
 
     def outline(self, loop, where):
@@ -174,6 +178,9 @@ class _Outliner:
             raise _Serial("its target is not a single name")
         if loop.orelse:
             raise _Serial("it has an `else` block")
+        if self.in_try:   # the handler sees the state the loop had when it raised
+            raise _Serial("an `except` around it sees the iterations run before the one that "
+                          "raised, as the serial loop leaves them")
         for node in _walk_body(loop.body):
             if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)):
                 raise _Serial(f"line {node.lineno}: `return` inside the loop")

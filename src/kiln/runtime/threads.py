@@ -29,7 +29,7 @@ from llvmlite import ir
 
 from . import irtypes as ll
 from ..errors import PerformanceWarning
-from ..options import env_value
+from ..options import env_flag, env_value
 
 SYMBOL = "kiln_parallel_for"     # void (ptr chunk, ptr env, i64 n)
 COUNT = "kiln_threads_count"     # i64: threads a region asks for
@@ -293,10 +293,11 @@ def _chosen_layer() -> int:
                          "(or NUMBA_THREADING_LAYER): choose 'omp' or 'posix'")
     library = _openmp_library()
     if library is None:
-        warnings.warn("kiln found no OpenMP runtime (libgomp, or `pip install intel-openmp`): "
-                      "parallel code runs on a thread per chunk started for each region, "
-                      "which is correct but slower to start", PerformanceWarning,
-                      stacklevel=3)
+        if not env_flag("DISABLE_PERFORMANCE_WARNINGS"):
+            warnings.warn("kiln found no OpenMP runtime (libgomp, or `pip install "
+                          "intel-openmp`): parallel code runs on a thread per chunk started "
+                          "for each region, which is correct but slower to start",
+                          PerformanceWarning, stacklevel=3)
         return _POSIX
     import llvmlite.binding as llvm
     for name in ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads"):

@@ -2,7 +2,7 @@
 from .core import (  # noqa: F401 - re-exported
     Type, Number, Boolean, Integer, Float, Complex, NoneType, EllipsisType, Opaque, Module, Function,
     Dispatcher, InnerFunction, NumberClass, DType, BoundMethod, StringLiteral, Literal, ExceptionClass,
-    BooleanLiteral, IntegerLiteral, unliteral,
+    BooleanLiteral, IntegerLiteral, LiteralArg, unliteral,
     from_dtype, as_dtype, integer_of, boolean, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, float32, float64, complex64, complex128, none, ellipsis, intp, uintp, integers,
     signed_integers, unsigned_integers, floats, complexes, numbers, Any)

@@ -189,21 +189,17 @@ class BoundMethod(Opaque):
         return (self.receiver, self.method)
 
 
-class StringLiteral(Opaque):
-    """A string known at compile time (error messages, dtype names)."""
+class Literal(Type):
+    """Numba's `types.Literal`: the base of every type that carries a value known at compile
+    time (`literal_value`). `IntegerLiteral`, `BooleanLiteral` and `StringLiteral` are what
+    `types.literal(value)` makes and what `kiln.literally` compiles a function for; a plain
+    `Literal(value, type)` is an argument some library function needs as a constant
+    (`cuda.grid(1)`, a shared array's shape and dtype): the value, and the type the
+    argument has at run time."""
 
-    def __init__(self, value):
-        self.value = value
-        self.name = "str"
-
-    @property
-    def key(self):
-        return (self.value,)
-
-
-class Literal(Opaque):
-    """An argument a function needs as a compile-time value (`cuda.grid(1)`, a shared
-    array's shape and dtype): the value, and the type the argument has at run time."""
+    def __new__(cls, *args, **kwargs):
+        # `Literal(value, type)` itself makes the library's compile-time argument
+        return super().__new__(LiteralArg if cls is Literal else cls)
 
     def __init__(self, value, type):
         self.value = value
@@ -216,11 +212,33 @@ class Literal(Opaque):
         return self.value
 
     @property
+    def literal_type(self):
+        """Numba's name for the type of the value at run time."""
+        return self.type if isinstance(self, LiteralArg) else unliteral(self)
+
+    @property
     def key(self):
         return (self.value, self.type)
 
 
-class BooleanLiteral(Boolean):
+class LiteralArg(Literal, Opaque):
+    """`Literal(value, type)` as a compile-time argument of a library function."""
+
+
+class StringLiteral(Opaque, Literal):
+    """A string known at compile time (error messages, dtype names, a string argument a
+    function is compiled for by `kiln.literally`)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.name = "str"
+
+    @property
+    def key(self):
+        return (self.value,)
+
+
+class BooleanLiteral(Boolean, Literal):
     """The constant True or False as an argument of a library function: its overload sees
     the value (and may return another type for each, as `svd(compute_uv=False)` does), while
     its implementation is compiled for plain `boolean` (`unliteral`)."""
@@ -233,12 +251,8 @@ class BooleanLiteral(Boolean):
     def key(self):
         return (self.value,)
 
-    @property
-    def literal_value(self):   # Numba's name
-        return self.value
 
-
-class IntegerLiteral(Integer):
+class IntegerLiteral(Integer, Literal):
     """An integer known at compile time because the function is compiled for its value
     (`kiln.literally`): library overloads see it as BooleanLiteral's are seen."""
 
@@ -250,8 +264,6 @@ class IntegerLiteral(Integer):
     @property
     def key(self):
         return (self.value,)
-
-    literal_value = BooleanLiteral.literal_value
 
 
 def unliteral(ty):

@@ -42,6 +42,12 @@ def typeof(value):
         raise TypeError(f"kiln does not take a Python {type(value).__name__}: pass its items "
                         "as a NumPy array, a tuple or kiln.typed.List(the_set), and make the "
                         "set in compiled code with set(items)")
+    if t is None and isinstance(value, np.ndarray):
+        swapped = value.dtype.byteorder not in "=|" and value.dtype.isnative is False
+        raise TypeError(f"kiln cannot pass an ndarray of dtype {value.dtype.str} to compiled "
+                        f"code (Unsupported array dtype: {value.dtype})" +
+                        ("; it is byte-swapped: pass a.astype(a.dtype.newbyteorder('='))"
+                         if swapped else ""))
     if t is None:
         raise TypeError(f"kiln cannot pass a value of type {type(value).__name__!r} "
                         f"({value!r:.60}) to compiled code")

@@ -33,6 +33,12 @@ class TypingContext:
     def has_templates(self, key) -> bool:
         return bool(registry.templates(key, self.target))
 
+    def prefers_literals(self, key) -> bool:
+        """Whether an overload of `key` sees constants as literal types first (Numba's
+        prefer_literal=True): a call then passes its int constants as IntegerLiteral."""
+        return any(getattr(tmpl, "prefer_literal", None) for tmpl in registry.templates(
+            key, self.target))
+
     def global_type(self, value) -> t.Type | None:
         """The type of a frozen global, closure value or module attribute (a compiled
         function says its own type, through `_kiln_typeof_`)."""
@@ -102,10 +108,11 @@ class TypingContext:
                     raise     # a function further out is waited on
                 if pending.partial is None:
                     raise TypingError(
-                        f"{pyfunc.__qualname__!r} calls itself on every path that returns: "
-                        "kiln infers a recursive function's return type from a return that "
-                        "does not recurse (a base case); add one, or an explicit signature, "
-                        "e.g. @njit('int64(int64)')", pending.where) from None
+                        f"cannot type infer runaway recursion: {pyfunc.__qualname__!r} calls "
+                        "itself on every path that returns; kiln infers a recursive "
+                        "function's return type from a return that does not recurse (a base "
+                        "case): add one, or an explicit signature, e.g. "
+                        "@njit('int64(int64)')", pending.where) from None
                 found = pending.partial
             else:
                 if guess is None or typed.return_type == guess:
@@ -119,8 +126,9 @@ class TypingContext:
             self._in_progress[key] = widened
             for stale in set(self._typed) - before:
                 del self._typed[stale]
-        raise TypingError(f"the return type of the recursive function {pyfunc.__qualname__!r} "
-                          "did not settle; give it an explicit signature")
+        raise TypingError(f"Return type of recursive function does not converge: the return "
+                          f"type of {pyfunc.__qualname__!r} grows with each guess; give it an "
+                          "explicit signature")
 
     def typed_inner(self, fn, argtypes, options):
         """A nested function typed (once per argument types and options) from its AST, with
@@ -173,6 +181,8 @@ class TypingContext:
             full, declared = tuple(matches[0].args), matches[0].return_type
         typed = self.type_function(disp.typed_func, full, declared, disp.options)
         disp.check_typed(typed)
+        if hasattr(disp, "note_compiled_in"):
+            disp.note_compiled_in(full, typed.return_type)
 
         packed = unpacked < len(full)          # `*args`: the rest passed as one tuple
         targets = full[:unpacked] + tuple(full[-1].types) if packed else full

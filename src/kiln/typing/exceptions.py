@@ -5,7 +5,8 @@ A raise names its class at compile time; its arguments are constant strings or v
 types that own no memory (numbers, booleans, None, tuples of them), boxed when the
 exception reaches Python. The caught exception is not a value in compiled code: `except E
 as e` binds `e` for `raise e` only (strings, and so `str(e)` and `e.args`, are not
-compiled yet), and a bare `raise` re-raises the exception its `except` block handles.
+compiled yet), and a bare `raise` re-raises the exception its `except` block handles (one
+outside any `except` re-raises what the calling Python code handles, as in CPython).
 """
 from __future__ import annotations
 
@@ -53,9 +54,9 @@ def type_raise(typer, node):
     if exc is None or isinstance(exc, ast.Name) and _handler_named(typer, exc.id):
         handler = _handler_named(typer, exc.id) if exc is not None else \
             (typer.handlers[-1] if typer.handlers else None)
-        if handler is None:
-            raise typer.error("a bare 'raise' outside an 'except' block is not supported in "
-                              "compiled code", node, UnsupportedError)
+        if handler is None and exc is None:   # re-raises what the Python caller handles
+            typer.constants[node] = Reraise(None)
+            return
         if handler is _FINALLY:  # CPython re-raises the exception passing through, if any
             raise typer.error("a bare 'raise' in a 'finally' block is not supported in "
                               "compiled code", node, UnsupportedError)
@@ -69,8 +70,16 @@ def type_raise(typer, node):
         call_args, exc = exc.args, exc.func
     cls_ty = typer.expr(exc)
     if not isinstance(cls_ty, t.ExceptionClass):
-        raise typer.error("kiln can raise only exception classes and instances", exc,
-                          UnsupportedError)
+        value = typer.constants.get(exc)
+        if isinstance(value, str):
+            raise typer.error("Directly raising a string constant as an exception is not "
+                              "supported: kiln can raise only exception classes and instances "
+                              f"(raise ValueError({value!r}))", exc, UnsupportedError)
+        what = f"{value!r} is not one" if value is not None else f"a value of type {cls_ty}" \
+            " is not one"
+        raise typer.error("kiln can raise only exception classes and instances, and "
+                          f"{what} (Encountered unsupported constant type used for "
+                          "exception)", exc, UnsupportedError)
     texts = []
     for arg in call_args:
         ty = typer.expr(arg)

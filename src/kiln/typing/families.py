@@ -17,6 +17,7 @@ QUESTIONS = (
     "static_getitem",    # (tuple type, int) -> the Resolution of `tup[k]`
     "static_getslice",   # (tuple type, slice type, slice) -> the Resolution of `tup[a:b:c]`
     "known_identity",    # (bool, a, b) -> the Resolution of an `a is b` known from types
+    "optional_attribute",  # (Optional type, name, Resolution of the value's) -> `opt.name`
     "sequence_unpacker",  # (ty, n) -> a function making the n-tuple `a, b, c = seq` takes
     "isinstance",        # (ty, class or tuple of classes) -> whether a ty value is one
 )

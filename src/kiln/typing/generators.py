@@ -25,22 +25,35 @@ def yields_in(fn_node) -> list:
     return found
 
 
-def yields_in_try(fn_node) -> set:
-    """The yields inside a `try` statement, which kiln refuses: suspending inside one would
-    need the exception dispatch and `finally` bodies to survive a suspension."""
-    inside = set()
+def yields_in_try(fn_node) -> dict:
+    """The yields inside `try` statements: yield -> the `try`s around it. A suspension
+    inside one needs nothing more (the coroutine keeps the dispatch's state like any
+    other), except where closing the generator there would run code in CPython: a
+    `finally`, or an `except` that catches GeneratorExit (codegen/generators.py drops a
+    closed generator without running its code), which kiln refuses."""
+    inside = {}
     for node in ast.walk(fn_node):
         if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            inside.update(y for part in (node.body, node.handlers, node.orelse, node.finalbody)
-                          for stmt in part for y in yields_in(ast.Module([stmt], [])))
+            for name in ("body", "handlers", "orelse", "finalbody"):
+                for stmt in getattr(node, name):
+                    for y in yields_in(ast.Module([stmt], [])):
+                        inside.setdefault(y, []).append((node, name))
     return inside
 
 
 def type_yield(typer, node):
     """`yield v` as a statement: record the type of v (None for a bare `yield`)."""
-    if node in typer.yields_in_try:
-        raise typer.error("kiln does not support 'yield' inside a try statement yet", node,
-                          UnsupportedError)
+    for try_, part in typer.yields_in_try.get(node, ()):
+        if try_.finalbody and part != "finalbody":
+            raise typer.error("kiln does not support 'yield' inside a try statement with a "
+                              "'finally' yet (closing the generator there would not run the "
+                              "finally block)", node, UnsupportedError)
+        for handler in try_.handlers if part == "body" else ():
+            if _catches_generator_exit(typer, handler):
+                raise typer.error("kiln does not support 'yield' inside a try statement whose "
+                                  "'except' catches GeneratorExit (a bare except, "
+                                  "BaseException) yet: closing the generator there would not "
+                                  "run it; catch Exception", node, UnsupportedError)
     ty = t.none if node.value is None else typer.expr(node.value)
     typer.typemap[node] = t.none
     typer.yield_types.append((ty, node))
@@ -73,3 +86,10 @@ def generator_type(typer):
         raise TypingError(f"generator {typer.ir.qualname!r} is declared to return {declared}, "
                           f"but calling it gives a {result}", typer.ir.loc(typer.ir.node))
     return result
+
+
+def _catches_generator_exit(typer, handler):
+    if handler.type is None:
+        return True
+    from .exceptions import _classes
+    return any(issubclass(GeneratorExit, cls) for cls in _classes(typer, handler.type))

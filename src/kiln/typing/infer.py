@@ -18,13 +18,14 @@ import types as pytypes
 import numpy as np
 
 from .. import types as t
-from ..errors import TypingError, UnsupportedError
+from ..errors import TypingError, UnsupportedError, UntypedGlobalError
 from ..library.registry import registry
 from ..frontend import FunctionIR, build_function_ir
 from . import exceptions, families, generators
 from .operators import (BINARY_OF, BINOPS, CMPOPS, OP_SYMBOLS, UNARYOPS,
                         UNSUPPORTED_EXPRS)
 from .results import Deferred, RecursionPending, TypedFunction
+from .literals import LiteralCalls
 from .statements import StatementTyper
 from .unify import can_convert, held, unify, why_not_unified
 
@@ -133,11 +134,23 @@ def _narrowed(test, op, branch, ty):
 
 
 
+def _python_class_name(ty):
+    """The name of the Python class whose values `ty` holds, for Python's wording of an
+    error (None where there is no one such class)."""
+    for cls, name in ((t.Boolean, "bool"), (t.Integer, "int"), (t.Float, "float"),
+                      (t.Complex, "complex"), (t.UnicodeType, "str"),
+                      (t.StringLiteral, "str"), (t.NoneType, "NoneType"),
+                      (t.BaseTuple, "tuple")):
+        if isinstance(ty, cls):
+            return name
+    return None
+
+
 def _has_effects(node) -> bool:
     """Whether evaluating `node` may do more than compute a value (a call, `:=`)."""
     return any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node))
 
-class Typer(StatementTyper):
+class Typer(StatementTyper, LiteralCalls):
     MAX_PASSES = 64
 
     def __init__(self, tctx, ir: FunctionIR, argtypes, declared_return, options):
@@ -146,13 +159,16 @@ class Typer(StatementTyper):
         self.argtypes = argtypes
         self.declared_return = declared_return
         self.options = options
-        self.locals = {name: ty.type if isinstance(ty, t.Literal) else ty
+        # a parameter compiled for its value is held as its plain type, each read of it a
+        # constant (a string constant stays one: library functions read its text)
+        self.locals = {name: ty.literal_type if isinstance(ty, t.Literal) and
+                       not isinstance(ty, t.StringLiteral) else ty
                        for name, ty in zip(ir.arg_names, argtypes)}
         self.literal_values = {name: ty.value for name, ty in zip(ir.arg_names, argtypes)
-                               if isinstance(ty, t.Literal)}   # library/literally.py
+                               if isinstance(ty, t.Literal)}   # typing/literals.py
         self.handlers = []  # the enclosing except blocks, innermost last (bare `raise`)
         self.generator = bool(generators.yields_in(ir.node))
-        self.yields_in_try = generators.yields_in_try(ir.node) if self.generator else set()
+        self.yields_in_try = generators.yields_in_try(ir.node) if self.generator else {}
 
     # -- driver ----------------------------------------------------------------------------
     def run(self) -> TypedFunction:
@@ -201,8 +217,9 @@ class Typer(StatementTyper):
         for ty, node in self.returns:
             merged = ty if result is None else unify(result, ty)
             if merged is None:
-                raise TypingError(f"{self.ir.qualname!r} returns {result} on some paths and "
-                                  f"{ty} on others, which have no common type",
+                raise TypingError(f"Can't unify return type from the following types: "
+                                  f"{result}, {ty}: {self.ir.qualname!r} returns {result} on "
+                                  f"some paths and {ty} on others, which have no common type",
                                   self.ir.loc(node))
             result = merged
         return result
@@ -257,7 +274,12 @@ class Typer(StatementTyper):
         if kws:
             shown += ", " + ", ".join(f"{k}={v}" for k, v in kws.items())
         if key in OP_SYMBOLS and len(args) == 2 and key not in (operator.getitem,):
-            return (f"unsupported operand types for {OP_SYMBOLS[key]}: {args[0]} and {args[1]}")
+            text = f"unsupported operand types for {OP_SYMBOLS[key]}: {args[0]} and {args[1]}"
+            names = [_python_class_name(a) for a in args]
+            if key in (operator.lt, operator.le, operator.gt, operator.ge) and all(names):
+                text += (f" ('{OP_SYMBOLS[key]}' not supported between instances of "
+                         f"'{names[0]}' and '{names[1]}', as Python says)")
+            return text
         if key is operator.getitem:
             return f"cannot index {args[0]} with {args[1]}"
         if key is operator.setitem:
@@ -311,8 +333,8 @@ class Typer(StatementTyper):
         except TypeError as e:  # a value that says why it cannot be typed (types/foreign.py)
             raise self.error(f"{name!r}: {e}", node) from None
         if ty is None:
-            raise self.error(f"{name!r} is a {type(value).__name__}, which kiln cannot use in "
-                             "compiled code", node, UnsupportedError)
+            raise self.error(f"Untyped global name {name!r}: it is a {type(value).__name__}, "
+                             "which kiln cannot use in compiled code", node, UntypedGlobalError)
         self.constants[node] = value
         return ty
 
@@ -334,6 +356,9 @@ class Typer(StatementTyper):
             self.constants[node] = base.instance_type.np_dtype
             return t.DType(base.instance_type)
         res = self.tctx.resolve(("attr", attr), (base,))
+        if res is None and isinstance(base, t.Optional):   # of the value, when not None
+            res = families.ask("optional_attribute", base, attr,
+                               self.tctx.resolve(("attr", attr), (base.type,)))
         if res is not None:
             self.calls[node] = res
             if isinstance(base, t.Array) and attr == "ndim":   # `if a.ndim == 1:` prunes
@@ -344,7 +369,8 @@ class Typer(StatementTyper):
         if isinstance(base, t.Array) and hasattr(np.ndarray, attr):
             raise self.error(f"kiln does not support the array attribute or method {attr!r} "
                              f"yet ({base})", node, UnsupportedError)
-        raise self.error(f"{base} has no attribute {attr!r} in compiled code", node)
+        raise self.error(f"Unknown attribute {attr!r} of type {base}: {base} has no attribute "
+                         f"{attr!r} in compiled code", node)
 
     def expr_Call(self, node):
         fn = self.expr(node.func)
@@ -361,7 +387,7 @@ class Typer(StatementTyper):
                 inspect.signature(fn.dispatcher.py_func).bind(*args, **kws)
             except TypeError as e:
                 raise self.error(f"{fn.dispatcher.__name__}(): {e}", node) from None
-            res = self.tctx.resolve_dispatcher(fn.dispatcher, args, kws)
+            res = self.call_dispatcher(node, fn.dispatcher, args, kws)
             if res is None:   # (the arguments bind: no explicit signature takes their types)
                 raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
                                  f"({', '.join(map(str, args))}); its signatures are "
@@ -382,12 +408,13 @@ class Typer(StatementTyper):
                                  UnsupportedError)
             if not self.tctx.has_templates(fn.pyfunc):
                 raise self.error(
-                    f"kiln does not know how to call {name!r}: it is not a kiln function. "
-                    "Decorate it with @njit (or @register_jitable to keep it a plain function "
-                    "too).", node, UnsupportedError)
+                    f"Untyped global name {name!r}: kiln does not know how to call it, as it "
+                    "is not a kiln function. Decorate it with @njit (or @register_jitable to "
+                    "keep it a plain function too).", node, UntypedGlobalError)
             args, kws = self.literal_args(fn.pyfunc, node, args, kws)
-            literal_args, literal_kws = self.with_literals(node, args, kws)
-            res = self.resolve(fn.pyfunc, literal_args, node, literal_kws, what=f"{name}()")
+            literal_args, literal_kws = self.with_literals(node, args, kws, fn.pyfunc)
+            res = self.call_template(node, literal_args, literal_kws, lambda a, k: self.resolve(
+                fn.pyfunc, a, node, k, what=f"{name}()"))
         elif isinstance(fn, t.InnerFunction):
             if kws:
                 raise self.error("nested functions take positional arguments only", node,
@@ -397,11 +424,13 @@ class Typer(StatementTyper):
                 if name not in self.locals:
                     raise Deferred(name, node, free=True)
                 captured.append(self.locals[name])
-            res = self.tctx.resolve_inner(fn, args + tuple(captured), self.options)
+            res = self.call_inner(node, fn, args + tuple(captured))
         elif isinstance(fn, t.BoundMethod):
             receiver = self.fix_items(node.func.value, fn.receiver, fn.method, args)
-            res = self.resolve(("method", fn.method), (receiver,) + args, node, kws,
-                               what=f"{receiver}.{fn.method}()")
+            args, kws = self.with_literals(node, args, kws, ("method", fn.method), bools=False)
+            res = self.call_template(node, args, kws, lambda a, k: self.resolve(
+                ("method", fn.method), (receiver,) + a, node, k,
+                what=f"{receiver}.{fn.method}()"), receiver=True)
         elif isinstance(fn, t.NumberClass):
             res = self.resolve("number_class", (fn,) + args, node, kws,
                                what=f"{fn.instance_type}()")
@@ -432,15 +461,6 @@ class Typer(StatementTyper):
         self.constants[node] = value
         self.calls[node] = families.ask("known_identity", value, *args)
         return t.boolean
-
-    def with_literals(self, node, args, kws):
-        """The call's arguments with its bool constants typed as BooleanLiteral, which a
-        library overload may depend on (registry.py compiles it for plain booleans)."""
-        def literal(arg_node, ty):
-            value = self.constants.get(arg_node)
-            return t.BooleanLiteral(value) if type(value) is bool and ty == t.boolean else ty
-        return (tuple(literal(a, ty) for a, ty in zip(node.args, args)),
-                {k.arg: literal(k.value, kws[k.arg]) for k in node.keywords})
 
     def fix_items(self, receiver_node, receiver, method, args):
         """`l = []; l.append(x)`, `d = {}; d[k] = v`: the first use that adds items to a
@@ -552,8 +572,8 @@ class Typer(StatementTyper):
             if key in (operator.is_, operator.is_not):
                 folded.append(self.fold_identity(left, right, key))
                 if folded[-1] is None:  # `x is None` for an Optional x: known at run time
-                    self.calls[(node, i)] = self.resolve(key, (left, right), node,
-                                                         what="'is' (only against None)")
+                    self.calls[(node, i)] = self.resolve(
+                        key, (left, right), node, what="'is' (against None, or of numbers)")
                 elif _has_effects(node):   # known, but its operands must still run
                     self.calls[(node, i)] = families.ask("known_identity", folded[-1], left,
                                                          right)

@@ -11,6 +11,7 @@ from ..errors import KilnError, UnsupportedError
 from ..frontend import captured_names, inner_function_node
 from . import exceptions, families, generators
 from .operators import BINOPS, INPLACE, UNSUPPORTED_STATEMENTS
+from .literals import _NOTHING, known_value, literal_of, pure_parameters
 from .results import Deferred, RecursionPending
 from .unify import held
 from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
@@ -90,6 +91,8 @@ class StatementTyper:
         if isinstance(target, ast.Name):
             self.set_local(target.id, ty, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(ty, t.Optional) and isinstance(ty.type, t.BaseTuple):
+                ty = ty.type   # unpacked after a run-time check that it is not None
             starred = [elt for elt in target.elts if isinstance(elt, ast.Starred)]
             if starred:
                 raise self.error("kiln does not support starred unpacking ('*name' in an "
@@ -257,10 +260,11 @@ class StatementTyper:
 
     def constant_value(self, node):
         self.expr(node)
-        if node not in self.constants:
+        value = known_value(self, node)
+        if value is _NOTHING:
             raise self.error("this must be a constant known at compile time (e.g. a string "
                              "literal)", node, UnsupportedError)
-        return self.constants[node]
+        return value
 
     def literal_args(self, pyfunc, node, args, kws):
         """The parameters `pyfunc._kiln_literal_args` names must be compile-time constants
@@ -268,6 +272,8 @@ class StatementTyper:
         names = getattr(pyfunc, "_kiln_literal_args", ())
         if not names:
             return args, kws
+        if getattr(pyfunc, "_kiln_requests_literal", False):   # kiln.literally(x)
+            return self.literally_args(pyfunc, node, args, kws)
         params = list(inspect.signature(pyfunc).parameters)
         args = tuple(t.Literal(self.literal(a), ty) if i < len(params) and params[i] in names
                      else ty
@@ -275,6 +281,22 @@ class StatementTyper:
         values = {k.arg: k.value for k in node.keywords}
         return args, {k: t.Literal(self.literal(values[k]), ty) if k in names else ty
                       for k, ty in kws.items()}
+
+    def literally_args(self, pyfunc, node, args, kws):
+        """`literally(x)`: x's value is known here, or the function is compiled again for
+        the value of the parameter x reads (typing/literals.py)."""
+        if len(node.args) != 1 or node.keywords:
+            raise self.error("literally() takes one argument", node)
+        arg = node.args[0]
+        self.expr(arg)
+        if known_value(self, arg) is _NOTHING and not (
+                isinstance(arg, ast.Name) and arg.id in pure_parameters(self.ir)):
+            shown = ast.unparse(arg)
+            raise self.error(f"Invalid use of non-Literal type in literally({shown}): "
+                             f"{shown!r} is computed at run time; literally() takes a constant, "
+                             "a local assigned one constant, or a parameter of the function "
+                             "(which is then compiled once per value of it)", node)
+        return (literal_of(self, arg, f"literally({ast.unparse(arg)})"),), {}
 
     def literal(self, node):
         if isinstance(node, ast.Tuple):
