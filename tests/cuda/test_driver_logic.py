@@ -305,10 +305,19 @@ def test_launches_from_threads_pack_their_own_parameters(fake):
             put[1, 1](dev, v)
 
     threads = [threading.Thread(target=launches, args=(k * 1000,)) for k in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # The compiled entry packs into one buffer (it holds the GIL until the driver has
+    # copied the values). The real cuLaunchKernel is C and never lets another thread run in
+    # between; this double's is a Python callback, which the interpreter may preempt before
+    # it reads the buffer: a long switch interval keeps the double as atomic as the driver.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(10.0)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
     seen = [struct.unpack("q", launch[5][-1])[0] for launch in fake.launches[1:]]
     assert sorted(seen) == sorted(v for k in range(4) for v in range(k * 1000, k * 1000 + 300))
 
