@@ -73,12 +73,27 @@ def test_error_in_one_thread_releases_the_others():
 
 
 def test_returned_value_is_caught_without_source():
+    # A code object renamed to a file nobody has: kiln finds no text for it anywhere.
     namespace = {}
     exec("def no_source(a):\n    return 1\n", namespace)
-    kernel = cuda.jit(namespace["no_source"])
+    func = namespace["no_source"]
+    func.__code__ = func.__code__.replace(co_filename="<no text anywhere>")
+    kernel = cuda.jit(func)
     with pytest.raises(TypeError, match=r"kernel 'no_source' returned 1; CUDA kernels return "
                                         r"nothing"):
         kernel[1, 1](np.zeros(1))
+
+
+def test_a_stale_text_under_the_same_name_is_not_checked_as_the_kernel():
+    # Another exec'd text registered as "<string>" in linecache must not be taken for
+    # this kernel's source (it once made a correct kernel fail the return check).
+    import linecache
+    namespace = {}
+    exec("def fills(a):\n    a[0] = 1\n", namespace)
+    linecache.cache["<string>"] = (30, None, ["def fills(a):\n", "    return a\n"], "<string>")
+    a = np.zeros(1)
+    cuda.jit(namespace["fills"])[1, 1](a)
+    assert a[0] == 1
 
 
 def test_threads_of_a_block_run_concurrently():

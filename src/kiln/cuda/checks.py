@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import inspect
 import textwrap
 import types
 
-from kiln.errors import Location, TypingError, UnsupportedError
+from kiln.errors import Location, SourceUnavailableError, TypingError, UnsupportedError
+from kiln.frontend.source import source_lines
 
 _CONSTRUCTS = {
     ast.Try: "try/except", ast.With: "a with statement", ast.AsyncWith: "async code",
@@ -37,10 +37,10 @@ _LIBRARY_MODULES = ("math", "cmath", "numpy", "kiln")
 
 def _source_tree(func):
     """(function node, first line number, column shift) or None when there is no source."""
-    try:
-        lines, first = inspect.getsourcelines(func)
+    try:   # source_lines trusts a text only if it compiles to this function's code
+        lines, first, _ = source_lines(func)
         tree = ast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError):
+    except (SourceUnavailableError, SyntaxError):
         return None
     node = tree.body[0] if tree.body else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
