@@ -253,6 +253,23 @@ def test_slice_assignment_any_dimensions():
     check(copy_3d, np.zeros((2, 3, 2)), np.arange(12.0).reshape(2, 3, 2))  # wrong shape
 
 
+def tuple_into_slices(a, m, n):
+    a[0, 1:3] = (m, n)
+    a[1:, :2] = ((n, 2.5), (m, True))
+    a[2, :] = (m,)            # one item broadcasts, as NumPy's (1,)-shaped array
+    return a
+
+
+def test_tuple_assigned_to_a_slice_is_the_array_it_spells():
+    check(tuple_into_slices, np.zeros((3, 3)), 4, 7)
+    check(tuple_into_slices, np.zeros((3, 3), np.int32), -1, 2)   # 2.5 truncates
+    check(copy_3d, np.zeros((2, 3, 2)), (1, 2, 3))                # the wrong shape: ValueError
+    with pytest.raises(TypingError, match="does not cast complex to real"):
+        njit(copy_3d)(np.zeros((2, 3, 2)), (1j, 2))
+    with pytest.raises(TypingError, match="drops their imaginary parts"):   # NumPy warns
+        njit(copy_3d)(np.zeros((2, 3, 2)), np.ones(2, np.complex64))
+
+
 def ellipses(a, z):
     z[...] = 5.0
     b = a[..., 1]

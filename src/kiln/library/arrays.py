@@ -293,7 +293,7 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
             raise TypingError(f"cannot store a {value_ty} value into an item of {array_ty}")
     elif not isinstance(value_ty, t.Number):
         return None
-    _check_not_complex_into_real(array_ty, value_ty)
+    check_not_complex_into_real(array_ty, value_ty)
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
@@ -310,8 +310,7 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     copies = isinstance(value_ty, t.Array)
     if copies and value_ty.ndim > view_ty.ndim:
         return None
-    if not copies:
-        _check_not_complex_into_real(array_ty, value_ty)
+    check_not_complex_into_real(array_ty, value_ty)
     fill = None if copies else tctx.resolve(assign_into, (view_ty, value_ty))
     if fill is None and not copies:
         return None
@@ -332,12 +331,20 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     return t.none(array_ty, index_ty, value_ty), codegen
 
 
-def _check_not_complex_into_real(array_ty, value_ty):
-    """NumPy refuses to store a complex scalar into a real array (it would drop the
-    imaginary part); so does kiln, at compile time."""
+def check_not_complex_into_real(array_ty, value_ty):
+    """NumPy refuses to store a complex scalar (or a sequence's) into a real array; it drops
+    the imaginary part of a complex array's items with a ComplexWarning. kiln refuses both,
+    at compile time."""
+    if isinstance(value_ty, (t.BaseTuple, t.ListType)):
+        for item in (value_ty.types if isinstance(value_ty, t.BaseTuple) else [value_ty.dtype]):
+            check_not_complex_into_real(array_ty, item)
     if isinstance(value_ty, t.Complex) and not isinstance(array_ty.dtype, t.Complex):
         raise TypingError(f"cannot store a {value_ty} value into an element of {array_ty} "
                           "(NumPy does not cast complex to real)")
+    if isinstance(value_ty, t.Array) and isinstance(value_ty.dtype, t.Complex) and \
+            not isinstance(array_ty.dtype, t.Complex):
+        raise TypingError(f"kiln does not store the items of {value_ty} into {array_ty}: "
+                          "that drops their imaginary parts (assign value.real)")
 
 
 def assign_into(dst, src):

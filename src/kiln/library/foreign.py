@@ -230,7 +230,8 @@ def _pointer_array(ptr, shape, dtype, order):
     if isinstance(ptr, ctypes._Pointer):
         own = np.dtype(ptr._type_)
         if dtype is not None and np.dtype(dtype) != own:
-            raise TypeError(f"dtype {np.dtype(dtype)} does not match the pointer's {own}")
+            raise TypeError(f"mismatching dtype '{np.dtype(dtype)}' for pointer type "
+                            f"'{own}*'")
         dtype = own
     elif dtype is None:
         raise TypeError("carray/farray of a void pointer or an address needs a dtype")
@@ -257,7 +258,7 @@ def _typed_pointer_array(order):
         if own is None and given is None:
             raise TypingError(f"an array over a {ptr} needs a dtype")
         if own is not None and given is not None and own != given:
-            raise TypingError(f"dtype {given} does not match the pointer's {own}")
+            raise TypingError(f"mismatching dtype '{given}' for pointer type '{own}*'")
         item = own or given
         if not isinstance(item, t.Number):
             raise TypingError(f"kiln cannot view {ptr} as an array")

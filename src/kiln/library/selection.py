@@ -14,7 +14,7 @@ from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
-from .arrays import item_in_range
+from .arrays import check_not_complex_into_real, item_in_range
 from .reductions import c_contiguous, in_c_order
 from .registry import intrinsic, overload, register_jitable
 from .split import add, by_ranges
@@ -129,9 +129,9 @@ def _setitem(a, index, value):
     along_one_axis = _one_array_index(a, index)
     if along_one_axis is not None:
         return along_one_axis.setter(value)
-    if isinstance(value, (t.ListType, t.BaseTuple)) and isinstance(a.dtype, t.Number) and \
-            a.ndim > 1:
-        def from_sequence(a, index, value):   # `a2d[i] = [p, q]`: as an array
+    if isinstance(value, (t.ListType, t.BaseTuple)) and isinstance(a.dtype, t.Number):
+        check_not_complex_into_real(a, value)
+        def from_sequence(a, index, value):   # `a2d[i] = [p, q]`, `a[1:3] = (x, y)`
             a[index] = np.array(value)
         return from_sequence
     if _is_positions(index) and a.ndim == 1:
