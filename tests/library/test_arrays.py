@@ -217,6 +217,13 @@ def test_zero_dimensional_array():
     check(zero_d, np.array(3, dtype=np.int8))
 
 
+def test_zero_dimensional_array_does_not_iterate():
+    with pytest.raises(TypeError, match="iteration over a 0-d array") as numpy_says:
+        sum_iter(np.array(5.0))
+    with pytest.raises(TypingError, match=numpy_says.value.args[0]):   # NumPy's words
+        njit(sum_iter)(np.array(5.0))
+
+
 def five_d(a):
     return a[1, 1, 1, 1, 1] + a[-1, 0, 0, 0, 0] + a[0, 1][1, 0, 1]
 

@@ -79,6 +79,18 @@ def test_record_writes_reach_the_array():
     np.testing.assert_array_equal(a, expected)
 
 
+def test_a_recarray_is_passed_as_its_records():
+    """np.recarray only adds attribute access to fields (which compiled code spells the same
+    on its records); the array itself comes back, still a recarray."""
+    a = filled(ALIGNED, 9, seed=4).view(np.recarray)
+    expected = a.copy()
+    assert weighted_sum(a) == python_weighted_sum(expected)
+    update.py_func(expected)
+    update(a)
+    np.testing.assert_array_equal(a, expected)
+    assert njit(lambda r: r)(a) is a    # (other subclasses: test_bad_input.py)
+
+
 @njit
 def through_a_view(a, value):
     a[1:][::2][0].x = value      # a record of a view of a view

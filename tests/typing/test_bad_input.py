@@ -537,8 +537,6 @@ ARGUMENT_CASES = [
     ("np_matrix", (matrix(),), {}, ["ndarray subclass", "matrix"]),
     ("masked_array", (np.ma.MaskedArray([1.0, 2.0], mask=[0, 1]),), {},
      ["ndarray subclass", "MaskedArray"]),
-    ("record_array", (np.rec.array([(1, 2.0)], dtype=[("a", "i8"), ("b", "f8")]),), {},
-     ["ndarray subclass", "recarray"]),
     ("bytes", (b"a",), {}, ["argument 1", "bytes"]),
     ("list_of_mixed_items", ([1, "a"],), {}, ["argument 1", "list"]),
     ("dict", ({},), {}, ["argument 1", "dict"]),

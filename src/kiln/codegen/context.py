@@ -28,7 +28,8 @@ def register_constant(type_class, constant):
 
 def register_cast(src_class, dst_class, cast):
     """`cast(context, builder, value, src, dst)`: a conversion from a `src_class` value to
-    a C pointer or function of `dst_class` that the family of `src_class` knows."""
+    a C pointer or function of `dst_class` that the family of `src_class` knows, or to a
+    value of its own family (a datetime64 to another unit)."""
     _CASTS[src_class, dst_class] = cast
 
 
@@ -401,6 +402,9 @@ class CodegenContext:
             return self._cast_pointer(builder, value, src, dst)
         if isinstance(dst, (t.Opaque, t.NoneType)):
             return dm.null_value(dst)
+        family = _registered_cast(type(src), type(dst))
+        if family is not None:
+            return family(self, builder, value, src, dst)
         raise TypeError(f"kiln cannot convert {src} to {dst}")
 
     def _cast_pointer(self, builder, value, src, dst):

@@ -11,7 +11,8 @@ over: a local, a tuple, the return value), except a local's name: its value is b
 from the local (no count is touched to read `x[i]`), and a consumer that keeps it takes a
 reference of its own. Nothing in one expression can reassign a local, so the borrow
 outlives its use; a `for` loop, whose body can, holds its own reference to the iterable.
-Locals own one reference each. Every exit of the function (return, exception,
+Locals own one reference each, except a loop variable that borrows its item from the list
+it walks (borrowing.py). Every exit of the function (return, exception,
 propagated error) goes through one block that releases what the locals and unreleased
 temporaries still hold.
 """
@@ -32,6 +33,7 @@ from .array_expressions import ArrayExpressions
 from .context import STATUS_OK
 from ..library.fusion import Tree
 from ..runtime import stack
+from .borrowing import borrowed_loop_names
 from .ownership import decref, has_refs, incref
 from .unbound import unbound_error, unbound_reads
 
@@ -57,7 +59,8 @@ class FunctionLowerer(ArrayExpressions):
         self.builder = ir.IRBuilder(entry)
         typed = self.typed
         self.scope = self.describe_lines()
-        if self.owns_references() or typed.generator:
+        owning = self.owns_references()
+        if owning or typed.generator:
             self.exit_block = self.new_block("exit")
             self.status_slot = self.ctx.alloca(self.builder, dm.i32, name="status")
             self.ctx.function_exit = self.leave
@@ -67,8 +70,9 @@ class FunctionLowerer(ArrayExpressions):
         # generator outlives the call, so it owns its arguments.
         reassigned = _assigned_in_body(typed.ir.node)
         borrowed = set() if typed.generator else set(typed.ir.arg_names) - reassigned
+        self.borrowing = borrowed_loop_names(typed, self.ctx.state.tctx) if owning else set()
         self.slots = {name: self.ctx.alloca(self.builder, dm.value_type(ty), name=name)
-                      if name in borrowed else self.slot_for(ty, name)
+                      if name in borrowed | self.borrowing else self.slot_for(ty, name)
                       for name, ty in typed.locals.items()}
         self.assigned_flags = self.flags_for_unbound_reads()
         if typed.generator:
@@ -324,7 +328,7 @@ class FunctionLowerer(ArrayExpressions):
             slot = self.slots[target.id]
             if target.id in self.assigned_flags:
                 b.store(ir.Constant(dm.i1, 1), self.assigned_flags[target.id])
-            if has_refs(local):
+            if has_refs(local) and target.id not in self.borrowing:
                 incref(b, local, value)
                 old = b.load(slot, typ=dm.value_type(local))
                 b.store(value, slot)

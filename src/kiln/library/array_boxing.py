@@ -19,9 +19,11 @@ from .arrays import make_array
 @boxing.unboxer(t.Array)
 def _unbox(unboxer, ty, obj):
     """The array's own memory (borrowed: `parent` is the NumPy array), if `obj` is an
-    ndarray of exactly this dtype, dimension count and layout."""
+    ndarray (or a recarray, see types/typeof.py) of exactly this dtype, dimension count and
+    layout."""
     b, api = unboxer.b, unboxer.api
-    unboxer.require(api.is_type(obj, api.constant_object(np.ndarray)))
+    unboxer.require(b.or_(api.is_type(obj, api.constant_object(np.ndarray)),
+                          api.is_type(obj, api.constant_object(np.recarray))))
     unboxer.require(b.icmp_signed("==", api.read(obj, P.ARRAY_ND, dm.i32),
                                   ir.Constant(dm.i32, ty.ndim)))
     descr = api.read(obj, P.ARRAY_DESCR, dm.ptr)
@@ -40,9 +42,22 @@ def _unbox(unboxer, ty, obj):
     return make_array(api.context, b, ty, data, shape, steps, parent=obj)
 
 
+_DTYPE_CHECKS = {}   # item type class -> check(b, api, dtype, descr) -> i1
+
+
+def register_dtype_check(type_class, check):
+    """`check(b, api, dtype, descr)`: whether an array's descr is `dtype`, for an item
+    family whose dtypes NumPy's type number does not tell apart (datetime64's units)."""
+    _DTYPE_CHECKS[type_class] = check
+
+
 def _dtype_ok(b, api, dtype, descr):
     """Whether an array's descr is `dtype`: by type number, or for a record by NumPy's
-    comparison of dtypes (every structured dtype has the type number of void)."""
+    comparison of dtypes (every structured dtype has the type number of void), or as the
+    item family registered."""
+    family = next((_DTYPE_CHECKS[c] for c in type(dtype).__mro__ if c in _DTYPE_CHECKS), None)
+    if family is not None:
+        return family(b, api, dtype, descr)
     if isinstance(dtype, t.Record):
         equal = api.call("PyObject_RichCompareBool", dm.i32,
                          [descr, api.constant_object(dtype.np_dtype),
@@ -111,9 +126,12 @@ def _box_owned_array(api, ty, value, fail):
         b.store(b.extract_value(value, dm.ARRAY_STRIDES), strides)
     i32 = dm.i32
     records = isinstance(ty.dtype, t.Record)   # made as void items of the record's size
+    # a dtype no type number names alone (datetime64[s]): made as int64 items, then viewed
+    by_name = not records and not P.type_nums(ty.dtype.np_dtype)
     array = api.call(nrt.ARRAY_NEW, dm.ptr, [
         api.global_object("PyArray_Type"), ir.Constant(i32, ty.ndim), shape,
-        ir.Constant(i32, ty.dtype.np_dtype.num), strides, b.extract_value(value, dm.ARRAY_DATA),
+        ir.Constant(i32, np.dtype(np.int64).num if by_name else ty.dtype.np_dtype.num),
+        strides, b.extract_value(value, dm.ARRAY_DATA),
         ir.Constant(i32, ty.dtype.size if records else 0),
         ir.Constant(i32, P.NPY_ALIGNED | (0 if ty.readonly else P.NPY_WRITEABLE)),
         ir.Constant(dm.ptr, None)],
@@ -124,12 +142,13 @@ def _box_owned_array(api, ty, value, fail):
     destructor = api.context.declare_external(nrt.CAPSULE_DESTRUCTOR, ir.VoidType(), [dm.ptr])
     capsule = api.call("PyCapsule_New", dm.ptr, [meminfo, ir.Constant(dm.ptr, None), destructor])
     api.call(nrt.ARRAY_SET_BASE, i32, [array, capsule])
-    if records:   # the void items seen through the record's dtype (a view keeping them)
+    if records or by_name:   # the raw items seen through the dtype (a view keeping them)
         voids = array
+        state = api.context.state
+        dtype = [state.global_string("O"), api.constant_object(ty.dtype.np_dtype)] if records \
+            else [state.global_string("s"), state.global_string(ty.dtype.np_dtype.str)]
         array = api.call("PyObject_CallMethod", dm.ptr,
-                         [voids, api.context.state.global_string("view"),
-                          api.context.state.global_string("O"),
-                          api.constant_object(ty.dtype.np_dtype)],
+                         [voids, state.global_string("view")] + dtype,
                          var_arg=True, argtypes=[dm.ptr, dm.ptr, dm.ptr])
         api.decref(voids)
         with b.if_then(b.icmp_unsigned("==", array, ir.Constant(dm.ptr, None)), likely=False):

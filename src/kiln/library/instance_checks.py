@@ -12,7 +12,8 @@ from ..typing import families
 # kiln type class -> the Python class of such a value in Python
 _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.Complex, complex), (t.UnicodeType, str), (t.StringLiteral, str),
-                   (t.NoneType, type(None)), (t.BaseTuple, tuple), (t.Array, np.ndarray))
+                   (t.NoneType, type(None)), (t.BaseTuple, tuple), (t.Array, np.ndarray),
+                   (t.NPDatetime, np.datetime64), (t.NPTimedelta, np.timedelta64))
 
 
 def _python_class(ty):

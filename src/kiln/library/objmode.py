@@ -25,6 +25,8 @@ from .registry import template
 class ObjModeBlockType(t.Opaque):
     """The outlined block a call runs (a frozen global of the rewritten function)."""
 
+    runs_python = True   # it may change anything Python reaches (codegen/borrowing.py)
+
     def __init__(self, block):
         self.block = block
         self.name = f"ObjModeBlock({block.where})"

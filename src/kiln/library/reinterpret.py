@@ -60,10 +60,13 @@ def _number_view(tctx, x, dtype):
         return None
     x = t.unliteral(x)
     dt = dtype_of(dtype)
-    if not all(isinstance(ty, (t.Integer, t.Float)) for ty in (x, dt)) or \
-            dt.np_dtype.itemsize != x.np_dtype.itemsize:
+    if not all(isinstance(ty, (t.Integer, t.Float)) for ty in (x, dt)):
         raise TypingError(f"{x}.view({dt}): kiln views an integer or a float only as an "
                           f"integer or float type of its size ({x.np_dtype.itemsize} bytes)")
+    if dt.np_dtype.itemsize != x.np_dtype.itemsize:   # NumPy's words: a scalar is 0-d here
+        raise TypingError("Changing the dtype of a 0d array is only supported if the itemsize "
+                          f"is unchanged: {x}.view({dt}) would read {x.np_dtype.itemsize} "
+                          f"bytes as {dt.np_dtype.itemsize}")
 
     def codegen(context, builder, sig, args):
         return builder.bitcast(args[0], dm.value_type(dt))

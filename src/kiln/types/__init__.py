@@ -11,6 +11,7 @@ from .containers import (  # noqa: F401
     List, DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType, unicode_type,
     SliceLiteral)
 from .records import Record  # noqa: F401
+from .datetimes import NPDatetime, NPTimedelta  # noqa: F401
 from .enums import EnumClass, EnumMember, IntEnumMember  # noqa: F401
 from .named_tuples import NamedTuple, NamedUniTuple, NamedTupleClass, named_tuple_of  # noqa: F401
 from .signature import Signature, parse_signature  # noqa: F401
@@ -125,8 +126,6 @@ __all__ = [name for name in dir() if not name.startswith("_") and name != "bool"
 
 _ABSENT = {
     "Omitted": "kiln passes an omitted argument's default value to overloads instead",
-    "NPDatetime": "datetime64 is not supported in compiled code",
-    "NPTimedelta": "timedelta64 is not supported in compiled code",
     "pyobject": "kiln has no object mode (a Python object cannot be a compiled value); "
                 "jit(forceobj=True) keeps the plain Python function, and "
                 "`with kiln.objmode(...)` runs a block as Python",

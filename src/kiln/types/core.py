@@ -341,6 +341,9 @@ def from_dtype(dtype) -> Number:
     if dtype.names is not None:
         from .records import record_from_dtype
         return record_from_dtype(dtype, from_dtype)
+    if dtype.kind in "Mm" and dtype.isnative:
+        from .datetimes import from_np_dtype
+        return from_np_dtype(dtype)
     try:
         return _BY_DTYPE[dtype]
     except KeyError:

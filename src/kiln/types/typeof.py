@@ -25,9 +25,10 @@ def array_layout(arr: np.ndarray) -> str:
 
 def typeof(value):
     """Return the kiln type of `value`, or raise TypeError naming what is unsupported."""
-    if isinstance(value, np.ndarray) and type(value) is not np.ndarray:
+    if isinstance(value, np.ndarray) and type(value) not in (np.ndarray, np.recarray):
         # a subclass changes what indexing and arithmetic mean (np.matrix, masked arrays):
-        # compiled code would silently treat it as a plain array
+        # compiled code would silently treat it as a plain array. A recarray only adds
+        # attribute access to fields, which compiled code spells the same on its records.
         raise TypeError(f"kiln cannot pass an ndarray subclass ({type(value).__name__!r}) "
                         "to compiled code; pass np.asarray(value) for a plain array")
     t = _typeof(value)

@@ -20,6 +20,7 @@ class TypingContext:
         self._typed = {}           # (pyfunc, argtypes, options) -> TypedFunction
         self._in_progress = {}     # same key -> declared return type (for recursion)
         self._called_while_typed = set()  # keys of functions in a cycle of calls
+        self._calling = []         # per function being typed, the keys it calls
         self._lock = threading.RLock()
 
     # -- calls -----------------------------------------------------------------------------
@@ -72,6 +73,7 @@ class TypingContext:
         options = options or CompileOptions()
         key = (pyfunc, tuple(argtypes), options)
         with self._lock:
+            self._note_call(key)
             if key in self._typed:
                 return self._typed[key]
             if key in self._in_progress:
@@ -81,10 +83,13 @@ class TypingContext:
                 self._called_while_typed.add(key)
                 return _PendingFunction(self, key, declared)
             self._in_progress[key] = declared_return
+            self._calling.append(set())
             try:
                 typed = self._infer_recursive(key, declared_return)
             finally:
                 del self._in_progress[key]
+                called = self._calling.pop()
+            typed.callees = frozenset(called)
             typed.recursive = key in self._called_while_typed  # every cycle has one such
             self._typed[key] = typed
             return typed
@@ -137,18 +142,32 @@ class TypingContext:
         from .infer import infer_ir
         key = (fn.node, tuple(argtypes), options)
         with self._lock:
+            self._note_call(key)
             if key not in self._typed:
                 if key in self._in_progress:
                     raise TypingError(f"nested function {fn.node.name!r} calls itself; "
                                       "kiln compiles recursion only in @njit functions "
                                       "with an explicit signature")
                 self._in_progress[key] = None
+                self._calling.append(set())
                 try:
                     ir = build_nested_ir(fn.node, fn.outer, fn.captured)
-                    self._typed[key] = infer_ir(self, ir, tuple(argtypes), None, options)
+                    typed = infer_ir(self, ir, tuple(argtypes), None, options)
                 finally:
                     del self._in_progress[key]
+                    called = self._calling.pop()
+                typed.callees = frozenset(called)
+                self._typed[key] = typed
             return self._typed[key]
+
+    def _note_call(self, key):
+        """Record that the function being typed (if any) calls `key`'s function."""
+        if self._calling:
+            self._calling[-1].add(key)
+
+    def callees(self, typed):
+        """The typed functions `typed` calls (None for one whose typing was abandoned)."""
+        return [self._typed.get(key) for key in typed.callees]
 
     def resolve_inner(self, fn, argtypes, options) -> Resolution:
         """A call of a nested function from a function compiled with `options`."""

@@ -23,6 +23,8 @@ class TypedFunction:
     symbol: str = ""
     recursive: bool = False   # in a cycle of calls: its frames need a stack guard
     generator: bool = False   # its body yields: codegen makes it a coroutine
+    callees: frozenset = frozenset()  # keys of the functions typed for its calls
+    #   (TypingContext.callees: what codegen/borrowing.py reads to see all it runs)
     prange_loops: list = field(default_factory=list)  # the parallel stage's LoopReports
     unassigned: dict = field(default_factory=dict)  # statement or branch of a conditional
     #   expression -> (local, free) it reads that no compiled path assigns: it raises

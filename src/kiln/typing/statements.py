@@ -229,6 +229,8 @@ class StatementTyper:
         if isinstance(ty, t.BaseTuple):
             raise self.error(f"kiln cannot loop over a tuple of mixed types {ty}", node,
                              UnsupportedError)
+        if isinstance(ty, t.Array) and ty.ndim == 0:   # NumPy's words (a TypeError there)
+            raise self.error(f"iteration over a 0-d array ({ty})", node)
         raise self.error(f"kiln cannot iterate over a value of type {ty}", node)
 
     def stmt_FunctionDef(self, node):
