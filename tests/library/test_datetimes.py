@@ -1,0 +1,209 @@
+"""datetime64 and timedelta64 in compiled code, against NumPy on the same inputs: scalars
+in and out, NaT, unit conversions (the calendar for years and months), arithmetic and
+comparisons across units, NumPy's errors for units that do not mix, and M8/m8 arrays."""
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+from kiln import njit
+from kiln.errors import TypingError
+
+DT, TD = np.datetime64, np.timedelta64
+
+
+def same(expected, got):
+    """Bit for bit: the same kind of value, dtype (unit) and int64 content (NaT included)."""
+    if isinstance(expected, tuple):
+        return isinstance(got, tuple) and len(got) == len(expected) and \
+            all(same(e, g) for e, g in zip(expected, got))
+    if isinstance(expected, (np.ndarray, np.datetime64, np.timedelta64)):
+        return type(got) is type(expected) and got.dtype == expected.dtype and \
+            np.array_equal(np.asarray(got).view(np.int64), np.asarray(expected).view(np.int64))
+    if isinstance(expected, (float, np.floating)):
+        return isinstance(got, float) and (got == expected or np.isnan(got) and np.isnan(expected))
+    if isinstance(expected, (bool, np.bool_)):
+        return isinstance(got, bool) and got == expected
+    return isinstance(got, int) and got == expected
+
+
+def check(cfunc, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = cfunc.py_func(*args)
+    got = cfunc(*args)
+    assert same(expected, got), f"{cfunc.py_func.__name__}{args}: NumPy {expected!r}, kiln {got!r}"
+
+
+@njit
+def td_td(a, b):
+    return (a + b, a - b, a / b, a // b, a % b, a == b, a != b, a < b, a <= b, a > b,
+            a >= b)
+
+
+@pytest.mark.parametrize("units", [("s", "us"), ("W", "D"), ("Y", "M"), ("", "ms"),
+                                   ("h", "h")])
+def test_timedelta_pairs(units):
+    ua, ub = units
+    values = [3, -7, 0, "NaT"]
+    for x, y in itertools.product(values, values):
+        a = TD(x, ua) if ua else TD(x)
+        check(td_td, a, TD(y, ub))
+        check(td_td, TD(y, ub), a)
+
+
+@njit
+def td_number(a, n, f):
+    return (a * n, n * a, a * f, f * a, a / n, a // n, a / f, a // f, -a, +a, abs(a),
+            np.isnat(a), a == 3, a + 1)
+
+
+def test_timedelta_with_numbers():
+    for value, n, f in itertools.product([TD(7, "ps"), TD(-7, "ps"), TD("NaT", "ps")],
+                                         [2, -3, 0], [1.5, -0.5, 0.0, np.nan]):
+        check(td_number, value, n, f)
+    check(td_number, TD(-3, "ms"), np.uint32(2), np.float32(2.5))
+
+
+@njit
+def dt_td(a, b):
+    return a + b, b + a, a - b, a - 1, np.isnat(a)
+
+
+@njit
+def dt_dt(a, b):
+    return a - b, a == b, a != b, a < b, a <= b, a > b, a >= b
+
+
+@njit
+def picked(a, b):
+    return min(a, b), max(a, b), min(b, a), max(b, a)
+
+
+def test_min_max_of_two():
+    """Python's rule: a NaT first is kept, a NaT second is passed over."""
+    for values in ([TD(3, "s"), TD(-1, "s"), TD("NaT", "s")],
+                   [DT(1, "ns"), DT(2, "ns"), DT("NaT", "ns")]):
+        for a, b in itertools.product(values, values):
+            check(picked, a, b)
+
+
+DATES = [DT("2014-03-01"), DT("1969-12-31"), DT("1600-02-29"), DT("NaT", "D")]
+
+
+@pytest.mark.parametrize("dt_unit, td_unit", [("Y", "D"), ("M", "W"), ("D", "h"), ("Y", "M"),
+                                              ("s", "ms"), ("W", "D"), ("D", "")])
+def test_datetime_with_timedelta(dt_unit, td_unit):
+    for date, delta in itertools.product(DATES, [10000, -100, 2, "NaT"]):
+        b = TD(delta, td_unit) if td_unit else TD(delta)
+        check(dt_td, date.astype(f"M8[{dt_unit}]"), b)
+
+
+@pytest.mark.parametrize("units", [("Y", "D"), ("M", "W"), ("D", "W"), ("s", "m"), ("Y", "M"),
+                                   ("M", "h")])
+def test_datetime_pairs(units):
+    for x, y in itertools.product(DATES, DATES + [DT("2014-03-01T00:00:01")]):
+        a, b = x.astype(f"M8[{units[0]}]"), y.astype(f"M8[{units[1]}]")
+        check(dt_dt, a, b)
+        check(dt_dt, b, a)
+
+
+def test_units_that_do_not_mix():
+    """NumPy raises for a timedelta in years with one in days, and for a datetime in days
+    plus a timedelta in months; kiln refuses when compiling, naming the function."""
+    with pytest.raises(TypingError, match="incompatible nonlinear base time units"):
+        td_td(TD(1, "Y"), TD(1, "D"))
+    with pytest.raises(TypingError, match="dt_td"):
+        dt_td(DT("2014-01-01"), TD(1, "M"))
+    with pytest.raises(TypeError):
+        TD(1, "Y") + TD(1, "D")
+
+
+@njit
+def builtins_of(a):
+    return hash(a), int(a), isinstance(a, np.datetime64), isinstance(a, np.timedelta64)
+
+
+def test_builtins():
+    for value in (TD(-4, "ns"), DT("2000-01-01T01:02:03", "ns"), DT("NaT", "ns")):
+        assert builtins_of(value) == (int(value.astype(np.int64)), int(value.astype(np.int64)),
+                                      isinstance(value, np.datetime64),
+                                      isinstance(value, np.timedelta64))
+    with pytest.raises(TypingError, match=r"Only datetime64\[ns\] can be converted"):
+        builtins_of(DT("2014"))
+
+
+@njit
+def constructed(n):
+    return (np.datetime64("2020-01-01"), np.timedelta64(3, "h"), np.timedelta64(n, "ms"),
+            np.datetime64(n, "D"), np.timedelta64(n), np.datetime64("NaT"))
+
+
+def test_constructors():
+    check(constructed, 5)
+    check(constructed, -1)
+
+
+FROZEN_DATE, FROZEN_NAT = DT("2001-01-01"), TD("NaT", "D")
+
+
+@njit
+def with_constants(x):
+    return x + FROZEN_DATE, x + FROZEN_NAT
+
+
+def test_frozen_constants():
+    check(with_constants, TD(4, "D"))
+
+
+def test_unsupported_multiplier():
+    with pytest.raises(Exception, match=r"Unsupported array dtype: datetime64\[10Y\]"):
+        array_ops(np.array(["2010"], dtype="M8[10Y]"), 0)
+
+
+@njit
+def array_ops(a, i):
+    x = a[i]
+    b = a[::-1]
+    a[0] = b[1]
+    total = 0
+    for v in a[1:]:
+        if not np.isnat(v):
+            total += 1
+    return x, b, a[1:], a.dtype == a.dtype, total, len(a)
+
+
+def test_arrays():
+    dates = np.array(["2020-01-01", "NaT", "1969-12-31", "2400-02-29"], dtype="M8[D]")
+    check(array_ops, dates.copy(), 2)
+    check(array_ops, np.array([5, -3, np.iinfo(np.int64).min, 0], dtype="m8[s]"), -1)
+    check(array_ops, np.arange(8, dtype="m8[ms]")[::2], 1)   # not contiguous
+
+
+@njit
+def made(n, d):
+    a = np.empty(n, dtype="M8[s]")
+    for i in range(n):
+        a[i] = d + np.timedelta64(i, "m")
+    b = np.zeros(n, dtype="m8[ms]")
+    b[:] = np.timedelta64(1, "s")
+    return a, b
+
+
+def test_created_arrays():
+    check(made, 3, DT("2020-02-28T23:59:00"))
+    check(made, 0, DT("2020-02-28T23:59:00"))
+
+
+@njit
+def stored(a, value):
+    a[0] = value
+    a[1] = 7
+    return a
+
+
+def test_store_converts_units():
+    check(stored, np.zeros(2, dtype="m8[ms]"), TD(2, "s"))
+    check(stored, np.zeros(2, dtype="M8[h]"), DT("2001-01-01"))
+    check(stored, np.zeros(2, dtype="M8[D]"), DT("2001-01-01T23", "h"))   # rounds down
