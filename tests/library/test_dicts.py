@@ -64,13 +64,16 @@ def hashed(x):
 @pytest.mark.parametrize("x", [0, 1, -1, -2, 7, -99, 2**61 - 2, 2**61 - 1, 2**61, -2**61,
                                2**63 - 1, -2**63, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 1e300,
                                5e-324, 1 / 3, 2.0**61, 2.0**80, INF, -INF, True, False,
-                               (1, 2), (), (-1,), (1, 2.5, True), ((1, 2), -0.0), (-1, -2)])
+                               (1, 2), (), (-1,), (1, 2.5, True), ((1, 2), -0.0), (-1, -2),
+                               0j, 2 + 0j, -1j, 1e300 - 1e300j, complex(INF, -INF),
+                               complex(-1, 0), 2.0**61 + 2.0**62 * 1j, (1j, 2)])
 def test_hash_equals_python(x):
     assert jit(hashed)(x) == hash(x)
 
 
 @pytest.mark.parametrize("x", [np.uint64(2**64 - 1), np.uint64(2**63), np.uint64(5),
-                               np.int8(-1), np.uint8(255), np.int32(-2**31), np.float32(0.1)])
+                               np.int8(-1), np.uint8(255), np.int32(-2**31), np.float32(0.1),
+                               np.complex64(0.1 - 3j)])
 def test_hash_of_every_width(x):
     assert jit(hashed)(x) == hash(x.item())
 
@@ -86,7 +89,8 @@ def counts(a):
 
 @pytest.mark.parametrize("a", [np.array([3, 1, 3, 2, 1, 3, -1, -2, -1]), np.array([], np.int64),
                                np.array([-1, -2, -2, -1, 0, 2**61 - 1, -(2**61 - 1)]),
-                               np.array([0.0, -0.0, NAN, 1.5, NAN, INF, -INF, 1.5, -0.0])])
+                               np.array([0.0, -0.0, NAN, 1.5, NAN, INF, -INF, 1.5, -0.0]),
+                               np.array([1j, 2, 1j, -0.0, 0j, 2 + 1e-300j])])
 def test_counts_in_insertion_order(a):
     # CPython's NaN keys are distinct objects, each its own key; kiln's NaNs never compare
     # equal either, so both make one entry per NaN. -0.0 and 0.0 are one key (the first).
@@ -451,7 +455,19 @@ def value_of_other_type(n):
     return d
 
 
+def none_key(n):
+    return {None: n}
+
+
+def optional_key(n):
+    d = {1.5: n}
+    d[2.5 if n else None] = 2
+    return d
+
+
 @pytest.mark.parametrize("fn,message", [
+    (none_key, "Dict.key_type cannot be of type none"),   # hashable in Python, not in kiln
+    (optional_key, r"cannot be of type OptionalType\(float64\)"),
     (array_key, "unhashable type"), (list_key, "unhashable type"),
     (unhashable_display, "unhashable type"), (float_into_int_keys, "key of type float64"),
     (value_of_other_type, "value of type")])

@@ -239,9 +239,12 @@ def build_dict(context, b, dict_ty, pairs):
 
 
 def _require_key(key):
+    if isinstance(key, (t.NoneType, t.Optional)):   # hashable in Python, not a kiln key
+        raise TypingError(f"Dict.key_type cannot be of type {key}: a dict key in compiled "
+                          "code is a number, a bool, a string or a tuple of them, never None")
     if not hashable(key):
-        raise TypingError(f"unhashable type: {key} (a dict key must be a number, a bool or "
-                          "a tuple of them)")
+        raise TypingError(f"unhashable type: {key} (a dict key must be a number, a bool, a "
+                          "string or a tuple of them)")
 
 
 def _require_types(d, key, value, what):

@@ -3,11 +3,12 @@ made by kiln orders and finds keys as CPython's would.
 
 One overload of the builtin `hash` is the hook: a new key type adds a branch here, and
 dicts (library/dicts.py) need nothing else. Strings are the exception to "equal to
-CPython's": theirs is FNV-1a (library/strings.py), as CPython's is randomized per process. The algorithms follow CPython's C
-code (Python/pyhash.c, Objects/longobject.c, Objects/tupleobject.c): integers and floats
-reduce modulo the Mersenne prime 2**61 - 1 (so hash(2) == hash(2.0)), -1 becomes -2, and
-tuples mix their items' hashes with xxHash's primes. A NaN hashes to 0: CPython hashes it
-by object identity, which compiled values do not have.
+CPython's": theirs is FNV-1a (library/strings.py), as CPython's is randomized per process.
+The algorithms follow CPython's C code (Python/pyhash.c, Objects/longobject.c,
+Objects/complexobject.c, Objects/tupleobject.c): integers and floats reduce modulo the
+Mersenne prime 2**61 - 1 (so hash(2) == hash(2.0)), -1 becomes -2, a complex combines its
+parts' hashes, and tuples mix their items' hashes with xxHash's primes. A NaN hashes to 0:
+CPython hashes it by object identity, which compiled values do not have.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .strings import is_string, string_hash
 _BITS = 61
 _MODULUS = (1 << _BITS) - 1
 _INF = 314159
+_IMAG = 1000003   # a complex's hash: its real part's plus this times its imaginary part's
 # xxHash's primes as int64 (the same bits as CPython's unsigned constants)
 _PRIME_1 = 11400714785074694791 - (1 << 64)
 _PRIME_2 = 14029467366897019727 - (1 << 64)
@@ -76,6 +78,12 @@ def _hash_float(v):
 
 
 @register_jitable
+def _hash_complex(z):
+    h = _hash_float(z.real) + _IMAG * _hash_float(z.imag)   # wraps, as C's unsigned sum
+    return -2 if h == -1 else h
+
+
+@register_jitable
 def _mix(acc, lane):
     acc += lane * _PRIME_2
     acc = (acc << 31) | ((acc >> 33) & ((1 << 31) - 1))
@@ -92,7 +100,8 @@ def _tuple_hasher(n):
 
 def hashable(ty) -> bool:
     """Whether values of `ty` can be dict keys."""
-    if isinstance(ty, (t.Integer, t.Boolean, t.Float, t.UnicodeType, t.StringLiteral)):
+    if isinstance(ty, (t.Integer, t.Boolean, t.Float, t.Complex, t.UnicodeType,
+                       t.StringLiteral)):
         return True
     return isinstance(ty, t.BaseTuple) and all(map(hashable, ty.types))
 
@@ -107,6 +116,8 @@ def _hash(value):
         return lambda value: _hash_uint64(value)
     if isinstance(value, t.Float):
         return lambda value: _hash_float(np.float64(value))
+    if isinstance(value, t.Complex):
+        return lambda value: _hash_complex(np.complex128(value))
     if is_string(value):
         return lambda value: string_hash(value)
     if isinstance(value, t.BaseTuple) and hashable(value):
