@@ -20,7 +20,7 @@ from .types import (b1, bool_, boolean, c8, c16, complex64, complex128, f2, f4, 
                     u4, u8, uint8, uint16, uint32, uint64, uintp, void, none, typeof,
                     deferred_type, optional, from_dtype)
 
-__version__ = "0.1.0"
+from .version import __version__
 __all__ = ["njit", "jit", "objmode", "literally", "cfunc", "carray", "farray", "prange", "vectorize", "guvectorize", "set_num_threads",
            "get_num_threads", "get_thread_id", "threading_layer", "literal_unroll", "jit_module", "set_parallel_chunksize",
            "get_parallel_chunksize", "parallel_chunksize", "errors", "types", "typeof", "b1", "bool_", "boolean", "c8", "c16",

@@ -52,7 +52,7 @@ class CPUEngine:
     @cached_property
     def fingerprint(self) -> str:
         """What machine code depends on besides the IR: part of every cache key."""
-        from .. import __version__
+        from ..version import __version__
         return f"{self.triple} {self.cpu_name} {self.cpu_features} llvm{llvm.llvm_version_info} " \
                f"llvmlite{llvmlite.__version__} kiln{__version__}"
 

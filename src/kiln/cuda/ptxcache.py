@@ -20,7 +20,7 @@ from . import toolkit
 
 
 def _fingerprint(cc, fastmath, lineinfo) -> str:
-    from .. import __version__
+    from ..version import __version__
     from .ptx import _llvm, ptx_target
     libdevice = toolkit.libdevice_path()
     found = f"{libdevice.stat().st_size}" if libdevice is not None else "none"
