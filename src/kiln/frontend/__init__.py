@@ -124,6 +124,11 @@ def _own_scope(fn):
             stack.extend(ast.iter_child_nodes(node))
 
 
+def defines(fn, node) -> bool:
+    """Whether the def or lambda `node` is defined in `fn`'s own scope."""
+    return any(n is node for n in _own_scope(fn))
+
+
 def assigned_names(fn) -> set:
     """The locals of `fn` (a def or a lambda): its parameters, the names it assigns and
     the functions it defines; a name assigned only in a nested function is that one's."""
@@ -211,9 +216,9 @@ def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -
     if node.args.vararg:
         raise UnsupportedError("kiln compiles *args in @njit functions, not yet in functions "
                                "nested in them", loc)
-    if node.args.defaults or node.decorator_list:
-        raise UnsupportedError("nested functions in compiled code cannot have default "
-                               "arguments or decorators", loc)
+    if node.decorator_list:
+        raise UnsupportedError("nested functions in compiled code cannot have decorators", loc)
+    nested_defaults(node, outer)
     pyfunc = _InnerFunction(node, outer)
     ir = FunctionIR(pyfunc, node, outer.filename,
                     tuple(a.arg for a in node.args.args) + captured, {})
@@ -223,6 +228,21 @@ def build_nested_ir(node: ast.FunctionDef, outer: FunctionIR, captured: tuple) -
         if name not in ir.local_names:
             ir.free_values.setdefault(name, value)
     return ir
+
+
+def nested_defaults(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
+    """The default values of a nested function's last parameters. Python evaluates them
+    when the `def` runs; kiln takes constants only (numbers, strings, None, tuples of
+    them), whose value does not depend on when."""
+    values = []
+    for default in node.args.defaults:
+        try:
+            values.append(ast.literal_eval(default))
+        except ValueError:
+            raise UnsupportedError("a default argument of a function nested in compiled code "
+                                   "must be a constant (a number, a string, None or a tuple "
+                                   "of them)", outer.loc(default)) from None
+    return tuple(values)
 
 
 def _check_signature(fn: ast.FunctionDef, loc):

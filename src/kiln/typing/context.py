@@ -169,12 +169,18 @@ class TypingContext:
         """The typed functions `typed` calls (None for one whose typing was abandoned)."""
         return [self._typed.get(key) for key in typed.callees]
 
-    def resolve_inner(self, fn, argtypes, options) -> Resolution:
-        """A call of a nested function from a function compiled with `options`."""
-        typed = self.typed_inner(fn, argtypes, options)
+    def resolve_inner(self, fn, argtypes, options, filled=()) -> Resolution:
+        """A call of a nested function from a function compiled with `options`; `filled`:
+        the (type, value) of the defaults of the parameters it leaves out, which come
+        before the captured locals at the end of `argtypes`."""
+        cut = len(argtypes) - len(fn.captured)
+        full = tuple(argtypes[:cut]) + tuple(ty for ty, _ in filled) + tuple(argtypes[cut:])
+        typed = self.typed_inner(fn, full, options)
 
         def lower(ctx, builder, sig, llargs):
-            return ctx.call_function(builder, self.typed_inner(fn, argtypes, ctx.options),
+            llargs = list(llargs[:cut]) + [ctx.get_constant(builder, ty, value)
+                                           for ty, value in filled] + list(llargs[cut:])
+            return ctx.call_function(builder, self.typed_inner(fn, full, ctx.options),
                                      llargs)
         return Resolution(t.Signature(typed.return_type, tuple(argtypes)), lower,
                           new_reference=True)

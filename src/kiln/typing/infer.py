@@ -419,12 +419,7 @@ class Typer(StatementTyper, LiteralCalls):
             if kws:
                 raise self.error("nested functions take positional arguments only", node,
                                  UnsupportedError)
-            captured = []
-            for name in fn.captured:
-                if name not in self.locals:
-                    raise Deferred(name, node, free=True)
-                captured.append(self.locals[name])
-            res = self.call_inner(node, fn, args + tuple(captured))
+            res = self.call_inner(node, fn, args + self.inner_captures(node, fn))
         elif isinstance(fn, t.BoundMethod):
             receiver = self.fix_items(node.func.value, fn.receiver, fn.method, args)
             args, kws = self.with_literals(node, args, kws, ("method", fn.method), bools=False)

@@ -24,7 +24,8 @@ import ast
 import inspect
 
 from .. import types as t
-from ..errors import CompilerError, LiteralTypingError, TypingError
+from ..errors import CompilerError, LiteralTypingError, TypingError, UnsupportedError
+from .results import Deferred
 
 CALL = "call"   # the owner of a request about the arguments of the call being resolved
 
@@ -261,9 +262,41 @@ class LiteralCalls:
         return call_with_literals(self, node, args, kws, resolve, CALL, (), bind,
                                   lambda params: None)
 
+    def inner_captures(self, node, fn) -> tuple:
+        """The types of the outer locals the nested function `fn` reads, passed to it as
+        they are here: where it is called by name (in the function defining it, or in one
+        nested there), or as a value in a function receiving those locals itself (captured,
+        never assigned). Elsewhere these names are other variables, or none."""
+        from ..frontend import assigned_names, defines
+        by_name = isinstance(node.func, ast.Name) and node.func.id == fn.node.name
+        if not by_name and not defines(self.ir.node, fn.node):
+            received = set(self.ir.arg_names) - assigned_names(self.ir.node)
+            missing = [name for name in fn.captured if name not in received]
+            if missing:
+                raise self.error(f"kiln cannot call the nested function {fn.node.name!r} "
+                                 f"here: it reads {', '.join(missing)} of the function "
+                                 "defining it, another variable or none here (kiln passes a "
+                                 "nested function those locals only where they are in "
+                                 "scope)", node, UnsupportedError)
+        for name in fn.captured:
+            if name not in self.locals:
+                raise Deferred(name, node, free=True)
+        return tuple(self.locals[name] for name in fn.captured)
+
     def call_inner(self, node, fn, argtypes):
-        """A call of a function nested in this one (its captured names passed last)."""
-        params = [a.arg for a in fn.node.args.args] + list(fn.captured)
+        """A call of a function nested in this one (its captured names passed last); the
+        parameters it does not give take their defaults (constants)."""
+        from ..frontend import nested_defaults
+        own = [a.arg for a in fn.node.args.args]
+        given = len(node.args)
+        defaults = nested_defaults(fn.node, fn.outer)
+        least = len(own) - len(defaults)
+        if not least <= given <= len(own) and not fn.node.args.vararg:   # (refused later)
+            takes = f"from {least} to {len(own)}" if defaults else f"{len(own)}"
+            raise self.error(f"{fn.node.name}() takes {takes} positional arguments but "
+                             f"{given} were given", node)
+        filled = tuple((t.typeof(v), v) for v in defaults[len(defaults) - len(own) + given:])
+        params = own[:given] + list(fn.captured)
         wanted = getattr(fn.node, "_kiln_literal", set())
 
         def bind(names):
@@ -285,5 +318,5 @@ class LiteralCalls:
             fn.node._kiln_literal = set(getattr(fn.node, "_kiln_literal", set())) | set(names)
         return call_with_literals(
             self, node, argtypes, {},
-            lambda a, k: self.tctx.resolve_inner(fn, a, self.options), fn.node, wanted, bind,
-            record)
+            lambda a, k: self.tctx.resolve_inner(fn, a, self.options, filled), fn.node, wanted,
+            bind, record)
