@@ -76,5 +76,20 @@ def test_a_literal_argument_cannot_be_assigned():
         njit(assigns_its_literal)(1)
 
 
+def restates_its_literal(tup, i):
+    i = literally(i)         # Numba's spelling: i keeps its value, still the constant
+    return tup[i]
+
+
+def indexes_by_literally(tup, i):
+    return tup[literally(i)]
+
+
+def test_literally_gives_a_constant_index_into_a_mixed_tuple():
+    for i in range(3):
+        check(restates_its_literal, (4, 3.5, "s"), i)
+        check(indexes_by_literally, (4, 3.5, "s"), i)
+
+
 def test_literally_is_exported_and_plain_in_python():
     assert kiln.literally(5) == 5 and uses_repeat(3, 2.0) == 6.0

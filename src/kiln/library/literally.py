@@ -65,12 +65,26 @@ def literal_parameters(pyfunc) -> tuple:
         name = ir.renamed.get(node.args[0].id, node.args[0].id)  # a parameter rebound
         if value is literally and name in ir.arg_names and name not in found:
             found.append(name)
+    restated = {id(n.targets[0]) for n in ast.walk(ir.node) if _restates_literally(n, ir)}
     for node in ast.walk(ir.node):
         name = ir.renamed.get(getattr(node, "id", None), getattr(node, "id", None))
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and name in found:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and name in found \
+                and id(node) not in restated:
             raise TypingError(f"kiln.literally({name}): {name!r} is compiled in as a "
                               "constant, so the function cannot assign it", ir.loc(node))
     return tuple(found)
+
+
+def _restates_literally(node, ir) -> bool:
+    """`x = literally(x)` (Numba's spelling): x keeps its value, so it stays the constant."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call) and
+            len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Name)):
+        return False
+    func = node.value.func
+    return isinstance(func, ast.Name) and ir.free_values.get(func.id) is literally and \
+        ir.renamed.get(node.targets[0].id, node.targets[0].id) == \
+        ir.renamed.get(node.value.args[0].id, node.value.args[0].id)
 
 
 def literal_argument(name, value, ty):

@@ -234,6 +234,10 @@ class Typer(StatementTyper, LiteralCalls):
     # -- locals ----------------------------------------------------------------------------
     def set_local(self, name, ty, node):
         old, ty = self.locals.get(name), held(ty)
+        param = self.ir.renamed.get(name, name)
+        if param in self.literal_values:   # `x = literally(x)`, the only assignment allowed
+            self.literal_values[name] = self.literal_values[param]
+            ty = t.unliteral(ty)
         if old is None:
             self.locals[name] = ty
             self.changed = True

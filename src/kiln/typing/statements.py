@@ -298,7 +298,9 @@ class StatementTyper:
                              f"{shown!r} is computed at run time; literally() takes a constant, "
                              "a local assigned one constant, or a parameter of the function "
                              "(which is then compiled once per value of it)", node)
-        return (literal_of(self, arg, f"literally({ast.unparse(arg)})"),), {}
+        lit = literal_of(self, arg, f"literally({ast.unparse(arg)})")
+        self.constants[node] = lit.value   # `tup[literally(i)]` reads a constant index
+        return (lit,), {}
 
     def literal(self, node):
         if isinstance(node, ast.Tuple):
