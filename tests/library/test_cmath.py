@@ -120,6 +120,18 @@ def test_rect():
         for phi in [0.0, -0.0, 0.5, math.pi, -math.pi / 2, 3, 100.0]:
             chk(c_rect, r, phi)
     chk(c_rect, 2, 1)
+    parts = [-INF, -2.0, -0.0, 0.0, 2.0, INF, NAN]   # CPython's table; ValueError where it
+    for r, phi in itertools.product(parts, parts):   # raises (a nonzero r, an infinite phi)
+        chk(c_rect, r, phi)
+
+
+def c_log_base(z, base): return cmath.log(z, base)
+
+
+def test_log_with_a_base():
+    for z, base in itertools.product([0j, 1, -1, 8, 2.5j, 3 - 4j, complex(INF, 1), NAN],
+                                     [2, 0.5, 10, 1j, -3 + 1j, 1, 0j, INF]):
+        chk(c_log_base, z, base)   # ValueError for a base of 0 or 1, as CPython
 
 
 def test_exp_large():

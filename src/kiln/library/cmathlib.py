@@ -140,15 +140,30 @@ def _isfinite(z):
 
 
 for _fn, _impl in ((cmath.phase, _phase), (cmath.polar, _polar), (cmath.exp, _exp),
-                   (cmath.log, _log), (cmath.sqrt, _sqrt), (cmath.isnan, _isnan),
-                   (cmath.isinf, _isinf), (cmath.isfinite, _isfinite)):
+                   (cmath.sqrt, _sqrt), (cmath.isnan, _isnan), (cmath.isinf, _isinf),
+                   (cmath.isfinite, _isfinite)):
     overload(_fn)(_complex_only(register_jitable(_impl)))
+_log = register_jitable(_log)
 
 
-@overload(cmath.rect)
-def _rect(r, phi):
-    if isinstance(r, _REAL) and isinstance(phi, _REAL):
-        return lambda r, phi: complex(r * math.cos(phi), r * math.sin(phi))
+@register_jitable
+def _log_base(z, base):
+    """CPython's: log(z) / log(base), a math domain error where base or log(base) is 0."""
+    divisor = _log(base)
+    if base == 0 or divisor == 0:
+        raise ValueError("math domain error")
+    return _log(z) / divisor
+
+
+@overload(cmath.log)
+def _log_of(z, base=None):
+    number = _REAL + (t.Complex,)
+    if not isinstance(z, number):
+        return None
+    if base is None or isinstance(base, t.NoneType):
+        return lambda z, base=None: _log(complex(z))
+    if isinstance(base, number):
+        return lambda z, base=None: _log_base(complex(z), complex(base))
     return None
 
 
@@ -203,6 +218,39 @@ _TANH = _special_table(cmath.tanh)
 @register_jitable
 def _nonfinite(x, y):
     return not (math.isfinite(x) and math.isfinite(y))
+
+
+def _rect_special(r, phi):
+    try:
+        return cmath.rect(r, phi)
+    except ValueError:   # raised at run time instead: never read
+        return complex(math.nan, math.nan)
+
+
+_RECT = tuple(_rect_special(r, phi) for r in _SPECIAL_PARTS for phi in _SPECIAL_PARTS)
+
+
+@register_jitable
+def _rect_parts(r, phi):
+    """CPython's cmath.rect (cmath_rect_impl), infinite and NaN parts included."""
+    if _nonfinite(r, phi):
+        if r != 0.0 and not math.isnan(r) and math.isinf(phi):
+            raise ValueError("math domain error")
+        if math.isinf(r) and math.isfinite(phi) and phi != 0.0:   # signs from cos and sin
+            sign = 1.0 if r > 0.0 else -1.0
+            return complex(sign * math.copysign(math.inf, math.cos(phi)),
+                           sign * math.copysign(math.inf, math.sin(phi)))
+        return _RECT[_special_type(r) * 7 + _special_type(phi)]
+    if phi == 0.0:
+        return complex(r, r * phi)
+    return complex(r * math.cos(phi), r * math.sin(phi))
+
+
+@overload(cmath.rect)
+def _rect(r, phi):
+    if isinstance(r, _REAL) and isinstance(phi, _REAL):
+        return lambda r, phi: _rect_parts(float(r), float(phi))
+    return None
 
 
 @register_jitable
