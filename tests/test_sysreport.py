@@ -91,8 +91,8 @@ NOTHING_OPTIONAL = textwrap.dedent("""
     from pathlib import Path
     for name in ("scipy", "cffi", "cuda", "nvidia"):
         sys.modules[name] = None          # as if not installed
-    from kiln.runtime import threads
-    threads._openmp_library = lambda: None   # as if no libgomp / libiomp5
+    from kiln.runtime import loaded, threads
+    loaded.openmp_library = threads._openmp_library = lambda: None   # no libgomp / libiomp5
     from kiln.cuda import toolkit
     toolkit.SYSTEM_ROOT = Path("/nonexistent/cuda")
     from kiln.sysreport import main

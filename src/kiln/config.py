@@ -23,8 +23,8 @@ _config_fname = _options.CONFIG_FILES[1]
 
 
 def _threads_started():
-    threads = sys.modules.get("kiln.runtime.threads")
-    return threads is not None and threads._runtime is not None
+    loaded = sys.modules.get("kiln.runtime.loaded")
+    return loaded is not None and loaded.THREADS.state is not None
 
 
 def _engine_started():

@@ -115,7 +115,8 @@ import numpy as np
 import kiln
 from kiln import njit
 
-kiln.__version__ = "{version}"
+import kiln.version
+kiln.__version__ = kiln.version.__version__ = "{version}"
 SCALE = {scale}
 
 @njit{callee_options}

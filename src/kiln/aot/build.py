@@ -9,7 +9,6 @@ import inspect
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import types as pytypes
@@ -17,6 +16,7 @@ import types as pytypes
 from llvmlite import ir
 
 from . import _EXPORTS, exports_of
+from ..cpu.nativebuild import LinkError, find_linker, link  # noqa: F401  (kiln.aot's too)
 from ..runtime import irtypes as ll
 
 OBJECT_PREFIX = "kiln.obj."
@@ -278,9 +278,9 @@ def _init(glue, name, doc, methods, object_names, support_source, needs, uses_nu
         table = check(b.call(g.fn("PyCapsule_GetPointer", ll.ptr, [ll.ptr, ll.ptr]),
                              [capsule, _null()]))
         for cell, index in (("kiln.aot.PyArray_Type", 2),
-                            ("kiln.aot.PyArray_New", nrt._NUMPY_API_INDEX[nrt.ARRAY_NEW]),
+                            ("kiln.aot.PyArray_New", nrt.NUMPY_API_INDEX[nrt.ARRAY_NEW]),
                             ("kiln.aot.PyArray_SetBaseObject",
-                             nrt._NUMPY_API_INDEX[nrt.ARRAY_SET_BASE])):
+                             nrt.NUMPY_API_INDEX[nrt.ARRAY_SET_BASE])):
             slot = b.gep(table, [ir.Constant(ll.i64, index)], source_etype=ll.ptr)
             b.store(b.load(slot, typ=ll.ptr), g.data(cell, initializer=_null()))
         # (the capsule stays referenced: NumPy's module keeps the table alive anyway)
@@ -368,23 +368,11 @@ def _support_source(names):
 
 # ---- linking ---------------------------------------------------------------------------------
 
-def find_linker():
-    """The command that links a shared object here (the C compiler driver, or `ld`)."""
-    for candidate in (os.environ.get("CC"), "cc", "gcc", "clang", "ld"):
-        if candidate and shutil.which(candidate.split()[0]):
-            return candidate.split()
-    return None
-
-
 def _link(linker, obj_path, out_path):
-    command = linker + ["-shared", "-o", out_path, obj_path]
-    if os.path.basename(linker[0]) != "ld":
-        command.append("-lm")
-    if sys.platform == "darwin":
-        command += ["-undefined", "dynamic_lookup"]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise BuildError(f"linking failed ({' '.join(command)}):\n{done.stderr}")
+    try:
+        link(linker, [obj_path], out_path)
+    except LinkError as e:
+        raise BuildError(str(e)) from None
 
 
 # ---- the build ------------------------------------------------------------------------------

@@ -72,7 +72,7 @@ class ObjectCache:
         return self._dirs[0] if self._dirs else None
 
     def _name(self, key):
-        return f"{self._stem}-{key[:24]}{SUFFIX}"
+        return self.file_name(key, SUFFIX)
 
     def load(self, key: str):
         """The cached object code, or None (absent, unreadable or corrupt)."""
@@ -85,21 +85,38 @@ class ObjectCache:
     def save(self, key: str, obj: bytes) -> bool:
         """Store atomically in the first writable directory; False if none is."""
         payload = MAGIC + hashlib.sha256(obj).digest() + obj
+        return self.save_file(self._name(key), payload) is not None
+
+    def file_name(self, key: str, suffix: str) -> str:
+        """The name of a file that goes with the entry `key` (a shared library)."""
+        return f"{self._stem}-{key[:24]}{suffix}"
+
+    def save_file(self, name: str, data: bytes):
+        """Write `data` as `name` atomically in the first writable directory: its path, or
+        None if none is writable."""
         for d in self._dirs:
             tmp = os.path.join(d, f".tmp-{os.getpid()}-{os.urandom(6).hex()}")
             try:
                 os.makedirs(d, exist_ok=True)
                 try:
                     with open(tmp, "wb") as f:
-                        f.write(payload)
-                    os.replace(tmp, os.path.join(d, self._name(key)))
+                        f.write(data)
+                    os.replace(tmp, os.path.join(d, name))
                 finally:
                     if os.path.exists(tmp):
                         os.unlink(tmp)
-                return True
+                return os.path.join(d, name)
             except OSError:
                 continue
-        return False
+        return None
+
+    def find_file(self, name: str):
+        """The path of the file `name` in the first directory that has it, or None."""
+        for d in self._dirs:
+            path = os.path.join(d, name)
+            if os.path.exists(path):
+                return path
+        return None
 
 
 def read_entry(path) -> bytes | None:

@@ -9,8 +9,12 @@ import os
 import sys
 import time
 
-from . import precompiled
+from . import nativelib, precompiled
 from .cache import SUFFIX, read_entry, user_cache_root
+
+# the files of the cache: entries, the shared libraries linked from them (and the
+# runtime's), the host's fingerprint (cpu/nativelib.py)
+_SUFFIXES = (SUFFIX, nativelib.SUFFIX, nativelib.FINGERPRINT_SUFFIX)
 
 
 def entry_files(paths):
@@ -22,22 +26,26 @@ def entry_files(paths):
             inside = root == user_cache_root() or folder.endswith(
                 os.path.join("__pycache__", "kiln"))
             found.update(os.path.realpath(os.path.join(folder, name)) for name in files
-                         if inside and name.endswith(SUFFIX))
+                         if inside and name.endswith(_SUFFIXES))
     return sorted(found)
 
 
 def describe(path) -> dict:
     """What `path` holds: its size, age, kind and function."""
     stat = os.stat(path)
-    data = read_entry(path)
+    internal = os.path.basename(os.path.dirname(path)) == "internal"
+    entry = path.endswith(SUFFIX)
+    data = read_entry(path) if entry else None
     header = precompiled.describe(data) if data is not None else None
-    name = os.path.basename(path)[:-len(SUFFIX)].rpartition("-")[0]
-    if data is None:
+    name = os.path.basename(path).rpartition("-")[0]
+    if not entry:
+        kind = "internal" if internal else "library"
+    elif data is None:
         kind = "corrupt"
     elif header is not None:
         kind, name = "source", f"{header['function']} ({header['file']})"
     else:
-        kind = "internal" if os.path.basename(os.path.dirname(path)) == "internal" else "ir"
+        kind = "internal" if internal else "ir"
     return {"path": path, "size": stat.st_size, "age": time.time() - stat.st_mtime,
             "kind": kind, "function": name}
 

@@ -51,7 +51,7 @@ def _trampoline_ir() -> str:
     entry_type = ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64])
     module = ir.Module(name="kiln.trampoline")
     fn = ir.Function(module, ir.FunctionType(dm.ptr, [dm.ptr, dm.ptr, dm.i64, dm.ptr]),
-                     name="kiln_dispatch")
+                     name=TRAMPOLINE)
     self_obj, args, nargsf, kwnames = fn.args
     entry, loop, body, next_, fallback = (fn.append_basic_block(n) for n in
                                           ("entry", "loop", "body", "next", "fallback"))
@@ -107,17 +107,23 @@ def _trampoline_ir() -> str:
     return str(module)
 
 
+TRAMPOLINE = "kiln_dispatch"
 _trampoline_address = None
 _lock = threading.Lock()
 
 
-def trampoline_address() -> int:
+def trampoline_address(library=None) -> int:
+    """The trampoline's address, loaded once per process: from `library` (the runtime's
+    shared library, cpu/nativelib.py) when it is the first to ask, else from the JIT."""
     global _trampoline_address
     with _lock:
         if _trampoline_address is None:
-            from .engine import get_engine
-            compiled = get_engine().compile_internal("trampoline", _trampoline_ir)
-            _trampoline_address = compiled.address("kiln_dispatch")
+            if library is not None:
+                _trampoline_address = library.address(TRAMPOLINE)
+            else:
+                from .engine import get_engine
+                compiled = get_engine().compile_internal("trampoline", _trampoline_ir)
+                _trampoline_address = compiled.address(TRAMPOLINE)
         return _trampoline_address
 
 

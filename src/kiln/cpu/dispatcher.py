@@ -128,10 +128,14 @@ class Dispatcher:
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         """The first call: installs the C trampoline as this dispatcher's `__call__` (not
-        with `*args`: an entry point cannot tell a packed tuple from a tuple argument)."""
-        if not self._star and not self._keyword_only:
-            self._install_trampoline()
-        return self._fallback(*args, **kwargs)
+        with `*args`: an entry point cannot tell a packed tuple from a tuple argument),
+        after the call, whose code may come from a cached library that holds the
+        trampoline too (cpu/nativelib.py: then LLVM is never loaded)."""
+        try:
+            return self._fallback(*args, **kwargs)
+        finally:
+            if not self._star and not self._keyword_only:
+                self._install_trampoline()
 
     def _install_trampoline(self):
         with _compile_lock:
@@ -218,7 +222,6 @@ class Dispatcher:
             n for n in self._pysig.parameters if n in names and n not in self._literal)
 
     def _specialization_for(self, args):
-        from ..typing.literals import LiteralRequest, repeated
         given = args
         while True:
             args, argtypes = self._argument_types(given)
@@ -232,8 +235,12 @@ class Dispatcher:
                     spec = self._specializations.get(argtypes) or \
                         self._compile_types(argtypes, None)
                 return spec, args
-            except LiteralRequest as request:   # compile again for those arguments' values
-                if request.owner is not self.typed_func:
+            except Exception as request:
+                # typing's LiteralRequest (imported only now: a cached hit loads no typing):
+                # compile again for those arguments' values
+                from ..typing.literals import LiteralRequest, repeated
+                if not isinstance(request, LiteralRequest) or \
+                        request.owner is not self.typed_func:
                     raise
                 if not request.params - set(self._literal_parameters()):
                     raise repeated(self.py_func, request.params).with_traceback(None) \
@@ -327,10 +334,10 @@ class Dispatcher:
         None (no cache, or a value it reads has no such key: cpu/sourcekey.py)."""
         if self._cache is None:
             return None
-        from .engine import get_engine
+        from .nativelib import fingerprint
         from .sourcekey import source_key
         return source_key(self, argtypes, declared_return, not self.explicit_signatures,
-                          get_engine().fingerprint)
+                          fingerprint())
 
     def _run_compiler(self, argtypes, declared_return, load=True):
         from ..compiler import compile_cpu

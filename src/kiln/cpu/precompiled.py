@@ -2,8 +2,10 @@
 cpu/sourcekey.py. An entry holds one specialization's object code and what loading it
 takes: the runtime parts its code calls (cpu/linking.py), the importable names of the
 Python objects its `kiln.obj.*` symbols stand for, the symbols of its entry point and
-native function, and its return type. A hit binds those and loads the code: no library,
-no typing, no IR."""
+native function, its return type, and the shared library its code was linked into, if
+any (cpu/nativebuild.py). A hit binds those and loads the code: no library, no typing, no
+IR; in a process that has not started LLVM, from the shared library (cpu/nativelib.py),
+so LLVM is not loaded at all."""
 from __future__ import annotations
 
 import importlib
@@ -33,10 +35,12 @@ def save(cache, key: str, result, py_func) -> bool:
     compiled = result.compiled
     if not result.cacheable or compiled.object_code is None:
         return False
+    from .nativebuild import build
     header = marshal.dumps({
         "function": py_func.__qualname__, "file": py_func.__code__.co_filename,
         "entry": result.entry_symbol, "native": result.native_symbol,
         "needs": list(compiled.runtime_needs), "objects": list(compiled.object_symbols),
+        "library": build(cache, key, compiled),
     })
     return_type = pickle.dumps(result.typed.return_type)
     return cache.save(key, MAGIC + struct.pack("<II", len(header), len(return_type)) +
@@ -73,13 +77,20 @@ def load(cache, key: str):
                        for symbol in header["objects"]}
         except Exception:   # a class renamed or gone since: compile instead
             return None
-        from .engine import get_engine
-        from .linking import bind_runtime
-        engine = get_engine()
-        bind_runtime(header["needs"])
-        engine.load_object(data[start + type_size:], objects)
-        loaded = Loaded(engine.function_address(header["entry"]),
-                        engine.function_address(header["native"]), return_type)
+        library = header.get("library")
+        if library is not None:
+            from .nativelib import load as load_library
+            library = load_library(cache, library, header["needs"], objects)
+        if library is not None:   # no LLVM in this process
+            address = library.address
+        else:
+            from .engine import get_engine
+            from .linking import bind_runtime
+            engine = get_engine()
+            bind_runtime(header["needs"])
+            engine.load_object(data[start + type_size:], objects)
+            address = engine.function_address
+        loaded = Loaded(address(header["entry"]), address(header["native"]), return_type)
         _loaded[key] = loaded
         return loaded
 

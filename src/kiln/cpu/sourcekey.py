@@ -12,10 +12,10 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import enum
+import functools
 import hashlib
 import os
 import sys
-import sysconfig
 import types
 
 import numpy as np
@@ -26,8 +26,7 @@ from .cache import kiln_stamp
 
 FORMAT = 1
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
-_LIBRARY_DIRS = tuple({os.path.realpath(sysconfig.get_path(name))
-                       for name in ("stdlib", "platstdlib", "purelib", "platlib")})
+
 # settings read while compiling (KILN_BOUNDSCHECK is in the options already)
 _ENVIRONMENT = ("KILN_VECTOR_WIDTH",)
 
@@ -84,9 +83,17 @@ def _library_version(module_name):
     path = getattr(module, "__file__", None)
     if path is None:   # built into the interpreter
         return sys.version
-    if not os.path.realpath(path).startswith(_LIBRARY_DIRS):
+    if not os.path.realpath(path).startswith(_library_dirs()):
         return None
     return str(getattr(module, "__version__", sys.version))
+
+
+@functools.cache
+def _library_dirs():
+    """Where installed packages and the standard library live."""
+    import sysconfig
+    return tuple({os.path.realpath(sysconfig.get_path(name))
+                  for name in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 def _class_token(cls):
@@ -103,7 +110,8 @@ def _extended_outside_kiln() -> bool:
         return False
     for templates in list(registry.registry._templates.values()):
         for template in templates:
-            code = getattr(template, "ov", None) or getattr(template, "fn", None)
+            code = getattr(template, "ov", None) or getattr(template, "fn", None) or \
+                type(template)   # a template object of its own class
             if not _is_kiln_code(code):
                 return True
     return False

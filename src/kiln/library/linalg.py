@@ -19,30 +19,18 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..runtime.pyapi import capsule_pointer
+from ..runtime.blas import SYMBOL_PREFIX, routine_address, scipy_tables as _scipy_tables
 from .arrays import ArrayValue
 from .registry import intrinsic, literal_flag, omitted, overload, register_jitable
 
-SYMBOL_PREFIX = "kiln_linalg_"
 _PREFIXES = {t.float32: "s", t.float64: "d", t.complex64: "c", t.complex128: "z"}
-
-
-def _scipy_tables():
-    try:
-        from scipy.linalg import cython_blas, cython_lapack
-    except ImportError:
-        raise TypingError("linear algebra in compiled code calls the BLAS and LAPACK that "
-                          "SciPy ships: install it with `pip install scipy` (or "
-                          "`pip install kiln[linalg]`)") from None
-    return {**cython_blas.__pyx_capi__, **cython_lapack.__pyx_capi__}
 
 
 def bind_symbols(llvm_ir: str):
     """Point each `kiln_linalg_<routine>` the module calls at SciPy's routine."""
     import llvmlite.binding as llvm
-    tables = _scipy_tables()
-    for routine in set(re.findall(SYMBOL_PREFIX + r"(\w+)", llvm_ir)):
-        llvm.add_symbol(SYMBOL_PREFIX + routine, capsule_pointer(tables[routine]))
+    for symbol in set(re.findall(SYMBOL_PREFIX + r"\w+", llvm_ir)):
+        llvm.add_symbol(symbol, routine_address(symbol))
 
 
 class _Call:

@@ -13,14 +13,14 @@ leaked.
 """
 from __future__ import annotations
 
-import ctypes
 import sys
-import threading
-from typing import NamedTuple
 
 from llvmlite import ir
 
 from . import irtypes as ll
+from .loaded import (ALLOCATE, ARRAY_NEW, ARRAY_SET_BASE, CAPSULE_DESTRUCTOR, DECREF,  # noqa: F401
+                     FREE, NRT, NRT_STATS, NUMPY_API_INDEX, RELEASE_PYTHON, AllocationStats,
+                     allocation_stats, numpy_api)
 
 # The meminfo's four words and one spare: a write just before the data (index -1 of an
 # empty array, undefined but done by code such as Dask's probing of a kernel with empty
@@ -33,13 +33,7 @@ MAX_ALLOCATION = 1 << 62  # beyond this no malloc can succeed; refuse before siz
 STATS = ir.ArrayType(ll.i64, 3)  # allocations, frees, bytes live
 PAGE, HUGE_PAGES_FROM, MADV_HUGEPAGE = 4096, 4 << 20, 14  # Linux's madvise advice
 
-FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF, RELEASE_PYTHON = "kiln_nrt_free", \
-    "kiln_nrt_capsule_destructor", "kiln_nrt_allocate", "kiln_nrt_decref", \
-    "kiln_nrt_release_python_object"
 DESTRUCTOR = ir.FunctionType(ir.VoidType(), [ll.ptr])  # void destructor(ptr meminfo)
-# NumPy's C API, reached through its function table (the indices are NumPy's stable ABI).
-ARRAY_NEW, ARRAY_SET_BASE = "kiln_PyArray_New", "kiln_PyArray_SetBaseObject"
-_NUMPY_API_INDEX = {ARRAY_NEW: 93, ARRAY_SET_BASE: 282}
 
 
 def _field(builder, meminfo, index):
@@ -55,7 +49,7 @@ def _count(builder, stats, index, delta):
 
 def _runtime_ir() -> str:
     module = ir.Module(name="kiln.nrt")
-    stats = ir.GlobalVariable(module, STATS, name="kiln_nrt_stats")
+    stats = ir.GlobalVariable(module, STATS, name=NRT_STATS)
     stats.initializer = ir.Constant(STATS, None)
     malloc = ir.Function(module, ir.FunctionType(ll.ptr, [ll.i64]), name="malloc")
     free = ir.Function(module, ir.FunctionType(ir.VoidType(), [ll.ptr]), name="free")
@@ -223,86 +217,16 @@ def meminfo_data(builder, meminfo):
     return builder.load(_field(builder, meminfo, MEMINFO_DATA), typ=ll.ptr)
 
 
-# ---- loading the runtime -------------------------------------------------------------------
+# ---- loading the runtime (runtime/loaded.py holds it, apart from llvmlite) -----------------
 
-class _Runtime:
-    def __init__(self, compiled):
-        self.stats = (ctypes.c_int64 * 3).from_address(
-            compiled.engine.engine.get_global_value_address("kiln_nrt_stats"))
-        self.addresses = {name: compiled.address(name)
-                          for name in (FREE, CAPSULE_DESTRUCTOR, ALLOCATE, DECREF,
-                                       RELEASE_PYTHON)}
-        self.decref = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.addresses[DECREF])
+def ensure_runtime(library=None):
+    """The runtime, loaded once per process (runtime/loaded.py): from `library` when it
+    is the first to ask, else compiled into the JIT; without `library` the caller is the
+    JIT, whose symbol table gets the runtime's addresses."""
+    return NRT.load(library, _compile)
 
 
-_runtime = None
-_lock = threading.Lock()
-
-
-def _keep_freed_memory():
-    """Tune glibc's malloc for compiled code that frees a temporary and then allocates the
-    next one. By default glibc hands the top of its heap back to the OS on such a free (its
-    trim threshold follows the mmap threshold it raises as arrays are freed), so the next
-    array page-faults all its memory again: a 700 KB temporary made a kernel 20 times
-    slower. Arrays up to 32 MiB come from the heap (glibc's own ceiling for that threshold)
-    and up to 256 MiB of freed memory stay with the process. Not glibc: left as it is."""
-    if not sys.platform.startswith("linux"):
-        return
-    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    if mallopt is not None:
-        m_trim_threshold, m_mmap_threshold = -1, -3
-        mallopt(m_mmap_threshold, 32 << 20)
-        mallopt(m_trim_threshold, 256 << 20)
-
-
-def ensure_runtime() -> _Runtime:
-    """Compile (or load from the internal cache) and bind the runtime, once per process."""
-    global _runtime
-    with _lock:
-        if _runtime is None:
-            import llvmlite.binding as llvm
-            from ..cpu.engine import get_engine
-            compiled = get_engine().compile_internal("nrt", _runtime_ir)
-            _runtime = _Runtime(compiled)
-            for name, address in _runtime.addresses.items():
-                llvm.add_symbol(name, address)
-            for name, address in _numpy_api().items():
-                llvm.add_symbol(name, address)
-            _keep_freed_memory()
-        return _runtime
-
-
-def _numpy_api() -> dict:
-    """Addresses of the NumPy C API functions boxing calls, and of `PyArray_Type`."""
-    import numpy as np
-    try:
-        from numpy._core import _multiarray_umath as multiarray
-    except ImportError:  # NumPy 1.x
-        from numpy.core import _multiarray_umath as multiarray
-    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-    get_pointer.restype = ctypes.c_void_p
-    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    table = ctypes.cast(get_pointer(multiarray._ARRAY_API, None),
-                        ctypes.POINTER(ctypes.c_void_p))
-    found = {name: table[index] for name, index in _NUMPY_API_INDEX.items()}
-    found["PyArray_Type"] = id(np.ndarray)
-    return found
-
-
-class AllocationStats(NamedTuple):
-    allocations: int
-    frees: int
-    bytes_live: int
-
-    @property
-    def live(self) -> int:
-        return self.allocations - self.frees
-
-
-def allocation_stats() -> AllocationStats:
-    """Counts of the runtime's allocations and frees so far in this process, and the bytes
-    still held: equal before and after a piece of code means it leaked nothing."""
-    if _runtime is None:
-        return AllocationStats(0, 0, 0)
-    allocations, frees, live = _runtime.stats
-    return AllocationStats(allocations, frees, live)
+def _compile():
+    from ..cpu.engine import get_engine
+    return get_engine().compile_internal("nrt", _runtime_ir).engine.engine \
+        .get_global_value_address

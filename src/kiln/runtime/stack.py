@@ -20,23 +20,18 @@ from __future__ import annotations
 import ctypes
 import functools
 import sys
-import threading
 
 from llvmlite import ir
 
 from . import irtypes as ll
+from .loaded import STACK, STACK_KEY, STACK_SYMBOL, STACK_WINDOW
 
-SYMBOL = "kiln_stack_in_window"   # slow path: i1 (i64 address)
-WINDOW = "kiln_stack_window"      # ptr to this or the last checking thread's {low, high}
-KEY = "kiln_stack_key"
+SYMBOL, WINDOW, KEY = STACK_SYMBOL, STACK_WINDOW, STACK_KEY
 WINDOW_TYPE = ir.ArrayType(ll.i64, 2)
 MARGIN = 1 << 20       # at most this much stack is kept back ...
 MARGIN_FRACTION = 4    # ... and at most a quarter of a small thread's stack
 MAX_STACK = 1 << 30    # an unlimited stack (ulimit -s unlimited) is guarded as 1 GiB
 PTHREAD_ATTR_BYTES = 256  # more than any libc's pthread_attr_t (56 or 64 bytes today)
-
-_lock = threading.Lock()
-_bound = False
 
 
 @functools.cache
@@ -114,24 +109,17 @@ def _guard_ir() -> str:
     return str(module)
 
 
-def bind_symbols():
-    """Compile the guard and create its pthread key, once per process."""
-    global _bound
-    with _lock:
-        if _bound:
-            return
-        import llvmlite.binding as llvm
-        from ..cpu.engine import get_engine
-        compiled = get_engine().compile_internal("stack", _guard_ir)
-        pthread_key = ctypes.c_uint(0)
-        if ctypes.CDLL(None).pthread_key_create(ctypes.byref(pthread_key), None) != 0:
-            raise MemoryError("kiln could not create a pthread key for its stack guard")
-        engine = compiled.engine.engine
-        ctypes.c_uint.from_address(engine.get_global_value_address(KEY)).value = \
-            pthread_key.value
-        llvm.add_symbol(SYMBOL, compiled.address(SYMBOL))
-        llvm.add_symbol(WINDOW, engine.get_global_value_address(WINDOW))
-        _bound = True
+def bind_symbols(library=None):
+    """Load the guard once per process (runtime/loaded.py): from `library` when it is the
+    first to ask, else compiled into the JIT; without `library` the caller is the JIT,
+    whose symbol table gets the guard's addresses."""
+    STACK.load(library, _compile)
+
+
+def _compile():
+    from ..cpu.engine import get_engine
+    return get_engine().compile_internal("stack", _guard_ir).engine.engine \
+        .get_global_value_address
 
 
 def emit_check(ctx, builder, qualname):

@@ -32,7 +32,7 @@ _PY_DATA = ["_Py_NoneStruct", "_Py_TrueStruct", "_Py_FalseStruct", "_Py_NotImple
 # LLVM lowers a float16 conversion the CPU has no instruction for (float64 -> float16
 # always) to a call to compiler-rt's helper; the JIT has no compiler-rt, and an unresolved
 # call jumps to address 0. GCC's runtime (12 and later) has the same helpers, same ABI.
-_HALF_HELPERS = ["__truncdfhf2", "__truncsfhf2", "__extendhfsf2"]
+HALF_HELPERS = ["__truncdfhf2", "__truncsfhf2", "__extendhfsf2"]
 
 
 def bind_process_symbols(add_symbol):
@@ -54,6 +54,6 @@ def bind_process_symbols(add_symbol):
         library = ctypes.CDLL("libgcc_s.so.1")
     except OSError:
         return
-    for name in _HALF_HELPERS:
+    for name in HALF_HELPERS:
         if hasattr(library, name):
             add_symbol(name, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)

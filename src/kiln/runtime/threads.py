@@ -16,89 +16,21 @@ from the IR below into the process once, like NRT.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import glob
 import operator
-import os
-import sys
-import threading
-import warnings
 
 from llvmlite import ir
 
 from . import irtypes as ll
-from ..errors import PerformanceWarning
-from ..options import env_flag, env_value
+from .loaded import (MAX_THREADS, OMP, POSIX, THREAD_ID, THREADS, THREADS_COUNT,  # noqa: F401
+                     THREADS_KEY, THREADS_LAUNCHED, THREADS_LAYER, THREADS_SYMBOL, LAYER_NAMES,
+                     chosen_layer, initial_threads as _initial_threads,
+                     openmp_library as _openmp_library)
 
-SYMBOL = "kiln_parallel_for"     # void (ptr chunk, ptr env, i64 n)
-COUNT = "kiln_threads_count"     # i64: threads a region asks for
-THREAD_ID = "kiln_thread_id"     # i64 (): this thread's number in its team
+SYMBOL, COUNT = THREADS_SYMBOL, THREADS_COUNT
 CHUNK_TYPE = ir.FunctionType(ir.VoidType(), [ll.ptr, ll.i64, ll.i64])
 MIN_PARALLEL_ITEMS = 1 << 14   # elementwise loops shorter than this stay on one thread
-
-_LAYER = "kiln_threads_layer"    # i32: 0 OpenMP, 1 POSIX threads
-_LAUNCHED = "kiln_threads_omp_started"  # i32: set once OpenMP has made a team
-_KEY = "kiln_threads_key"        # i32: the pthread key holding a POSIX worker's number
-_OMP, _POSIX = 0, 1
-_LAYER_NAMES = {_OMP: "omp", _POSIX: "posix"}
-
-_lock = threading.Lock()
-_runtime = None
-
-
-def _default_threads() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-def _configured_threads() -> int:
-    value = env_value("NUM_THREADS")
-    if value is None:
-        return _default_threads()
-    try:
-        count = int(value)
-    except ValueError:
-        raise ValueError(f"KILN_NUM_THREADS (or NUMBA_NUM_THREADS) must be an integer, "
-                         f"not {value!r}") from None
-    if count < 1:
-        raise ValueError(f"KILN_NUM_THREADS (or NUMBA_NUM_THREADS) must be at least 1, "
-                         f"not {count}")
-    return count
-
-
-MAX_THREADS = _configured_threads()   # the most threads a region may use in this process
-
-
-def _initial_threads() -> int:
-    """The count regions start with: all of MAX_THREADS, or fewer where OMP_NUM_THREADS
-    asks (as Dask's worker processes do, so workers × threads stay within the machine)."""
-    try:
-        wanted = int(os.environ.get("OMP_NUM_THREADS", "").split(",")[0])
-    except ValueError:
-        return MAX_THREADS
-    return max(1, min(wanted, MAX_THREADS))
-
-
-def _openmp_library():
-    """The loaded OpenMP runtime (RTLD_GLOBAL), or None."""
-    candidates = []
-    found = ctypes.util.find_library("gomp")
-    candidates += [found] if found else []
-    candidates += ["libgomp.so.1", "libgomp.dylib"]
-    for prefix in {sys.prefix, sys.base_prefix}:   # the intel-openmp wheel's runtime
-        candidates += sorted(glob.glob(os.path.join(prefix, "lib", "libiomp5.*")))
-    for name in candidates:
-        try:
-            lib = ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
-        except OSError:
-            continue
-        if all(hasattr(lib, f) for f in ("GOMP_parallel", "omp_get_thread_num",
-                                          "omp_get_num_threads")):
-            return lib
-    return None
+_LAYER, _LAUNCHED, _KEY = THREADS_LAYER, THREADS_LAUNCHED, THREADS_KEY
+_OMP, _POSIX = OMP, POSIX
 
 
 def _layer_ir(openmp: bool) -> str:
@@ -268,68 +200,23 @@ class for_range:
             b.position_at_end(self.end)
 
 
-class _Runtime:
-    def __init__(self, compiled, layer):
-        engine = compiled.engine.engine
-        self.addresses = {name: compiled.address(name) for name in (SYMBOL, THREAD_ID)}
-        self.addresses[COUNT] = engine.get_global_value_address(COUNT)
-        self.count = ctypes.c_int64.from_address(self.addresses[COUNT])
-        self.layer = ctypes.c_int32.from_address(engine.get_global_value_address(_LAYER))
-        self.launched = ctypes.c_int32.from_address(engine.get_global_value_address(_LAUNCHED))
-        key = ctypes.c_uint(0)
-        if ctypes.CDLL(None).pthread_key_create(ctypes.byref(key), None) != 0:
-            raise MemoryError("kiln could not create a pthread key for its thread layer")
-        ctypes.c_uint32.from_address(engine.get_global_value_address(_KEY)).value = key.value
-        self.layer.value = layer
-        self.count.value = _initial_threads()
+def layer_ir(name: str) -> str:
+    """The IR of the layer `name` ("omp" or "posix")."""
+    return _layer_ir(name == LAYER_NAMES[_OMP])
 
 
-def _chosen_layer() -> int:
-    wanted = (env_value("THREADING_LAYER") or "default").strip().lower()
-    if wanted in ("posix", "workqueue"):
-        return _POSIX
-    if wanted not in ("default", "omp", "safe", "threadsafe", "forksafe"):
-        raise ValueError(f"unknown threading layer {wanted!r} in KILN_THREADING_LAYER "
-                         "(or NUMBA_THREADING_LAYER): choose 'omp' or 'posix'")
-    library = _openmp_library()
-    if library is None:
-        if not env_flag("DISABLE_PERFORMANCE_WARNINGS"):
-            warnings.warn("kiln found no OpenMP runtime (libgomp, or `pip install "
-                          "intel-openmp`): parallel code runs on a thread per chunk started "
-                          "for each region, which is correct but slower to start",
-                          PerformanceWarning, stacklevel=3)
-        return _POSIX
-    import llvmlite.binding as llvm
-    for name in ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads"):
-        llvm.add_symbol(name, ctypes.cast(getattr(library, name), ctypes.c_void_p).value)
-    return _OMP
+def ensure_runtime(library=None):
+    """The thread layer, loaded once per process (runtime/loaded.py): from `library` when
+    it is the first to ask, else compiled into the JIT; without `library` the caller is
+    the JIT, whose symbol table gets the layer's addresses (and OpenMP's)."""
+    return THREADS.load(library, _compile)
 
 
-def ensure_runtime() -> _Runtime:
-    """Compile and bind the thread layer, once per process."""
-    global _runtime
-    with _lock:
-        if _runtime is None:
-            import llvmlite.binding as llvm
-            from ..cpu.engine import get_engine
-            layer = _chosen_layer()
-            compiled = get_engine().compile_internal(f"threads-{_LAYER_NAMES[layer]}",
-                                                     lambda: _layer_ir(layer == _OMP))
-            _runtime = _Runtime(compiled, layer)
-            for name, address in _runtime.addresses.items():
-                llvm.add_symbol(name, address)
-        return _runtime
-
-
-def _after_fork_in_child():
-    """GNU OpenMP's threads do not exist in a forked child, and its next region would wait
-    for them forever: a child of a process that used OpenMP runs on POSIX threads."""
-    if _runtime is not None and _runtime.launched.value:
-        _runtime.layer.value = _POSIX
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+def _compile():
+    from ..cpu.engine import get_engine
+    name = chosen_layer()
+    return get_engine().compile_internal(f"threads-{name}", lambda: layer_ir(name)) \
+        .engine.engine.get_global_value_address
 
 
 # ---- the Python API ------------------------------------------------------------------------
@@ -358,5 +245,5 @@ def get_thread_id() -> int:
 
 def threading_layer() -> str:
     """The layer parallel regions run on: 'omp' (OpenMP) or 'posix' (kiln's own)."""
-    return _LAYER_NAMES[ensure_runtime().layer.value]
+    return LAYER_NAMES[ensure_runtime().layer.value]
 
