@@ -47,6 +47,29 @@ def test_register_jitable_keeps_python_callable():
     assert use(3) == 28
 
 
+@register_jitable
+def fold(first, *rest):
+    total = first
+    for v in rest:
+        total += v
+    return total, len(rest)
+
+
+@register_jitable
+def sink(*args):
+    pass
+
+
+def calls_with_star_args(a, b):
+    sink(a, b)
+    sink()
+    return fold(a), fold(b, a, 3), fold(b, a)
+
+
+def test_register_jitable_takes_star_args():
+    assert njit(calls_with_star_args)(1, 2.5) == calls_with_star_args(1, 2.5)
+
+
 @intrinsic
 def popcount(typingctx, x):
     if not isinstance(x, types.Integer):

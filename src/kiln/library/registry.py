@@ -175,6 +175,10 @@ class OverloadTemplate(Template):
         impl = self.ov(*args, **kws)   # sees constants (BooleanLiteral), compiled without
         if impl is None:
             return None
+        star = next((i for i, p in enumerate(inspect.signature(impl).parameters.values())
+                     if p.kind is p.VAR_POSITIONAL), None)
+        if star is not None:
+            return _resolve_star_args(tctx, impl, args, kws, star)
         seen, seen_kws = args, kws     # (a literal the implementation asks for: _type_impl)
         args, kws = _unliteral(args, kws)
         params = list(inspect.signature(impl).parameters.values())[len(args):]
@@ -209,6 +213,22 @@ class OverloadTemplate(Template):
                 full.append(next(given) if kind == "kw" else ctx.get_constant(builder, ty, value))
             return ctx.call_function(builder, typed_here, full)
         return Resolution(sig, lower, tuple(kw_order), new_reference=True)
+
+
+def _resolve_star_args(tctx, impl, args, kws, n):
+    """An implementation taking `*args` (a register_jitable function, say): the arguments
+    after its first n are passed as one tuple, as Python passes them."""
+    if kws or len(args) < n:
+        return None
+    args, _ = _unliteral(args, {})
+    packed = tuple(args[:n]) + (t.tuple_of(args[n:]),)
+    typed = tctx.type_function(impl, packed)
+
+    def lower(ctx, builder, sig, llargs):
+        rest = ctx.make_tuple(builder, packed[-1], list(llargs[n:]))
+        return ctx.call_function(builder, tctx.type_function(impl, packed, options=ctx.options),
+                                 list(llargs[:n]) + [rest])
+    return Resolution(Signature(typed.return_type, tuple(args)), lower, new_reference=True)
 
 
 def _type_impl(tctx, impl, argtypes, seen, seen_kws, kw_names):
