@@ -24,8 +24,16 @@ def test_type_groups_are_numba_s():
     assert types.boolean not in types.number_domain
 
 
-@pytest.mark.parametrize("name", ["Omitted", "NPDatetime", "NestedArray",
-                                  "pyobject"])
+def test_numbers_of_one_kind_order_by_width():
+    assert sorted(types.signed_domain) == [types.int8, types.int16, types.int32, types.int64]
+    assert sorted(types.complex_domain) == [types.complex64, types.complex128]
+    assert types.float32 < types.float64 and types.uint16 >= types.uint8
+    for a, b in [(types.int8, types.uint16), (types.int64, types.float32)]:
+        with pytest.raises(TypeError):
+            a < b
+
+
+@pytest.mark.parametrize("name", ["Omitted", "NestedArray", "pyobject"])
 def test_absent_type_names_say_why(name):
     with pytest.raises(AttributeError, match=f"kiln.types has no {name}: "):
         getattr(types, name)
@@ -101,8 +109,10 @@ def test_dtype_conversions_by_numba_s_names():
         assert kiln.from_dtype(dtype) == from_dtype(dtype)
     with pytest.raises(NotImplementedError, match="unicode_type cannot be represented"):
         as_dtype(types.unicode_type)
+    assert from_dtype("M8[ns]") == types.NPDatetime("ns") and \
+        as_dtype(types.NPTimedelta("")) == np.dtype("m8")
     with pytest.raises(TypeError, match="does not support dtype"):
-        from_dtype("M8[ns]")
+        from_dtype("M8[10Y]")    # a unit with a multiplier
 
 
 def test_version_info_compares_as_a_tuple():

@@ -5,6 +5,8 @@ are equal when their `key` is equal.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -48,6 +50,7 @@ class Type:
         return Signature(self, tuple(args))
 
 
+@functools.total_ordering
 class Number(Type):
     """Scalars with a NumPy dtype."""
 
@@ -58,6 +61,14 @@ class Number(Type):
     @property
     def bitwidth(self):
         return self.np_dtype.itemsize * 8
+
+    def __lt__(self, other):
+        """Numbers of one kind (and signedness) order by width, as Numba's do
+        (`sorted(types.signed_domain)`); others do not compare."""
+        if type(self) is not type(other) or \
+                getattr(self, "signed", None) != getattr(other, "signed", None):
+            return NotImplemented
+        return self.bitwidth < other.bitwidth
 
 
 class Boolean(Number):
