@@ -361,3 +361,9 @@ def test_nopython_false_warns_that_it_has_no_effect_as_numba_does():
                       match="The keyword argument 'nopython=False' was supplied"):
         compiled = kiln.jit(nopython=False)(lambda x: x * 2)
     assert compiled(3) == 6
+    with pytest.warns(errors.NumbaDeprecationWarning, match="'nopython=False'") as caught:
+        add_one = kiln.vectorize(["float64(float64)"], nopython=False)(lambda x: x + 1)
+    assert caught[0].filename == __file__ and add_one(1.5) == 2.5   # at the caller's line
+    with pytest.warns(errors.NumbaDeprecationWarning, match="'nopython=False'"):
+        kiln.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)",
+                         nopython=False)(lambda a, b: None)

@@ -22,19 +22,25 @@ def _is_signature(obj):
     return isinstance(obj, (str, Signature, tuple))
 
 
+def warn_if_nopython_false(options, what):
+    """Numba's deprecation warning for `nopython=False` (to jit, vectorize, guvectorize),
+    shown at the caller of `what`."""
+    if options.get("nopython", True) is False:
+        import warnings
+        from .errors import NumbaDeprecationWarning
+        warnings.warn("The keyword argument 'nopython=False' was supplied. kiln compiles in "
+                      "nopython mode only (Numba's default since 0.59), so it has no effect; "
+                      f"forceobj=True keeps the Python function ({what}).",
+                      NumbaDeprecationWarning, stacklevel=3)
+
+
 def jit(signature_or_function=None, locals=None, **options):
     """Compile a function for the CPU. `nopython` is the default; `forceobj=True` keeps the
     plain Python function (Numba's object mode without the compiler)."""
     unknown = set(options) - _OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown option(s) for jit: {', '.join(sorted(unknown))}")
-    if options.get("nopython", True) is False:
-        import warnings
-        from .errors import NumbaDeprecationWarning
-        warnings.warn("The keyword argument 'nopython=False' was supplied. kiln compiles in "
-                      "nopython mode only (Numba's default since 0.59), so it has no effect; "
-                      "forceobj=True keeps the Python function.",
-                      NumbaDeprecationWarning, stacklevel=2)
+    warn_if_nopython_false(options, "jit")
     if options.get("forceobj") and options.get("nopython"):
         raise ValueError("Only one of 'nopython' or 'forceobj' can be True.")
     if options.get("forceobj"):

@@ -28,6 +28,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..decorators import warn_if_nopython_false
 from ..errors import TypingError
 from ..runtime.threads import for_range
 from ..types.signature import parse_signature
@@ -86,6 +87,7 @@ def check_core_type(name, layout, core, is_input, k, ty):
 def guvectorize(*args, **options):
     """`@guvectorize([sigs], "(n),(n)->()", target=..., identity=...)`, or
     `@guvectorize("(n),(n)->()")` (lazy: a dynamic GUFunc)."""
+    warn_if_nopython_false(options, "guvectorize")
     if len(args) == 1 and isinstance(args[0], str) and args[0].lstrip().startswith("("):
         signatures, layout = (), args[0]
         options.setdefault("is_dynamic", True)

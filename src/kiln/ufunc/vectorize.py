@@ -20,6 +20,7 @@ import threading
 import numpy as np
 
 from .. import types as t
+from ..decorators import warn_if_nopython_false
 from ..options import CompileOptions
 from ..types.signature import parse_signature
 from . import no_loop, pickling
@@ -31,6 +32,7 @@ _TARGETS = ("cpu", "parallel")
 def vectorize(ftylist_or_function=(), **options):
     """`@vectorize`, `@vectorize()`, `@vectorize(["f8(f8, f8)", ...], target="parallel",
     identity=0, fastmath=True)`."""
+    warn_if_nopython_false(options, "vectorize")
     if callable(ftylist_or_function):
         return _build(ftylist_or_function, (), options)
     signatures = ftylist_or_function
