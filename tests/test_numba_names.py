@@ -33,8 +33,7 @@ def test_numbers_of_one_kind_order_by_width():
             a < b
 
 
-@pytest.mark.parametrize("name", ["Omitted", "NPDatetime", "NestedArray",
-                                  "pyobject"])
+@pytest.mark.parametrize("name", ["Omitted", "NestedArray", "pyobject"])
 def test_absent_type_names_say_why(name):
     with pytest.raises(AttributeError, match=f"kiln.types has no {name}: "):
         getattr(types, name)
@@ -110,8 +109,10 @@ def test_dtype_conversions_by_numba_s_names():
         assert kiln.from_dtype(dtype) == from_dtype(dtype)
     with pytest.raises(NotImplementedError, match="unicode_type cannot be represented"):
         as_dtype(types.unicode_type)
+    assert from_dtype("M8[ns]") == types.NPDatetime("ns") and \
+        as_dtype(types.NPTimedelta("")) == np.dtype("m8")
     with pytest.raises(TypeError, match="does not support dtype"):
-        from_dtype("M8[ns]")
+        from_dtype("M8[10Y]")    # a unit with a multiplier
 
 
 def test_version_info_compares_as_a_tuple():

@@ -207,3 +207,65 @@ def test_store_converts_units():
     check(stored, np.zeros(2, dtype="m8[ms]"), TD(2, "s"))
     check(stored, np.zeros(2, dtype="M8[h]"), DT("2001-01-01"))
     check(stored, np.zeros(2, dtype="M8[D]"), DT("2001-01-01T23", "h"))   # rounds down
+
+
+def same_array(expected, got):
+    return got.dtype == expected.dtype and got.shape == expected.shape and \
+        np.array_equal(got.view(np.int64) if got.dtype.kind in "mM" else got,
+                       expected.view(np.int64) if expected.dtype.kind in "mM" else expected,
+                       equal_nan=expected.dtype.kind == "f")
+
+
+@njit
+def elementwise(dates, deltas, step):
+    return (dates + step, np.subtract(dates, step), dates - dates[::-1], dates < dates[::-1],
+            dates == step + dates[::-1], np.isnat(dates), deltas * 2, deltas / 2, deltas / 1.5,
+            deltas / deltas[::-1], deltas // deltas[::-1], deltas % deltas[::-1], -deltas,
+            np.where(np.isnat(dates), dates[::-1], dates))
+
+
+@pytest.mark.parametrize("n", [5, 0])
+def test_ufuncs_on_arrays(n):
+    dates = np.array(["2011-01-01", "NaT", "1971-02-02", "1969-12-31", "2400-02-29"],
+                     dtype="M8[D]")[:n]
+    deltas = np.array([1, -7, 3, np.iinfo(np.int64).min, 0], dtype="m8[s]")[:n]
+    for step in (TD(5, "h"), TD("NaT")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = elementwise.py_func(dates, deltas, step)
+        got = elementwise(dates, deltas, step)
+        for e, g in zip(expected, got):
+            assert same_array(e, g), (step, e, g)
+
+
+def test_ufunc_refuses_units_that_do_not_mix():
+    with pytest.raises(TypingError, match=r"ufunc 'add' is not supported between "
+                                          r"datetime64\[ns\] and timedelta64\[M\]"):
+        elementwise(np.zeros(1, "M8[ns]"), np.zeros(1, "m8[s]"), TD(1, "M"))
+
+
+@njit
+def ordered(a):
+    return np.sort(a), np.argsort(a), a.min(), np.max(a), min(a), max(a)
+
+
+def test_sorting_and_extremes_put_nat_last():
+    """np.sort puts NaT last; np.min/np.max give NaT when there is one, as NaN for floats;
+    the builtins min/max compare with `<`, where NaT is never smaller."""
+    nat = np.iinfo(np.int64).min
+    for values in ([3, nat, -1, 2], [nat, 5, nat, -4], [nat], [7, 1]):
+        for dtype in ("M8[D]", "m8[ns]"):
+            a = np.array(values, dtype=np.int64).view(dtype)
+            expected, got = ordered.py_func(a), ordered(a)
+            assert same_array(expected[0], got[0]) and same_array(expected[1], got[1])
+            assert same(expected[2:], got[2:]), (a, expected, got)
+
+
+def test_signatures():
+    """Numba's spelling of datetime types in signatures."""
+    from kiln import types, vectorize
+    add = njit("NPDatetime('us')(NPDatetime('ms'), NPTimedelta('us'))")(lambda a, b: a + b)
+    assert same(DT(1, "ms") + TD(2, "us"), add(DT(1, "ms"), TD(2, "us")))
+    mul = vectorize([types.NPTimedelta("s")(types.NPTimedelta("s"), types.int64)])(
+        lambda a, b: a * b)
+    assert mul(TD(2), 3) == TD(6)

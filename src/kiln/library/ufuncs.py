@@ -508,6 +508,12 @@ UFUNCS.update({getattr(np, name): (getattr(math, fn), "result") for name, fn in 
 UFUNCS[np.abs] = UFUNCS[np.absolute]
 
 
+UFUNCS[np.isnat] = (np.isnat, "same")
+_DATETIMES = (t.NPDatetime, t.NPTimedelta)
+_DATETIME_ELEMENTS = {np.multiply: operator.mul, np.true_divide: operator.truediv,
+                      np.floor_divide: operator.floordiv, np.remainder: operator.mod}
+
+
 @dataclass(frozen=True)
 class Output:
     """One output of a two-output ufunc (modf, frexp, divmod), as a one-output function of
@@ -641,9 +647,18 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if ufunc is CLIP and all(isinstance(o, t.Number) for o in operands[1:]):
         key = np_clip_by_scalars
     out_dtype = _numpy_dtype(ufunc, operands)
+    datetimes = [dtype_of(o) for o in operands if isinstance(dtype_of(o), _DATETIMES)]
+    if datetimes and out_dtype is None:
+        raise TypingError(f"ufunc '{ufunc.__name__}' is not supported between "
+                          f"{' and '.join(str(dtype_of(o)) for o in operands)}")
     if out_dtype is None:
         return None
-    if conversion == "result":
+    if datetimes and conversion in ("result", "common"):
+        # datetime64 operations convert units themselves (library/datetimes.py): each
+        # operand as it is, to the scalar operator
+        key = _DATETIME_ELEMENTS.get(ufunc, key)
+        loops = tuple(dtype_of(o) for o in operands)
+    elif conversion == "result":
         loops = (out_dtype,) * nin
     elif conversion == "common":
         common = _numpy_dtype(np.add, operands) if nin == 2 else dtype_of(operands[0])

@@ -55,6 +55,10 @@ def _evaluate(node, names, text):
             node.func.id in ("optional", "Optional") and len(node.args) == 1:
         from .containers import Optional     # optional(float32[:]): the type or None
         return Optional(_evaluate(node.args[0], names, text))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ("NPDatetime", "NPTimedelta") and len(node.args) == 1:
+        from . import datetimes    # NPDatetime('us'): a datetime64 of that unit
+        return getattr(datetimes, node.func.id)(ast.literal_eval(node.args[0]))
     if isinstance(node, ast.Call):
         ret = _evaluate(node.func, names, text)
         args = tuple(_evaluate(a, names, text) for a in node.args)
