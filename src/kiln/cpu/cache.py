@@ -14,15 +14,22 @@ process), then the user's cache directory is tried."""
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
+
+try:   # CPython's own SHA-256 (the same digests): importing hashlib loads OpenSSL, which
+    from _sha256 import sha256   # was the slowest import of a cached call
+except ImportError:
+    try:
+        from _sha2 import sha256   # Python 3.12 and later
+    except ImportError:
+        from hashlib import sha256
 
 MAGIC = b"KILNOBJ1"
 SUFFIX = ".kilnobj"
 
 
 def cache_key(llvm_ir: str, fingerprint: str) -> str:
-    return hashlib.sha256(f"{fingerprint}\n{llvm_ir}".encode()).hexdigest()
+    return sha256(f"{fingerprint}\n{llvm_ir}".encode()).hexdigest()
 
 
 @functools.cache
@@ -31,14 +38,17 @@ def kiln_stamp() -> str:
     version alone would not tell an edited or reinstalled kiln apart, and its code is in
     every entry."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = hashlib.sha256()
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(files):
-            if name.endswith(".py"):
-                stat = os.stat(os.path.join(folder, name))
-                digest.update(f"{folder[len(root):]}/{name} {stat.st_size} "
-                              f"{stat.st_mtime_ns}\n".encode())
+    digest = sha256()
+    folders = [root]
+    while folders:
+        with os.scandir(folders.pop()) as found:
+            for entry in sorted(found, key=lambda e: e.name):
+                if entry.is_dir():
+                    folders.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    stat = entry.stat()
+                    digest.update(f"{entry.path[len(root):]} {stat.st_size} "
+                                  f"{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
@@ -51,7 +61,7 @@ def user_cache_root() -> str:
 def _candidate_dirs(py_func):
     override = os.environ.get("KILN_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
     source_dir = os.path.dirname(os.path.realpath(py_func.__code__.co_filename))
-    folder = hashlib.sha256(source_dir.encode()).hexdigest()[:16]
+    folder = sha256(source_dir.encode()).hexdigest()[:16]
     if override:
         yield os.path.join(override, folder)
         return
@@ -84,7 +94,7 @@ class ObjectCache:
 
     def save(self, key: str, obj: bytes) -> bool:
         """Store atomically in the first writable directory; False if none is."""
-        payload = MAGIC + hashlib.sha256(obj).digest() + obj
+        payload = MAGIC + sha256(obj).digest() + obj
         return self.save_file(self._name(key), payload) is not None
 
     def file_name(self, key: str, suffix: str) -> str:
@@ -126,7 +136,7 @@ def read_entry(path) -> bytes | None:
             data = f.read()
     except OSError:
         return None
-    if data[:8] == MAGIC and hashlib.sha256(data[40:]).digest() == data[8:40]:
+    if data[:8] == MAGIC and sha256(data[40:]).digest() == data[8:40]:
         return data[40:]
     return None
 

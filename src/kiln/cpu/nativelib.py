@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import builtins
 import ctypes
-import hashlib
+import functools
 import os
-import platform
 import sys
 import threading
 
-from .cache import internal_cache, kiln_stamp
+from .cache import internal_cache, kiln_stamp, sha256
 
 SUFFIX = ".so"
 FINGERPRINT_SUFFIX = ".fingerprint"
-SUPPORTED = sys.platform.startswith("linux") and platform.machine() == "x86_64"
+SUPPORTED = sys.platform.startswith("linux") and os.uname().machine == "x86_64"
 CELL_PREFIX = "kiln_cell_"   # the cell of a symbol bound by address: kiln_cell_<symbol>
 _open = {}      # path -> Library: each library is opened once per process
 _lock = threading.RLock()
@@ -56,8 +55,8 @@ _HOST_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping", "f
 
 def _host_token():
     """What the JIT's fingerprint depends on: the CPU (/proc/cpuinfo), the settings that
-    override LLVM's view of it, the Python, llvmlite and kiln versions, kiln's sources.
-    None where unknown."""
+    override LLVM's view of it, the Python version, llvmlite's files, kiln's version and
+    sources. None where unknown."""
     try:
         with open("/proc/cpuinfo") as f:
             first = f.read().split("\n\n")[0]
@@ -68,16 +67,40 @@ def _host_token():
     settings = sorted((k, v) for k, v in os.environ.items()
                       if k.startswith(("KILN_", "NUMBA_")) and
                       k.partition("_")[2] in ("CPU_NAME", "CPU_FEATURES", "ENABLE_AVX"))
-    import llvmlite   # (its version only: llvmlite.binding is not imported)
     from .. import version
-    return hashlib.sha256(repr((cpu, settings, sys.version, platform.machine(),
-                                llvmlite.__version__, version.__version__,
-                                kiln_stamp())).encode()).hexdigest()
+    llvmlite = _llvmlite_files()
+    if llvmlite is None:
+        return None
+    return sha256(repr((cpu, settings, sys.version, os.uname().machine, llvmlite,
+                                version.__version__, kiln_stamp())).encode()).hexdigest()
 
 
+def _llvmlite_files():
+    """llvmlite's version file and LLVM library (name, size, modification time), found
+    without importing llvmlite; None where they are not found."""
+    import importlib.util
+    spec = importlib.util.find_spec("llvmlite")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = spec.submodule_search_locations[0]
+    found = []
+    try:
+        libraries = [name for name in sorted(os.listdir(os.path.join(folder, "binding")))
+                     if name.startswith("libllvmlite")]
+        for path in [os.path.join(folder, "_version.py")] + \
+                [os.path.join(folder, "binding", name) for name in libraries]:
+            stat = os.stat(path)
+            found.append((os.path.basename(path), stat.st_size, stat.st_mtime_ns))
+    except OSError:
+        return None
+    return found if len(found) > 1 else None
+
+
+@functools.cache
 def fingerprint() -> str:
     """The JIT's fingerprint (engine.py: the target, CPU and versions), from a file that a
-    process which started LLVM wrote for this host; LLVM is started only without one."""
+    process which started LLVM wrote for this host; LLVM is started only without one.
+    Once per process, as the JIT's own."""
     token = _host_token()
     store = internal_cache("host")
     name = store.file_name(token, FINGERPRINT_SUFFIX) if token else None
@@ -97,7 +120,7 @@ def fingerprint() -> str:
 
 def runtime_key() -> str:
     """The key of the runtime's libraries: this kiln, for this host."""
-    return hashlib.sha256(f"{fingerprint()} {kiln_stamp()} {sys.version}".encode()).hexdigest()
+    return sha256(f"{fingerprint()} {kiln_stamp()} {sys.version}".encode()).hexdigest()
 
 
 def runtime_name(part: str) -> str:
@@ -118,7 +141,7 @@ def _checked(path, digest):
             data = f.read()
     except OSError:
         return None
-    return path if hashlib.sha256(data).hexdigest() == digest else None
+    return path if sha256(data).hexdigest() == digest else None
 
 
 def _library(path, digest, global_symbols):

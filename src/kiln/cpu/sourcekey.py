@@ -13,7 +13,7 @@ import builtins
 import dataclasses
 import enum
 import functools
-import hashlib
+import linecache
 import os
 import sys
 import types
@@ -22,9 +22,9 @@ import numpy as np
 
 from .. import types as t
 from ..frontend.source import source_lines
-from .cache import kiln_stamp
+from .cache import kiln_stamp, sha256
 
-FORMAT = 1
+FORMAT = 2
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 
 # settings read while compiling (KILN_BOUNDSCHECK is in the options already)
@@ -47,7 +47,7 @@ def source_key(dispatcher, argtypes, declared_return, exact_layout, fingerprint)
                  exact_layout, _Describer().dispatcher(dispatcher))
     except Unkeyable:
         return None
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    return sha256(repr(parts).encode()).hexdigest()
 
 
 def type_token(ty):
@@ -134,6 +134,22 @@ def _cell_value(cell):
         return None
 
 
+def _source_text(fn):
+    """What kiln compiles `fn` from, for the key: where it has a file, the file's whole text
+    (its digest) and the function's first line (as Numba keys by the file, an edit anywhere
+    in it is a miss: finding the function's own lines would tokenize the file, the slowest
+    step of a hit); elsewhere its own lines (frontend/source.py finds them)."""
+    code = fn.__code__
+    if os.path.isfile(code.co_filename):
+        linecache.checkcache(code.co_filename)
+        lines = linecache.getlines(code.co_filename, fn.__globals__)
+        if lines:
+            digest = sha256("".join(lines).encode()).hexdigest()
+            return (code.co_filename, code.co_firstlineno, digest)
+    lines, first, filename = source_lines(fn)
+    return (filename, first, "".join(lines))
+
+
 def _code_names(code, bound=frozenset()) -> set:
     """The global, builtin, closure and attribute names `code` and the functions nested in
     it read (the names their outer function binds left out)."""
@@ -168,7 +184,7 @@ class _Describer:
         if seen:
             return seen
         try:
-            lines, first, filename = source_lines(fn)
+            text = _source_text(fn)
         except Exception:
             raise Unkeyable(fn) from None
         code = fn.__code__
@@ -185,7 +201,7 @@ class _Describer:
             else:
                 continue   # an attribute's name
             values.append((name, self.value(value, names)))
-        return ("function", fn.__module__, fn.__qualname__, filename, first, "".join(lines),
+        return ("function", fn.__module__, fn.__qualname__, text,
                 self.value(fn.__defaults__ or (), names), values)
 
     def value(self, value, names):
