@@ -172,10 +172,12 @@ class CFunc:
 def cfunc(sig, cache=False, **options):
     """Compile the decorated function now, for `sig`, as a C function (see CFunc); with
     `cache=True` its machine code is kept on disk as `@njit(cache=True)` keeps it."""
+    from .decorators import declared_locals
     compile_options = CompileOptions.from_kwargs(**options)
+    declared = declared_locals(options.get("locals"))
 
     def decorate(fn):
-        return CFunc(fn, sig, compile_options, cache=cache)
+        return CFunc(fn, sig, compile_options.with_locals(fn, declared), cache=cache)
     return decorate
 
 

@@ -10,6 +10,8 @@ import sys
 import threading
 import weakref
 
+import numpy as np
+
 from .options import CompileOptions
 from .types import Signature
 
@@ -32,6 +34,21 @@ def warn_if_nopython_false(options, what):
                       "nopython mode only (Numba's default since 0.59), so it has no effect; "
                       f"forceobj=True keeps the Python function ({what}).",
                       NumbaDeprecationWarning, stacklevel=3)
+
+
+def declared_locals(locals) -> dict:
+    """jit's `locals={name: type}`: the types checked (kiln types, or NumPy scalar types)."""
+    from . import types as t
+    declared = {}
+    for name, ty in (locals or {}).items():
+        if not isinstance(ty, t.Type):
+            try:
+                ty = t.from_dtype(np.dtype(ty))
+            except TypeError:
+                raise TypeError(f"locals={{{name!r}: {ty!r}}}: a variable's type is a kiln "
+                                "type (kiln.int64) or a NumPy scalar type") from None
+        declared[name] = ty
+    return declared
 
 
 def jit(signature_or_function=None, locals=None, **options):
@@ -73,7 +90,8 @@ def jit(signature_or_function=None, locals=None, **options):
             return _python_function(fn)     # kiln's own helpers (typed containers) compile
         if users:
             init_extensions()
-        return make_dispatcher(fn, compile_options, signatures, bool(options.get("cache")))
+        return make_dispatcher(fn, compile_options.with_locals(fn, declared_locals(locals)),
+                               signatures, bool(options.get("cache")))
 
     if callable(signature_or_function) and not isinstance(signature_or_function, Signature):
         return decorate(signature_or_function)

@@ -121,6 +121,22 @@ class CompileOptions:
     nogil: bool = False
     error_model: str = "python"
     parallel: bool = False
+    # jit(locals={name: type}): ((module, qualname) of the function, ((name, type), ...))
+    local_types: tuple = ()
+
+    def declared_locals(self, pyfunc) -> dict:
+        """The types `locals=` declares for `pyfunc`'s variables (not its callees')."""
+        if not self.local_types or self.local_types[0] != _qualified(pyfunc):
+            return {}
+        return dict(self.local_types[1])
+
+    def with_locals(self, pyfunc, declared):
+        """These options, declaring the types of `pyfunc`'s variables named in `declared`."""
+        import dataclasses
+        if not declared:
+            return self
+        return dataclasses.replace(self, local_types=(
+            _qualified(pyfunc), tuple(sorted(declared.items()))))
 
     @classmethod
     def from_kwargs(cls, fastmath=False, boundscheck=None, nogil=False, error_model="python",
@@ -140,3 +156,7 @@ class CompileOptions:
         if error_model not in ("python", "numpy"):
             raise ValueError("error_model must be 'python' or 'numpy'")
         return cls(flags, bool(boundscheck), bool(nogil), error_model, bool(parallel))
+
+
+def _qualified(pyfunc):
+    return (getattr(pyfunc, "__module__", None), getattr(pyfunc, "__qualname__", None))

@@ -71,7 +71,9 @@ class TypingContext:
         from .results import RecursionPending
         from ..options import CompileOptions
         options = options or CompileOptions()
-        key = (pyfunc, tuple(argtypes), options)
+        # the declared return type too: a C callback of `float64(int64)` of a function also
+        # compiled lazily (returning int64) must convert its result
+        key = (pyfunc, tuple(argtypes), options, declared_return)
         with self._lock:
             self._note_call(key)
             if key in self._typed:
@@ -102,7 +104,7 @@ class TypingContext:
         typed during a guess that proved wrong is typed again (it may have used it)."""
         from .infer import infer_function
         from .results import RecursionPending
-        pyfunc, argtypes, options = key
+        pyfunc, argtypes, options, _ = key
         for _ in range(self.MAX_RETURN_GUESSES):
             before = set(self._typed)
             guess = self._in_progress[key]

@@ -150,6 +150,14 @@ def _has_effects(node) -> bool:
     """Whether evaluating `node` may do more than compute a value (a call, `:=`)."""
     return any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node))
 
+def _declared_takes(ty, declared) -> bool:
+    """Whether a variable declared `declared` (jit's locals=) takes a value of `ty`: any
+    conversion kiln makes implicitly, and a number into any other but complex into real."""
+    return can_convert(ty, declared) or (
+        isinstance(ty, t.Number) and isinstance(declared, t.Number) and
+        (isinstance(declared, t.Complex) or not isinstance(ty, t.Complex)))
+
+
 class Typer(StatementTyper, LiteralCalls):
     MAX_PASSES = 64
 
@@ -166,6 +174,11 @@ class Typer(StatementTyper, LiteralCalls):
                        for name, ty in zip(ir.arg_names, argtypes)}
         self.literal_values = {name: ty.value for name, ty in zip(ir.arg_names, argtypes)
                                if isinstance(ty, t.Literal)}   # typing/literals.py
+        self.declared = options.declared_locals(ir.pyfunc)   # jit(locals=...)
+        params = sorted(set(self.declared) & set(ir.arg_names))
+        if params:
+            raise TypingError("locals= declares the types of variables a function assigns, "
+                              f"not of its parameters ({', '.join(params)})", ir.loc(ir.node))
         self.handlers = []  # the enclosing except blocks, innermost last (bare `raise`)
         self.generator = bool(generators.yields_in(ir.node))
         self.yields_in_try = generators.yields_in_try(ir.node) if self.generator else {}
@@ -233,6 +246,11 @@ class Typer(StatementTyper, LiteralCalls):
 
     # -- locals ----------------------------------------------------------------------------
     def set_local(self, name, ty, node):
+        if name in self.declared:   # converted on assignment (truncated), as Numba's are
+            if not _declared_takes(held(ty), self.declared[name]):
+                raise self.error(f"cannot assign {ty} to {name!r}, declared "
+                                 f"{self.declared[name]} by locals=", node)
+            ty = self.declared[name]
         old, ty = self.locals.get(name), held(ty)
         param = self.ir.renamed.get(name, name)
         if param in self.literal_values:   # `x = literally(x)`, the only assignment allowed
