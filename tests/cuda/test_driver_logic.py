@@ -802,7 +802,7 @@ def test_an_argument_kiln_cannot_type_names_the_kernel(fake):
     def kern(a):
         pass
 
-    dates = np.zeros(3, "M8[s]")
+    dates = np.zeros(3, "M8[10s]")   # a unit with a multiplier
     with pytest.raises(TypeError, match=r"kernel 'kern': argument 1 \(DeviceNDArray of dtype"):
         kern[1, 1](cuda.to_device(dates))
     assert "cuLaunchKernel" not in fake.names()

@@ -3,8 +3,8 @@ sides of it — the LLVM types of the parameters and the code that rebuilds kiln
 them (used by ptx.py's kernel entry), and the packed parameter buffer a launch hands the
 driver (`Layout`, computed once per signature).
 
-One parameter per scalar, in order: an integer or float is one of its width, a bool one
-byte, a complex one aggregate of its two floats, a tuple its items' parameters, and an
+One parameter per scalar, in order: an integer or float is one of its width (a
+datetime64 its int64), a bool one byte, a complex one aggregate of its two floats, a tuple its items' parameters, and an
 array of ndim N its struct's fields: meminfo and parent (0 on the device), nitems,
 itemsize, the data pointer (global memory), shape[N] and strides[N] in bytes. In the buffer
 each parameter sits at its natural alignment, as in a C struct, and `Layout.offsets` says
@@ -72,6 +72,8 @@ def _units(ty) -> list:
         return list("QQqqQ" + "q" * (2 * ty.ndim))
     if isinstance(ty, t.BaseTuple):
         return [unit for item in ty.types for unit in _units(item)]
+    if isinstance(ty, (t.NPDatetime, t.NPTimedelta)):   # its int64
+        return ["q"]
     if isinstance(ty, (t.Number, t.Boolean)):   # a complex is one aggregate of two floats
         return [_FORMATS[str(ty)]]
     raise TypingError(f"a kernel cannot take an argument of type {ty}")
@@ -87,6 +89,8 @@ def _values(ty, value) -> list:
         return [v for item, part in zip(ty.types, value) for v in _values(item, part)]
     if isinstance(ty, t.Complex):
         return [value.real, value.imag]
+    if isinstance(ty, (t.NPDatetime, t.NPTimedelta)):
+        return [int(value.astype(ty.np_dtype).view("i8"))]
     return [value]
 
 
