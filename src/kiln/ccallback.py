@@ -173,6 +173,9 @@ def cfunc(sig, cache=False, **options):
     """Compile the decorated function now, for `sig`, as a C function (see CFunc); with
     `cache=True` its machine code is kept on disk as `@njit(cache=True)` keeps it."""
     from .decorators import declared_locals
+    if options.get("forceobj"):
+        raise NotImplementedError("cfunc(forceobj=True): a C callback is compiled code; "
+                                  "kiln (as Numba) has no object mode for it")
     compile_options = CompileOptions.from_kwargs(**options)
     declared = declared_locals(options.get("locals"))
 

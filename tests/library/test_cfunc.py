@@ -273,3 +273,8 @@ def test_cache_true_keeps_the_machine_code(tmp_path):
 
     assert run() == "MISS"
     assert run() == "HIT"
+
+
+def test_a_c_callback_has_no_object_mode():
+    with pytest.raises(NotImplementedError, match="no object mode"):
+        cfunc("float64(float64)", forceobj=True)(lambda x: x)

@@ -45,6 +45,18 @@ def test_calling_a_plain_python_function():
         njit(calls_plain)(1)
 
 
+def makes_an_object(x):
+    object()
+    return x
+
+
+def test_an_unsupported_builtin_is_an_untyped_global_name():
+    for kind in (TypingError, UnsupportedError):   # Numba's TypingError, and kiln's kind
+        with pytest.raises(kind, match="Untyped global name 'object': kiln does not support "
+                                       r"object\(\) in compiled code yet"):
+            njit(makes_an_object)(1)
+
+
 def unknown_numpy(x):
     return np.definitely_not_there(x)
 

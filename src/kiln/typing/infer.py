@@ -425,9 +425,9 @@ class Typer(StatementTyper, LiteralCalls):
                 str(module).startswith("numpy")
             if library_module and module != "builtins":
                 name = f"{module.replace('numpy', 'np')}.{name}"
-            if not self.tctx.has_templates(fn.pyfunc) and library_module:
-                raise self.error(f"kiln does not support {name}() in compiled code yet", node,
-                                 UnsupportedError)
+            if not self.tctx.has_templates(fn.pyfunc) and library_module:   # (Numba's words)
+                raise self.error(f"Untyped global name {name!r}: kiln does not support "
+                                 f"{name}() in compiled code yet", node, UntypedGlobalError)
             if not self.tctx.has_templates(fn.pyfunc):
                 raise self.error(
                     f"Untyped global name {name!r}: kiln does not know how to call it, as it "
