@@ -2,9 +2,10 @@
 process, for kiln and Numba in the same run (`python -m bench.startup [--repeats N]`).
 
 Each compiler's functions live in a module of their own in a temporary folder; one process
-fills the cache, then each timed process imports the compiler (timed: "import"), then
-imports the module and calls one function once (timed: decorating and the first call,
-i.e. what a cached first call costs beyond the import). Medians, in ms.
+fills the cache (and Python's bytecode cache, kept in the temporary folder), then each
+timed process imports the compiler (timed: "import"), then imports the module and calls
+one function once (timed: decorating and the first call, i.e. what a cached first call
+costs beyond the import). Medians, in ms.
 """
 from __future__ import annotations
 
@@ -62,8 +63,11 @@ def measure(backend: str, repeats: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         with open(os.path.join(folder, "kernels.py"), "w") as f:
             f.write(KERNELS.format(backend=backend))
+        # bytecode cached (in the temporary folder), as in a user's install
         env = dict(os.environ, KILN_CACHE_DIR=os.path.join(folder, "cache"),
-                   NUMBA_CACHE_DIR=os.path.join(folder, "cache"))
+                   NUMBA_CACHE_DIR=os.path.join(folder, "cache"),
+                   PYTHONPYCACHEPREFIX=os.path.join(folder, "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         imports, calls = [], {}
         for function in FUNCTIONS:
             for _ in range(repeats + 1):   # the first fills the cache

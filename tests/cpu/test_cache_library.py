@@ -50,15 +50,19 @@ llvm = "llvmlite.binding" in sys.modules
 hits = [next(iter(f._specializations.values())).cache_hit
         for f in (squares, product, parallel_squares)]
 
-@njit
+@njit(parallel=True)
 def fresh(n):   # compiled after: the JIT binds to the runtime the libraries loaded
-    return np.ones(n).sum() + parallel_squares(x)
+    a = np.ones(n)
+    s = 0.0
+    for i in prange(n):
+        s += a[i]
+    return s
 
 before = allocation_stats()
 fresh_value = fresh(10)
 after = allocation_stats()
 print(json.dumps(dict(right=got == expected, llvm=llvm, hits=hits,
-                      fresh=fresh_value == 10.0 + expected[2],
+                      fresh=fresh_value == 10.0,
                       balanced=after.live == before.live and after.allocations > before.allocations)))
 """
 
