@@ -118,7 +118,9 @@ def captures(n):
     items = [np.arange(i + 1.0) for i in range(n)]
     total = 0.0
     for a in items:
-        total += (lambda: a.sum())()
+        def part():
+            return a.sum()
+        total += part()
     return total
 
 
