@@ -109,6 +109,38 @@ def test_datetime_pairs(units):
         check(dt_dt, b, a)
 
 
+@njit
+def add(a, b):
+    return a + b
+
+
+@njit
+def mul(a, b):
+    return a * b
+
+
+def test_operations_numpy_has_no_loop_for():
+    """`dt * 2`, `td + 1.5`, `dt + dt`: NumPy raises; kiln refuses when compiling."""
+    for f, a, b in ((add, TD(3, "s"), 1.5), (mul, DT("2020-01-01"), 2), (add, DATES[0], DATES[1])):
+        with pytest.raises(TypeError):
+            f.py_func(a, b)
+        with pytest.raises(TypingError, match="unsupported operand types"):
+            f(a, b)
+
+
+@njit
+def chosen(a, b, first):
+    x = a if first else b
+    return x
+
+
+def test_a_variable_of_two_units_holds_the_finer():
+    got = chosen(TD(3, "s"), TD(5, "ms"), True)
+    assert got.dtype == np.dtype("m8[ms]") and got == TD(3, "s")
+    with pytest.raises(TypingError, match="no common type"):
+        chosen(TD(3, "s"), DT("2020-01-01"), True)
+
+
 def test_units_that_do_not_mix():
     """NumPy raises for a timedelta in years with one in days, and for a datetime in days
     plus a timedelta in months; kiln refuses when compiling, naming the function."""
@@ -188,7 +220,7 @@ def made(n, d):
         a[i] = d + np.timedelta64(i, "m")
     b = np.zeros(n, dtype="m8[ms]")
     b[:] = np.timedelta64(1, "s")
-    return a, b
+    return a, b, a.astype(np.int64), bool(b[0]) if n else False
 
 
 def test_created_arrays():
@@ -221,7 +253,7 @@ def elementwise(dates, deltas, step):
     return (dates + step, np.subtract(dates, step), dates - dates[::-1], dates < dates[::-1],
             dates == step + dates[::-1], np.isnat(dates), deltas * 2, deltas / 2, deltas / 1.5,
             deltas / deltas[::-1], deltas // deltas[::-1], deltas % deltas[::-1], -deltas,
-            np.where(np.isnat(dates), dates[::-1], dates))
+            np.where(np.isnat(dates), dates[::-1], dates), np.maximum(deltas, deltas[::-1]))
 
 
 @pytest.mark.parametrize("n", [5, 0])

@@ -21,6 +21,7 @@ from ..codegen import context as codegen_context
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime import pyapi as P
+from ..typing.operators import OP_SYMBOLS
 from ..types.datetimes import CALENDAR, NAT, NUMPY_CODES, _NPDatetimeBase, common_unit, factor
 from .array_boxing import register_dtype_check
 from .builtins import _max2, _min2
@@ -111,6 +112,8 @@ def _to_coarser(value, ratio):
 codegen_context.register_cast(_NPDatetimeBase, _NPDatetimeBase, _cast)
 codegen_context.register_cast(t.Integer, _NPDatetimeBase, _cast)
 codegen_context.register_cast(t.Boolean, _NPDatetimeBase, _cast)
+codegen_context.register_cast(_NPDatetimeBase, t.Integer, lambda context, builder, value, src,
+                              dst: context.cast(builder, value, t.int64, dst))   # its count
 
 
 def _is_nat(builder, value):
@@ -190,6 +193,37 @@ def _dtype_ok(b, api, dtype, descr):
 
 
 register_dtype_check(_NPDatetimeBase, _dtype_ok)
+
+
+# ---- arithmetic ----------------------------------------------------------------------------
+
+def _refused(op):
+    """Tried after this module's own templates of `op`: an operand that is a datetime and an
+    operation NumPy has no loop for (`dt * 2`, `td + 1.5`) is a TypingError, not an integer's
+    operation."""
+    def typer(tctx, *operands):
+        if not any(isinstance(o, _BOTH) for o in operands) or \
+                not all(isinstance(o, t.Number) for o in operands):   # (arrays: ufuncs.py)
+            return None
+        raise TypingError(f"unsupported operand types for {OP_SYMBOLS.get(op, op.__name__)}: "
+                          f"{' and '.join(map(str, operands))} (NumPy has no such operation)")
+    return typer
+
+
+for _op in (operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
+            operator.mod, operator.pow, operator.lshift, operator.rshift, operator.and_,
+            operator.or_, operator.xor, operator.eq, operator.ne, operator.lt, operator.le,
+            operator.gt, operator.ge, operator.neg, operator.pos, operator.invert, abs):
+    template(_op)(_refused(_op))
+
+
+@template(bool)
+def _truth(tctx, x):
+    """bool(x): NumPy's, the value is not zero (NaT is true)."""
+    if not isinstance(x, _BOTH):
+        return None
+    return t.boolean(x), lambda context, builder, sig, args: \
+        builder.icmp_signed("!=", args[0], ir.Constant(dm.i64, 0))
 
 
 # ---- arithmetic --------------------------------------------------------------------------

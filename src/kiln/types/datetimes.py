@@ -93,3 +93,12 @@ def common_unit(a, b, strict_a=True, strict_b=True):
     if b in CALENDAR:
         return None if strict_b else a
     return a if UNITS.index(a) > UNITS.index(b) else b
+
+
+def promote(a, b):
+    """The type holding values of datetime types `a` and `b` (two datetimes or two
+    timedeltas, in the finer unit), or None."""
+    if type(a) is not type(b):
+        return None
+    unit = common_unit(a.unit, b.unit, isinstance(a, NPTimedelta), isinstance(b, NPTimedelta))
+    return None if unit is None else type(a)(unit)

@@ -5,12 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as t
+from ..types.datetimes import promote as promote_datetimes
+
+_DATETIMES = (t.NPDatetime, t.NPTimedelta)
 
 
 def promote_numbers(a: t.Number, b: t.Number) -> t.Number:
     """The common type of two scalars, as NumPy promotes them (bool with int → int)."""
     if a == b:
         return a
+    if isinstance(a, _DATETIMES) or isinstance(b, _DATETIMES):
+        return promote_datetimes(a, b)   # None where they do not mix (dt and td)
     if isinstance(a, t.Boolean):
         return b
     if isinstance(b, t.Boolean):
