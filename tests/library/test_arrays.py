@@ -200,6 +200,20 @@ def test_return_input_array_and_views():
     assert x[1] == 100.0
 
 
+GLOBAL_ARRAY = np.arange(12.0).reshape(3, 4)
+
+
+def global_array_and_views():
+    return GLOBAL_ARRAY, GLOBAL_ARRAY[1:], GLOBAL_ARRAY.T
+
+
+def test_a_global_array_returned_is_that_array():
+    whole, rows, transposed = njit(global_array_and_views)()
+    assert whole is GLOBAL_ARRAY   # as in Python (was a TypeError: "return a copy")
+    assert np.array_equal(rows, GLOBAL_ARRAY[1:]) and np.array_equal(transposed, GLOBAL_ARRAY.T)
+    assert np.shares_memory(rows, GLOBAL_ARRAY)
+
+
 def test_byteswapped_array_is_refused_clearly():
     x = np.arange(3.0).astype(">f8")
     with pytest.raises(TypeError, match="sum_items"):

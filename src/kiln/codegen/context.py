@@ -321,17 +321,19 @@ class CodegenContext:
         """A global array frozen into the code: on the CPU its memory is borrowed and kept
         alive; device code gets a copy of its bytes in the module (the GPU cannot read host
         memory), which typing made C-contiguous and read-only."""
+        parent = ir.Constant(dm.ptr, None)
         if self.target == "cuda":
             arr = np.ascontiguousarray(arr)
             data = self.state.device_constant(arr)
-        else:
+        else:   # its NumPy array is its parent: returned, it is that array, as in Python
             self.state.keepalive.append(arr)
             self.state.cacheable = False
             data = ir.Constant(dm.i64, arr.ctypes.data).inttoptr(dm.ptr)
+            parent = ir.Constant(dm.i64, id(arr)).inttoptr(dm.ptr)
         i64 = dm.i64
         dims = ir.ArrayType(i64, ty.ndim)
         return ir.Constant(dm.value_type(ty), [
-            ir.Constant(dm.ptr, None), ir.Constant(dm.ptr, None), ir.Constant(i64, arr.size),
+            ir.Constant(dm.ptr, None), parent, ir.Constant(i64, arr.size),
             ir.Constant(i64, arr.itemsize), data,
             ir.Constant(dims, [ir.Constant(i64, s) for s in arr.shape]),
             ir.Constant(dims, [ir.Constant(i64, s) for s in arr.strides])])
