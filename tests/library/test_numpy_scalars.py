@@ -181,3 +181,15 @@ def test_float64_to_float16_is_rounded_once():
     with np.errstate(over="ignore"):
         for x in values:
             assert _same_value(np.float16(x), f(x)), x
+
+
+def sequence_as_arrays(seq, nested):
+    return np.int8(seq), np.float32(seq), np.bool_(seq), np.complex64(nested), np.uint16(())
+
+
+def test_a_scalar_type_of_a_sequence_is_an_array():
+    # np.int8((1.0, 2.5)) is np.array(..., np.int8): floats truncated, NumPy's dtypes
+    for seq, nested in [((1.0, 2.5), ((1, 2j), (3.5, 4))), ((-3, 0.5, 7), ((1.5,),))]:
+        got = jit(sequence_as_arrays)(seq, nested)
+        for want, have in zip(sequence_as_arrays(seq, nested), got):
+            assert want.dtype == have.dtype and np.array_equal(want, have)

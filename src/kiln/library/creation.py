@@ -408,6 +408,16 @@ overload(np.array)(_array_like(copies=True))
 overload(np.asarray)(_array_like(copies=False))
 
 
+@overload("number_class")
+def _number_class_of_sequence(cls, seq):
+    """`np.int8((1.0, 2.5))`, `np.float32([(1, 2), (3, 4)])`: a NumPy scalar type makes an
+    array of a sequence, np.array(seq, that type)."""
+    if not isinstance(seq, (t.BaseTuple, t.ListType)):
+        return None
+    scalar = cls.instance_type.np_dtype.type
+    return lambda cls, seq: np.array(seq, scalar)
+
+
 @template(np.dtype)
 def _np_dtype(tctx, spec):
     """np.dtype('f8'), np.dtype(np.float64), np.dtype(float): a compile-time constant, as
