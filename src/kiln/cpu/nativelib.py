@@ -96,11 +96,17 @@ def _llvmlite_files():
     return found if len(found) > 1 else None
 
 
-@functools.cache
 def fingerprint() -> str:
-    """The JIT's fingerprint (engine.py: the target, CPU and versions), from a file that a
-    process which started LLVM wrote for this host; LLVM is started only without one.
-    Once per process, as the JIT's own."""
+    """The JIT's fingerprint (engine.py: the target, CPU and versions): the engine's own
+    once it has started, before that from a file that a process which started LLVM wrote
+    for this host (LLVM is started only without one)."""
+    if engine_started():
+        return sys.modules["kiln.cpu.engine"].get_engine().fingerprint
+    return _host_fingerprint()
+
+
+@functools.cache
+def _host_fingerprint() -> str:
     token = _host_token()
     store = internal_cache("host")
     name = store.file_name(token, FINGERPRINT_SUFFIX) if token else None
