@@ -19,6 +19,7 @@ from functools import cache
 
 from . import nativelib
 from .cache import internal_cache
+from ..runtime.loaded import ARRAY_NEW, ARRAY_SET_BASE, chosen_layer
 from ..runtime.symbols import BUILTIN_CLASS_SYMBOL, HALF_HELPERS
 
 
@@ -71,6 +72,13 @@ def elf_symbols(obj: bytes):
             name = obj[strings + name_at:end].decode()
             (undefined if shndx == 0 else defined).add(name)
     return defined, undefined
+
+
+@cache
+def _process():
+    """The process's global symbols (CPython's C API, libc, libm)."""
+    import ctypes
+    return ctypes.CDLL(None)
 
 
 # ---- the runtime's libraries ---------------------------------------------------------------
@@ -138,9 +146,6 @@ def _runtime_part(linker, part):
 
 # ---- an entry's library ----------------------------------------------------------------------
 
-_NUMPY = ("kiln_PyArray_New", "kiln_PyArray_SetBaseObject")
-
-
 def _cell_source(symbol):
     """How the loader fills the cell of `symbol`, or None when the JIT does not bind it
     by address."""
@@ -150,7 +155,7 @@ def _cell_source(symbol):
     exception = BUILTIN_CLASS_SYMBOL.format("")
     if symbol.startswith(exception):
         return f"exception:{symbol[len(exception):]}"
-    if symbol in _NUMPY or symbol == "PyArray_Type":
+    if symbol in (ARRAY_NEW, ARRAY_SET_BASE, "PyArray_Type"):
         return f"numpy:{symbol}"
     if symbol.startswith(SYMBOL_PREFIX):
         return f"blas:{symbol}"
@@ -170,8 +175,9 @@ def _stub(symbol, set_first_argument=None):
 
 
 def _glue(undefined, triple):
-    """(IR of the glue object, its cells as (symbol, source)), or None when a symbol
-    is neither the process's, the runtime's nor one the glue can bind."""
+    """(IR of the glue object, its cells as (symbol, source)) for the object code's
+    `undefined` symbols, or None when PyArray_Type and PyArray_New do not come together
+    (the stub of PyArray_New passes NumPy's ndarray type instead of the dummy)."""
     cells, asm, defined = [], [], []
     for symbol in sorted(undefined):
         source = _cell_source(symbol)
@@ -180,16 +186,16 @@ def _glue(undefined, triple):
         if symbol.startswith(("kiln.obj.", BUILTIN_CLASS_SYMBOL.format(""))):
             cells.append((symbol, source))    # the code reads the object from the cell
         elif symbol == "PyArray_Type":   # only ever the subtype argument of PyArray_New
-            if "kiln_PyArray_New" not in undefined:
+            if ARRAY_NEW not in undefined:
                 return None
             defined.append(f'@"{symbol}" = global i8 0')
             cells.append((nativelib.CELL_PREFIX + symbol, source))
         else:
             cells.append((nativelib.CELL_PREFIX + symbol, source))
             first = nativelib.CELL_PREFIX + "PyArray_Type" \
-                if symbol == "kiln_PyArray_New" else None
+                if symbol == ARRAY_NEW else None
             asm += _stub(symbol, first)
-    if "kiln_PyArray_New" in undefined and "PyArray_Type" not in undefined:
+    if ARRAY_NEW in undefined and "PyArray_Type" not in undefined:
         return None
     lines = [f'target triple = "{triple}"']
     lines += [f'module asm "{line}"' for line in asm]
@@ -206,7 +212,6 @@ def build(cache, key, compiled):
     if not nativelib.SUPPORTED or linker is None or "random" in needs \
             or compiled.object_code is None:
         return None
-    from ..runtime.loaded import chosen_layer
     parts = ("base",) + ((f"threads-{chosen_layer()}",) if "threads" in needs else ())
     try:
         runtime = {part: _runtime_part(linker, part) for part in parts}
@@ -219,7 +224,7 @@ def build(cache, key, compiled):
         if glue is None:
             return None
         text, cells = glue
-        process = ctypes_process()
+        process = _process()
         for symbol in undefined:
             if _cell_source(symbol) is None and symbol not in provided and \
                     not hasattr(process, symbol):
@@ -234,9 +239,3 @@ def build(cache, key, compiled):
     return {"file": name, "digest": digest, "cells": cells,
             "runtime": {part: digest for part, (digest, _) in runtime.items()}}
 
-
-@cache
-def ctypes_process():
-    """The process's global symbols (CPython's C API, libc, libm)."""
-    import ctypes
-    return ctypes.CDLL(None)
