@@ -134,7 +134,16 @@ def passed_to_a_sibling(x, shadow):
     return apply(inner, x)
 
 
+def lambdas_reading_outer_locals(n, k):
+    scale = lambda z: z * k  # noqa: E731
+    total = 0.0
+    for a in range(n):
+        total += (lambda: a + scale(a))()   # called where it is written
+    return total
+
+
 def test_a_nested_function_reads_the_locals_of_the_function_defining_it():
+    check(lambdas_reading_outer_locals, 4, 1.5)
     check(called_through_a_sibling, 3)
     with pytest.raises(UnsupportedError, match="reads z1 of the function defining it"):
         njit(passed_to_a_sibling)(1, True)   # was 1001 or a NameError, not Python's 3

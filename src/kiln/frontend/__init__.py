@@ -125,8 +125,8 @@ def _own_scope(fn):
 
 
 def defines(fn, node) -> bool:
-    """Whether the def or lambda `node` is defined in `fn`'s own scope."""
-    return any(n is node for n in _own_scope(fn))
+    """Whether the def `node` (or the lambda it stands for) is defined in `fn`'s own scope."""
+    return any(n is node or getattr(n, "kiln_def", None) is node for n in _own_scope(fn))
 
 
 def assigned_names(fn) -> set:
