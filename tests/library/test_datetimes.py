@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from kiln import njit
+from kiln import njit, prange
 from kiln.errors import TypingError
 
 DT, TD = np.datetime64, np.timedelta64
@@ -301,3 +301,16 @@ def test_signatures():
     mul = vectorize([types.NPTimedelta("s")(types.NPTimedelta("s"), types.int64)])(
         lambda a, b: a * b)
     assert mul(TD(2), 3) == TD(6)
+
+
+@njit(parallel=True)
+def parallel_total(a, d):
+    s = np.timedelta64(0, "s")
+    for i in prange(a.size):
+        s += a[i] + d
+    return s
+
+
+def test_prange_reduction():
+    deltas = np.arange(-50, 1000).astype("m8[s]")
+    assert same(parallel_total.py_func(deltas, TD(1, "m")), parallel_total(deltas, TD(1, "m")))

@@ -53,9 +53,10 @@ def _identity(value):
                               "element")
 
         def codegen(context, builder, sig, args):
-            python_type = {t.Boolean: bool, t.Integer: int, t.Float: float,
-                           t.Complex: complex}[next(c for c in (t.Boolean, t.Integer, t.Float,
-                                                                  t.Complex) if isinstance(x, c))]
+            # a number of x's kind; a datetime64's is its count of units (an int)
+            python_type = next((py for c, py in ((t.Boolean, bool), (t.Integer, int),
+                                                  (t.Float, float), (t.Complex, complex))
+                                if isinstance(x, c)), int)
             return context.get_constant(builder, x, python_type(value))
         return x(x), codegen
     return intrinsic(typer)
