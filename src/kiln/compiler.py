@@ -55,6 +55,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing
     dump("typed", f"{typed.ir.qualname}{argtypes} -> {typed.return_type}: {typed.locals}")
     state = ModuleState(typed.symbol, tctx, "cpu")
+    if cache is None and load:   # cached code must stand alone: it copies its callees
+        state.load_alone = _load_alone
     context = CodegenContext(state, options)
     native = context.lower_function(typed)                                          # codegen
     native.linkage = "external"
@@ -76,6 +78,15 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
         compiled = get_engine().unloaded(llvm_ir)
     return CompileResult(typed, llvm_ir, compiled, entry_symbol, typed.symbol, state.keepalive,
                          state.fusion, state.split_reductions, state.cacheable)
+
+
+def _load_alone(state, symbol):
+    """Load the module of a large callee that later modules call by `symbol`
+    (codegen/sharing.py)."""
+    from .cpu.engine import get_engine
+    engine = get_engine()
+    engine.compile(str(state.module), object_refs=state.object_refs, link_runtime=True)
+    engine.export(symbol)
 
 
 def _warn_if_serial(typed, state):

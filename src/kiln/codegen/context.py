@@ -67,6 +67,10 @@ class ModuleState:
         self.line_table = None        # a linetable.LineTable when lines are described
         self._device_constants = {}   # id(array) -> (array, pointer): device_constant
         self._constant_bytes = 0
+        # Set by a target whose loaded code may call code loaded before (the JIT without a
+        # cache): `load_alone(state, symbol)` loads a module and exports `symbol` from it,
+        # so that large callees are compiled once (sharing.py).
+        self.load_alone = None
 
     def device_exception_code(self, exc_class, message) -> int:
         """The code device code raises `exc_class(message)` with: its 1-based index in the
@@ -200,8 +204,16 @@ class CodegenContext:
         return fn
 
     def call_function(self, builder, typed, args):
-        """Call a compiled function; an exception it raises propagates out of the caller."""
-        return self.call_internal(builder, self.lower_function(typed), typed.return_type, args)
+        """Call a compiled function; an exception it raises propagates out of the caller. A
+        large callee already loaded on its own is called there (sharing.py)."""
+        from .sharing import shared_symbol
+        symbol = shared_symbol(self.state, typed)
+        if symbol is None:
+            fn = self.lower_function(typed)
+        else:
+            fn = self.module.globals.get(symbol) or \
+                ir.Function(self.module, self.function_type(typed), name=symbol)
+        return self.call_internal(builder, fn, typed.return_type, args)
 
     def call_internal(self, builder, fn, return_type, args):
         """Call `fn`, a function of the internal convention `i32 f(ret*, excinfo**, args...)`

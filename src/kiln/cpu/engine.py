@@ -117,6 +117,10 @@ class CPUEngine:
     def function_address(self, name: str) -> int:
         return self.engine.get_function_address(name)
 
+    def export(self, name: str) -> None:
+        """Make the loaded function `name` resolvable from modules loaded later."""
+        llvm.add_symbol(name, self.function_address(name))
+
 
 class CompiledModule:
     """Loaded machine code; the optimized IR and assembly are produced again on request
