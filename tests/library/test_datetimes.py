@@ -278,14 +278,16 @@ def test_ufunc_refuses_units_that_do_not_mix():
 
 @njit
 def ordered(a):
-    return np.sort(a), np.argsort(a), a.min(), np.max(a), min(a), max(a)
+    return np.sort(a), np.argsort(a), a.min(), np.max(a), min(a), max(a), np.sum(a - a[0]), \
+        np.mean(a - a[0]), (a - a[0]).mean()
 
 
 def test_sorting_and_extremes_put_nat_last():
     """np.sort puts NaT last; np.min/np.max give NaT when there is one, as NaN for floats;
-    the builtins min/max compare with `<`, where NaT is never smaller."""
+    the builtins min/max compare with `<`, where NaT is never smaller; sums and means of
+    timedeltas (truncating) are NaT with one."""
     nat = np.iinfo(np.int64).min
-    for values in ([3, nat, -1, 2], [nat, 5, nat, -4], [nat], [7, 1]):
+    for values in ([3, nat, -1, 2], [nat, 5, nat, -4], [nat], [7, 2, 1]):
         a = np.array(values, dtype=np.int64).view("M8[D]")   # (timedeltas: the same code)
         expected, got = ordered.py_func(a), ordered(a)
         assert same_array(expected[0], got[0]) and same_array(expected[1], got[1])

@@ -25,7 +25,7 @@ from ..typing.operators import OP_SYMBOLS
 from ..types.datetimes import CALENDAR, NAT, NUMPY_CODES, _NPDatetimeBase, common_unit, factor
 from .array_boxing import register_dtype_check
 from .builtins import _max2, _min2
-from .registry import overload, register_jitable, template
+from .registry import omitted, overload, overload_method, register_jitable, template
 
 _DT, _TD = t.NPDatetime, t.NPTimedelta
 _BOTH = (_DT, _TD)
@@ -447,6 +447,18 @@ def _hash(value):
     if isinstance(value, _BOTH):
         return lambda value: _as_int64(value)
     return None
+
+
+def _timedelta_mean(a, axis=None):
+    """np.mean of a timedelta64 array, NumPy's: the sum divided by the count, truncating
+    (NaT where the array is empty or holds a NaT)."""
+    if isinstance(a, t.Array) and isinstance(a.dtype, _TD) and omitted(axis):
+        return lambda a, axis=None: np.sum(a) / a.size
+    return None
+
+
+overload(np.mean)(_timedelta_mean)
+overload_method(t.Array, "mean")(_timedelta_mean)
 
 
 @template(int)
