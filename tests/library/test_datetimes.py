@@ -239,6 +239,10 @@ def test_store_converts_units():
     check(stored, np.zeros(2, dtype="m8[ms]"), TD(2, "s"))
     check(stored, np.zeros(2, dtype="M8[h]"), DT("2001-01-01"))
     check(stored, np.zeros(2, dtype="M8[D]"), DT("2001-01-01T23", "h"))   # rounds down
+    for day in ("2001-03-01T05", "1969-12-31T23", "1600-02-29T00", "2400-12-31T12", "NaT"):
+        check(stored, np.zeros(2, dtype="M8[M]"), DT(day, "h"))     # by the calendar
+        check(stored, np.zeros(2, dtype="M8[Y]"), DT(day, "h"))
+    check(stored, np.zeros(2, dtype="M8[Y]"), DT("1969-12-25", "W"))
 
 
 def same_array(expected, got):

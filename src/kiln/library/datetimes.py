@@ -99,14 +99,36 @@ def _cast(context, builder, value, src, dst):
     if common_unit(src.unit, dst.unit, False, False) == dst.unit:
         return convert(context, builder, value, src, dst.unit)
     ratio = factor(dst.unit, src.unit)
-    if ratio is None:
+    if ratio is not None:
+        return context.call_python(builder, _to_coarser, t.int64(t.int64, t.int64),
+                                   [value, ir.Constant(dm.i64, ratio)])
+    if not (isinstance(src, _DT) and dst.unit in CALENDAR):
         raise TypeError(f"kiln cannot convert {src} to {dst}")
-    return context.call_python(builder, _to_coarser, t.int64(t.int64, t.int64),
-                               [value, ir.Constant(dm.i64, ratio)])
+    args = [value, ir.Constant(dm.i64, 1 if src.unit == "W" else factor("D", src.unit)),
+            ir.Constant(dm.i64, int(src.unit == "W")), ir.Constant(dm.i64, int(dst.unit == "M"))]
+    return context.call_python(builder, _to_calendar, t.int64(*[t.int64] * 4), args)
 
 
 def _to_coarser(value, ratio):
     return value if value == NAT else value // ratio
+
+
+def _to_calendar(value, per_day, weeks, months):
+    """A datetime in days or finer (`per_day` units a day) or in weeks, in the years (or
+    months) since 1970 of its day: the proleptic Gregorian calendar, rounding down."""
+    if value == NAT:
+        return value
+    days = value * 7 if weeks else value // per_day
+    shifted = days + 719468           # from 0000-03-01
+    era = shifted // 146097
+    day_of_era = shifted - era * 146097
+    year_of_era = (day_of_era - day_of_era // 1460 + day_of_era // 36524 -
+                   day_of_era // 146096) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    march_based = (5 * day_of_year + 2) // 153
+    month = march_based + 3 if march_based < 10 else march_based - 9
+    year = year_of_era + era * 400 + (1 if month <= 2 else 0)
+    return (year - 1970) * 12 + month - 1 if months else year - 1970
 
 
 codegen_context.register_cast(_NPDatetimeBase, _NPDatetimeBase, _cast)
