@@ -319,3 +319,10 @@ def parallel_total(a, d):
 def test_prange_reduction():
     deltas = np.arange(-50, 1000).astype("m8[s]")
     assert same(parallel_total.py_func(deltas, TD(1, "m")), parallel_total(deltas, TD(1, "m")))
+
+
+def test_store_refuses_a_timedelta_of_calendar_units():
+    with pytest.raises(TypeError):
+        stored.py_func(np.zeros(2, dtype="m8[D]"), TD(1, "Y"))
+    with pytest.raises(TypingError, match="same_kind"):
+        stored(np.zeros(2, dtype="m8[D]"), TD(1, "Y"))

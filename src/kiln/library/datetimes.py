@@ -96,14 +96,16 @@ def _cast(context, builder, value, src, dst):
     exactly, to a coarser one rounding down), or an integer taken as a count of units."""
     if not isinstance(src, _BOTH):
         return context.cast(builder, value, src, t.int64)
-    if common_unit(src.unit, dst.unit, False, False) == dst.unit:
+    timedeltas = isinstance(src, _TD) or isinstance(dst, _TD)   # never by the calendar
+    if common_unit(src.unit, dst.unit, timedeltas, timedeltas) == dst.unit:
         return convert(context, builder, value, src, dst.unit)
     ratio = factor(dst.unit, src.unit)
     if ratio is not None:
         return context.call_python(builder, _to_coarser, t.int64(t.int64, t.int64),
                                    [value, ir.Constant(dm.i64, ratio)])
     if not (isinstance(src, _DT) and dst.unit in CALENDAR):
-        raise TypeError(f"kiln cannot convert {src} to {dst}")
+        raise TypingError(f"Cannot cast NumPy {src.type_name} from [{src.unit}] to "
+                          f"[{dst.unit}] according to the rule 'same_kind'")
     args = [value, ir.Constant(dm.i64, 1 if src.unit == "W" else factor("D", src.unit)),
             ir.Constant(dm.i64, int(src.unit == "W")), ir.Constant(dm.i64, int(dst.unit == "M"))]
     return context.call_python(builder, _to_calendar, t.int64(*[t.int64] * 4), args)
