@@ -196,8 +196,9 @@ def _unbox(unboxer, ty, obj):
 
 
 # NumPy's datetime dtype: its c_metadata (a PyArray_DatetimeDTypeMetaData*) holds the unit
-# and multiplier as {NpyAuxData (4 pointers), int32 unit, int32 multiplier}
-_DESCR_C_METADATA = P.HEAD + 96
+# and multiplier as {NpyAuxData (4 pointers), int32 unit, int32 multiplier}; NumPy 2 moved
+# the field (PyArray_Descr gained flags, elsize and alignment of 8 bytes, a hash, reserved)
+_DESCR_C_METADATA = P.HEAD + (96 if int(np.__version__.split(".")[0]) >= 2 else 64)
 _METADATA_UNIT = 32
 
 
@@ -219,7 +220,7 @@ def _dtype_ok(b, api, dtype, descr):
 register_dtype_check(_NPDatetimeBase, _dtype_ok)
 
 
-# ---- arithmetic ----------------------------------------------------------------------------
+# ---- what NumPy refuses; truth --------------------------------------------------------------
 
 def _refused(op):
     """Tried after this module's own templates of `op`: an operand that is a datetime and an
