@@ -243,12 +243,13 @@ for _op in (operator.add, operator.sub, operator.mul, operator.truediv, operator
 
 
 @template(bool)
-def _truth(tctx, x):
-    """bool(x): NumPy's, the value is not zero (NaT is true)."""
-    if not isinstance(x, _BOTH):
+def _truth(tctx, *args):
+    """bool(x): NumPy's, the value is not zero (NaT is true). (`bool()` is another
+    template's.)"""
+    if len(args) != 1 or not isinstance(args[0], _BOTH):
         return None
-    return t.boolean(x), lambda context, builder, sig, args: \
-        builder.icmp_signed("!=", args[0], ir.Constant(dm.i64, 0))
+    return t.boolean(*args), lambda context, builder, sig, llargs: \
+        builder.icmp_signed("!=", llargs[0], ir.Constant(dm.i64, 0))
 
 
 # ---- arithmetic --------------------------------------------------------------------------
