@@ -69,6 +69,7 @@ def test_reduce_many_blocks(monkeypatch):
     assert sum_reduce(np.array([1.0, np.inf] * 300)) == np.inf
 
 
+@pytest.mark.slow   # ~100 s under the simulator: the long run (CI) keeps it
 def test_reduce_calls_from_threads_and_streams_keep_their_partials():
     """Calls on stream 0 share one array of partial values (one at a time); calls on other
     streams have their own."""

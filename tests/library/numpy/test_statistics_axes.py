@@ -101,6 +101,7 @@ def weighted_along(a, w, k):
 DTYPES = [np.float64] + [pytest.param(d, marks=pytest.mark.slow) for d in (np.float32, np.int64)]
 
 
+@pytest.mark.slow   # ~50 s a dtype; test_nanmedian_of_long_and_short_lanes runs it by default
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_never_raising(dtype):
     every_axis(never_raising, dtype, nan_lanes=True)
@@ -148,6 +149,7 @@ def whole_along_none(a):
             np.nanargmax(a, axis=None), np.average(a, None))
 
 
+@pytest.mark.slow   # ~50 s a dtype; whole-array statistics also in test_statistics.py
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_whole_array(dtype):
     for a in [sample((9,), dtype), sample((4, 5), dtype), sample((2, 3, 4), dtype),
@@ -195,6 +197,7 @@ def nanquantile_along(a, q, k):
     return np.nanquantile(a, q, k)
 
 
+@pytest.mark.slow   # ~40 s: three dtypes of a by nine of q
 def test_q_dtypes():
     # NumPy computes q in a float array's dtype when q is a Python number, else in q's own
     f32, i64 = sample((4, 6), np.float32), sample((4, 6), np.int64)
