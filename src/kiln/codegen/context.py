@@ -11,6 +11,7 @@ from llvmlite import ir
 
 from .. import types as t
 from . import datamodel as dm
+from .sharing import shared_symbol
 
 STATUS_OK = ir.Constant(dm.i32, 0)
 STATUS_ERROR = ir.Constant(dm.i32, 1)
@@ -206,7 +207,6 @@ class CodegenContext:
     def call_function(self, builder, typed, args):
         """Call a compiled function; an exception it raises propagates out of the caller. A
         large callee already loaded on its own is called there (sharing.py)."""
-        from .sharing import shared_symbol
         symbol = shared_symbol(self.state, typed)
         if symbol is None:
             fn = self.lower_function(typed)

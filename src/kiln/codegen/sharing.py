@@ -50,6 +50,9 @@ def shared_symbol(state, typed):
 
 
 def _compile_alone(state, typed):
+    """Lower `typed` into a module of its own to measure it; load it and return its
+    exported symbol if it is large, else None (a small callee's module is dropped: the
+    callers copy it, at the price of lowering it once more per process)."""
     from .context import CodegenContext, ModuleState
     alone = ModuleState(f"{typed.symbol}.alone", state.tctx, state.target)
     alone.load_alone = state.load_alone
