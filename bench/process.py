@@ -6,11 +6,14 @@ so neither compiler profits from the other's or its own earlier work.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import timeit
 import types
@@ -25,9 +28,18 @@ def add(a, b):
     return a + b
 
 
+_BYTECODE = tempfile.mkdtemp(prefix="bench-pycache-")
+atexit.register(shutil.rmtree, _BYTECODE, True)
+
+
 def _fresh_python(code: str) -> str:
+    """Run `code` in a new interpreter, with Python's bytecode cached as an installed
+    package has it (in a folder of this run's: PYTHONDONTWRITEBYTECODE, set on some
+    machines, would make every process compile each module's source again)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
+        PYTHONPYCACHEPREFIX=_BYTECODE)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
@@ -41,7 +53,7 @@ def import_time(module: str, repeats: int, preload: str = "") -> dict:
     code = (f"{preload}\nimport time\nt0 = time.perf_counter()\nimport {module}\n"
             "print(time.perf_counter() - t0)")
     try:
-        times = [float(_fresh_python(code)) for _ in range(repeats)]
+        times = [float(_fresh_python(code)) for _ in range(repeats + 1)][1:]  # 1st: bytecode
     except Exception as exc:
         return {"status": f"error: {exc}"}
     return {"status": "ok", "median_s": statistics.median(times), "repeats": repeats}
@@ -55,7 +67,7 @@ def first_call_latency(backend: str, repeats: int) -> dict:
     """
     code = f"import bench.process as p; p._first_call_child({backend!r})"
     try:
-        results = [json.loads(_fresh_python(code)) for _ in range(repeats)]
+        results = [json.loads(_fresh_python(code)) for _ in range(repeats + 1)][1:]
     except Exception as exc:
         return {"status": f"error: {exc}"}
     failed = [r["status"] for r in results if r["status"] != "ok"]
