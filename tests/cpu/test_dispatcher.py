@@ -1,4 +1,5 @@
 """@njit / @jit: decorator forms, lazy and eager compilation, dispatch and introspection."""
+import cmath
 import threading
 
 import numpy as np
@@ -92,6 +93,19 @@ def test_explicit_signature_converts_scalars():
     assert f(1, 2) == 3.0 and isinstance(f(1, 2), float)
     g = njit("f4(f4, f4)")(add)
     assert g(0.1, 0.2) == float(np.float32(0.1) + np.float32(0.2))
+
+
+def test_explicit_float_signature_takes_an_int_beyond_64_bits_as_python_converts_it():
+    """A declared float or complex takes any Python int, as float(x) / complex(x) do
+    (Numba's test_complex passes -10**36 to cmath.sqrt); an int parameter still refuses it."""
+    f = njit("c16(c16)")(lambda x: cmath.sqrt(x))
+    for x in [-10**36, 2**64, -2**70 - 1]:
+        assert f(x) == cmath.sqrt(x)
+    with pytest.raises(OverflowError):   # as cmath.sqrt(10**400): beyond a float's range
+        f(10**400)
+    g = njit("i8(i8)")(lambda x: x)
+    with pytest.raises(TypeError, match="argument 1"):
+        g(2**64)
 
 
 def masked_bit(table, i):

@@ -198,6 +198,13 @@ class Dispatcher:
                     from ..library.literally import literal_argument
                     types_[-1] = literal_argument(name, a, types_[-1])
             except TypeError as e:
+                if type(a) is int and any(isinstance(s.args[i], (t.Float, t.Complex))
+                                          for s in self.explicit_signatures
+                                          if i < len(s.args)):
+                    # beyond 64 bits, where a signature declares a float or complex: it
+                    # is converted as Python converts it (float(a), complex(a))
+                    types_.append(t.float64)
+                    continue
                 raise ArgumentTypingError(f"{self.__name__}(): argument {i + 1}: {e}") \
                     from None
         return tuple(args), tuple(types_)
