@@ -1,6 +1,6 @@
 """kiln's extension API, with Numba's names: teach compiled code new functions, methods
 and attributes. kiln's own library is written with exactly these decorators."""
-from .library.registry import (intrinsic, overload, overload_attribute, overload_method,
+from .typing.registry import (intrinsic, overload, overload_attribute, overload_method,
                                register_jitable)
 from .library.foreign import get_cython_function_address
 from .library.literally import SentryLiteralArgs, sentry_literal_args

@@ -105,7 +105,7 @@ def _class_token(cls):
 def _extended_outside_kiln() -> bool:
     """Whether templates from outside kiln are registered (kiln.extending): they change
     what code compiles to, and their code is not in the key."""
-    registry = sys.modules.get("kiln.library.registry")
+    registry = sys.modules.get("kiln.typing.registry")
     if registry is None:
         return False
     for templates in list(registry.registry._templates.values()):

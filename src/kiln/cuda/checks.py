@@ -57,7 +57,7 @@ def _is_plain_python_function(value) -> bool:
     module = (getattr(value, "__module__", None) or "").split(".")[0]
     if module in _LIBRARY_MODULES:
         return False
-    from kiln.library.registry import registry
+    from kiln.typing.registry import registry
     return not registry.templates(value, "cuda")
 
 

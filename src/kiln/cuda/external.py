@@ -38,7 +38,7 @@ class ExternalDeviceFunction:
                                   "in the simulator or on the host")
 
     def _kiln_typeof_(self):   # kernels compiled for the GPU call it (a template below)
-        from ..library.registry import registry
+        from ..typing.registry import registry
         if not registry.has(self):
             registry.register(self, _call_template(self))
         return t.Function(self)
@@ -60,7 +60,7 @@ def _call_template(function):
     from llvmlite import ir
 
     from ..codegen import datamodel as dm
-    from ..library.registry import Resolution, Template
+    from ..typing.registry import Resolution, Template
     from ..typing.unify import can_convert
 
     class Call(Template):

@@ -11,7 +11,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from ..library.registry import template
+from ..typing.registry import template
 from . import fp16
 from .nvvm import _call_intrinsic
 

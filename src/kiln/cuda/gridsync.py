@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from ..library.registry import template
+from ..typing.registry import template
 from . import intrinsics as cu
 from .nvvm import _call_intrinsic, _sreg
 

@@ -7,7 +7,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from ..library.registry import Resolution, Template, registry
+from ..typing.registry import Resolution, Template, registry
 from . import libdevice
 
 _TYPES = {"f4": t.float32, "f8": t.float64, "i2": t.int16, "i4": t.int32, "i8": t.int64}

@@ -16,7 +16,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..library.registry import Template, registry, template
+from ..typing.registry import Template, registry, template
 from . import bitmath as cu_bits
 from . import intrinsics as cu
 from .dtypes import as_numpy_dtype

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..library.registry import Resolution, Template, registry
+from ..typing.registry import Resolution, Template, registry
 from .vectors import _FIELDS, KINDS
 
 

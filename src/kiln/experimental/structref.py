@@ -29,7 +29,7 @@ from ..codegen import boxing
 from ..codegen import datamodel as dm
 from ..decorators import njit
 from ..errors import TypingError
-from ..library.registry import intrinsic, registry
+from ..typing.registry import intrinsic, registry
 from ..library.structs import Constructor, new_struct
 from ..typed.typedlist import decode_type, encode_type
 from .proxies import MeminfoProxy, box_proxy, meminfo_of

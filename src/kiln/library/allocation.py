@@ -14,7 +14,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..runtime import nrt
 from .arrays import ArrayValue, make_array
-from .registry import intrinsic
+from ..typing.registry import intrinsic
 
 _INTLIKE = (t.Integer, t.Boolean)
 _MAX_BYTES = (1 << 63) - 1

@@ -19,7 +19,7 @@ from ..errors import TypingError
 from .arrays import ArrayValue, make_array
 from .axes import AxisError, normalized_axis
 from .reductions import c_contiguous
-from .registry import intrinsic, overload, overload_method, register_jitable
+from ..typing.registry import intrinsic, overload, overload_method, register_jitable
 
 _INTLIKE = (t.Integer, t.Boolean)
 _SCALAR = (t.Number, t.Boolean)

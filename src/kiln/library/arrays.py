@@ -17,7 +17,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import (intrinsic, overload, overload_attribute, overload_method,
+from ..typing.registry import (intrinsic, overload, overload_attribute, overload_method,
                        register_jitable, template)
 from .slicing import slice_indices
 

@@ -10,7 +10,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from .arrays import ArrayValue, make_array
-from .registry import intrinsic, register_jitable
+from ..typing.registry import intrinsic, register_jitable
 
 try:
     from numpy.exceptions import AxisError

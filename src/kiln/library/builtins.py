@@ -12,7 +12,8 @@ from .. import types as t
 from ..parallel import prange
 from ..codegen import datamodel as dm
 from ..typing.unify import promote_numbers
-from .registry import intrinsic, omitted, overload, overload_method, register_jitable, template
+from ..typing.registry import (intrinsic, omitted, overload, overload_method, register_jitable,
+                               template)
 
 _INTLIKE = (t.Integer, t.Boolean)
 

@@ -18,7 +18,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import Resolution, Template, registry
+from ..typing.registry import Resolution, Template, registry
 from .structs import new_struct, read_field, write_field
 
 

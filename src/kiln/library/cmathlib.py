@@ -9,7 +9,7 @@ import cmath
 import math
 
 from .. import types as t
-from .registry import overload, register_jitable
+from ..typing.registry import overload, register_jitable
 
 _REAL = (t.Integer, t.Boolean, t.Float)
 

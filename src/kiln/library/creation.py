@@ -15,7 +15,8 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from .allocation import allocate, empty_array, flat_view, shape_items, zeroed_array
 from .arrays import ArrayValue, assign_into
-from .registry import intrinsic, omitted, overload, overload_method, register_jitable, template
+from ..typing.registry import (intrinsic, omitted, overload, overload_method, register_jitable,
+                               template)
 
 FLOAT64 = t.float64
 _BUILTIN_DTYPES = {float: t.float64, int: t.int64, bool: t.boolean, complex: t.complex128}

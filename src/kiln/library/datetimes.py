@@ -25,7 +25,7 @@ from ..typing.operators import OP_SYMBOLS
 from ..types.datetimes import CALENDAR, NAT, NUMPY_CODES, _NPDatetimeBase, common_unit, factor
 from .array_boxing import register_dtype_check
 from .builtins import _max2, _min2
-from .registry import omitted, overload, overload_method, register_jitable, template
+from ..typing.registry import omitted, overload, overload_method, register_jitable, template
 
 _DT, _TD = t.NPDatetime, t.NPTimedelta
 _BOTH = (_DT, _TD)

@@ -22,7 +22,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from .linalg import _lapack, _square_float, fresh_copy, real_dtype
-from .registry import literal_flag, omitted, overload, register_jitable
+from ..typing.registry import literal_flag, omitted, overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
 # The complex routines (c*, z*) take a real workspace `rwork` beside `work`, and the

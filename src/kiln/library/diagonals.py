@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import types as t
 from .allocation import zeroed_array
-from .registry import overload, register_jitable
+from ..typing.registry import overload, register_jitable
 
 
 @register_jitable

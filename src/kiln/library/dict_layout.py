@@ -25,7 +25,7 @@ from ..runtime import nrt
 from ..typing.unify import can_convert
 from . import list_layout
 from .list_layout import _new_reference
-from .registry import intrinsic
+from ..typing.registry import intrinsic
 
 HEADER = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.ptr, dm.i64, dm.i64])
 KEYS, VALUES, HASHES, INDEX, USED, TAG = range(6)

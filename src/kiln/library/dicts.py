@@ -30,7 +30,8 @@ from .dict_layout import (DELETED, DUMMY, EMPTY, HASHES, KEYS, MAX_ENTRIES, MIN_
 from .hashing import hashable
 from .list_layout import (_list_get, _list_init, _list_len, _list_replace, _list_reserve,
                           _list_set_size, _list_take)
-from .registry import intrinsic, omitted, overload, overload_method, register_jitable, template
+from ..typing.registry import (intrinsic, omitted, overload, overload_method, register_jitable,
+                               template)
 
 # ---- the hash table, in Python -----------------------------------------------------------
 

@@ -12,7 +12,7 @@ from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from .registry import template
+from ..typing.registry import template
 
 _MEMBERS = (t.EnumMember, t.IntEnumMember)
 

@@ -28,7 +28,7 @@ from ..typing.unify import can_convert
 from .allocation import _dims, shape_items
 from .arrays import make_array
 from .creation import dtype_of
-from .registry import template
+from ..typing.registry import template
 
 
 class ArrayCTypes(t.CPointer):

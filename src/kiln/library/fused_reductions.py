@@ -25,7 +25,7 @@ from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dt
 from .pairwise import BLOCK, DEPTH, pairwise_sum
 from .reductions import (_all, _any, _extreme, _mean, _result_dtype, _sum, _sum_along, greater,
                          less)
-from .registry import template
+from ..typing.registry import template
 from .split import PIECES, split_pieces
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import types as t
 from ..codegen import generators as gen
 from ..typing.unify import unify
-from .registry import overload, register_jitable, template
+from ..typing.registry import overload, register_jitable, template
 
 
 @template(next)

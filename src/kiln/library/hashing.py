@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from .registry import intrinsic, overload, register_jitable
+from ..typing.registry import intrinsic, overload, register_jitable
 from .strings import is_string, string_hash
 
 _BITS = 61

@@ -8,7 +8,7 @@ import heapq
 from .. import types as t
 from ..errors import TypingError
 from ..typing.unify import can_convert
-from .registry import overload, register_jitable
+from ..typing.registry import overload, register_jitable
 
 
 def _check_heap(heap, what):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import register_jitable
+from ..typing.registry import register_jitable
 
 SMALL = 16
 

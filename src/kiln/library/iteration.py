@@ -12,7 +12,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen import families as codegen_families
 from ..typing import families
-from .registry import template
+from ..typing.registry import template
 
 
 class IndexIteration:

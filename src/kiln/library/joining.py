@@ -13,7 +13,7 @@ from .allocation import allocate
 from .arrays import ArrayValue, make_array
 from .axes import normalized_axis
 from .fusion import Tree, evaluate
-from .registry import intrinsic, overload
+from ..typing.registry import intrinsic, overload
 
 
 def _arrays_of(items):

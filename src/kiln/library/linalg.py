@@ -21,7 +21,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime.blas import SYMBOL_PREFIX, routine_address, scipy_tables as _scipy_tables
 from .arrays import ArrayValue
-from .registry import intrinsic, literal_flag, omitted, overload, register_jitable
+from ..typing.registry import intrinsic, literal_flag, omitted, overload, register_jitable
 
 _PREFIXES = {t.float32: "s", t.float64: "d", t.complex64: "c", t.complex128: "z"}
 

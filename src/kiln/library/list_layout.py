@@ -27,7 +27,7 @@ from ..codegen.ownership import decref, has_refs, holds_arrays, incref, kept_ali
 from ..runtime import nrt
 from ..typing.unify import can_convert
 from .fusion import counted_loop
-from .registry import intrinsic
+from ..typing.registry import intrinsic
 
 HEADER = ir.LiteralStructType([dm.i64, dm.i64, dm.ptr, dm.ptr, dm.i64])
 SIZE, CAPACITY, BUFFER, ITEMS, TAG = range(5)

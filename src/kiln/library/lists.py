@@ -17,7 +17,7 @@ from ..typing.unify import can_convert, held, unify, why_not_unified
 from .list_layout import (_INTLIKE, _list_get, _list_init, _list_items, _list_len, _list_move,
                           _list_new_like, _list_release, _list_replace, _list_reserve,
                           _list_set_size, _list_take, _slice_indices, list_maker, size_of)
-from .registry import overload, overload_method, register_jitable, template
+from ..typing.registry import overload, overload_method, register_jitable, template
 
 # ---- typing helpers ----------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ import inspect
 from .. import types as t
 from ..errors import TypingError
 from ..typing.literals import CALL, LiteralRequest, literal_type
-from .registry import Resolution, Template, registry
+from ..typing.registry import Resolution, Template, registry
 
 
 def literally(obj):

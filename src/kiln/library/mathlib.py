@@ -11,7 +11,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from .registry import intrinsic, overload, template
+from ..typing.registry import intrinsic, overload, template
 
 # name -> (number of float arguments, LLVM intrinsic or instruction, or None for the libm
 # symbol of that name)

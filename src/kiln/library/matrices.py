@@ -10,7 +10,7 @@ from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array, zeroed_array
 from .reductions import c_contiguous
-from .registry import omitted, overload, register_jitable
+from ..typing.registry import omitted, overload, register_jitable
 
 _INTLIKE = (t.Integer, t.Boolean)
 _SCALAR = (t.Number, t.Boolean)

@@ -11,7 +11,7 @@ from ..errors import TypingError
 from ..types.named_tuples import on_new_named_tuple_class
 from ..types.typeof import typeof
 from ..typing.unify import held
-from .registry import Resolution, Template, registry, template
+from ..typing.registry import Resolution, Template, registry, template
 
 _NAMED = (t.NamedTuple, t.NamedUniTuple)
 

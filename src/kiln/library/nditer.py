@@ -17,7 +17,7 @@ from ..codegen import datamodel as dm
 from ..codegen.ownership import incref
 from ..errors import TypingError
 from .arrays import ArrayValue, make_array
-from .registry import register_jitable, template
+from ..typing.registry import register_jitable, template
 
 _PLAN = (t.Array(t.int64, 1, "C"), t.Array(t.int64, 2, "C"), t.Array(t.int64, 1, "C"))
 

@@ -9,7 +9,7 @@ from llvmlite import ir
 
 from .. import types as t
 from .mathlib import call_libm
-from .registry import intrinsic, register_jitable
+from ..typing.registry import intrinsic, register_jitable
 
 
 @intrinsic

@@ -10,7 +10,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..typing.unify import arithmetic_result, promote_numbers
-from .registry import intrinsic, template
+from ..typing.registry import intrinsic, template
 from . import number_helpers as helpers
 
 _INTLIKE = (t.Integer, t.Boolean)

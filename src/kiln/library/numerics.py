@@ -19,7 +19,7 @@ from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
 from .axes import AxisError
-from .registry import omitted, overload, register_jitable
+from ..typing.registry import omitted, overload, register_jitable
 
 _INTLIKE = (t.Integer, t.Boolean)
 _REAL = (t.Integer, t.Boolean, t.Float)

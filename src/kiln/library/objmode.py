@@ -19,7 +19,7 @@ from ..codegen.exceptions import emit_fetch_python_error, raise_descriptor
 from ..codegen.ownership import incref
 from ..errors import TypingError
 from ..frontend.objmode import objmode_call
-from .registry import template
+from ..typing.registry import template
 
 
 class ObjModeBlockType(t.Opaque):

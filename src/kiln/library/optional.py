@@ -12,7 +12,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..typing import families
-from .registry import Resolution, template
+from ..typing.registry import Resolution, template
 
 
 def _identity(negate, scalars=False):

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import types as t
 from .arrays import item_in_range
-from .registry import register_jitable
+from ..typing.registry import register_jitable
 from .split import PIECES, SPLIT_ITEMS, add, split_reduction  # noqa: F401 (SPLIT_ITEMS: tests)
 
 BLOCK = 128                    # NumPy's pairwise summation block

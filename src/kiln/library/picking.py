@@ -20,7 +20,7 @@ from ..errors import TypingError
 from .allocation import empty_array
 from .axes import AxisError, around_axis
 from .reductions import in_c_order
-from .registry import omitted, overload, overload_method, register_jitable
+from ..typing.registry import omitted, overload, overload_method, register_jitable
 
 _INTLIKE = (t.Integer, t.Boolean)
 _SCALAR = (t.Number, t.Boolean)

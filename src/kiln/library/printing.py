@@ -9,7 +9,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen.ownership import incref
-from .registry import template
+from ..typing.registry import template
 
 
 def _printable(ty):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as t
-from .registry import overload, register_jitable
+from ..typing.registry import overload, register_jitable
 
 
 def has_key(dt):

@@ -21,7 +21,7 @@ from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
 from .arrays import make_array
 from ..errors import TypingError
-from .registry import intrinsic, omitted, overload, register_jitable
+from ..typing.registry import intrinsic, omitted, overload, register_jitable
 from .sorting import search_sorted
 
 SYMBOL = "kiln_random_state"

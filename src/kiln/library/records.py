@@ -23,7 +23,7 @@ from ..runtime import nrt
 from ..runtime import pyapi as P
 from ..types.records import on_new_record
 from .arrays import ArrayValue, make_array
-from .registry import Template, Resolution, registry, template
+from ..typing.registry import Template, Resolution, registry, template
 
 
 def _field(record, name):

@@ -18,7 +18,7 @@ from .allocation import empty_array, flat_view
 from .arrays import item_in_range
 from .axes import around_axis, axis_normalizer
 from .pairwise import pairwise_sum, pairwise_total
-from .registry import intrinsic, omitted, overload, overload_method, register_jitable
+from ..typing.registry import intrinsic, omitted, overload, overload_method, register_jitable
 from .split import add, by_ranges, multiply
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 from .ufunc_elements import ordered_less

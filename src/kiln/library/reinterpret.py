@@ -13,7 +13,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from .arrays import ArrayValue, make_array
 from .creation import dtype_of
-from .registry import template
+from ..typing.registry import template
 
 _CONTIGUOUS = "To change to a dtype of a different size, the last axis must be contiguous"
 _ZERO_D = "Changing the dtype of a 0d array is only supported if the itemsize is unchanged"

@@ -10,7 +10,7 @@ from .. import types as t
 from .allocation import empty_array
 from .reductions import in_c_order
 from .sorting import search_sorted
-from .registry import literal_flag, omitted, overload, register_jitable
+from ..typing.registry import literal_flag, omitted, overload, register_jitable
 
 
 def _arrays(*types):

@@ -16,7 +16,7 @@ from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
 from .arrays import check_not_complex_into_real, item_in_range
 from .reductions import c_contiguous, in_c_order
-from .registry import intrinsic, overload, register_jitable
+from ..typing.registry import intrinsic, overload, register_jitable
 from .split import add, by_ranges
 
 

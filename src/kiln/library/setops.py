@@ -12,7 +12,7 @@ import numpy as np
 from .. import types as t
 from .allocation import empty_array
 from .reductions import in_c_order
-from .registry import overload, register_jitable
+from ..typing.registry import overload, register_jitable
 
 
 def _dtype(a, b):

@@ -28,7 +28,7 @@ from .dicts import (_copy_into, _delete, _insert_new, _lookup, _slot_of_entry, _
                     clear_table)
 from .hashing import hashable
 from .list_layout import _list_set_size, _new_reference
-from .registry import intrinsic, overload, overload_method, register_jitable
+from ..typing.registry import intrinsic, overload, overload_method, register_jitable
 
 
 # ---- making sets -------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from .arrays import ArrayValue, make_array
 from .fusion import Tree, evaluate
-from .registry import template
+from ..typing.registry import template
 
 _INTLIKE = (t.Integer, t.Boolean)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from .. import types as t
 from ..errors import TypingError
 from ..codegen.datamodel import SLICE_ABSENT as ABSENT, build_slice
-from .registry import intrinsic, overload_attribute, overload_method, register_jitable, template
+from ..typing.registry import (intrinsic, overload_attribute, overload_method, register_jitable,
+                               template)
 
 
 @register_jitable

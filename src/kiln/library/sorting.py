@@ -22,7 +22,7 @@ from .introsort import SMALL, insertion_sort, insertion_sort_pairs, introsort, q
 from .radix_sort import (argsort_key, differing_bytes, has_key, new_keys, no_keys, radix_pays,
                          radix_sort, sort_key, sort_pairs, span_bytes)
 from .reductions import c_contiguous, in_c_order
-from .registry import overload, overload_method, register_jitable
+from ..typing.registry import overload, overload_method, register_jitable
 
 
 @register_jitable

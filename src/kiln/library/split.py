@@ -29,7 +29,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from .registry import intrinsic, register_jitable
+from ..typing.registry import intrinsic, register_jitable
 
 PIECES = 64                    # pieces of a split reduction, joined as a tree of depth 6
 SPLIT_ITEMS = 1 << 16          # reductions of fewer items stay on one thread

@@ -15,7 +15,7 @@ from .. import types as t
 from ..errors import TypingError
 from .arrays import ArrayValue
 from .linalg import lapack_dtype, real_dtype
-from .registry import intrinsic, literal_flag, overload, register_jitable
+from ..typing.registry import intrinsic, literal_flag, overload, register_jitable
 
 
 def _stack_dtype(a):

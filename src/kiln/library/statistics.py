@@ -19,7 +19,7 @@ from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_tota
                          in_c_order)
 from .arrays import item_in_range
 from .introsort import SMALL, insertion_sort, partition
-from .registry import omitted, overload, register_jitable
+from ..typing.registry import omitted, overload, register_jitable
 from .split import by_ranges
 from .ufuncs import np_fmax, np_fmin, np_true_divide
 

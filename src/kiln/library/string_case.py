@@ -8,7 +8,7 @@ sigma lowers to ς at the end of a word and to σ elsewhere, by CPython's Final_
 """
 from __future__ import annotations
 
-from .registry import overload_method, register_jitable
+from ..typing.registry import overload_method, register_jitable
 from .string_methods import _STR, _is_cased, _is_lower, _is_upper, _lower_of, _upper_of
 from .strings import _str_get, _str_len, _str_new, _str_set
 

@@ -21,7 +21,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime import nrt
 from .fusion import counted_loop
-from .registry import intrinsic, omitted, overload, overload_method, register_jitable
+from ..typing.registry import intrinsic, omitted, overload, overload_method, register_jitable
 from .string_methods import _is_space
 from .strings import (_str_get, _str_len, _str_new, _str_set, _substring, code_points,
                       fill_header, is_string)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import types as t
 from ..errors import TypingError
 from ..typing.unroll import literal_unroll
-from .registry import omitted, overload, overload_method, register_jitable
+from ..typing.registry import omitted, overload, overload_method, register_jitable
 from .strings import (_find, _matches_at, _str_copy, _str_get, _str_len, _str_new, _str_set,
                       _substring, is_string)
 

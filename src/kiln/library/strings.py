@@ -23,7 +23,7 @@ from ..codegen.context import register_constant
 from ..codegen.ownership import meminfo_family
 from ..runtime import nrt
 from .list_layout import _slice_indices
-from .registry import intrinsic, overload, register_jitable
+from ..typing.registry import intrinsic, overload, register_jitable
 
 HEADER = ir.LiteralStructType([dm.i64, dm.i64])   # length, hash; the code points follow
 LENGTH, HASH = range(2)

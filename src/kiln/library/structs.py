@@ -25,7 +25,7 @@ from ..runtime import nrt
 from ..types.structref import on_new_struct_ref
 from ..typing.unify import can_convert
 from .list_layout import _module_function, _target_data, replace_item
-from .registry import Resolution, Template, registry, template
+from ..typing.registry import Resolution, Template, registry, template
 
 meminfo_family(t.MutableStruct)   # a struct is its meminfo
 

@@ -12,7 +12,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..typing import families
 from ..typing.unroll import literal_unroll
-from .registry import Resolution, overload, overload_method, template
+from ..typing.registry import Resolution, overload, overload_method, template
 
 
 @families.answers("static_getitem")

@@ -9,7 +9,7 @@ import numpy as np
 from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
-from .registry import template
+from ..typing.registry import template
 
 
 def _no_value(rt):

@@ -10,7 +10,7 @@ import math
 from llvmlite import ir
 
 from .. import types as t
-from .registry import intrinsic, overload, register_jitable
+from ..typing.registry import intrinsic, overload, register_jitable
 
 
 def _in_dtype(ty, *values):

@@ -31,7 +31,7 @@ from . import ufunc_elements as elements
 from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
 from .numbers import numpy_left_shift, numpy_right_shift
 from .number_helpers import exact_power
-from .registry import intrinsic, overload, register_jitable, template
+from ..typing.registry import intrinsic, overload, register_jitable, template
 
 # ---- scalar operations with NumPy's semantics ----------------------------------------------
 

@@ -19,7 +19,7 @@ from ..codegen.context import STATUS_ERROR, STATUS_OK
 from ..codegen.exceptions import emit_release
 from ..codegen.ownership import decref
 from ..errors import TypingError
-from ..library.registry import intrinsic, template
+from ..typing.registry import intrinsic, template
 from ..options import CompileOptions
 from ..runtime import threads
 from ..runtime.threads import for_range, struct_field

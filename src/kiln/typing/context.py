@@ -8,7 +8,7 @@ import threading
 
 from .. import types as t
 from ..errors import TypingError
-from ..library.registry import Resolution, registry
+from .registry import Resolution, registry
 from ..types.typeof import typeof_global
 from .compiled import compiled_functions as _compiled_functions
 from .unify import can_convert, unify

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError, UnsupportedError, UntypedGlobalError
-from ..library.registry import registry
+from .registry import registry
 from ..frontend import FunctionIR, build_function_ir
 from . import exceptions, families, generators
 from .operators import (BINARY_OF, BINOPS, CMPOPS, OP_SYMBOLS, UNARYOPS,

@@ -13,7 +13,7 @@ them (Numba's ForceLiteralArg). Whoever chose the argument types answers it:
   own function that it passes along; any other argument is a TypingError, "Cannot request
   literal type", as in Numba;
 - an `@overload`'s template compiles its implementation again with the literal types the
-  call gave (library/registry.py).
+  call gave (typing/registry.py).
 
 A request that comes back for parameters already granted is Numba's "Repeated literal
 typing request" (a CompilerError): typing failed for the literal values too.

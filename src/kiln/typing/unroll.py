@@ -23,7 +23,7 @@ import copy
 
 from .. import types as t
 from ..errors import TypingError
-from ..library.registry import template
+from .registry import template
 
 
 RANGE = "__kiln_range"   # the name the rewritten loop calls `range` by (a free value)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from ..library.registry import Resolution, Template, overload, registry
+from ..typing.registry import Resolution, Template, overload, registry
 
 CORE_MISMATCH = ("Operand has a mismatch in one of its core dimensions. Please, check if all "
                  "arguments to a @guvectorize function have the same core dimensions.")

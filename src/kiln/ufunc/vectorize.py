@@ -188,7 +188,7 @@ class _Kernel:
         loop compiled so far in the same way, else compiles the kernel for the operands'
         dtypes (as Numba's DUFunc)."""
         from ..library.fusion import dtype_of
-        from ..library.registry import Resolution, template
+        from ..typing.registry import Resolution, template
         from ..library.ufuncs import elementwise_result, elementwise_template
 
         def resolve(tctx, operands):

@@ -142,7 +142,7 @@ class OverloadTemplate(Template):
         """The overload for the types as given (constants as literal types); where that
         fails and some are literals, for their plain types too, as Numba tries both."""
         from ..errors import KilnError
-        from ..typing.literals import LiteralRequest
+        from .literals import LiteralRequest
         plain, plain_kws = _unliteral(args, kws)
         attempts = [(tuple(args), kws)]
         if plain != tuple(args) or plain_kws != kws:
@@ -237,7 +237,7 @@ def _type_impl(tctx, impl, argtypes, seen, seen_kws, kw_names):
     passing one on: typing/literals.py), it is typed again with the literal types the call
     gave for them (`seen`, `seen_kws`), or the call is asked for them (CALL)."""
     from ..errors import TypingError
-    from ..typing.literals import CALL, LiteralRequest, repeated
+    from .literals import CALL, LiteralRequest, repeated
     params = list(inspect.signature(impl).parameters)
     argtypes = list(argtypes)
     while True:
