@@ -112,6 +112,14 @@ import numpy as np
 def f(a0, a1, a2, s0, s1, s2, s3):
     return (ctypes.string_at(0),)
 """
+OUT_OF_RANGE = """import numpy as np
+
+
+def f(a0, a1, a2, s0, s1, s2, s3):
+    v3 = a0 + 1.0
+    v4 = a2[5]
+    return (v3, v4,)
+"""
 
 
 def test_a_planted_bug_is_found_and_reduced_and_a_crash_is_a_crash():
@@ -122,6 +130,9 @@ def test_a_planted_bug_is_found_and_reduced_and_a_crash_is_a_crash():
     child = Child("fsub")
     try:
         assert child.run(Program(0, CRASHING, CRASHING, inputs, (0,), "unfused")).kind == "crash"
+        # NumPy's IndexError: kiln checks the index only with boundscheck=True (seed 6067)
+        past_the_end = Program(0, OUT_OF_RANGE, OUT_OF_RANGE, inputs, (0, 0, 0), "unfused")
+        out = child.run(past_the_end); assert out.kind == "ok", out
         outcome = child.run(program)
     finally:
         child.stop()

@@ -92,18 +92,22 @@ def run_program(loader, source, flat_source, specs, judge):
     from kiln.runtime.nrt import allocation_stats
     module, path = loader.load(source)
     answer = {"reference": call(module.f, specs, path)}
+    # An index out of range raises only with boundscheck=True, as in Numba (unchecked by
+    # default, for speed): a program NumPy stops with IndexError is compiled with it.
+    options = {"boundscheck": True} if answer["reference"][:2] == ("raise", "IndexError") \
+        else {}
     before = allocation_stats().bytes_live
-    answer["kiln"] = call(njit(module.f), specs, path)
+    answer["kiln"] = call(njit(module.f, **options), specs, path)
     after = allocation_stats().bytes_live
     if after != before:
         gc.collect()
         after = allocation_stats().bytes_live
     answer["leaked"] = after - before
     if judge == "parallel":
-        answer["judge"] = call(njit(parallel=True)(module.f), specs, path)
+        answer["judge"] = call(njit(parallel=True, **options)(module.f), specs, path)
     else:
         flat, flat_path = loader.load(flat_source)
-        answer["judge"] = call(njit(flat.f), specs, flat_path)
+        answer["judge"] = call(njit(flat.f, **options), specs, flat_path)
         os.remove(flat_path)
     os.remove(path)
     return answer

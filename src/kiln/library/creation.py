@@ -150,9 +150,27 @@ def _array_copy(a):
     return lambda a: _copy_of(a, dt)
 
 
+def refuse_dropping_imaginary(source, dt):
+    """NumPy casts a complex array's items to a real dtype with a ComplexWarning, dropping
+    their imaginary parts (and refuses complex scalars and sequences); kiln refuses all of
+    them at compile time, as it does a store (arrays.py), at the caller's line."""
+    if isinstance(dt, t.Complex):
+        return
+    if isinstance(source, t.BaseTuple):
+        for item in source.types:
+            refuse_dropping_imaginary(item, dt)
+    elif isinstance(source, (t.ListType, t.Array)):
+        refuse_dropping_imaginary(source.dtype, dt)
+    elif isinstance(source, t.Complex):
+        raise TypingError(f"kiln does not cast {source} values to {dt}: that drops their "
+                          "imaginary parts (NumPy refuses complex scalars, and warns with "
+                          "ComplexWarning for arrays); take `.real` first")
+
+
 @overload_method(t.Array, "astype")
 def _astype(a, dtype):
     dt = dtype_of(dtype)
+    refuse_dropping_imaginary(a.dtype, dt)
     return lambda a, dtype: _copy_of(a, dt)
 
 
@@ -160,6 +178,7 @@ def _astype(a, dtype):
 def _array_fill(a, value):
     if not isinstance(value, t.Number):
         return None
+    refuse_dropping_imaginary(t.unliteral(value), a.dtype)
 
     def fill(a, value):
         assign_into(a, value)
@@ -383,6 +402,8 @@ def _nested_sequence(obj, dtype):
 
 def _array_like(copies):
     def ov(obj, dtype=None):
+        if not omitted(dtype):
+            refuse_dropping_imaginary(t.unliteral(obj), dtype_of(dtype))
         if isinstance(obj, t.Array):
             dt = dtype_of(dtype, obj.dtype)
             if copies or dt != obj.dtype:

@@ -644,8 +644,9 @@ def _array_of_list(obj, dtype=None):
     if not isinstance(obj, t.ListType) or obj.is_undefined or \
             not isinstance(obj.item_type, t.Number):
         return None
-    from .creation import dtype_of
+    from .creation import dtype_of, refuse_dropping_imaginary
     dt = dtype_of(dtype, obj.item_type)
+    refuse_dropping_imaginary(obj.item_type, dt)
 
     def impl(obj, dtype=None):  # a copy: the items' buffer moves when the list grows
         return _list_items(obj).astype(dt)

@@ -298,3 +298,51 @@ def test_an_unsigned_index_array_selects(dtype):
         take_positions(a, too_far)
     with pytest.raises(IndexError):
         njit(take_positions)(a, too_far)
+
+
+
+def astype_u8(a):
+    return a.astype(np.uint64)
+
+
+def array_f8(a):
+    return np.array(a, dtype=np.float64)
+
+
+def asarray_i1(a):
+    return np.asarray(a, dtype=np.int8)
+
+
+def fill_f4(v):
+    out = np.zeros(2, np.float32)
+    out.fill(v)
+    return out
+
+
+def test_complex_items_cast_to_a_real_dtype_are_refused_at_the_callers_line():
+    """`np.array(complex_array, dtype=np.uint64)` (seed 6187) failed inside the library's
+    copy loop; NumPy drops a complex array's imaginary parts with a ComplexWarning and
+    refuses complex scalars and sequences. kiln refuses every form at compile time, naming
+    the user's line."""
+    from kiln.errors import TypingError
+    array = np.array([1.5 + 2j, -3.0 - 1j], np.complex64)
+    for f, value in [(astype_u8, array), (array_f8, array), (array_f8, [1j, 2.0 + 0j]),
+                     (array_f8, (1j, 2)), (asarray_i1, 1j + 2), (asarray_i1, array),
+                     (fill_f4, 1j + 2)]:
+        with pytest.raises(TypingError) as caught:
+            njit(f)(value)
+        message = str(caught.value)
+        assert "drops their imaginary parts" in message, message
+        assert __file__ in message and "kiln/library" not in message, message
+
+
+def complex_casts(a, v):
+    out = np.zeros(2, np.complex64)
+    out.fill(v)
+    return a.astype(np.complex64), np.array(a, dtype=np.complex128), out
+
+
+@pytest.mark.parametrize("a", [np.array([1.5 + 2j, -3.0]), np.array([1, -2], np.int16)])
+def test_casts_into_complex_still_agree(a):
+    for e, g in zip(complex_casts(a, 2.5 - 1j), njit(complex_casts)(a, 2.5 - 1j)):
+        _bit_exact(e, g)
