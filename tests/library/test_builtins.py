@@ -126,9 +126,18 @@ def test_int_errors():
 
 def test_int_out_of_int64_range():
     # CPython gives a big int; kiln's int is 64-bit, so it raises OverflowError
-    for x in [9223372036854775808.0, 1e19, -1e300, 1.7976931348623157e308]:
+    for x in [9223372036854775808.0, 1e19, -1e300, 1.7976931348623157e308,
+              -9223372036854777856.0, np.float32(2.0 ** 63), np.float32(-1e19)]:
         with pytest.raises(OverflowError):
             jit(to_int)(x)
+
+
+def test_int_of_float32_at_the_limits():
+    # (x86-64 converts with one integer test: the -2**63 it gives for NaN and out-of-range
+    # values is also a valid result)
+    for x in [np.float32(-2.0 ** 63), np.float32(2.0 ** 62), np.float32(-0.5),
+              np.float32(1e-45), np.float32(NAN), np.float32(-INF)]:
+        chk(to_int, x)
 
 
 def test_float():
