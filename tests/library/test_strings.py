@@ -142,6 +142,17 @@ def test_hash_is_consistent_and_never_minus_one():
     assert f("abc", "abd")[0] is False
 
 
+def test_hash_equals_python():
+    """CPython's SipHash-1-3 over its 1, 2 or 4-byte form: each width, each tail length."""
+    f = njit(lambda s: hash(s))
+    for char in "a", "\xff", "\u0100", "\uffff", "\U00010000", "\U0001f40d":
+        for n in range(18):
+            s = "x" * (n // 2) + char * (n - n // 2)
+            assert f(s) == hash(s), s
+    for s in TEXTS:
+        assert f(s) == hash(s) == f(s), s   # the second call reads the cached hash
+
+
 def test_dict_with_string_keys_counts_words():
     def count(words):
         d = {}

@@ -19,7 +19,8 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from ..typing.registry import intrinsic, overload, register_jitable
-from .strings import is_string, string_hash
+from .string_hash import string_hash
+from .strings import is_string
 
 _BITS = 61
 _MODULUS = (1 << _BITS) - 1

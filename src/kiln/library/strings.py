@@ -335,22 +335,6 @@ def _equal(a, b):
     return True
 
 
-@register_jitable
-def string_hash(s):
-    """FNV-1a over the code points, cached in the string (never -1, as Python's hash).
-    Not CPython's hash, which is randomized per process anyway."""
-    h = _str_cached_hash(s)
-    if h != -1:
-        return h
-    h = -3750763034362895579   # FNV's 64-bit offset basis as int64
-    for k in range(_str_len(s)):
-        h = (h ^ _str_get(s, k)) * 1099511628211
-    if h == -1:
-        h = -2
-    _str_cache_hash(s, h)
-    return h
-
-
 # ---- operations --------------------------------------------------------------------------
 
 def _both(a, b):

@@ -27,7 +27,7 @@ _PY_SYMBOLS = [
 ]
 _PY_DATA = ["_Py_NoneStruct", "_Py_TrueStruct", "_Py_FalseStruct", "_Py_NotImplementedStruct",
             "PyLong_Type", "PyFloat_Type", "PyComplex_Type", "PyBool_Type", "PyTuple_Type",
-            "PySlice_Type"]
+            "PySlice_Type", "_Py_HashSecret"]
 
 # LLVM lowers a float16 conversion the CPU has no instruction for (float64 -> float16
 # always) to a call to compiler-rt's helper; the JIT has no compiler-rt, and an unresolved
