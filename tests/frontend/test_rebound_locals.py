@@ -82,3 +82,42 @@ def test_an_error_still_names_the_line():
     from kiln.errors import TypingError
     with pytest.raises(TypingError, match=r"line \d+, in rebound_then_bad\n    a = a.upper\(\)"):
         njit(rebound_then_bad)(np.zeros((2, 2)))
+
+
+def raise_mixed_widths(a):
+    if a == 0:
+        value = np.int64(-7)
+        raise ValueError(value)
+    elif a == 1:
+        value = "one"
+        raise ValueError(value)
+    value = np.uint64(2 ** 63)
+    raise ValueError(value)
+
+
+def test_a_branch_that_raises_binds_its_own_version():
+    """Numba's test_dynamic_raise_mixed_int_width: one local for `value` made both
+    float64, and the messages '-7.0' and '9.223372036854776e+18'."""
+    compiled = njit(raise_mixed_widths)
+    for a in range(3):
+        with pytest.raises(ValueError) as expected:
+            raise_mixed_widths(a)
+        with pytest.raises(ValueError) as got:
+            compiled(a)
+        assert str(got.value) == str(expected.value)
+
+
+def returns_early(a, k):
+    if k > 0:
+        a = a.ravel()           # its own version: 1-d, as the `return` leaves
+        if k > 1:
+            a = a.sum()         # and a float in here
+            return a * np.ones(2)
+        return a[::-1]
+    a = a * 2                   # still the 2-d argument here
+    return a[0]
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_a_branch_that_returns_binds_its_own_versions(k):
+    check(returns_early, np.arange(6.0).reshape(2, 3), k)
