@@ -442,6 +442,26 @@ def test_compiled_function_as_argument():
     assert len(integrate.signatures) == 2
 
 
+def zeros_of(n, dtype=np.float32):
+    return np.zeros(n, dtype), dtype
+
+
+def test_numpy_scalar_classes_and_dtypes_are_arguments_compiled_per_value():
+    """`f(n, np.float32)`, `f(n, np.dtype('i2'))` and a default `dtype=np.float32`, as in
+    Numba (typeof: NumberClass, DType); each is its own specialization, and comes back as
+    the same object. An alias class (np.longlong) or a byte-swapped dtype is refused."""
+    f = njit(zeros_of)
+    for args in [(3, np.int8), (2, np.dtype("complex64")), (1, np.bool_), (2,)]:
+        (got, got_dtype), (expected, expected_dtype) = f(*args), zeros_of(*args)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+        assert got_dtype is expected_dtype
+    assert kiln.typeof(np.int8) == kiln.types.NumberClass(kiln.int8)
+    assert kiln.typeof(np.dtype("i2")) == kiln.types.DType(kiln.int16)
+    for bad in [np.longlong, np.dtype(">i2"), np.dtype("M8[D]")]:
+        with pytest.raises(TypeError, match="argument 2"):
+            f(1, bad)
+
+
 def test_type_objects_convert_values_and_build_signatures():
     assert kiln.float32(0.1) == np.float32(0.1) and isinstance(kiln.float32(0.1), np.float32)
     assert kiln.int16(7) == np.int16(7) and isinstance(kiln.int16(7), np.int16)

@@ -242,6 +242,11 @@ class Unboxer:
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
             self.require(b.icmp_unsigned("==", obj, api.constant_object(ty.dispatcher)))
             return dm.null_value(ty)
+        if isinstance(ty, (t.NumberClass, t.DType)):   # exactly this class, or NumPy's dtype
+            expected = type_object(api, ty)              # of it: a compile-time constant
+            self.require(b.icmp_unsigned("==", obj, expected))
+            api.decref(expected)
+            return dm.null_value(ty)
         raise TypingError(f"kiln cannot pass a {ty} from Python to compiled code")
 
     def unbox_optional(self, ty, obj):
@@ -345,7 +350,21 @@ def box(api, ty, value, fail=_return_null):
         return b.load(result, typ=dm.ptr)
     if isinstance(ty, t.BaseTuple):
         return box_tuple(api, ty, value, fail)
+    if isinstance(ty, (t.NumberClass, t.DType)):
+        return type_object(api, ty)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
+
+
+def type_object(api, ty):
+    """A new reference to the object a NumberClass or DType stands for: the NumPy scalar
+    class (`np.float32`), or NumPy's own dtype object of it (`np.dtype(np.float32)`, one
+    object per dtype, made by the call as no importable name holds it)."""
+    cls = api.constant_object((ty.instance_type if isinstance(ty, t.NumberClass)
+                               else ty.dtype).np_dtype.type)
+    if isinstance(ty, t.NumberClass):
+        api.incref(cls)
+        return cls
+    return api.call("PyObject_CallOneArg", dm.ptr, [api.constant_object(np.dtype), cls])
 
 
 def box_tuple(api, ty, value, fail):

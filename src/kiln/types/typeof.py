@@ -113,12 +113,30 @@ def _typeof(value):
         if any(t is None for t in items):
             return None
         return tuple_of(items) if cls is tuple else named_tuple_of(items, cls)
+    if isinstance(value, type) and issubclass(value, (np.number, np.bool_)):
+        return _type_object(value, value, core.NumberClass)   # a dtype= argument
+    if isinstance(value, np.dtype):
+        return _type_object(value.type, value, core.DType)
     if isinstance(value, ctypes._CFuncPtr):  # a ctypes foreign function
         from .foreign import ctypes_function_type
         return ctypes_function_type(value)
     from .cffi_types import cffi_function, cffi_function_type
     function = cffi_function(value)
     return None if function is None else cffi_function_type(function)
+
+
+def _type_object(cls, value, kind):
+    """`kind` of the kiln type of `cls` when `value` is the one object compiled code takes
+    for it (codegen/boxing.py checks identity): `np.float32`, `np.dtype(np.float32)`; not
+    an alias class such as np.longlong, nor a byte-swapped or other dtype that equals one."""
+    try:
+        ty = core.from_dtype(np.dtype(cls))
+    except TypeError:
+        return None
+    if not isinstance(ty, (core.Number, core.Boolean)) or ty.np_dtype.type is not cls or \
+            (kind is core.DType and value is not np.dtype(cls)):
+        return None
+    return kind(ty)
 
 
 def typeof_global(value):
