@@ -22,7 +22,7 @@ from .codegen import boxing
 from .codegen import datamodel as dm
 from .codegen.context import register_cast, register_constant
 from .codegen.exceptions import emit_set_python_error
-from .cpu.cache import function_cache
+from .runtime.cache import function_cache
 from .errors import TypingError
 from .options import CompileOptions
 from .runtime import pyapi as P

@@ -10,7 +10,7 @@ import sys
 import time
 
 from . import nativelib, precompiled
-from .cache import SUFFIX, read_entry, user_cache_root
+from ..runtime.cache import SUFFIX, read_entry, user_cache_root
 
 # the files of the cache: entries, the shared libraries linked from them (and the
 # runtime's), the host's fingerprint (cpu/nativelib.py)

@@ -16,7 +16,7 @@ from ..frontend.source import source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.compiled import register_compiled_function
-from .cache import function_cache
+from ..runtime.cache import function_cache
 from . import precompiled, reflection
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
 

@@ -15,7 +15,7 @@ from functools import cached_property
 import llvmlite
 import llvmlite.binding as llvm
 
-from .cache import cache_key, internal_cache, kiln_stamp
+from ..runtime.cache import cache_key, internal_cache, kiln_stamp
 from ..options import cpu_target
 from .linking import bind_runtime, runtime_needs
 from ..runtime.symbols import bind_process_symbols

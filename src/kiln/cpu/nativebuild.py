@@ -18,7 +18,7 @@ import tempfile
 from functools import cache
 
 from . import nativelib
-from .cache import internal_cache
+from ..runtime.cache import internal_cache
 from ..runtime.loaded import ARRAY_NEW, ARRAY_SET_BASE, chosen_layer
 from ..runtime.symbols import BUILTIN_CLASS_SYMBOL, HALF_HELPERS
 

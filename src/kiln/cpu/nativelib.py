@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 
-from .cache import internal_cache, kiln_stamp, sha256
+from ..runtime.cache import internal_cache, kiln_stamp, sha256
 
 SUFFIX = ".so"
 FINGERPRINT_SUFFIX = ".fingerprint"

@@ -6,7 +6,7 @@ compiled or plain Python function it reaches through them, its argument types, i
 options, kiln's own sources and the versions and CPU the code was made for. A value with
 no description that means the same in every process (an array, a list, an object kiln
 cannot name) makes no key, nor do extensions registered outside kiln (their code is not
-in the key): the specialization is then compiled and keyed by its IR (cpu/cache.py)."""
+in the key): the specialization is then compiled and keyed by its IR (runtime/cache.py)."""
 from __future__ import annotations
 
 import builtins
@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import types as t
 from ..frontend.source import source_lines
-from .cache import kiln_stamp, sha256
+from ..runtime.cache import kiln_stamp, sha256
 
 FORMAT = 2
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)

@@ -169,7 +169,7 @@ class _Native:
     def __init__(self):
         import llvmlite.binding as llvm
 
-        from ..cpu.cache import internal_cache
+        from ..runtime.cache import internal_cache
         from ..cpu.engine import get_engine
         engine = get_engine()
         for symbol in ("Py_IsInitialized", "PyCapsule_IsValid"):

@@ -1,4 +1,4 @@
-"""The on-disk cache of kernels' PTX (`cuda.jit(cache=True)`), as cpu/cache.py is for
+"""The on-disk cache of kernels' PTX (`cuda.jit(cache=True)`), as runtime/cache.py is for
 machine code: an entry is keyed by a hash of the kernel's unoptimized LLVM IR (its code,
 the device functions it calls, the constants frozen into it) together with the target, the
 options and the LLVM, libdevice and kiln versions, so a changed kernel or callee is a miss,
@@ -14,7 +14,7 @@ import os
 
 import llvmlite
 
-from ..cpu.cache import cache_key, function_cache
+from ..runtime.cache import cache_key, function_cache
 from ..types import Signature
 from . import toolkit
 

@@ -75,7 +75,7 @@ def _compile(numpy_resolver):
     """`int resolver(ufunc, casting, operands, type_tup, out_dtypes)` calling NumPy's
     resolver and `no_loop_error` through two globals set after loading, so the machine
     code is the same in every process and comes from kiln's cache."""
-    from ..cpu.cache import internal_cache
+    from ..runtime.cache import internal_cache
     from ..cpu.engine import get_engine
     module = ir.Module("kiln.ufunc.no_loop")
     i32 = ir.IntType(32)

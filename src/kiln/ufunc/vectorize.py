@@ -107,7 +107,7 @@ def check_options(fn, options, what):
 
 def kernel_cache(fn, options):
     """The on-disk cache of the kernel's loops (`cache=True`), as @njit's."""
-    from ..cpu.cache import function_cache
+    from ..runtime.cache import function_cache
     return function_cache(fn) if options.get("cache") else None
 
 
