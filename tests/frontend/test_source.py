@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 
+import numpy as np
 import pytest
 
 from kiln import njit
@@ -218,3 +219,28 @@ def test_lambdas_sharing_a_line_or_inside_a_statement():
     pairs += [(same_text[0], 6), (same_text[1], -6)]
     for fn, arg in pairs:
         assert njit(fn)(arg) == fn(arg)
+
+
+def squares_of_positives(a):
+    return sum([x * x for x in a if x > 0]) + len([lambda_result(x) for x in a])
+
+
+@njit
+def lambda_result(x):
+    return (lambda v: v + 1)(x)
+
+
+def test_a_function_is_parsed_once_and_each_compile_gets_its_own_tree(monkeypatch):
+    """The tree of a definition is kept per code object (a library function is compiled
+    for many types); each compile rewrites a copy (comprehensions become functions), so a
+    later specialization compiles the source, not an earlier compile's rewrite."""
+    import kiln.frontend as frontend
+    calls = []
+    found = frontend.source_lines
+    monkeypatch.setattr(frontend, "source_lines", lambda f: calls.append(f) or found(f))
+    frontend._PARSED.clear()
+    compiled = njit(squares_of_positives)
+    for a in (np.array([1, -2, 3]), np.array([1.5, -2.0, 0.5]), [2, -1], np.zeros(0)):
+        assert compiled(a) == squares_of_positives(a)
+    parsed = [f.__name__ for f in calls]
+    assert parsed.count("squares_of_positives") == 1 and parsed.count("lambda_result") == 1

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import linecache
 import textwrap
+import weakref
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
@@ -63,7 +65,24 @@ def _function_node(pyfunc, tree, filename) -> ast.FunctionDef:
         "define it with 'def'")
 
 
+_PARSED = weakref.WeakKeyDictionary()   # code object -> (its definition's node, file name)
+
+
 def _parse(pyfunc):
+    """A fresh copy of the definition's tree (the passes below rewrite it). The source is
+    found and parsed once per code object: a library function is compiled for many types,
+    and finding a lambda parses its whole file."""
+    code = getattr(pyfunc, "__code__", None)
+    found = _PARSED.get(code) if code is not None else None
+    if found is None:
+        found = _parse_source(pyfunc)
+        if code is not None:
+            _PARSED[code] = found
+    node, filename = found
+    return copy.deepcopy(node), filename
+
+
+def _parse_source(pyfunc):
     lines, firstline, filename = source_lines(pyfunc)
     if pyfunc.__name__ == "<lambda>":   # the whole text: a lambda may sit in any statement
         try:
