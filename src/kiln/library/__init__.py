@@ -14,8 +14,8 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
            "reinterpret", "enums", "slice_boxing", "structs", "instance_checks",
            "datetimes")
-# Modules of higher layers that register with the library (parallel_run, thread ids) or
-# with codegen/boxing.py (kiln.typed's containers and generators, cfunc's functions).
+# Modules outside the library that register with it (parallel_run, thread ids) or with
+# codegen/boxing.py (kiln.typed's containers and generators, cfunc's functions).
 REGISTRANTS = ("kiln.parallel.launch", "kiln.typed", "kiln.typed.generator", "kiln.ccallback")
 _loaded = False
 
