@@ -338,6 +338,24 @@ def test_zip_and_enumerate_over_a_generator(n):
     check(zip_enumerate, n)
 
 
+def zip_stops_at_first(jit):
+    @jit
+    def f(n, m):
+        it, it2 = iter(range(m)), iter(range(m))
+        front = [a * 10 + b for a, b in zip(range(n), it)]   # `it` left past its n-th item
+        back = [a * 10 + b for a, b in zip(it2, range(n))]   # `it2` past its (n+1)-th
+        empty = 0
+        for _ in zip():
+            empty += 1
+        return front, [x for x in it], [x for x in it2], empty
+    return f
+
+
+@pytest.mark.parametrize("n, m", [(3, 7), (0, 2), (4, 4), (5, 2)])
+def test_zip_takes_nothing_past_the_shortest(n, m):
+    check(zip_stops_at_first, n, m)
+
+
 def yield_from(jit):
     @jit
     def inner(n):

@@ -44,9 +44,24 @@ class ZipIteration:
                 p.direct = False
 
     def more(self, b):
-        result = ir.Constant(dm.i1, 1)
-        for p in self.parts:
-            result = b.and_(result, p.more(b))
+        """As Python's zip, a part is tested only while those before it have an item: a
+        generator's test takes one (zip(range(3), it) leaves it past its third item)."""
+        result = self.parts[0].more(b) if self.parts else ir.Constant(dm.i1, 0)   # zip()
+        for p in self.parts[1:]:
+            if not isinstance(p, GeneratorIteration):
+                result = b.and_(result, p.more(b))
+                continue
+            before = b.block
+            test, tested = (b.function.append_basic_block(n) for n in ("zip.test", "zip.tested"))
+            b.cbranch(result, test, tested)
+            b.position_at_end(test)
+            more = p.more(b)
+            test_end = b.block
+            b.branch(tested)
+            b.position_at_end(tested)
+            result = b.phi(dm.i1)
+            result.add_incoming(ir.Constant(dm.i1, 0), before)
+            result.add_incoming(more, test_end)
         return result
 
     def item(self, b):
@@ -493,7 +508,7 @@ def _enumerate(tctx, iterable, start=None):
 
 @template(zip)
 def _zip(tctx, *iterables):
-    if not iterables or any(item_type_of(i) is None for i in iterables):
+    if any(item_type_of(i) is None for i in iterables):
         return None
     rt = ZipType(iterables)
     return rt(*iterables), lambda context, builder, sig, args: \
