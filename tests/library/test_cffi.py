@@ -202,6 +202,55 @@ def test_type_mapping():
         "void (*f)(int16_t *, _Bool)"
 
 
+STRUCTS = cffi.FFI()
+STRUCTS.cdef("""
+    typedef struct { int i1; float f2; double d3; int8_t c; } rec;
+    typedef double (*rec_fn)(rec *, size_t);
+    typedef struct { int bits: 4; } bitfield;
+    typedef struct { float a[9]; } with_array;
+    typedef union { int a; float b; } either;
+""")
+
+
+def rec_total(base):
+    total = 0.0
+    for i in range(base.size):
+        total += base[i].i1 * base[i].f2 / base[i].d3 + base[i].c
+    return total
+
+
+def test_map_type_declares_a_cfunc_over_c_structs():
+    """Numba's cffi_utils.map_type (public API for cffi users): a struct is the Record of
+    its fields at cffi's offsets, and a cfunc declared with it reads C memory through
+    carray as NumPy reads the same bytes."""
+    from kiln import carray
+    from kiln.core.typing.cffi_utils import map_type
+    rec = map_type(STRUCTS.typeof("rec"), use_record_dtype=True)
+    ctype = STRUCTS.typeof("rec")
+    assert rec.np_dtype.itemsize == STRUCTS.sizeof(ctype)
+    assert [rec.np_dtype.fields[name][1] for name in "i1 f2 d3 c".split()] == \
+        [STRUCTS.offsetof(ctype, name) for name in "i1 f2 d3 c".split()]
+    sig = map_type(STRUCTS.typeof("rec_fn"), use_record_dtype=True)
+    assert sig.args == (CPointer(rec), uint64) and sig.return_type == float64
+    total = njit(rec_total)
+
+    @cfunc(sig)
+    def over_c(ptr, n):
+        return total(carray(ptr, n))
+    data = STRUCTS.new("rec[3]")
+    for i in range(3):
+        data[i].i1, data[i].f2, data[i].d3, data[i].c = i * 123, i * 21.5, (1 + i) * 213, -i
+    array = np.frombuffer(STRUCTS.buffer(data), rec.np_dtype)
+    expected = sum(int(r["i1"]) * float(r["f2"]) / float(r["d3"]) + int(r["c"]) for r in array)
+    assert over_c.ctypes(int(STRUCTS.cast("size_t", data)), 3) == pytest.approx(expected)
+    for cname, error, message in [("bitfield", ValueError, "field 'bits' has bitshift"),
+                                  ("with_array", TypeError, "scalar fields only"),
+                                  ("either", TypeError, "union"),
+                                  ("rec", TypeError, "use_record_dtype=True")]:
+        with pytest.raises(error, match=message):
+            map_type(STRUCTS.typeof(cname), use_record_dtype=cname != "rec")
+
+
 def test_bad_input_is_a_typing_error(ool):
     lib, offi = ool.lib, ool.ffi
     cases = [

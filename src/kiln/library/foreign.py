@@ -260,7 +260,7 @@ def _typed_pointer_array(order):
         if own is not None and given is not None and own != given:
             raise TypingError(f"mismatching dtype '{given}' for pointer type '{own}*'")
         item = own or given
-        if not isinstance(item, t.Number):
+        if not isinstance(item, (t.Number, t.Record)):   # (a Record: cffi_utils.map_type's)
             raise TypingError(f"kiln cannot view {ptr} as an array")
         result = t.Array(item, len(shape_items(shape)), order)
         args = (ptr, shape) if dtype is None else (ptr, shape, dtype)

@@ -8,6 +8,7 @@ import ctypes
 from . import core
 from .cffi_types import cffi_address, cffi_function
 from .functions import CPointer, FunctionType, RawPointer, VoidPointer, voidptr
+from .records import Record
 from .signature import Signature
 
 _FLOAT_CODES = {"f": core.float32, "d": core.float64}
@@ -79,7 +80,7 @@ def ctype_of(ty):
         return ctypes.c_double
     if isinstance(ty, VoidPointer):
         return ctypes.c_void_p
-    if isinstance(ty, CPointer):
+    if isinstance(ty, CPointer) and not isinstance(ty.dtype, Record):   # (a struct*: void*)
         return ctypes.POINTER(ctype_of(ty.dtype))
     if isinstance(ty, FunctionType):
         return ctypes_prototype(ty.signature)
