@@ -62,3 +62,33 @@ def test_a_returned_list_is_the_callers_and_bad_lists_are_clear():
         njit(total)([])
     with pytest.raises(TypeError, match="first item's type"):
         njit(total)([1, 2.5])
+
+
+
+def rows(pair):
+    return np.array(pair)
+
+
+def append_sum(pair):
+    pair[0].append(pair[1][0] + pair[1][1])
+    return pair
+
+
+def add_to_set(pair):
+    pair[1].add(pair[0] * 2.0)
+
+
+def test_lists_and_sets_inside_a_tuple_argument_are_reflected():
+    """Numba's test_numberctor passes ([1.0, 2.5], [3.5, 4.0]) to np.array: the lists and
+    sets in a tuple argument are reflected as those passed alone are, and a returned one
+    is the caller's own."""
+    pair = ([1.0, 2.5], [3.5, 4.0])
+    assert np.array_equal(njit(rows)(pair), rows(pair))
+    py_pair, jit_pair = copy.deepcopy(pair), copy.deepcopy(pair)
+    expected, got = append_sum(py_pair), njit(append_sum)(jit_pair)
+    assert got == expected and jit_pair == py_pair and got[0] is jit_pair[0]
+    py_pair, jit_pair = (1.5, {2.0}), (1.5, {2.0})
+    add_to_set(py_pair), njit(add_to_set)(jit_pair)
+    assert jit_pair == py_pair
+    with pytest.raises(TypeError, match="empty list"):
+        njit(rows)(([], [1.0]))

@@ -1,4 +1,5 @@
-"""Python lists and sets passed to compiled functions, as Numba's reflected lists and sets:
+"""Python lists and sets passed to compiled functions (or as the items of a tuple passed),
+as Numba's reflected lists and sets:
 compiled code works on a typed copy (a t.List, or a set's table as a kiln.typed.Dict of its
 items to True; the item type from the first item), and the argument gets the copy's items
 back after the call, even one that raises, so appends, pops and item writes reach the
@@ -11,32 +12,39 @@ _ORIGINALS = {}   # the address of a copy in use -> the caller's list (typedlist
 
 
 def typed_copies(name, args):
-    """{position: (the list, its typed copy)} for the Python lists among `args`."""
+    """{position: (the list, its typed copy)} for the Python lists (and sets) among `args`;
+    {(position, index): ...} for those that are items of a tuple argument."""
     copies = {}
     for i, value in enumerate(args):
-        if type(value) is set:
-            copies[i] = (value, _set_copy(name, i, value))
-            _ORIGINALS[copies[i][1]._meminfo] = value
-            continue
-        if type(value) is not list:
-            continue
-        from ..typed import List   # (loaded only for a list: it loads the compiler)
-        if not value:
-            raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of "
-                            "an empty list: pass kiln.typed.List.empty_list(item_type)")
-        try:
-            copy = List(value)
-        except Exception as e:   # items of mixed types, lists of lists, objects
-            first = str(e).splitlines()[0]
-            raise TypeError(f"{name}(): argument {i + 1}: kiln takes a Python list as a "
-                            f"typed list of its first item's type, and this one does not "
-                            f"fit ({first}); pass a kiln.typed.List, a NumPy array or a "
-                            "tuple") from None
-        from .. import types as t
-        copy._type = t.List(copy._type.item_type)   # (the same layout and tag)
-        copies[i] = (value, copy)
-        _ORIGINALS[copy._meminfo] = value
+        if type(value) is tuple:
+            for j, item in enumerate(value):
+                if type(item) in (list, set):
+                    copies[(i, j)] = (item, _copy(name, i, item))
+        elif type(value) in (list, set):
+            copies[i] = (value, _copy(name, i, value))
+    for original, copy in copies.values():
+        _ORIGINALS[copy._meminfo] = original
     return copies
+
+
+def _copy(name, i, value):
+    if type(value) is set:
+        return _set_copy(name, i, value)
+    from ..typed import List   # (loaded only for a list: it loads the compiler)
+    if not value:
+        raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of "
+                        "an empty list: pass kiln.typed.List.empty_list(item_type)")
+    try:
+        copy = List(value)
+    except Exception as e:   # items of mixed types, lists of lists, objects
+        first = str(e).splitlines()[0]
+        raise TypeError(f"{name}(): argument {i + 1}: kiln takes a Python list as a "
+                        f"typed list of its first item's type, and this one does not "
+                        f"fit ({first}); pass a kiln.typed.List, a NumPy array or a "
+                        "tuple") from None
+    from .. import types as t
+    copy._type = t.List(copy._type.item_type)   # (the same layout and tag)
+    return copy
 
 
 def _set_copy(name, i, value):
@@ -61,7 +69,14 @@ def _set_copy(name, i, value):
 
 
 def with_copies(args, copies):
-    return tuple(copies[i][1] if i in copies else a for i, a in enumerate(args))
+    args = list(args)
+    for key, (_, copy) in copies.items():
+        if isinstance(key, int):
+            args[key] = copy
+        else:   # an item of a tuple argument
+            i, j = key
+            args[i] = args[i][:j] + (copy,) + args[i][j + 1:]
+    return tuple(args)
 
 
 def original_of(address):
