@@ -325,13 +325,19 @@ def _levels(ty):
     if isinstance(ty, t.UniTuple):
         inner = _levels(ty.dtype)
         return None if inner is None else ["loop"] + inner
-    if isinstance(ty, t.BaseTuple) and len(ty):
+    if isinstance(ty, t.BaseTuple) and not len(ty):   # (): no items, NumPy's float64
+        return [(), t.float64]
+    if isinstance(ty, t.BaseTuple):
         items = [_levels(item) for item in ty.types]
         if any(item is None for item in items) or \
                 len({len(item) for item in items}) != 1 or \
                 len({getattr(item[-1], "ndim", 0) for item in items}) != 1:
             return None
-        return [ty.types] + items[0][1:-1] + [_leaf_union(item[-1] for item in items)]
+        # each level below: a loop, or the items of a tuple of mixed types where any item
+        # has one (read at constant indices, which a list or a uniform tuple takes too)
+        inner = [next((level for level in levels if level != "loop"), "loop")
+                 for levels in zip(*(item[:-1] for item in items))]
+        return [ty.types] + inner + [_leaf_union(item[-1] for item in items)]
     return None
 
 

@@ -282,6 +282,20 @@ def test_array_of_ragged_run_time_lists_raises_numpys_error():
     check(from_lists_of_arrays, np.arange(3.0), np.arange(4.0))
 
 
+def from_mixed_sequences(rows):
+    return np.array(rows), np.array(rows, np.int8), np.asarray(rows, np.complex64)
+
+
+@pytest.mark.parametrize("rows", [([1.0, 2.5], [3.5, 4.0]), ((1.0, 2.0), [2, 3]),
+                                  ([1, 2], (3.5, 4)), [(), ()], ([1, 2, 3], (3.5, 4))],
+                         ids=str)
+def test_array_of_tuples_mixing_lists_tuples_and_empty_tuples(rows):
+    """A tuple of a list and a tuple (or of lists of two item types) took only the first
+    item's levels below it; empty tuples had no levels (Numba's test_numberctor: np.int8
+    of [(), ()] is a (2, 0) array). Ragged ones raise NumPy's ValueError."""
+    check(from_mixed_sequences, rows)
+
+
 def dtype_objects(n):
     a = np.zeros(n, np.dtype("f4"))
     b = np.ones(n, dtype=np.dtype(np.int16))
