@@ -82,6 +82,37 @@ def test_min_max_tuple(f):
     chk(f, (0.0, -0.0))
 
 
+def min_max_iterables(start, stop, step):
+    """min/max over what a loop walks: a range, a generator, a zip, strings, tuples."""
+    r = range(start, stop, step)
+    return (min(r), max(r), min(x * 2 - 5 for x in r), max(zip(r, reversed(r))),
+            min([(x % 3, x) for x in r]), max("b", "abc", "b"), min(("b", "a")),
+            max(1.5, np.float32(start), 2, 3.5, 0.5, 2.0))
+
+
+def test_min_max_over_iterables():
+    for args in [(0, 10, 1), (4, 12, 3), (-4, -15, -1), (7, 8, 1)]:
+        chk(min_max_iterables, *args)
+    chk(min_max_iterables, 3, 3, 1)   # empty: ValueError, as CPython's
+
+
+def min_max_mixed_tuple(a, b, c): return min((a, b, c)), max((a, b, c))
+
+
+def test_min_max_of_a_tuple_of_mixed_numbers():
+    # Numba's rule, as for min(a, b): the result has the items' common type
+    for a, b, c in [(1.5, 2, np.float32(0.25)), (NAN, 1, 2.0), (-0.0, 0, 0.0), (3.0, True, 2)]:
+        got = jit(min_max_mixed_tuple)(a, b, c)
+        assert same(tuple(map(float, min_max_mixed_tuple(a, b, c))), got), (a, b, c, got)
+
+
+def test_min_max_errors_name_the_empty_tuple():
+    for f in min, max:
+        with pytest.raises(kiln.errors.TypingError, match=f"{f.__name__}\\(\\) argument is an "
+                           "empty tuple"):
+            njit(lambda: f(()))()
+
+
 # ---- abs ---------------------------------------------------------------------------------------
 
 def abs_(x): return abs(x)
@@ -313,6 +344,23 @@ def test_sum():
     chk(sum_tuple, (True, True, False))
     chk(sum_tuple_start, (1, 2), 10)
     chk(sum_tuple_start, (1.5, 2.0), 0.5)
+    chk(sum_tuple, (1, 2.5, 3j))
+    chk(sum_tuple_start, (1, True, 2.0), 1)
+
+
+def sum_iterables(n):
+    return sum(range(n)), sum(range(n), 5), sum((x * 0.5 for x in range(n)), 0.0)
+
+
+def test_sum_over_iterables():
+    for n in 0, 1, 10:
+        chk(sum_iterables, n)
+
+
+def test_sum_of_strings_is_refused_as_in_python():
+    for f in (lambda: sum("abc"), lambda: sum((1, 2), "")):
+        with pytest.raises(kiln.errors.TypingError, match="sum\\(\\) can't sum strings"):
+            njit(f)()
 
 
 # ---- number attributes and methods -------------------------------------------------------------

@@ -12,6 +12,7 @@ from llvmlite import ir
 from .. import types as t
 from ..parallel import prange
 from ..codegen import datamodel as dm
+from ..errors import TypingError
 from ..typing.unify import promote_numbers
 from ..typing.registry import (intrinsic, omitted, overload, overload_method, register_jitable,
                                template)
@@ -78,29 +79,73 @@ def _pick(op, fast_intrinsic):
 _min2, _max2 = _pick(operator.lt, "llvm.minnum"), _pick(operator.gt, "llvm.maxnum")
 
 
-def _min_max(fold2, name):
+@register_jitable
+def _lesser(a, b):
+    """The min step for values other than numbers (strings, tuples): Python's rule."""
+    return b if b < a else a
+
+
+@register_jitable
+def _greater(a, b):
+    return b if b > a else a
+
+
+def _is_number(ty):
+    return isinstance(ty, (t.Integer, t.Boolean, t.Float))
+
+
+def _common_item(types):
+    """The type a tuple of these items is read as by min/max/sum: numbers' common type
+    (what min/max of two of them gives), or str for strings (constants of the code too)."""
+    from .strings import is_string
+    if types and all(isinstance(x, t.Number) for x in types):
+        return functools.reduce(promote_numbers, types)
+    if types and all(map(is_string, types)):
+        return t.unicode_type
+    return None
+
+
+@intrinsic
+def _uniform(tctx, tup):
+    """A tuple of items of different types as a tuple of their common type."""
+    common = _common_item(tup.types) if isinstance(tup, t.Tuple) else None
+    if common is None:
+        return None
+    rt = t.UniTuple(common, len(tup))
+
+    def codegen(context, b, sig, args):
+        return context.make_tuple(b, rt, [context.cast(b, b.extract_value(args[0], i), x, common)
+                                          for i, x in enumerate(tup.types)])
+    return rt(tup), codegen
+
+
+def _min_max(builtin, fold2, generic):
+    name = builtin.__name__
     message = name + "() arg is an empty sequence"
 
     def ov(*args):
+        from .iteration import item_type_of
+        if not args:
+            return None
         if len(args) == 1:
             (seq,) = args
+            if isinstance(seq, t.BaseTuple) and len(seq) == 0:
+                raise TypingError(f"{name}() argument is an empty tuple")
+            if isinstance(seq, t.Tuple) and _common_item(seq.types) is not None:
+                return lambda seq: builtin(_uniform(seq))
+            item = item_type_of(seq)
+            if item is None:
+                return None
+            fold = fold2 if _is_number(item) else generic
             if isinstance(seq, (t.Array, t.UniTuple, t.ListType)):
                 def impl_iter(seq):
                     if len(seq) == 0:
                         raise ValueError(message)
                     result = seq[0]
                     for v in seq:
-                        result = fold2(result, v)
+                        result = fold(result, v)
                     return result
                 return impl_iter
-            if isinstance(seq, t.GeneratorType):  # the inner loop goes on from the first item
-                def impl_generator(seq):
-                    for result in seq:
-                        for v in seq:
-                            result = fold2(result, v)
-                        return result
-                    raise ValueError(message)
-                return impl_generator
             if isinstance(seq, (t.SetType, t.DictType)):   # no first item to index: the
                 def impl_table(seq):                        # first one iterated
                     if len(seq) == 0:
@@ -108,31 +153,49 @@ def _min_max(fold2, name):
                     for result in seq:
                         break
                     for v in seq:
-                        result = fold2(result, v)
+                        result = fold(result, v)
                     return result
                 return impl_table
+
+            def impl_iterable(seq):   # a generator's inner loop goes on from the first item;
+                for result in seq:    # another iterable's starts again (no harm: the first
+                    for v in seq:     # of equal items wins)
+                        result = fold(result, v)
+                    return result
+                raise ValueError(message)
+            return impl_iterable
+        if all(isinstance(a, t.Number) for a in args):
+            if len(args) == 2:
+                return lambda a, b: fold2(a, b)
+            if len(args) == 3:
+                return lambda a, b, c: fold2(fold2(a, b), c)
+            if len(args) == 4:
+                return lambda a, b, c, d: fold2(fold2(fold2(a, b), c), d)
+        elif _common_item(args) is None and len(set(args)) != 1:
             return None
-        if len(args) == 2 and all(isinstance(a, t.Number) for a in args):
-            return lambda a, b: fold2(a, b)
-        if len(args) == 3 and all(isinstance(a, t.Number) for a in args):
-            return lambda a, b, c: fold2(fold2(a, b), c)
-        if len(args) == 4 and all(isinstance(a, t.Number) for a in args):
-            return lambda a, b, c, d: fold2(fold2(fold2(a, b), c), d)
-        return None
+        return lambda *args: builtin(args)   # as min/max of the tuple of them
     return ov
 
 
-overload(min)(_min_max(_min2, "min"))
-overload(max)(_min_max(_max2, "max"))
+overload(min)(_min_max(min, _min2, _lesser))
+overload(max)(_min_max(max, _max2, _greater))
 
 
 @overload(sum)
 def _sum(seq, start=0):
+    from .iteration import item_type_of
+    from .strings import is_string
+    if is_string(start):
+        raise TypingError("sum() can't sum strings [use ''.join(seq) instead]")
     if isinstance(seq, t.BaseTuple) and len(seq) == 0:
         return lambda seq, start=0: start
+    if is_string(item_type_of(seq)):
+        raise TypingError("sum() can't sum strings [use ''.join(seq) instead]")
     if isinstance(seq, t.SetType) and seq.is_undefined:   # `set()`, never filled
         return lambda seq, start=0: start
-    if isinstance(seq, (t.Array, t.UniTuple, t.ListType, t.SetType, t.GeneratorType)):
+    if isinstance(seq, t.Tuple) and _common_item(seq.types) is not None:
+        return lambda seq, start=0: sum(_uniform(seq), start)
+    if item_type_of(seq) is not None:
         def impl(seq, start=0):
             total = start
             for v in seq:
