@@ -175,6 +175,19 @@ def apply_and_sum(fn, x):
     return fn(x) + fn(-x)
 
 
+def test_external_function_pointer_is_numbas_name_of_a_c_function_type():
+    """typeof of a ctypes function, as Numba's test_typeof checks it: an
+    ExternalFunctionPointer whose `sig` is the C signature, and whose get_pointer gives
+    the function's address."""
+    ty = types.typeof(c_cos)
+    assert isinstance(ty, types.ExternalFunctionPointer) and ty != types.typeof(c_cosf)
+    assert ty.sig.args == (float64,) and ty.sig.return_type == float64
+    assert ty == types.ExternalFunctionPointer(float64(float64)) == FunctionType("float64(float64)")
+    assert ty.get_pointer(c_cos) == ctypes.cast(c_cos, ctypes.c_void_p).value
+    assert ty.get_pointer(c_cos) != ty.get_pointer(c_pow)
+    assert not isinstance(float64, types.ExternalFunctionPointer)
+
+
 @pytest.mark.parametrize("callee, reference", [
     (c_square, lambda x: x * x), (c_cos, math.cos), (NDTRI, scipy_special.ndtri)])
 def test_c_functions_as_arguments_share_one_specialization(callee, reference):

@@ -102,6 +102,17 @@ class Generator(metaclass=_NumbaName):
         return GeneratorType(yield_type)
 
 
+class ExternalFunctionPointer(metaclass=_NumbaName):
+    """Numba's `types.ExternalFunctionPointer(sig)`, the type of a ctypes or cffi function:
+    kiln's FunctionType (`.sig`, `.get_pointer(function)`), which C functions and compiled
+    ones share."""
+
+    kiln_class = FunctionType
+
+    def __new__(cls, sig, cconv=None, get_pointer=None):
+        return FunctionType(sig)
+
+
 class Set(metaclass=_NumbaName):
     """Numba's `types.Set(dtype, reflected=False)`: kiln's SetType (a compiled set)."""
 

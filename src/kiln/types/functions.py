@@ -52,6 +52,17 @@ class FunctionType(core.Type):
     def key(self):
         return (self.signature.return_type, self.signature.args)
 
+    @property
+    def sig(self):
+        """Numba's name of `signature` (its ExternalFunctionPointer's)."""
+        return self.signature
+
+    def get_pointer(self, function) -> int:
+        """Numba's ExternalFunctionPointer.get_pointer: the C address of `function`, a
+        ctypes or cffi function of this type."""
+        from .foreign import foreign_address
+        return foreign_address(function)
+
     @staticmethod
     def named(name):
         """The FunctionType whose `name` this is (entry points name the type they unbox)."""
