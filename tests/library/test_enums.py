@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from helpers import check
-from kiln import njit
+from kiln import njit, typeof, types
 from kiln.errors import TypingError
 
 
@@ -24,6 +24,11 @@ class Shape(enum.Enum):
 class Scale(enum.Enum):
     small = 0.5
     large = 2.0
+
+
+class Size(enum.IntEnum):
+    small = 1
+    large = 100
 
 
 class Mode(enum.IntEnum):
@@ -82,8 +87,29 @@ def test_an_enum_of_mixed_values_is_refused():
         a = 1
         b = "b"
 
-    with pytest.raises(TypingError, match="one type it can pass; Mixed.s values are int, str"):
+    message = "Cannot type heterogeneous enum: got value types int64, unicode_type"
+    with pytest.raises(TypingError, match=message):
         njit(lambda: Mixed.a)()
+    with pytest.raises(ValueError, match=message):   # Numba's error, from typeof
+        typeof(Mixed)
+    with pytest.raises(TypeError, match="argument 1: " + message):
+        njit(lambda c: c)(Mixed)
+
+
+def members_of(cls):
+    return cls["small"], cls.large, cls
+
+
+@pytest.mark.parametrize("cls", [Scale, Size])
+def test_an_enum_class_is_an_argument(cls):
+    """Passed as an argument, the class is a compile-time constant (Numba's typeof gives
+    EnumClass, IntEnumClass), compiled once per class and returned as itself."""
+    got, expected = njit(members_of)(cls), members_of(cls)
+    assert got == expected and got[2] is cls
+    assert typeof(cls) == (types.IntEnumClass if cls is Size else types.EnumClass)(
+        cls, types.int64 if cls is Size else types.float64)
+    if cls is Size:
+        assert typeof(Size.small) == types.IntEnumMember(Size, types.intp)
 
 
 class Planet(enum.Enum):

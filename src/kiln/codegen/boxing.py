@@ -242,8 +242,8 @@ class Unboxer:
         if isinstance(ty, t.Dispatcher):  # exactly this compiled function
             self.require(b.icmp_unsigned("==", obj, api.constant_object(ty.dispatcher)))
             return dm.null_value(ty)
-        if isinstance(ty, (t.NumberClass, t.DType)):   # exactly this class, or NumPy's dtype
-            expected = type_object(api, ty)              # of it: a compile-time constant
+        if isinstance(ty, (t.NumberClass, t.DType, t.EnumClass)):   # exactly this class,
+            expected = type_object(api, ty)     # or NumPy's dtype of it: a compile-time constant
             self.require(b.icmp_unsigned("==", obj, expected))
             api.decref(expected)
             return dm.null_value(ty)
@@ -350,18 +350,22 @@ def box(api, ty, value, fail=_return_null):
         return b.load(result, typ=dm.ptr)
     if isinstance(ty, t.BaseTuple):
         return box_tuple(api, ty, value, fail)
-    if isinstance(ty, (t.NumberClass, t.DType)):
+    if isinstance(ty, (t.NumberClass, t.DType, t.EnumClass)):
         return type_object(api, ty)
     raise TypingError(f"kiln cannot return a value of type {ty} to Python")
 
 
 def type_object(api, ty):
-    """A new reference to the object a NumberClass or DType stands for: the NumPy scalar
-    class (`np.float32`), or NumPy's own dtype object of it (`np.dtype(np.float32)`, one
-    object per dtype, made by the call as no importable name holds it)."""
-    cls = api.constant_object((ty.instance_type if isinstance(ty, t.NumberClass)
-                               else ty.dtype).np_dtype.type)
-    if isinstance(ty, t.NumberClass):
+    """A new reference to the object a NumberClass, DType or EnumClass stands for: the
+    class (`np.float32`, an enum), or NumPy's own dtype object of a scalar class
+    (`np.dtype(np.float32)`, one object per dtype, made by the call as no importable name
+    holds it)."""
+    if isinstance(ty, t.EnumClass):
+        cls = api.constant_object(ty.module)
+    else:
+        cls = api.constant_object((ty.instance_type if isinstance(ty, t.NumberClass)
+                                   else ty.dtype).np_dtype.type)
+    if not isinstance(ty, t.DType):
         api.incref(cls)
         return cls
     return api.call("PyObject_CallOneArg", dm.ptr, [api.constant_object(np.dtype), cls])

@@ -13,6 +13,7 @@ from .containers import (  # noqa: F401
 from .records import Record  # noqa: F401
 from .datetimes import NPDatetime, NPTimedelta  # noqa: F401
 from .enums import EnumClass, EnumMember, IntEnumMember  # noqa: F401
+IntEnumClass = EnumClass   # Numba's name for the class of an IntEnum
 from .named_tuples import NamedTuple, NamedUniTuple, NamedTupleClass, named_tuple_of  # noqa: F401
 from .signature import Signature, parse_signature  # noqa: F401
 from .functions import (  # noqa: F401

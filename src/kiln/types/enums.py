@@ -12,10 +12,12 @@ from .core import Integer, Module, Type
 
 
 class EnumClass(Module):
-    """The class itself, in compiled code: its members are frozen constants."""
+    """The class itself, in compiled code (a global, or an argument compiled for exactly
+    this class): its members are frozen constants. Numba's `EnumClass(cls, dtype)` and
+    `IntEnumClass(cls, dtype)`: the dtype, its members' value type, is the class's own."""
     kind = "enum class"
 
-    def __init__(self, cls):
+    def __init__(self, cls, dtype=None):
         self.module = cls
         self.label = cls.__name__
         self.name = f"EnumClass({cls.__name__})"
@@ -40,9 +42,13 @@ class EnumMember(Type):
 
 
 class IntEnumMember(Integer):
-    """A member of an `enum.IntEnum` class: an int64 that remembers its class."""
+    """A member of an `enum.IntEnum` class: an int64 that remembers its class (Numba's
+    `IntEnumMember(cls, dtype)`, whose dtype is int64 here)."""
 
-    def __init__(self, cls):
+    def __init__(self, cls, dtype=None):
+        if dtype is not None and dtype.name != "int64":
+            raise TypeError(f"kiln holds the members of the IntEnum {cls.__name__} as int64, "
+                            f"not {dtype}")
         super().__init__(f"IntEnum({cls.__name__})", "int64")
         self.instance_class = cls
         self.dtype = self
@@ -62,8 +68,16 @@ def enum_member_type(cls):
     if issubclass(cls, enum.IntEnum):
         return IntEnumMember(cls)
     types = {_typeof(member.value) for member in cls}
-    if len(types) != 1 or None in types:
+    if None in types:
         raise TypeError(f"kiln takes the members of an enum whose values have one type it "
                         f"can pass; {cls.__name__}'s values are "
                         f"{', '.join(sorted({type(m.value).__name__ for m in cls}))}")
+    if len(types) != 1:
+        raise HeterogeneousEnumError("Cannot type heterogeneous enum: got value types "
+                                     f"{', '.join(sorted(map(str, types)))}")
     return EnumMember(cls, types.pop())
+
+
+class HeterogeneousEnumError(TypeError, ValueError):
+    """An enum whose members' values have different types: Numba's ValueError, and the
+    TypeError by which kiln's typing says that a value cannot be typed."""

@@ -113,6 +113,9 @@ def _typeof(value):
         if any(t is None for t in items):
             return None
         return tuple_of(items) if cls is tuple else named_tuple_of(items, cls)
+    if is_enum_class(value):   # an argument compiled for exactly this class
+        enum_member_type(value)   # (the error that says why its members cannot be typed)
+        return EnumClass(value)
     if isinstance(value, type) and issubclass(value, (np.number, np.bool_)):
         return _type_object(value, value, core.NumberClass)   # a dtype= argument
     if isinstance(value, np.dtype):
