@@ -82,7 +82,7 @@ def _generate(export, signature_text, source_module):
     if needs - _SUPPORTED_NEEDS:
         described = {"threads": "the thread layer of parallel=True",
                      "random": "the state of np.random"}
-        missing = sorted({described.get(n, "SciPy's BLAS/LAPACK (np.dot, np.linalg)")
+        missing = sorted({described.get(n, "BLAS/LAPACK (np.dot, np.linalg)")
                           for n in needs - _SUPPORTED_NEEDS})
         raise BuildError(f"{shown} calls what ahead-of-time modules do not include yet: "
                          + ", ".join(missing))

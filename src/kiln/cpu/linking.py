@@ -1,4 +1,4 @@
-"""The runtime pieces that compiled code calls: NRT, SciPy's BLAS and LAPACK, the random
+"""The runtime pieces that compiled code calls: NRT, BLAS and LAPACK, the random
 state, the stack guard, the thread layer. Which ones a module needs is read from its IR
 when it is compiled and stored with its cache entry, so that a cached hit binds them
 without the IR (and without loading the parts it does not call)."""

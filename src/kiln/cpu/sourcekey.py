@@ -3,10 +3,12 @@
 It holds the function's source, the values of the globals and closure variables it reads
 (compiled code freezes them, so a changed constant is a different key), the same for each
 compiled or plain Python function it reaches through them, its argument types, its
-options, kiln's own sources and the versions and CPU the code was made for. A value with
-no description that means the same in every process (an array, a list, an object kiln
-cannot name) makes no key, nor do extensions registered outside kiln (their code is not
-in the key): the specialization is then compiled and keyed by its IR (runtime/cache.py)."""
+options, kiln's own sources, the BLAS its linear algebra calls (runtime/blas.py: a NumPy
+with or without its OpenBLAS, under one version) and the versions and CPU the code was made
+for. A value with no description that means the same in every process (an array, a list,
+an object kiln cannot name) makes no key, nor do extensions registered outside kiln (their
+code is not in the key): the specialization is then compiled and keyed by its IR
+(runtime/cache.py)."""
 from __future__ import annotations
 
 import builtins
@@ -22,6 +24,7 @@ import numpy as np
 
 from .. import types as t
 from ..frontend.source import source_lines
+from ..runtime.blas import provider
 from ..runtime.cache import kiln_stamp, sha256
 
 FORMAT = 2
@@ -41,6 +44,7 @@ def source_key(dispatcher, argtypes, declared_return, exact_layout, fingerprint)
         return None
     try:
         parts = (FORMAT, fingerprint, kiln_stamp(), sys.version, np.__version__,
+                 provider().token,
                  [os.environ.get(name) for name in _ENVIRONMENT],
                  [type_token(ty) for ty in argtypes],
                  None if declared_return is None else type_token(declared_return),

@@ -1,4 +1,4 @@
-"""Matrix decompositions in compiled code through SciPy's LAPACK: `np.linalg.cholesky`,
+"""Matrix decompositions in compiled code through LAPACK (runtime/blas.py): `np.linalg.cholesky`,
 `qr`, `svd`, `eigh`, `eigvalsh`, `eig`, `eigvals`, `lstsq`, with NumPy's results and errors.
 
 LAPACK is column-major: the memory of a C-contiguous matrix is its transpose there, which
@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from .linalg import _lapack, _square_float, fresh_copy, real_dtype
+from .linalg import _lapack, _square_float, fresh_copy, lapack_ints, real_dtype
 from ..typing.registry import literal_flag, omitted, overload, register_jitable
 
 potrf = _lapack(lambda p: p + "potrf", "char:U", "int", "array", "int")
@@ -153,12 +153,12 @@ def _eigh(name, with_vectors):
             w = np.empty(n, rdtype)
             if n:
                 work, rwork = np.empty(1, dtype), np.ones(1, rdtype)
-                iwork = np.empty(1, np.int32)
+                iwork = lapack_ints(1)
                 evd(n, v, w, work, -1, rwork, -1, iwork, -1)
                 lwork, lrwork = _workspace(work[0]), _workspace(rwork[0])
                 liwork = _workspace(iwork[0])
                 work, rwork = np.empty(lwork, dtype), np.empty(lrwork, rdtype)
-                iwork = np.empty(liwork, np.int32)
+                iwork = lapack_ints(liwork)
                 if evd(n, v, w, work, lwork, rwork, lrwork, iwork, liwork) != 0:
                     raise np.linalg.LinAlgError("Eigenvalues did not converge")
             return w, v
@@ -316,7 +316,7 @@ def _svd(a, full_matrices=True, compute_uv=True):
             if k == 0:
                 return s
             unused = np.empty(1, dtype)
-            work, iwork = np.empty(1, dtype), np.empty(8 * k, np.int32)
+            work, iwork = np.empty(1, dtype), lapack_ints(8 * k)
             rwork = np.empty(rwork_size(m, n), rdtype)
             gesdd(n, m, x, s, unused, 1, unused, 1, work, -1, rwork, iwork)
             lwork = _workspace(work[0])
@@ -339,7 +339,7 @@ def _svd(a, full_matrices=True, compute_uv=True):
         u = np.empty((m, vrows), dtype)
         if k == 0:
             return np.eye(m, vrows, 0, dtype), s, np.eye(ucols, n, 0, dtype)
-        work, iwork = np.empty(1, dtype), np.empty(8 * k, np.int32)
+        work, iwork = np.empty(1, dtype), lapack_ints(8 * k)
         rwork = np.empty(rwork_size(m, n), rdtype)
         if full_matrices:
             every(n, m, x, s, vh, n, u, vrows, work, -1, rwork, iwork)
@@ -423,17 +423,17 @@ def _lstsq(a, b, rcond=None):
         rhs = np.zeros((nrhs, ld), dtype)       # column-major b, padded to max(m, n) rows
         rhs[:, :m] = columns.T
         s = np.empty(min(m, n), rdtype)
-        rank = np.zeros(1, np.int32)
+        rank = lapack_ints(1)
         limit = cutoff(rcond, m, n)
         if min(m, n) > 0:
             work, rwork = np.empty(1, dtype), np.ones(1, rdtype)
-            iwork = np.empty(1, np.int32)
+            iwork = lapack_ints(1)
             gelsd_call(m, n, nrhs, x, max(m, 1), rhs, ld, s, limit, rank, work, -1, rwork,
                        iwork)
             lwork, lrwork = _workspace(work[0]), _workspace(rwork[0])
             liwork = _workspace(iwork[0])
             work, rwork = np.empty(lwork, dtype), np.empty(lrwork, rdtype)
-            iwork = np.empty(liwork, np.int32)
+            iwork = lapack_ints(liwork)
             if gelsd_call(m, n, nrhs, x, max(m, 1), rhs, ld, s, limit, rank, work, lwork,
                           rwork, iwork) != 0:
                 raise np.linalg.LinAlgError("SVD did not converge in Linear Least Squares")

@@ -1,12 +1,14 @@
-"""Linear algebra in compiled code through the BLAS and LAPACK that SciPy ships (the
-function pointers of `scipy.linalg.cython_blas` / `cython_lapack`): `np.dot`, `@`,
-`np.vdot`, `np.linalg.solve`, `inv`, `det`, `norm`. No matrix product is written here.
+"""Linear algebra in compiled code through the BLAS and LAPACK of runtime/blas.py (NumPy's
+bundled OpenBLAS, else SciPy's): `np.dot`, `@`, `np.vdot`, `np.linalg.solve`, `inv`, `det`,
+`norm`. No matrix product is written here.
 
 The routines are Fortran's, column-major: a C-contiguous matrix is its transpose there, so
 `A @ B` is computed as `(B.T @ A.T).T` without moving data, and LAPACK gets transposed
 copies (it overwrites its inputs anyway). float32, float64, complex64 and complex128 go to
-BLAS and LAPACK (the s, d, c, z routines); other dtypes multiply with plain loops. Without
-SciPy, compiling such a call says what to install.
+BLAS and LAPACK (the s, d, c, z routines); other dtypes multiply with plain loops. The
+integers passed (scalars, `info`, pivot and workspace arrays: `lapack_ints`) have the
+provider's width, 64 or 32 bits; without a provider, compiling such a call says what to
+install.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
-from ..runtime.blas import SYMBOL_PREFIX, routine_address, scipy_tables as _scipy_tables
+from ..runtime.blas import SYMBOL_PREFIX, provider, require, routine_address
 from .arrays import ArrayValue
 from ..typing.registry import intrinsic, literal_flag, omitted, overload, register_jitable
 
@@ -27,29 +29,44 @@ _PREFIXES = {t.float32: "s", t.float64: "d", t.complex64: "c", t.complex128: "z"
 
 
 def bind_symbols(llvm_ir: str):
-    """Point each `kiln_linalg_<routine>` the module calls at SciPy's routine."""
+    """Point each `kiln_linalg_<provider>_<routine>` the module calls at its routine."""
     import llvmlite.binding as llvm
     for symbol in set(re.findall(SYMBOL_PREFIX + r"\w+", llvm_ir)):
         llvm.add_symbol(symbol, routine_address(symbol))
 
 
 class _Call:
-    """Building one Fortran call: every argument is passed by pointer."""
+    """Building one Fortran call: every argument is passed by pointer, integers in the
+    provider's width; a character argument's length (1) follows all the others, as
+    Fortran's compilers expect it (SciPy's wrappers take none)."""
 
     def __init__(self, context, builder):
         self.context, self.builder = context, builder
-        self.args = []
+        self.provider = provider()
+        self.args, self.lengths = [], []
 
     def int(self, value):
-        i32 = ir.IntType(32)
-        slot = self.context.alloca(self.builder, i32)
-        self.builder.store(self.builder.trunc(value, i32) if value.type != i32 else value, slot)
+        width = ir.IntType(self.provider.int_bits)
+        if width.width == 32:
+            _checked_int32(self.context, self.builder, value)
+        slot = self.context.alloca(self.builder, width)
+        self.builder.store(self.builder.trunc(value, width) if value.type != width else value,
+                           slot)
         self.args.append(slot)
 
     def char(self, letter):
         slot = self.context.alloca(self.builder, dm.i8)
         self.builder.store(ir.Constant(dm.i8, ord(letter)), slot)
         self.args.append(slot)
+        if self.provider.name != "scipy":
+            self.lengths.append(ir.Constant(dm.i64, 1))
+
+    def info(self):
+        """The slot of LAPACK's `info`, passed last; its value as an int64 after the call."""
+        slot = self.context.alloca(self.builder, ir.IntType(self.provider.int_bits))
+        self.args.append(slot)
+        return lambda: self.builder.sext(self.builder.load(slot), dm.i64) \
+            if self.provider.int_bits < 64 else self.builder.load(slot)
 
     def scalar(self, value):
         slot = self.context.alloca(self.builder, value.type)
@@ -59,17 +76,15 @@ class _Call:
     def data(self, arr, ty):
         self.args.append(ArrayValue(self.context, self.builder, arr, ty).field(dm.ARRAY_DATA))
 
-    def pointer(self, slot):
-        self.args.append(slot)
-
     def emit(self, routine, returns=None):
         module = self.builder.module
-        name = SYMBOL_PREFIX + routine
+        name = self.provider.prefix + routine
         fn = module.globals.get(name)
         if fn is None:
-            fnty = ir.FunctionType(returns or ir.VoidType(), [dm.ptr] * len(self.args))
+            fnty = ir.FunctionType(returns or ir.VoidType(),
+                                   [dm.ptr] * len(self.args) + [dm.i64] * len(self.lengths))
             fn = ir.Function(module, fnty, name=name)
-        return self.builder.call(fn, self.args)
+        return self.builder.call(fn, self.args + self.lengths)
 
 
 def _constant(dtype, value):
@@ -98,7 +113,6 @@ def _blas_dtype(*arrays):
 def _checked_int32(context, builder, value):
     context.guard(builder, builder.icmp_signed(">", value, ir.Constant(dm.i64, 2**31 - 1)),
                   ValueError, "array too large for the BLAS (dimensions above 2**31 - 1)")
-    return value
 
 
 @intrinsic
@@ -111,8 +125,6 @@ def gemm(typingctx, a, b, out):
     def codegen(context, builder, sig, args):
         av, bv = (ArrayValue(context, builder, v, ty) for v, ty in zip(args[:2], (a, b)))
         m, k, n = av.shape(0), av.shape(1), bv.shape(1)
-        for size in (m, k, n):
-            _checked_int32(context, builder, size)
         one = ir.Constant(dm.i64, 1)
         at_least_one = lambda v: builder.select(builder.icmp_signed("<", v, one), one, v)  # noqa
         call = _Call(context, builder)
@@ -136,8 +148,6 @@ def gemv(typingctx, a, x, y):
     def codegen(context, builder, sig, args):
         av = ArrayValue(context, builder, args[0], a)
         m, k = av.shape(0), av.shape(1)
-        _checked_int32(context, builder, m)
-        _checked_int32(context, builder, k)
         one = ir.Constant(dm.i64, 1)
         call = _Call(context, builder)
         call.char("T"), call.int(k), call.int(m), call.scalar(_constant(dtype, 1.0))
@@ -159,7 +169,6 @@ def blas_dot(typingctx, x, y):
 
     def codegen(context, builder, sig, args):
         n = ArrayValue(context, builder, args[0], x).shape(0)
-        _checked_int32(context, builder, n)
         call = _Call(context, builder)
         call.int(n), call.data(args[0], x), call.int(ir.Constant(dm.i64, 1))
         call.data(args[1], y), call.int(ir.Constant(dm.i64, 1))
@@ -169,8 +178,9 @@ def blas_dot(typingctx, x, y):
 
 def _routine_dtype(arrays):
     """The dtype that picks the LAPACK routine's letter: the one dtype of the matrices, or
-    the complex one where the others are its real part (singular values, real workspaces)."""
-    dtypes = {a.dtype for a in arrays if a.dtype != t.int32}
+    the complex one where the others are its real part (singular values, real workspaces);
+    integer arrays (pivots, integer workspaces) do not count."""
+    dtypes = {a.dtype for a in arrays if not isinstance(a.dtype, t.Integer)}
     complexes = {d for d in dtypes if isinstance(d, t.Complex)}
     if len(complexes) > 1 or (not complexes and len(dtypes) != 1):
         return None
@@ -200,17 +210,26 @@ def _lapack(routine_of, *arg_kinds):
                     continue
                 value, ty = next(given)
                 if kind == "int":
-                    call.int(_checked_int32(context, builder, value))
+                    call.int(value)
                 elif kind == "float":
                     call.scalar(context.cast(builder, value, ty, real_dtype(dtype)))
                 else:
                     call.data(value, ty)
-            info = context.alloca(builder, ir.IntType(32))
-            call.pointer(info)
+            info = call.info()
             call.emit(routine_of(_PREFIXES[dtype]))
-            return builder.sext(builder.load(info), dm.i64)
+            return info()
         return t.int64(*args), codegen
     return intrinsic(typer)
+
+
+def lapack_ints(n):
+    """n zeros in LAPACK's integer dtype (pivots, integer workspaces; compiled code only)."""
+
+
+@overload(lapack_ints)
+def _lapack_ints(n):
+    dtype = np.int64 if provider().int_bits == 64 else np.int32
+    return lambda n: np.zeros(n, dtype)
 
 
 # n, nrhs, a, lda, ipiv, b, ldb -> info: solves a x = b in place (b becomes x)
@@ -272,7 +291,7 @@ def _product(name):
             return None
         blas = dtype in _PREFIXES
         if blas:
-            _scipy_tables()
+            require()
         message = f"{name}: shapes not aligned (the inner dimensions differ)"
 
         def inputs(a, b):
@@ -318,8 +337,8 @@ def _dot_1d(x, y, dtype):
 
     def by_loop(x, y, dtype):
         total = dtype(0)
-        for i in range(x.shape[0]):
-            total += x[i] * y[i]
+        for i in range(x.shape[0]):   # in dtype: booleans sum as `or`, as in NumPy
+            total = dtype(total + x[i] * y[i])
         return total
     return by_loop
 
@@ -389,7 +408,7 @@ def lapack_dtype(dtype):
     dtype = dtype if isinstance(dtype, (t.Float, t.Complex)) else t.float64
     if dtype not in _PREFIXES:
         return None
-    _scipy_tables()
+    require()
     return dtype
 
 
@@ -410,7 +429,7 @@ def _solve_impl(dtype):
         lu = fresh_copy(a.T, dtype)       # column-major a (LAPACK overwrites it)
         columns = b.size // n if n else 0
         rhs = fresh_copy(b.reshape(n, columns).T, dtype)  # column-major b, a column per row
-        pivots = np.empty(n, np.int32)
+        pivots = lapack_ints(n)
         if n:
             info = gesv(n, rhs.shape[0], lu, n, pivots, rhs, n)
             if info > 0:
@@ -450,7 +469,7 @@ def _det(a):
         if a.shape[1] != n:
             raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
         lu = fresh_copy(a.T, dtype)
-        pivots = np.empty(n, np.int32)
+        pivots = lapack_ints(n)
         if n == 0:
             return dtype(1)
         if getrf(n, n, lu, n, pivots) > 0:
