@@ -360,6 +360,12 @@ def test_a_stepless_specialization_is_not_given_a_step():
     assert np.array_equal(f(np.arange(10), slice(2, 6))[0], [2, 3, 4, 5])
     assert np.array_equal(f(np.arange(10), slice(2, 6, 2))[0], [2, 4])
     assert np.array_equal(f(np.arange(10), slice(2, 6))[0], [2, 3, 4, 5])
+    # a step of 1 is step-less too (Numba's slice2_type), and comes back as given
+    from kiln import typeof, types
+    assert typeof(slice(2, 6, 1)) is typeof(slice(2, 6)) is types.slice2_type
+    assert typeof(slice(2, 6, -1)) is types.slice3_type
+    got, s = f(np.arange(10), slice(2, 6, 1))
+    assert np.array_equal(got, [2, 3, 4, 5]) and s == slice(2, 6, 1) and len(f.signatures) == 2
 
 
 def test_a_slice_of_floats_is_refused_clearly():

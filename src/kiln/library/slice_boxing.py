@@ -23,8 +23,6 @@ def _unbox_slice(unboxer, ty, obj):
     bounds = []
     for i in range(3):
         bound = api.read(obj, _SLICE_BOUNDS + 8 * i, dm.ptr)
-        if i == 2 and not ty.has_step:   # compiled for a step of 1: only a slice without one
-            unboxer.require(b.icmp_unsigned("==", bound, none))
         slot = b.alloca(dm.i64)
         b.store(ir.Constant(dm.i64, ABSENT), slot)
         with b.if_then(b.icmp_unsigned("!=", bound, none)):
@@ -32,6 +30,9 @@ def _unbox_slice(unboxer, ty, obj):
             unboxer.mismatch_if(failed)
             b.store(value, slot)
         bounds.append(b.load(slot, typ=dm.i64))
+        if i == 2 and not ty.has_step:   # compiled for a step of 1: none, or 1 (kept)
+            unboxer.require(b.or_(*(b.icmp_signed("==", bounds[2], ir.Constant(dm.i64, n))
+                                    for n in (ABSENT, 1))))
     return build_slice(b, *bounds)
 
 

@@ -165,6 +165,10 @@ class SliceType(Type):
         return (self.has_step,)
 
 
+# Numba's names: a slice without a step (or with a step of 1) and one with a step
+slice2_type, slice3_type = SliceType(has_step=False), SliceType(has_step=True)
+
+
 class SliceLiteral(SliceType, Literal):
     """A slice known at compile time (Numba's `types.misc.SliceLiteral`): what
     `kiln.literally(s)` compiles a function for. Its bounds are None or int64."""

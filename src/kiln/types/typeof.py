@@ -8,7 +8,7 @@ import types as pytypes
 import numpy as np
 
 from . import core
-from .containers import Array, SliceType, tuple_of, unicode_type
+from .containers import Array, slice2_type, slice3_type, tuple_of, unicode_type
 from .enums import EnumClass, enum_member_type, is_enum_class
 from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
 from .records import Record
@@ -83,7 +83,7 @@ def _typeof(value):
     if cls is slice:     # bounds of None or int64 (the int64 minimum marks an absent one)
         bounds = (value.start, value.stop, value.step)
         if all(b is None or type(b) is int and -2**63 < b < 2**63 for b in bounds):
-            return SliceType(has_step=value.step is not None)
+            return slice2_type if value.step in (None, 1) else slice3_type
         if all(b is None or type(b) is int for b in bounds):
             raise ValueError(f"Int value is too large: {value!r} (the bounds of a slice "
                              "passed to compiled code must fit in int64)")
