@@ -26,8 +26,8 @@ _SUPPORTED_NEEDS = {"nrt", "stack"}
 # kiln's own Python helpers that compiled code may call, as (module, the definitions to
 # embed, the imports they need): an extension carries their source and runs it at import.
 _SUPPORT = {
-    "kiln.library.array_boxing:make_view":
-        ("kiln.library.array_boxing", ("_ViewOf", "make_view"), "import numpy as np"),
+    "kiln.runtime.views:make_view":
+        ("kiln.runtime.views", ("_ViewOf", "make_view"), "import numpy as np"),
 }
 
 

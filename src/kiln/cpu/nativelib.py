@@ -58,8 +58,7 @@ def _host_token():
     override LLVM's view of it, the Python version, llvmlite's files, kiln's version and
     sources. None where unknown."""
     try:
-        with open("/proc/cpuinfo") as f:
-            first = f.read().split("\n\n")[0]
+        first = _first_processor()
     except OSError:
         return None
     cpu = sorted(line for line in first.splitlines()
@@ -73,6 +72,19 @@ def _host_token():
         return None
     return sha256(repr((cpu, settings, sys.version, os.uname().machine, llvmlite,
                                 version.__version__, kiln_stamp())).encode()).hexdigest()
+
+
+def _first_processor() -> str:
+    """/proc/cpuinfo's first processor, read alone: the kernel writes the whole file (a
+    many-core machine's is hundreds of kilobytes) only for a reader that asks for it."""
+    text = ""
+    with open("/proc/cpuinfo") as f:
+        while "\n\n" not in text:
+            chunk = f.read(4096)
+            if not chunk:
+                break
+            text += chunk
+    return text.split("\n\n")[0]
 
 
 def _llvmlite_files():

@@ -13,7 +13,6 @@ import marshal
 import pickle
 import struct
 import threading
-from dataclasses import dataclass
 
 MAGIC = b"KILNSRC1"
 OBJECT_PREFIX = "kiln.obj."
@@ -21,12 +20,14 @@ _loaded = {}   # key -> Loaded: an entry is loaded once per process
 _lock = threading.Lock()
 
 
-@dataclass(frozen=True)
 class Loaded:
-    """A specialization loaded from an entry."""
-    entry_address: int
-    native_address: int
-    return_type: object
+    """A specialization loaded from an entry (a plain class: making a dataclass costs a
+    cached hit more than the rest of this module)."""
+    __slots__ = ("entry_address", "native_address", "return_type")
+
+    def __init__(self, entry_address: int, native_address: int, return_type):
+        self.entry_address, self.native_address = entry_address, native_address
+        self.return_type = return_type
 
 
 def save(cache, key: str, result, py_func) -> bool:

@@ -13,6 +13,7 @@ from ..codegen import boxing
 from ..codegen.exceptions import class_cell
 from ..runtime import nrt
 from ..runtime import pyapi as P
+from ..runtime.views import make_view
 from .arrays import make_array
 
 
@@ -177,31 +178,3 @@ def _box_view(api, ty, value, fail):
                                                  else (typestr,)):
         api.decref(obj)
     return result
-
-
-class _ViewOf:
-    """Describes a view's memory to NumPy and keeps the array it views alive."""
-
-    def __init__(self, parent, address, shape, strides, typestr):
-        self.parent = parent
-        self.__array_interface__ = {
-            "version": 3, "shape": shape, "strides": strides, "typestr": typestr,
-            "data": (address, not parent.flags.writeable)}
-
-
-def make_view(parent, address, shape, strides, typestr, readonly=False):
-    """The NumPy array that compiled code returned: `parent` itself, or a view into it
-    (`typestr` is its dtype's, `.real` of a complex array viewing floats, or a structured
-    dtype itself), read-only where compiled code typed it so (np.broadcast_to's)."""
-    if address == parent.ctypes.data and shape == parent.shape and \
-            strides == parent.strides and (typestr == parent.dtype.str if
-                                           isinstance(typestr, str) else typestr == parent.dtype):
-        return parent
-    if isinstance(typestr, str):
-        view = np.asarray(_ViewOf(parent, address, shape, strides, typestr))
-    else:   # a structured dtype: the items as void bytes, seen through it
-        voids = np.asarray(_ViewOf(parent, address, shape, strides, f"|V{typestr.itemsize}"))
-        view = voids.view(typestr)
-    if readonly:
-        view.flags.writeable = False
-    return view
