@@ -142,6 +142,17 @@ def test_hash_is_consistent_and_never_minus_one():
     assert f("abc", "abd")[0] is False
 
 
+def mixed_equality(s, n, x, c):
+    return (s == n, n == s, s != n, n != s, s == x, x != s, s == None, None != s,  # noqa: E711
+            s == c, c != s, True == s, s != False)
+
+
+def test_a_string_never_equals_a_number_or_none():
+    f = njit(mixed_equality)
+    for s, n in [("1", 1), ("", 0), ("True", 1)]:
+        assert f(s, n, 1.0, 1j) == mixed_equality(s, n, 1.0, 1j)
+
+
 def test_hash_equals_python():
     """CPython's SipHash-1-3 over its 1, 2 or 4-byte form: each width, each tail length."""
     f = njit(lambda s: hash(s))

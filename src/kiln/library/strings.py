@@ -385,10 +385,18 @@ def _getitem(s, index):
     return None
 
 
+_NEVER_EQUAL = (t.Integer, t.Float, t.Complex, t.Boolean, t.NoneType)
+
+
 def _equality(negate):
+    """`==` of two strings; a string and a number (or None) are never equal, as in Python,
+    where neither type's __eq__ knows the other."""
     def ov(a, b):
         if _both(a, b):
             return lambda a, b: _equal(a, b) != negate
+        if is_string(a) and isinstance(b, _NEVER_EQUAL) or \
+                is_string(b) and isinstance(a, _NEVER_EQUAL):
+            return lambda a, b: negate
         return None
     return ov
 
