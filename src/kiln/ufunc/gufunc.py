@@ -34,6 +34,7 @@ from ..runtime.threads import for_range
 from ..types.signature import parse_signature
 from . import gufunc_calls, pickling
 from .loops import make_ufunc
+from .object_mode import object_mode_kernel
 from .vectorize import check_options, input_type, kernel_cache, kernel_options
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
@@ -189,8 +190,9 @@ class _GKernel:
         kernel_types = tuple(self.kernel_type(k, ty) for k, ty in enumerate(argtypes))
         if kernel_types in self.loops:
             return kernel_types
+        fn = object_mode_kernel(self.fn, None, kernel_types) if self.forceobj else self.fn
         address, typed, keep = compile_ufunc_loop(
-            self.fn, kernel_types, None, self.options, self.parallel,
+            fn, kernel_types, None, self.options, self.parallel,
             functools.partial(_core_stretch, self.cores), self.cache)
         if typed.return_type != t.none:
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a guvectorize "

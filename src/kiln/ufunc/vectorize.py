@@ -10,6 +10,9 @@ Kernels are compiled with NumPy's error model, as Numba's are: integer `//` and 
 give 0, float `/`, `//`, `%` and `**` give NumPy's inf or nan, never ZeroDivisionError or
 OverflowError. An exception the kernel raises itself (`raise`, a failed `assert`) stops
 the loop and reaches the caller; the elements already written stay written.
+
+With `forceobj=True` (and signatures) the function runs as Python in those loops, as in
+Numba's object mode (object_mode.py).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from ..options import CompileOptions
 from ..types.signature import parse_signature
 from . import no_loop, pickling
 from .loops import elementwise_stretch, make_ufunc
+from .object_mode import object_mode_kernel
 
 _TARGETS = ("cpu", "parallel")
 
@@ -124,6 +128,7 @@ class _Kernel:
     def __init__(self, fn, parallel, options):
         self.fn = fn
         self.parallel = parallel
+        self.forceobj = bool(options.get("forceobj"))   # run as Python (object_mode.py)
         self.options = kernel_options(options)
         self.cache = kernel_cache(fn, options)
         self.nin = len(inspect.signature(fn).parameters)
@@ -147,7 +152,13 @@ class _Kernel:
         for ty in (*argtypes, *(() if return_type is None else (return_type,))):
             if not isinstance(ty, t.Number):
                 raise TypeError(f"vectorize kernels take and return numbers, not {ty}")
-        address, typed, keep = compile_ufunc_loop(self.fn, argtypes, return_type, self.options,
+        fn = self.fn
+        if self.forceobj:
+            if return_type is None:
+                raise TypeError(f"vectorize({fn.__name__}, forceobj=True) needs signatures: "
+                                "the function runs as Python in loops of declared types")
+            fn = object_mode_kernel(fn, return_type, argtypes)
+        address, typed, keep = compile_ufunc_loop(fn, argtypes, return_type, self.options,
                                                   self.parallel, elementwise_stretch,
                                                   self.cache)
         if not isinstance(typed.return_type, t.Number):
