@@ -93,6 +93,25 @@ def test_scalar_small_power_is_correctly_rounded(n):
         assert jit(power_var)(x, float(n)) == got or math.isnan(got)
 
 
+def test_scalar_powers_around_the_overflow_free_bound():
+    # Python's ** decides by |x| < 2**127 (float64) / 2**15 (float32) that no power up to 8
+    # overflows; above that bound it tests the result. Both sides of it, both types.
+    bound64, bound32 = 2.0 ** 127, np.float32(2.0 ** 15)
+    cases = [(x, np.float64) for x in (bound64, np.nextafter(bound64, 0), 1e38, 2.0 ** 128)]
+    cases += [(np.float32(x), np.float32) for x in
+              (bound32, np.nextafter(bound32, np.float32(0)), np.nextafter(bound32, np.float32(1e9)),
+               6e4, 7e4, 2.0 ** 31, 1.8e38)]
+    for x, dtype in cases + [(-x, dtype) for x, dtype in cases]:
+        for n in range(3, 9):
+            want = correctly_rounded(float(x), n, dtype)
+            exponent = dtype(n)
+            if math.isinf(want):
+                with pytest.raises(OverflowError):
+                    jit(power_var)(x, exponent)
+            else:
+                assert jit(power_var)(x, exponent) == want, (x, n)
+
+
 def test_square_is_a_product_bit_for_bit():
     xs = random_bases(2000, seed=1)
     got = np.array([jit(power2)(x) for x in xs[np.abs(xs) < 1e150]])
