@@ -310,6 +310,19 @@ def test_ellipsis_indexing_reads_and_writes_as_numpy():
         njit(lambda a: a[..., ...])(a)
 
 
+def zero_d_indices(a, i, j):
+    a[i, ...] = a[j, i] * 10
+    a[j] += 1
+    return a[i], a[i, j], a[j, 1:], a[i, None, ::-1]
+
+
+def test_a_0d_integer_array_indexes_as_its_integer():
+    """NumPy (and Numba) read a 0-d integer array in an index as the integer it holds."""
+    a = np.arange(12).reshape(3, 4)
+    for i, j in [(np.array(1), np.array(-1)), (np.array(2, np.uint16), np.array(0, np.int8))]:
+        check(zero_d_indices, a, i, j)
+
+
 def test_array_types_keep_their_hash_but_do_not_pickle_it():
     """An array type caches its hash (it keys every CUDA launch); the hash depends on
     identities in this process, so a pickled type (a typed list's, in cached code) must

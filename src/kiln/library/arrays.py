@@ -560,6 +560,57 @@ def _flags(a):
     return flags
 
 
+# ---- a 0-d integer array in an index stands for its integer, as in NumPy ---------------------
+
+def _zero_d_int(ty):
+    return isinstance(ty, t.Array) and ty.ndim == 0 and isinstance(ty.dtype, t.Integer)
+
+
+def _scalar_items(index_ty):
+    """The index with its 0-d integer arrays read as integers, when it has one and is then
+    a basic index; else None."""
+    items = index_ty.types if isinstance(index_ty, t.BaseTuple) else (index_ty,)
+    if not any(map(_zero_d_int, items)):
+        return None
+    scalar = [i.dtype if _zero_d_int(i) else i for i in items]
+    if not all(isinstance(i, _INTLIKE + (t.SliceType, t.NoneType, t.EllipsisType))
+               for i in scalar):
+        return None
+    return t.tuple_of(scalar) if isinstance(index_ty, t.BaseTuple) else scalar[0]
+
+
+@intrinsic
+def _scalar_index(tctx, index):
+    rt = _scalar_items(index)
+    if rt is None:
+        return None
+
+    def codegen(context, b, sig, args):
+        if not isinstance(index, t.BaseTuple):
+            return ArrayValue(context, b, args[0], index).load_element([])
+        items = [b.extract_value(args[0], k) for k in range(len(index))]
+        items = [ArrayValue(context, b, v, ty).load_element([]) if _zero_d_int(ty) else v
+                 for v, ty in zip(items, index.types)]
+        return context.make_tuple(b, rt, items)
+    return rt(index), codegen
+
+
+@overload(operator.getitem)
+def _getitem_zero_d_index(arr, index):
+    if isinstance(arr, t.Array) and _scalar_items(index) is not None:
+        return lambda arr, index: arr[_scalar_index(index)]
+    return None
+
+
+@overload(operator.setitem)
+def _setitem_zero_d_index(arr, index, value):
+    if isinstance(arr, t.Array) and _scalar_items(index) is not None:
+        def impl(arr, index, value):
+            arr[_scalar_index(index)] = value
+        return impl
+    return None
+
+
 # ---- dtype comparisons (`a.dtype == np.float64`) are known at compile time -----------------
 
 def _dtype_of(ty):
