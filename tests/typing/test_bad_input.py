@@ -335,6 +335,12 @@ CASES = [
             return x
      """, (f64(),), KilnError, ["shape"]),
     # -- types that do not fit ------------------------------------------------------------
+    ("enumerate_from_a_float", """
+        def f(x):
+            for i, v in enumerate((1, 2), x):  # bad
+                return i
+            return 0
+     """, (1.5,), TypingError, ["start value in enumerate", "float64"]),
     ("adding_none", """
         def f(x):
             return x + None  # bad

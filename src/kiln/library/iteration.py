@@ -11,6 +11,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import datamodel as dm
 from ..codegen import families as codegen_families
+from ..errors import TypingError
 from ..typing import families
 from ..typing.registry import template
 
@@ -494,8 +495,10 @@ def _flat_setitem(tctx, flat, position, value):
 
 @template(enumerate)
 def _enumerate(tctx, iterable, start=None):
-    if item_type_of(iterable) is None or (start is not None and
-                                          not isinstance(start, (t.Integer, t.Boolean))):
+    if start is not None and not isinstance(start, (t.Integer, t.Boolean)):
+        raise TypingError(f"Only integers supported as start value in enumerate, not {start} "
+                          "(Python: it cannot be interpreted as an integer)")
+    if item_type_of(iterable) is None:
         return None
     rt = EnumerateType(iterable)
 
