@@ -66,7 +66,6 @@ KNOWN_VIOLATIONS = {
     ("kiln.runtime.nrt", "kiln.cpu.engine"),
     ("kiln.runtime.stack", "kiln.cpu.engine"),
     ("kiln.runtime.threads", "kiln.cpu.engine"),
-    ("kiln.typing.infer", "kiln.parallel.outline"),
 }
 
 MAX_LINES = 800

@@ -14,9 +14,11 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
            "reinterpret", "enums", "slice_boxing", "structs", "instance_checks",
            "datetimes")
-# Modules outside the library that register with it (parallel_run, thread ids) or with
-# codegen/boxing.py (kiln.typed's containers and generators, cfunc's functions).
-REGISTRANTS = ("kiln.parallel.launch", "kiln.typed", "kiln.typed.generator", "kiln.ccallback")
+# Modules outside the library that register with it (parallel_run, thread ids), with
+# typing/families.py (the parallel stage) or with codegen/boxing.py (kiln.typed's
+# containers and generators, cfunc's functions).
+REGISTRANTS = ("kiln.parallel.launch", "kiln.parallel.outline", "kiln.typed",
+               "kiln.typed.generator", "kiln.ccallback")
 _loaded = False
 
 

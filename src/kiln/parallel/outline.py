@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from ..codegen.context import REASSOCIATE
 from ..codegen.unbound import unbound_reads
 from ..errors import TypingError
+from ..typing.families import answers
 from . import launch, prange
 
 _OPERATORS = {ast.Add: "+", ast.Sub: "+", ast.Mult: "*", ast.BitOr: "|", ast.BitAnd: "&",
@@ -76,6 +77,7 @@ class LoopReport:
         return text
 
 
+@answers("outline_prange_loops")
 def outline_prange_loops(ir) -> list:
     """Rewrite `ir` (a parsed parallel=True function) in place; one report per prange loop."""
     outliner = _Outliner(ir)

@@ -3,9 +3,10 @@ display (`[a, b]`, `{k: v}`, `{a, b}`), the item types that an operation fixes f
 empty container (`l = []; l.append(x)`) and whether an operation must wait for them, and
 single questions answered by one module each (`ask`): the item type a `for` loop over a
 value gives (library/iteration.py), a tuple indexed or sliced by constants
-(library/tuples.py), an `is` that the types answer (library/optional.py). Each family
+(library/tuples.py), an `is` that the types answer (library/optional.py), and the parallel
+stage's rewriting of a parallel=True function before typing (parallel/outline.py). Each
 answers in the module that owns it, which `library.load()` imports before any typing, so
-typing names no library module."""
+typing names no module above it."""
 from __future__ import annotations
 
 DISPLAYS = {}      # "list", "dict", "set" -> display_type(items' types...)
@@ -20,6 +21,7 @@ QUESTIONS = (
     "optional_attribute",  # (Optional type, name, Resolution of the value's) -> `opt.name`
     "sequence_unpacker",  # (ty, n) -> a function making the n-tuple `a, b, c = seq` takes
     "isinstance",        # (ty, class or tuple of classes) -> whether a ty value is one
+    "outline_prange_loops",  # (FunctionIR) -> a report per prange loop, outlined in place
 )
 
 

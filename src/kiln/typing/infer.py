@@ -104,8 +104,7 @@ def infer_function(tctx, pyfunc, argtypes, declared_return, options) -> TypedFun
     ir = build_function_ir(pyfunc)
     loops = []
     if options.parallel:  # the parallel stage: prange loops into chunks run on threads
-        from ..parallel.outline import outline_prange_loops
-        loops = outline_prange_loops(ir)
+        loops = families.ask("outline_prange_loops", ir)
     typed = infer_ir(tctx, ir, argtypes, declared_return, options)
     typed.prange_loops = loops
     return typed
