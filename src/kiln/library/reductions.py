@@ -475,15 +475,17 @@ def _accumulation(method, step):
     def whole(a):
         dt = _result_dtype(a, method)
 
-        def accumulate(a):
-            x = in_c_order(a)
+        @register_jitable
+        def accumulate(x):
             out = empty_array(x.shape[0], dt)
             if x.shape[0]:
                 out[0] = x[0]
             for i in range(1, x.shape[0]):
                 out[i] = step(out[i - 1], x[i])
             return out
-        return accumulate
+        if a.ndim == 1:     # any stride: a reversed or strided view is read where it is
+            return lambda a: accumulate(a)
+        return lambda a: accumulate(in_c_order(a))
 
     def along(a):
         dt = _result_dtype(a, method)

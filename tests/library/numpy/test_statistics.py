@@ -10,7 +10,8 @@ from kiln.errors import TypingError
 RNG = np.random.default_rng(11)
 ARRAYS = [np.array([-0.0]), RNG.random(300), (RNG.random(50) * 10).astype(np.int8),
           RNG.random((3, 4)).astype(np.float32), np.zeros(0), np.array([1.0, np.nan, 2.0]),
-          np.asfortranarray(RNG.random((3, 4))), np.array([True, False, True])]
+          np.asfortranarray(RNG.random((3, 4))), np.array([True, False, True]),
+          RNG.random(300)[::-1], np.arange(1, 21, dtype=np.int16)[::-3]]   # read in place
 
 
 def accumulations(a):
