@@ -357,6 +357,14 @@ def test_sum_over_iterables():
         chk(sum_iterables, n)
 
 
+def sum_rows(a, start): return sum(a, start), sum(a, start)
+
+
+def test_sum_leaves_an_array_start_unchanged():
+    # Python's sum adds with +, not +=: `start` is not the running total
+    chk(sum_rows, np.ones((4, 3)), np.arange(3.0))
+
+
 def test_sum_of_strings_is_refused_as_in_python():
     for f in (lambda: sum("abc"), lambda: sum((1, 2), "")):
         with pytest.raises(kiln.errors.TypingError, match="sum\\(\\) can't sum strings"):

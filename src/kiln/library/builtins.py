@@ -199,7 +199,7 @@ def _sum(seq, start=0):
         def impl(seq, start=0):
             total = start
             for v in seq:
-                total += v
+                total = total + v   # not +=, which would change an array or list `start`
             return total
         return impl
     return None
