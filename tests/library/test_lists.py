@@ -393,6 +393,13 @@ def test_index_with_start_and_stop(start, stop):
     check(index_between, np.array([1, 2, 1, 2, 1]), 1, start, stop)
 
 
+def test_index_bounds_must_be_integers():
+    x = np.array([1, 2])
+    for start, stop, name in [("a", 2, "start"), (0, 1.5, "stop")]:
+        with pytest.raises(TypingError, match=f'arg "{name}" must be an Integer'):
+            njit(index_between)(x, 1, start, stop)
+
+
 def reverse_copy_clear(n):
     l = [(k, k * 0.5) for k in range(n)]
     c = l.copy()

@@ -17,7 +17,7 @@ from ..typing.unify import can_convert, held, unify, why_not_unified
 from .list_layout import (_INTLIKE, _list_get, _list_init, _list_items, _list_len, _list_move,
                           _list_new_like, _list_release, _list_replace, _list_reserve,
                           _list_set_size, _list_take, _slice_indices, list_maker, size_of)
-from ..typing.registry import overload, overload_method, register_jitable, template
+from ..typing.registry import omitted, overload, overload_method, register_jitable, template
 
 # ---- typing helpers ----------------------------------------------------------------------
 
@@ -297,6 +297,9 @@ def _find(lst, value, start, stop):
 
 @overload_method(t.ListType, "index")
 def _list_index(lst, value, start=None, stop=None):
+    for name, bound in (("start", start), ("stop", stop)):
+        if not omitted(bound) and not isinstance(bound, _INTLIKE):
+            raise TypingError(f'list.index(): arg "{name}" must be an Integer, not {bound}')
     if lst.is_undefined:
         def impl_empty(lst, value, start=0, stop=0):
             raise ValueError("value is not in list")
