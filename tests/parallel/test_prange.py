@@ -16,10 +16,15 @@ from kiln.errors import TypingError
 from helpers import same
 
 
+_DISPATCHERS = {}
+
+
 def check(pyfunc, *args, rtol=0.0, parallel=True):
     """Compile with parallel=True, compare with CPython on copies of the inputs; return the
-    dispatcher for its diagnostics."""
-    compiled = njit(parallel=parallel)(pyfunc)
+    dispatcher for its diagnostics. One dispatcher per function for the session, so the
+    cases of a parametrized test compile each specialization once."""
+    key = (pyfunc, parallel)
+    compiled = _DISPATCHERS.get(key) or _DISPATCHERS.setdefault(key, njit(parallel=parallel)(pyfunc))
     expected = pyfunc(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     got = compiled(*copies)
@@ -28,8 +33,10 @@ def check(pyfunc, *args, rtol=0.0, parallel=True):
 
 
 def loop_reports(dispatcher):
-    (spec,) = dispatcher._select(None)
-    return spec[1].typed.prange_loops
+    """The prange loops' reports, the same for every specialization the session compiled."""
+    (reports, *others) = [spec.typed.prange_loops for _, spec in dispatcher._select(None)]
+    assert all(repr(other) == repr(reports) for other in others), (reports, others)
+    return reports
 
 
 def dot_and_extremes(a, b):

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import within_an_ulp
+from helpers import jit, within_an_ulp
 from kiln import njit
 from kiln.errors import TypingError
 
@@ -16,7 +16,7 @@ def same_arrays(got, want):
 def run(pyfunc, *args, rtol=0.0):
     with np.errstate(all="ignore"):
         want = pyfunc(*args)
-    got = njit(pyfunc)(*args)
+    got = jit(pyfunc)(*args)
     for g, w in zip(got, want):
         if rtol:
             assert g.dtype == w.dtype
@@ -161,7 +161,7 @@ def test_ufuncs_on_scalars():
     for x, y in [(4.0, 2.0), (np.nan, 1.0), (-1.0, np.inf)]:
         with np.errstate(all="ignore"):
             want = scalar_ufuncs(x, y)
-        got = njit(scalar_ufuncs)(x, y)
+        got = jit(scalar_ufuncs)(x, y)
         for g, w in zip(got, want):
             assert g == w or (g != g and w != w)
 
@@ -294,7 +294,7 @@ def run_bits(pyfunc, *args, transcendental=()):
     ulp)."""
     with np.errstate(all="ignore"):
         want = pyfunc(*args)
-    got = njit(pyfunc)(*args)
+    got = jit(pyfunc)(*args)
     for k, (g, w) in enumerate(zip(got, want)):
         (within_an_ulp if k in transcendental else same_bits)(g, w)
 
@@ -364,7 +364,7 @@ def with_python_scalars(a, x, n):
 def test_python_scalars_are_weak_and_scalar_calls_follow_numpy(x, n):
     for dtype in (np.float64, np.float32):
         run_bits(with_python_scalars, FLOATS.astype(dtype), x, n, transcendental=(2, 4))
-    got = njit(with_python_scalars)(np.float32(1.5), x, n)
+    got = jit(with_python_scalars)(np.float32(1.5), x, n)
     with np.errstate(all="ignore"):
         want = with_python_scalars(np.float32(1.5), x, n)
     for g, w in zip(got, want):   # scalars come back as Python numbers: compare values
