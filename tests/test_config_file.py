@@ -62,7 +62,7 @@ def run(code, **env):
 
 CPU = """
 from kiln import config, njit
-from kiln.cpu.engine import get_engine
+from kiln.runtime.engine import get_engine
 assert njit(lambda x: x + 1)(2) == 3
 engine = get_engine()
 print(config.ENABLE_AVX, engine.cpu_name, '+avx' in engine.cpu_features.split(','))

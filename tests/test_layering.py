@@ -50,7 +50,6 @@ KNOWN_VIOLATIONS = {
     ("kiln.codegen.array_expressions", "kiln.library.fusion"),
     ("kiln.codegen.lower", "kiln.library.fusion"),
     ("kiln.compiler", "kiln.ccallback"),
-    ("kiln.compiler", "kiln.cpu.engine"),
     ("kiln.compiler", "kiln.ufunc.loops"),
     ("kiln.cpu.dispatcher", "kiln.decorators"),
     ("kiln.cpu.reflection", "kiln.typed"),
@@ -60,12 +59,8 @@ KNOWN_VIOLATIONS = {
     ("kiln.frontend.objmode", "kiln.library.objmode"),
     ("kiln.library.dicts", "kiln.typed.typeddict"),
     ("kiln.library.foreign", "kiln.ccallback"),
-    ("kiln.library.list_layout", "kiln.cpu.engine"),
     ("kiln.library.lists", "kiln.typed.typedlist"),
     ("kiln.library.objmode", "kiln.typed"),
-    ("kiln.runtime.nrt", "kiln.cpu.engine"),
-    ("kiln.runtime.stack", "kiln.cpu.engine"),
-    ("kiln.runtime.threads", "kiln.cpu.engine"),
 }
 
 MAX_LINES = 800

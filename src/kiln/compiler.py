@@ -48,8 +48,9 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     (or the on-disk `cache`, when given and the code does not embed process addresses).
     Without `load`, stop before the JIT: the machine code is already loaded, from a cache
     entry that holds no IR (cpu/precompiled.py), and only the stages are wanted."""
-    from .cpu.engine import get_engine
     from .codegen.boxing import build_entry_point
+    from .library.linking import compile_linked
+    from .runtime.engine import get_engine
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, argtypes, declared_return, options)      # frontend+typing
@@ -70,9 +71,8 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
     if options.parallel and load:
         _warn_if_serial(typed, state)
     if load:
-        compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,     # cpu
-                                        cache=cache if state.cacheable else None,
-                                        link_runtime=True)
+        compiled = compile_linked(llvm_ir, state.object_refs,                       # cpu
+                                  cache if state.cacheable else None)
         dump("asm", lambda: compiled.assembly)
     else:
         compiled = get_engine().unloaded(llvm_ir)
@@ -83,10 +83,10 @@ def compile_cpu(py_func, argtypes, options, declared_return=None, exact_layout=T
 def _load_alone(state, symbol):
     """Load the module of a large callee that later modules call by `symbol`
     (codegen/sharing.py)."""
-    from .cpu.engine import get_engine
-    engine = get_engine()
-    engine.compile(str(state.module), object_refs=state.object_refs, link_runtime=True)
-    engine.export(symbol)
+    from .library.linking import compile_linked
+    from .runtime.engine import get_engine
+    compile_linked(str(state.module), state.object_refs)
+    get_engine().export(symbol)
 
 
 def _warn_if_serial(typed, state):
@@ -117,7 +117,7 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
     `stretch_of(context, native kernel, typed kernel)` emits (ufunc/loops.py), JIT.
     Returns the loop's address, the typed kernel and what the code needs kept alive (the
     machine code comes from the on-disk `cache` when it holds it)."""
-    from .cpu.engine import get_engine
+    from .library.linking import compile_linked
     from .ufunc.loops import build_loop
 
     tctx = typing_context("cpu")
@@ -129,9 +129,8 @@ def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, st
     build_loop(context, loop_symbol, parallel, stretch_of(context, native, typed))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
-    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,           # cpu
-                                    cache=cache if state.cacheable else None,
-                                    link_runtime=True)
+    compiled = compile_linked(llvm_ir, state.object_refs,                             # cpu
+                              cache if state.cacheable else None)
     state.keepalive.append(compiled)
     return compiled.address(loop_symbol), typed, state.keepalive
 
@@ -143,7 +142,7 @@ def compile_cfunc(py_func, sig, options, owner, symbol, cache=None):
     kiln's own convention, JIT (or the on-disk `cache`). Returns the compiled module and
     what the code needs kept alive."""
     from .ccallback import build_c_wrapper
-    from .cpu.engine import get_engine
+    from .library.linking import compile_linked
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, tuple(sig.args), sig.return_type, options)  # typing
@@ -156,9 +155,8 @@ def compile_cfunc(py_func, sig, options, owner, symbol, cache=None):
     builder.ret(builder.call(native, kiln_entry.args))
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
-    compiled = get_engine().compile(llvm_ir, object_refs=state.object_refs,           # cpu
-                                    cache=cache if state.cacheable else None,
-                                    link_runtime=True)
+    compiled = compile_linked(llvm_ir, state.object_refs,                             # cpu
+                              cache if state.cacheable else None)
     return compiled, state.keepalive
 
 

@@ -28,7 +28,7 @@ def _threads_started():
 
 
 def _engine_started():
-    engine = sys.modules.get("kiln.cpu.engine")
+    engine = sys.modules.get("kiln.runtime.engine")
     return "the CPU target is set up (at the first compile)" \
         if engine is not None and engine._engine is not None else None
 

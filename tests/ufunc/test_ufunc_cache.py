@@ -8,7 +8,7 @@ SCRIPT = textwrap.dedent("""
     import math
     import numpy as np
     from kiln import guvectorize, vectorize
-    from kiln.cpu import engine
+    from kiln.runtime import engine
 
     compiled = []
     original = engine.CPUEngine.compile

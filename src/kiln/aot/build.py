@@ -51,7 +51,7 @@ def _generate(export, signature_text, source_module):
     from ..codegen.boxing import build_entry_point
     from ..codegen.context import CodegenContext, ModuleState
     from ..compiler import typing_context
-    from ..cpu.linking import runtime_needs
+    from ..library.linking import runtime_needs
     from ..errors import KilnError
     from ..options import CompileOptions
     from ..types.signature import parse_signature
@@ -407,7 +407,7 @@ def _load(source):
 
 def _target_machine(cpu):
     import llvmlite.binding as llvm
-    from ..cpu.engine import get_engine
+    from ..runtime.engine import get_engine
     get_engine()   # LLVM initialized for this machine
     target = llvm.Target.from_default_triple()
     if cpu == "host":
@@ -422,7 +422,7 @@ def _target_machine(cpu):
 
 def build(source, name=None, output_dir=None, cpu="generic", verbose=False):
     import llvmlite.binding as llvm
-    from ..cpu.engine import _prefer_vector_width
+    from ..runtime.engine import _prefer_vector_width
     from ..runtime import nrt, stack
 
     if sys.platform == "win32":

@@ -121,7 +121,7 @@ def trampoline_address(library=None) -> int:
             if library is not None:
                 _trampoline_address = library.address(TRAMPOLINE)
             else:
-                from .engine import get_engine
+                from ..runtime.engine import get_engine
                 compiled = get_engine().compile_internal("trampoline", _trampoline_ir)
                 _trampoline_address = compiled.address(TRAMPOLINE)
         return _trampoline_address

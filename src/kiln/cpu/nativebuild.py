@@ -96,7 +96,7 @@ def _runtime_ir(part):
 def _pic_machine():
     """LLVM's target machine for the JIT's CPU, emitting position-independent code."""
     import llvmlite.binding as llvm
-    from .engine import get_engine
+    from ..runtime.engine import get_engine
     engine = get_engine()
     llvm.initialize_native_asmparser()   # for the glue's stubs (module-level assembly)
     return llvm.Target.from_triple(engine.triple).create_target_machine(
@@ -106,7 +106,7 @@ def _pic_machine():
 
 def _emit(texts, level):
     """One object file (position-independent) of the IR modules `texts`."""
-    from .engine import get_engine
+    from ..runtime.engine import get_engine
     modules = [get_engine().optimized_module(text, level) for text in texts]
     for other in modules[1:]:
         modules[0].link_in(other)
@@ -219,7 +219,7 @@ def build(cache, key, compiled):
             return None
         provided = set().union(*(symbols for _, symbols in runtime.values()))
         _, undefined = elf_symbols(compiled.object_code)
-        from .engine import get_engine
+        from ..runtime.engine import get_engine
         glue = _glue(undefined, get_engine().triple)
         if glue is None:
             return None

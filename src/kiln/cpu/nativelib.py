@@ -113,7 +113,7 @@ def fingerprint() -> str:
     once it has started, before that from a file that a process which started LLVM wrote
     for this host (LLVM is started only without one)."""
     if engine_started():
-        return sys.modules["kiln.cpu.engine"].get_engine().fingerprint
+        return sys.modules["kiln.runtime.engine"].get_engine().fingerprint
     return _host_fingerprint()
 
 
@@ -129,7 +129,7 @@ def _host_fingerprint() -> str:
                 return f.read()
         except OSError:
             pass
-    from .engine import get_engine
+    from ..runtime.engine import get_engine
     found = get_engine().fingerprint
     if name:
         store.save_file(name, found.encode())
@@ -146,7 +146,7 @@ def runtime_name(part: str) -> str:
 
 
 def engine_started() -> bool:
-    engine = sys.modules.get("kiln.cpu.engine")
+    engine = sys.modules.get("kiln.runtime.engine")
     return engine is not None and engine._engine is not None
 
 

@@ -1,6 +1,6 @@
 """Cache entries that a new process loads without the compiler, found by the key of
 cpu/sourcekey.py. An entry holds one specialization's object code and what loading it
-takes: the runtime parts its code calls (cpu/linking.py), the importable names of the
+takes: the runtime parts its code calls (library/linking.py), the importable names of the
 Python objects its `kiln.obj.*` symbols stand for, the symbols of its entry point and
 native function, its return type, and the shared library its code was linked into, if
 any (cpu/nativebuild.py). A hit binds those and loads the code: no library, no typing, no
@@ -85,8 +85,8 @@ def load(cache, key: str):
         if library is not None:   # no LLVM in this process
             address = library.address
         else:
-            from .engine import get_engine
-            from .linking import bind_runtime
+            from ..runtime.engine import get_engine
+            from ..library.linking import bind_runtime
             engine = get_engine()
             bind_runtime(header["needs"])
             engine.load_object(data[start + type_size:], objects)

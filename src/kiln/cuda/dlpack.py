@@ -170,7 +170,7 @@ class _Native:
         import llvmlite.binding as llvm
 
         from ..runtime.cache import internal_cache
-        from ..cpu.engine import get_engine
+        from ..runtime.engine import get_engine
         engine = get_engine()
         for symbol in ("Py_IsInitialized", "PyCapsule_IsValid"):
             llvm.add_symbol(symbol, ctypes.cast(getattr(ctypes.pythonapi, symbol),

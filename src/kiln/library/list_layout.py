@@ -69,7 +69,7 @@ def _itemsize(item_ty):
 
 
 def _target_data():
-    from ..cpu.engine import get_engine
+    from ..runtime.engine import get_engine
     return get_engine().target_machine.target_data
 
 

@@ -236,6 +236,6 @@ def ensure_runtime(library=None):
 
 
 def _compile():
-    from ..cpu.engine import get_engine
+    from .engine import get_engine
     return get_engine().compile_internal("nrt", _runtime_ir).engine.engine \
         .get_global_value_address

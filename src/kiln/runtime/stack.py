@@ -117,7 +117,7 @@ def bind_symbols(library=None):
 
 
 def _compile():
-    from ..cpu.engine import get_engine
+    from .engine import get_engine
     return get_engine().compile_internal("stack", _guard_ir).engine.engine \
         .get_global_value_address
 

@@ -213,7 +213,7 @@ def ensure_runtime(library=None):
 
 
 def _compile():
-    from ..cpu.engine import get_engine
+    from .engine import get_engine
     name = chosen_layer()
     return get_engine().compile_internal(f"threads-{name}", lambda: layer_ir(name)) \
         .engine.engine.get_global_value_address

@@ -76,7 +76,7 @@ def _compile(numpy_resolver):
     resolver and `no_loop_error` through two globals set after loading, so the machine
     code is the same in every process and comes from kiln's cache."""
     from ..runtime.cache import internal_cache
-    from ..cpu.engine import get_engine
+    from ..runtime.engine import get_engine
     module = ir.Module("kiln.ufunc.no_loop")
     i32 = ir.IntType(32)
     signature = ir.FunctionType(i32, [dm.ptr, i32, dm.ptr, dm.ptr, dm.ptr])

@@ -65,7 +65,7 @@ _HELD = []   # per entry: the Python objects and the Loaded its code reads by ad
 def compile_entry(known, driver_functions):
     """(the CompiledModule, the entry's address) for a KnownLaunch, or None when some of
     its steps are not for an entry (a conversion it does not make)."""
-    from ...cpu.engine import get_engine
+    from ...runtime.engine import get_engine
     from .launcher import _ARRAY, _Foreign
     layout, steps = known.loaded.layout, known.steps
     if any(not (step is _ARRAY or step is None or type(step) is _Foreign or

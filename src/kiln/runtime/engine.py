@@ -2,7 +2,9 @@
 
 One MCJIT engine per process holds every compiled module; symbols of the CPython C API and
 the C math library are resolved in-process. LLVM is initialized on first use, so
-`import kiln` stays cheap."""
+`import kiln` stays cheap. It sits in the runtime, under codegen, as the runtime's own
+parts (NRT, the stack guard, the thread layer) compile into it; binding the parts a
+module calls before loading it is library/linking.py's."""
 from __future__ import annotations
 
 import ctypes
@@ -15,12 +17,11 @@ from functools import cached_property
 import llvmlite
 import llvmlite.binding as llvm
 
-from ..runtime.cache import cache_key, internal_cache, kiln_stamp
+from .cache import cache_key, internal_cache, kiln_stamp
 from ..options import cpu_target
-from .linking import bind_runtime, runtime_needs
-from ..runtime.symbols import bind_process_symbols
+from .symbols import bind_process_symbols
 
-_lock = threading.RLock()
+lock = threading.RLock()   # held while code is compiled or loaded
 
 
 class CPUEngine:
@@ -64,15 +65,12 @@ class CPUEngine:
         self._optimize(module, level)
         return module
 
-    def compile(self, llvm_ir: str, level: int = 3, object_refs=None, cache=None,
-                link_runtime=False) -> "CompiledModule":
+    def compile(self, llvm_ir: str, level: int = 3, object_refs=None,
+                cache=None) -> "CompiledModule":
         """Optimize and load one module, or load its object code from `cache` on a hit.
         `object_refs` maps the module's `kiln.obj.*` symbols to the Python objects they
-        name; `cache` is None when the code may not be cached. With `link_runtime`, the
-        runtime parts the code calls are bound first (cpu/linking.py)."""
-        with _lock:
-            needs = runtime_needs(llvm_ir) if link_runtime else ()
-            bind_runtime(needs)
+        name; `cache` is None when the code may not be cached."""
+        with lock:
             key = cache_key(llvm_ir, self.fingerprint) if cache is not None else None
             obj = cache.load(key) if cache is not None else None
             module = None
@@ -84,14 +82,13 @@ class CPUEngine:
             self.load_object(obj, object_refs or {})
             compiled = CompiledModule(self, llvm_ir, level, module, from_cache=module is None,
                                       object_code=obj)
-            compiled.runtime_needs = needs
             compiled.object_symbols = tuple(object_refs or ())
             return compiled
 
     def compile_internal(self, name: str, make_ir, level: int = 2) -> "CompiledModule":
         """Compile one of kiln's own modules (`make_ir()` gives its IR), cached under
         `name` for this kiln and this CPU: a process that finds it never builds the IR."""
-        with _lock:
+        with lock:
             store = internal_cache(name)
             key = hashlib.sha256(f"{self.fingerprint} {kiln_stamp()} {name} {level}"
                                  .encode()).hexdigest()
@@ -109,7 +106,7 @@ class CPUEngine:
 
     def load_object(self, obj: bytes, object_refs):
         """Load object code, its `kiln.obj.*` symbols bound to `object_refs`' objects."""
-        with _lock:
+        with lock:
             bind_objects(object_refs)
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
             self.engine.finalize_object()
@@ -133,7 +130,7 @@ class CompiledModule:
         self._module = module
         self.from_cache = from_cache
         self.object_code = object_code
-        self.runtime_needs = ()     # what the code calls of the runtime (cpu/linking.py)
+        self.runtime_needs = ()     # what the code calls of the runtime (library/linking.py)
         self.object_symbols = ()    # its `kiln.obj.*` symbols
 
     @cached_property
@@ -185,7 +182,7 @@ _engine = None
 
 def get_engine() -> CPUEngine:
     global _engine
-    with _lock:
+    with lock:
         if _engine is None:
             _engine = CPUEngine()
         return _engine
