@@ -323,6 +323,20 @@ def test_a_0d_integer_array_indexes_as_its_integer():
         check(zero_d_indices, a, i, j)
 
 
+def assign_slice(dst, src):
+    dst[:] = src
+    dst[0, ...] = src * 2   # an expression with more dimensions than the row
+    return dst
+
+
+def test_an_array_with_extra_leading_axes_of_length_1_assigns_as_numpy():
+    """NumPy drops them (a (1, 3) array fills a row); another length is a ValueError."""
+    for dst, src in [(np.zeros((2, 3)), np.arange(3.0).reshape(1, 3)),
+                     (np.zeros((1, 4)), np.arange(4.0).reshape(1, 1, 4)),
+                     (np.zeros((2, 3)), np.arange(6.0).reshape(2, 1, 3))]:
+        check(assign_slice, dst, src)
+
+
 def test_array_types_keep_their_hash_but_do_not_pickle_it():
     """An array type caches its hash (it keys every CUDA launch); the hash depends on
     identities in this process, so a pickled type (a typed list's, in cached code) must

@@ -308,8 +308,9 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     """`a[i, :] = x` / `a[1:-1] = b`: fill the view from a scalar, or copy an array into it
     with broadcasting (overlapping memory is read before it is written)."""
     copies = isinstance(value_ty, t.Array)
-    if copies and value_ty.ndim > view_ty.ndim:
-        return None
+    extra = value_ty.ndim - view_ty.ndim if copies else 0   # leading axes of length 1
+    squeezed = value_ty.copy(ndim=view_ty.ndim, layout="C" if value_ty.layout == "C" else "A") \
+        if extra > 0 else value_ty
     check_not_complex_into_real(array_ty, value_ty)
     fill = None if copies else tctx.resolve(assign_into, (view_ty, value_ty))
     if fill is None and not copies:
@@ -320,13 +321,21 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
         view = arr.view(_resolve_index(context, builder, arr, args[1], index_ty), view_ty)
+        if extra > 0:   # NumPy drops the value's extra leading axes when they have length 1
+            value = ArrayValue(context, builder, args[2], value_ty)
+            one, zero = ir.Constant(dm.i64, 1), ir.Constant(dm.i64, 0)
+            for d in range(extra):
+                context.guard(builder, builder.icmp_signed("!=", value.shape(d), one),
+                              ValueError, "could not broadcast the assigned array into the "
+                              "slice: it has more dimensions, and a leading one is not 1")
+            args = list(args[:2]) + [value.view([("int", zero)] * extra, squeezed)]
         if copies:  # broadcast, converted, and read first where it overlaps the view
-            source = args[2] if isinstance(args[2], Tree) else Tree.leaf(args[2], value_ty)
+            source = args[2] if isinstance(args[2], Tree) else Tree.leaf(args[2], squeezed)
             evaluate(context, builder, source, out=view, out_ty=view_ty)
         else:
             fill.lower(context, builder, fill.signature, [view, args[2]])
         return dm.null_value(t.none)
-    if copies:  # the value may be an array expression, computed straight into the view
+    if copies and extra <= 0:   # the value may be an array expression, computed into the view
         codegen.fusion = Consumer(frozenset({2}))
     return t.none(array_ty, index_ty, value_ty), codegen
 
