@@ -47,8 +47,6 @@ LAYERS = [
 
 # (importing module, imported module): the violations still to remove.
 KNOWN_VIOLATIONS = {
-    ("kiln.codegen.array_expressions", "kiln.library.fusion"),
-    ("kiln.codegen.lower", "kiln.library.fusion"),
     ("kiln.compiler", "kiln.ccallback"),
     ("kiln.compiler", "kiln.ufunc.loops"),
     ("kiln.cpu.dispatcher", "kiln.decorators"),

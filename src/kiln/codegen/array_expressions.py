@@ -2,21 +2,92 @@
 argument that a callee can take as an expression (its `Resolution.fusion`) is lowered as a
 `Tree` of operations whose leaves are evaluated, so `a * 2 + b` in `np.sum(...)` runs as one
 loop with no temporary arrays. Python's order of evaluation is kept: a tree is computed
-before an operand that may write the arrays it reads."""
+before an operand that may write the arrays it reads. Computing a tree in a loop is
+library/fusion.py's (`families.ask("evaluate", ...)`)."""
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from .. import types as t
-from ..library.fusion import Tree, evaluate
 from ..options import dump
+from . import families
 
 # what writes the arrays it is given, besides compiled functions (see may_write_arrays)
 _WRITING_METHODS = frozenset({"fill", "sort", "partition", "put", "itemset"})
 _WRITING_FUNCTIONS = frozenset({np.copyto, np.put, np.place, np.putmask, np.fill_diagonal,
                                 np.random.shuffle})
+
+
+def dtype_of(ty):
+    return ty.dtype if isinstance(ty, t.Array) else ty
+
+
+@dataclass
+class Tree:
+    """An array expression not computed yet: the type it evaluates to, its leaves (lowered
+    values and their types), and how one element is computed from the leaves' elements."""
+
+    ty: t.Type
+    leaves: list        # [(llvm value, type)]
+    compute: Callable   # (context, builder, [leaf element values]) -> value of ty's dtype
+    operations: int = 0  # how many elementwise operations it fused
+
+    @staticmethod
+    def leaf(value, ty):
+        return Tree(ty, [(value, ty)], lambda context, builder, values: values[0])
+
+    @property
+    def arrays(self):
+        return [ty for _, ty in self.leaves if isinstance(ty, t.Array)]
+
+
+@dataclass(frozen=True)
+class Elementwise:
+    """One elementwise operation: each operand converted to its type in `loops`,
+    `element` applied, the result converted to `result`'s dtype."""
+
+    result: t.Type     # an Array type (or a scalar for all-scalar operands)
+    element: object    # the Resolution of the scalar operation
+    loops: tuple
+
+    def apply(self, trees):
+        def compute(context, builder, values):
+            args, i = [], 0
+            params = self.element.signature.args
+            for tree, loop, param in zip(trees, self.loops, params):
+                n = len(tree.leaves)
+                value = tree.compute(context, builder, values[i:i + n])
+                value = context.cast(builder, value, dtype_of(tree.ty), loop)
+                args.append(context.cast(builder, value, loop, param))  # as the element takes it
+                i += n
+            value = self.element.lower(context, builder, self.element.signature, args)
+            return context.cast(builder, value, self.element.signature.return_type,
+                                dtype_of(self.result))
+        leaves = [leaf for tree in trees for leaf in tree.leaves]
+        return Tree(self.result, leaves, compute, 1 + sum(tree.operations for tree in trees))
+
+
+@dataclass(frozen=True)
+class Consumer:
+    """Attached to a resolution (`Resolution.fusion`) whose code accepts `Tree`s for the
+    arguments at `positions`. An `elementwise` consumer is itself folded into the tree of
+    an operation that consumes it."""
+
+    positions: frozenset
+    elementwise: Elementwise | None = None
+
+
+def leaf_values(tree):
+    return [value for value, _ in tree.leaves]
+
+
+def as_trees(args, types):
+    """The arguments as trees: those the lowerer did not fuse become leaves."""
+    return [a if isinstance(a, Tree) else Tree.leaf(a, ty) for a, ty in zip(args, types)]
 
 
 class ArrayExpressions:
@@ -88,7 +159,7 @@ class ArrayExpressions:
         """`tree` as a leaf: its operations over arrays evaluated now, into a new array."""
         if not (tree.operations and tree.arrays):
             return tree   # nothing deferred reads memory (a bare array is read when used)
-        value = self.owned(evaluate(self.ctx, self.builder, tree), tree.ty)
+        value = self.owned(families.ask("evaluate", self.ctx, self.builder, tree), tree.ty)
         return Tree.leaf(value, tree.ty)
 
     def may_write_arrays(self, node) -> bool:

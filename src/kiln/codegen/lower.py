@@ -29,9 +29,8 @@ from ..errors import _KILN_SOURCE, KilnError, LoweringError
 from ..typing.operators import CMPOPS
 from . import datamodel as dm
 from . import exceptions, families
-from .array_expressions import ArrayExpressions
+from .array_expressions import ArrayExpressions, Tree
 from .context import STATUS_OK
-from ..library.fusion import Tree
 from ..runtime import stack
 from .borrowing import borrowed_loop_names
 from .ownership import decref, has_refs, incref
@@ -471,7 +470,8 @@ class FunctionLowerer(ArrayExpressions):
             self.block(node.orelse)
             return
         iterable = self.hold(self.expr(node.iter))
-        it = families.iteration_for(self.ctx, self.builder, iterable, self.type_of(node.iter))
+        it = families.ask("iteration_for", self.ctx, self.builder, iterable,
+                          self.type_of(node.iter))
         b = self.builder
         header, body, step, orelse_blk, end = (
             self.new_block(n) for n in ("for.cond", "for.body", "for.next", "for.else", "for.end"))

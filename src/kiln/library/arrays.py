@@ -316,7 +316,8 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     if fill is None and not copies:
         return None
 
-    from .fusion import Consumer, Tree, evaluate  # fusion builds on this module
+    from ..codegen.array_expressions import Consumer, Tree
+    from .fusion import evaluate  # fusion builds on this module
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)

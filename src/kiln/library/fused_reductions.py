@@ -19,9 +19,9 @@ from ..runtime import nrt
 from .allocation import allocate
 from .arrays import ArrayValue
 from .axes import normalized_axis
-from .fusion import (Consumer, Tree, as_trees, broadcast_shape, counted_loop, dtype_of,
-                     elements_at, evaluate, flat_condition, leaf_arrays, leaf_elements,
-                     leaf_strides, leaf_values, nest)
+from ..codegen.array_expressions import Consumer, Tree, as_trees, dtype_of, leaf_values
+from .fusion import (broadcast_shape, counted_loop, elements_at, evaluate, flat_condition,
+                     leaf_arrays, leaf_elements, leaf_strides, nest)
 from .pairwise import BLOCK, DEPTH, pairwise_sum
 from .reductions import (_all, _any, _extreme, _mean, _result_dtype, _sum, _sum_along, greater,
                          less)

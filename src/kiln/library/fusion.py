@@ -6,7 +6,9 @@ operator, a slice assignment, a reduction) the trees of its operands instead of 
 elementwise operand is folded into the tree; anything else (a local, a call, a slice of an
 array) becomes a leaf, evaluated once, in Python's order, before the loop. The loop loads
 each leaf's element and computes the whole tree on it; every operation still rounds to its
-own NumPy result dtype, so the numbers are those of the unfused expression.
+own NumPy result dtype, so the numbers are those of the unfused expression. The trees
+themselves (`Tree`, `Elementwise`, `Consumer`) are codegen/array_expressions.py's, which
+asks this module to compute one (`evaluate`).
 
 The loop: same-shape C-contiguous leaves make one flat loop that LLVM vectorizes; otherwise
 a loop nest walks each leaf by its strides (0 along a broadcast axis). A tree written into
@@ -14,84 +16,15 @@ an array it reads other than element for element is computed into a temporary fi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..codegen import families
+from ..codegen.array_expressions import Tree, dtype_of
 from ..runtime import nrt
 from .allocation import allocate
 from .arrays import ArrayValue
-
-
-def dtype_of(ty):
-    return ty.dtype if isinstance(ty, t.Array) else ty
-
-
-@dataclass
-class Tree:
-    """An array expression not computed yet: the type it evaluates to, its leaves (lowered
-    values and their types), and how one element is computed from the leaves' elements."""
-
-    ty: t.Type
-    leaves: list        # [(llvm value, type)]
-    compute: Callable   # (context, builder, [leaf element values]) -> value of ty's dtype
-    operations: int = 0  # how many elementwise operations it fused
-
-    @staticmethod
-    def leaf(value, ty):
-        return Tree(ty, [(value, ty)], lambda context, builder, values: values[0])
-
-    @property
-    def arrays(self):
-        return [ty for _, ty in self.leaves if isinstance(ty, t.Array)]
-
-
-@dataclass(frozen=True)
-class Elementwise:
-    """One elementwise operation: each operand converted to its type in `loops`,
-    `element` applied, the result converted to `result`'s dtype."""
-
-    result: t.Type     # an Array type (or a scalar for all-scalar operands)
-    element: object    # the Resolution of the scalar operation
-    loops: tuple
-
-    def apply(self, trees):
-        def compute(context, builder, values):
-            args, i = [], 0
-            params = self.element.signature.args
-            for tree, loop, param in zip(trees, self.loops, params):
-                n = len(tree.leaves)
-                value = tree.compute(context, builder, values[i:i + n])
-                value = context.cast(builder, value, dtype_of(tree.ty), loop)
-                args.append(context.cast(builder, value, loop, param))  # as the element takes it
-                i += n
-            value = self.element.lower(context, builder, self.element.signature, args)
-            return context.cast(builder, value, self.element.signature.return_type,
-                                dtype_of(self.result))
-        leaves = [leaf for tree in trees for leaf in tree.leaves]
-        return Tree(self.result, leaves, compute, 1 + sum(tree.operations for tree in trees))
-
-
-@dataclass(frozen=True)
-class Consumer:
-    """Attached to a resolution (`Resolution.fusion`) whose code accepts `Tree`s for the
-    arguments at `positions`. An `elementwise` consumer is itself folded into the tree of
-    an operation that consumes it."""
-
-    positions: frozenset
-    elementwise: Elementwise | None = None
-
-
-def leaf_values(tree):
-    return [value for value, _ in tree.leaves]
-
-
-def as_trees(args, types):
-    """The arguments as trees: those the lowerer did not fuse become leaves."""
-    return [a if isinstance(a, Tree) else Tree.leaf(a, ty) for a, ty in zip(args, types)]
 
 
 # ---- evaluation --------------------------------------------------------------------------------
@@ -102,6 +35,7 @@ def leaf_arrays(context, builder, tree):
             for v, ty in tree.leaves]
 
 
+@families.answers("evaluate")
 def evaluate(context, builder, tree, out=None, out_ty=None):
     """The tree's values: into a new C-contiguous array of its broadcast shape (a new
     reference), or into the array `out` (broadcast to it, converted to its dtype)."""

@@ -128,7 +128,7 @@ class GeneratorIteration:
         pass
 
 
-@codegen_families.iteration
+@codegen_families.answers("iteration_for")
 def iteration_for(context, builder, value, ty):
     """The iteration of `value` (of type `ty`) for a `for` loop."""
     b = builder

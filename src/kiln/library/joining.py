@@ -12,7 +12,8 @@ from ..errors import TypingError
 from .allocation import allocate
 from .arrays import ArrayValue, make_array
 from .axes import normalized_axis
-from .fusion import Tree, evaluate
+from ..codegen.array_expressions import Tree
+from .fusion import evaluate
 from ..typing.registry import intrinsic, overload
 
 

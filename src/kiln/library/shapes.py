@@ -11,7 +11,8 @@ import numpy as np
 from .. import types as t
 from ..codegen import datamodel as dm
 from .arrays import ArrayValue, make_array
-from .fusion import Tree, evaluate
+from ..codegen.array_expressions import Tree
+from .fusion import evaluate
 from ..typing.registry import template
 
 _INTLIKE = (t.Integer, t.Boolean)

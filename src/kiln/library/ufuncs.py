@@ -28,7 +28,8 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from . import ufunc_elements as elements
-from .fusion import Consumer, Elementwise, Tree, as_trees, dtype_of, evaluate
+from ..codegen.array_expressions import Consumer, Elementwise, Tree, as_trees, dtype_of
+from .fusion import evaluate
 from .numbers import numpy_left_shift, numpy_right_shift
 from .number_helpers import exact_power
 from ..typing.registry import intrinsic, overload, register_jitable, template

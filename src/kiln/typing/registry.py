@@ -38,7 +38,7 @@ class Resolution:
     # Whether `lower` returns a new reference (a compiled function's result, a new array)
     # rather than a value borrowed from the arguments (a view, an item).
     new_reference: bool = False
-    # A `fusion.Consumer` when `lower` can take array expressions for some arguments.
+    # An `array_expressions.Consumer` when `lower` can take array expressions for some arguments.
     fusion: object = None
 
 

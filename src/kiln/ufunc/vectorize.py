@@ -198,7 +198,7 @@ class _Kernel:
         the first one they cast to safely (as NumPy's loop search does); a lazy one takes a
         loop compiled so far in the same way, else compiles the kernel for the operands'
         dtypes (as Numba's DUFunc)."""
-        from ..library.fusion import dtype_of
+        from ..codegen.array_expressions import dtype_of
         from ..typing.registry import Resolution, template
         from ..library.ufuncs import elementwise_result, elementwise_template
 
