@@ -84,17 +84,6 @@ def _exact_chain(builder, fma, x, n):
     return round_times_x(h6, l6)
 
 
-@intrinsic
-def _no_overflow_below(typingctx, x):
-    """2 ** ((maxexp - 1) // 8) in x's float type (2**127 for float64, 2**15 for float32):
-    no power up to 8 of a smaller |x|, nor any of its partial products, overflows."""
-    maxexp = {16: 16, 32: 128, 64: 1024}[x.bitwidth]
-
-    def codegen(context, builder, sig, args):
-        return ir.Constant(args[0].type, 2.0 ** ((maxexp - 1) // 8))
-    return x(x), codegen
-
-
 def _exact_power_intrinsic(finite_only):
     def exact_power(typingctx, x, e):
         if not (isinstance(x, t.Float) and x == e):
@@ -264,14 +253,10 @@ def float_power(base, exponent):
     # exponent of zero raises. The rest is C's pow, which CPython also calls.
     # x ** 1.0 .. 8.0 is the correctly rounded product (exact_power): x ** 2 is x * x; C's
     # pow, which CPython calls, misrounds about 0.07% of bases (docs/performance.md,
-    # "Integer powers"). Rarely taken branches keep CPython's NaN base and OverflowError:
-    # the first tests the base, so it is decided as soon as the base is loaded; a test of
-    # the result waits for the products (the loop `s += x ** 3` took 1.6x Numba's time
-    # with only that test, 0.9-1.1x with this one first).
+    # "Integer powers"). One rarely taken branch on the result keeps CPython's NaN base
+    # and OverflowError.
     if 1.0 <= exponent <= 8.0 and exponent == _floor(exponent):
         result = exact_power_if_finite(base, exponent)
-        if abs(base) < _no_overflow_below(base):
-            return result
         if result - result != 0.0:       # not finite (a float test, cheaper than isfinite)
             if math.isnan(base):
                 return base
