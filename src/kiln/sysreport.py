@@ -246,37 +246,54 @@ def _threads(report):
 # ---- libraries -------------------------------------------------------------------------------
 
 def _scipy(report):
+    """SciPy, and the BLAS/LAPACK that compiled code calls (runtime/blas.py): NumPy's
+    bundled OpenBLAS where found, else SciPy's."""
+    from .runtime import blas
     try:
         import scipy
     except ImportError:
-        missing = ("not installed: np.dot, @ and np.linalg in compiled code need its "
-                   "BLAS/LAPACK; pip install scipy (or kiln[linalg])")
-        report.line("SciPy", missing)
-        report.line("BLAS / LAPACK", "none (comes with SciPy)")
+        scipy = None
+    if scipy is None and blas.provider().name == "numpy":
+        report.line("SciPy", "not installed (not needed: NumPy bundles the BLAS/LAPACK that "
+                             "np.dot, @ and np.linalg in compiled code call)")
+    elif scipy is None:
+        report.line("SciPy", "not installed: np.dot, @ and np.linalg in compiled code need "
+                             "its BLAS/LAPACK, as this NumPy bundles none; pip install scipy "
+                             "(or kiln[linalg])")
+        report.line("BLAS / LAPACK", "none (NumPy's wheels bundle one; SciPy has one)")
         return
-    report.line("SciPy", f"{scipy.__version__} ({_where(scipy.__file__)})")
+    else:
+        report.line("SciPy", f"{scipy.__version__} ({_where(scipy.__file__)})")
 
-    def blas():
-        try:
-            from scipy.linalg import cython_blas, cython_lapack  # noqa: F401  (what kiln uses)
-        except ImportError as exc:
-            return (f"not usable: scipy.linalg.cython_blas/cython_lapack do not import "
-                    f"({exc}); reinstall SciPy (pip install --force-reinstall scipy)")
-        text = "found (scipy.linalg.cython_blas and cython_lapack)"
-        try:
-            config = scipy.show_config(mode="dicts")["Build Dependencies"]
-            parts = []
-            for kind in ("blas", "lapack"):
-                entry = config.get(kind, {})
-                if entry.get("name"):
-                    parts.append(f"{kind.upper()} {entry['name']} {entry.get('version', '')}"
-                                 .strip())
-            if parts:
-                text += ": " + ", ".join(parts)
-        except Exception:   # older SciPy: no dict form of its build configuration
-            pass
-        return text
-    report.probe("BLAS / LAPACK", blas)
+    def found():
+        provider = blas.provider()
+        if provider.name == "numpy":
+            return (f"NumPy's bundled OpenBLAS ({os.path.basename(provider.path)}, 64-bit "
+                    "integers; KILN_BLAS=scipy picks SciPy's)")
+        return _scipy_blas(scipy)
+    report.probe("BLAS / LAPACK", found)
+
+
+def _scipy_blas(scipy):
+    try:
+        from scipy.linalg import cython_blas, cython_lapack  # noqa: F401  (what kiln uses)
+    except ImportError as exc:
+        return (f"not usable: scipy.linalg.cython_blas/cython_lapack do not import "
+                f"({exc}); reinstall SciPy (pip install --force-reinstall scipy)")
+    text = "SciPy's (scipy.linalg.cython_blas and cython_lapack)"
+    try:
+        config = scipy.show_config(mode="dicts")["Build Dependencies"]
+        parts = []
+        for kind in ("blas", "lapack"):
+            entry = config.get(kind, {})
+            if entry.get("name"):
+                parts.append(f"{kind.upper()} {entry['name']} {entry.get('version', '')}"
+                             .strip())
+        if parts:
+            text += ": " + ", ".join(parts)
+    except Exception:   # older SciPy: no dict form of its build configuration
+        pass
+    return text
 
 
 def _cffi():

@@ -47,11 +47,13 @@ class _Call:
 
     def int(self, value):
         width = ir.IntType(self.provider.int_bits)
-        if width.width == 32:
+        if value.type.width > width.width:
             _checked_int32(self.context, self.builder, value)
+        if value.type.width != width.width:
+            value = (self.builder.trunc if value.type.width > width.width else
+                     self.builder.sext)(value, width)
         slot = self.context.alloca(self.builder, width)
-        self.builder.store(self.builder.trunc(value, width) if value.type != width else value,
-                           slot)
+        self.builder.store(value, slot)
         self.args.append(slot)
 
     def char(self, letter):

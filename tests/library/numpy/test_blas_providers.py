@@ -35,10 +35,10 @@ def everything(a, b, v):
 rng = np.random.default_rng(5)
 errors = {}
 for dtype in sys.argv[1:]:
-    a = (rng.random((6, 6)) + 6 * np.eye(6)).astype(dtype)
-    b, v = rng.random((6, 4)).astype(dtype), rng.random(6).astype(dtype)
+    a, b, v = rng.random((6, 6)) + 6 * np.eye(6), rng.random((6, 4)), rng.random(6)
     if np.dtype(dtype).kind == "c":
         a, b, v = a + 1j * rng.random((6, 6)), b - 1j, v + 2j
+    a, b, v = a.astype(dtype), b.astype(dtype), v.astype(dtype)
     got, want = everything(a, b, v), everything.py_func(a, b, v)
     worst = 0.0
     for g, w in zip(got, want):
