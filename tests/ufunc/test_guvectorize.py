@@ -5,7 +5,7 @@ import pytest
 
 from kiln import guvectorize
 from kiln.ufunc import GUFunc
-from kiln.ufunc.gufunc import parse_layout
+from kiln.types.ufunc_operands import parse_layout
 
 
 def dot_kernel(a, b, res):

@@ -31,7 +31,7 @@ import inspect
 import numpy as np
 
 from ..types import parse_signature, void
-from ..ufunc.gufunc import check_core_type, layout_text
+from ..types.ufunc_operands import check_core_type, input_type, layout_text
 from .devicearray import DeviceNDArray
 from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
                           settle, written_for)
@@ -85,7 +85,6 @@ class CUDAGUFunc:
             raise TypeError(f"{self.__name__}() was made by guvectorize(target='cuda') "
                             f"without signatures, so it needs its {self.nout} output(s) "
                             "passed to know their types (or give it signatures)")
-        from ..ufunc.vectorize import input_type
         loop = (tuple(np.dtype(input_type(a).np_dtype) for a in args),
                 tuple(o.dtype for o in outs),
                 tuple(k < self.nin and not core for k, core in enumerate(self._cores)))

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import types
 from ..types import Signature, parse_signature
+from ..types.ufunc_operands import input_type
 from .devicearray import DeviceNDArray
 from .elementwise import (LoopKernels, as_operand, as_output, choose_loop, deliver, on_device,
                           settle, written_for)
@@ -95,7 +96,6 @@ class CUDAUFunc:
         its first use with the result type the function has for them on the GPU."""
         if not self._lazy:
             return choose_loop(self.__name__, self.types, operands)
-        from ..ufunc.vectorize import input_type
         from .ptx import type_for_device
         argtypes = tuple(input_type(x) for x in operands)
         dtypes = tuple(np.dtype(ty.np_dtype) for ty in argtypes)

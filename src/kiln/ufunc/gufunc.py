@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import re
 import threading
 
 import numpy as np
@@ -32,58 +31,11 @@ from ..decorators import warn_if_nopython_false
 from ..errors import TypingError
 from ..runtime.threads import for_range
 from ..types.signature import parse_signature
+from ..types.ufunc_operands import check_core_type, input_type, layout_text, parse_layout
 from . import gufunc_calls, pickling
 from .loops import make_ufunc
 from .object_mode import object_mode_kernel
-from .vectorize import check_options, input_type, kernel_cache, kernel_options
-
-_NAME = re.compile(r"[A-Za-z_]\w*$")
-
-
-def parse_layout(layout):
-    """'(m,n),(n)->(m)' -> ([('m', 'n'), ('n',)], [('m',)]), or ValueError. A layout
-    without '->' ('(n),(n)') has no outputs, as in Numba: the kernel writes into one of
-    its operands."""
-    text = "".join(str(layout).split())
-    parts = text.split("->") if "->" in text else [text, ""]
-
-    def groups(part):
-        if not re.fullmatch(r"\([^()]*\)(,\([^()]*\))*", part):
-            raise ValueError
-        return [tuple(name for name in g.split(",") if name)
-                for g in re.findall(r"\(([^()]*)\)", part)]
-    try:
-        if len(parts) != 2:
-            raise ValueError
-        ins, outs = groups(parts[0]), groups(parts[1]) if parts[1] else []
-        names = [n for core in ins + outs for n in core]
-        if not all(_NAME.match(n) for n in names):
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"bad guvectorize layout {layout!r}: write it as NumPy's gufunc "
-                         "signatures, e.g. '(n),(n)->()' or '(m,n),(n,p)->(m,p)'") from None
-    return ins, outs
-
-
-def layout_text(ins, outs):
-    """The layout as NumPy spells a gufunc's `.signature`: '(m,n),(n)->(m)'."""
-    text = ",".join(f"({','.join(c)})" for c in ins)
-    return text + "->" + ",".join(f"({','.join(c)})" for c in outs) if outs else text
-
-
-def check_core_type(name, layout, core, is_input, k, ty):
-    """A signature's type for operand k must fit its core dimensions: an array of as many
-    dimensions, or for "()" a one-element 1-d array (outputs) or a number (inputs only, as
-    outputs are written in place). TypeError otherwise."""
-    if isinstance(ty, t.Number) and not core and is_input:
-        return
-    if isinstance(ty, t.Array) and (ty.ndim == len(core) or (not core and ty.ndim == 1)):
-        return
-    kind = "a number or a 1-d array" if not core and is_input else \
-        f"a {max(len(core), 1)}-d array"
-    raise TypeError(f"{name}: operand {k} has the core dimensions ({','.join(core)}) in "
-                    f"{layout!r}, so its type must be {kind}, not {ty}")
-
+from .vectorize import check_options, kernel_cache, kernel_options
 
 def guvectorize(*args, **options):
     """`@guvectorize([sigs], "(n),(n)->()", target=..., identity=...)`, or

@@ -26,6 +26,7 @@ from .. import types as t
 from ..decorators import warn_if_nopython_false
 from ..options import CompileOptions
 from ..types.signature import parse_signature
+from ..types.ufunc_operands import input_type
 from . import no_loop, pickling
 from .loops import elementwise_stretch, make_ufunc
 from .object_mode import object_mode_kernel
@@ -230,17 +231,6 @@ class _Kernel:
                                  new_reference=True)
             return elementwise_result(typed.return_type, operands), element, argtypes
         template(key, target="cpu")(elementwise_template(resolve))
-
-
-def input_type(value):
-    """The kiln type of a call's operand as the lazy ufunc sees it: the dtype of an array
-    (or of what NumPy makes of a list), the default type of a Python number."""
-    if isinstance(value, (bool, int, float, complex)):
-        return t.typeof(value)
-    dtype = getattr(value, "dtype", None)
-    if dtype is None:
-        dtype = np.asarray(value).dtype
-    return t.from_dtype(np.dtype(dtype))
 
 
 def _operand_key(value):
