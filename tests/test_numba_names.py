@@ -24,6 +24,14 @@ def test_type_groups_are_numba_s():
     assert types.boolean not in types.number_domain
 
 
+def test_a_number_type_s_key_is_its_name():
+    # as Numba's: tests and user code pass it to NumPy (np.iinfo(ty.key))
+    for ty in sorted(types.integer_domain, key=str):
+        assert ty.key == str(ty) and np.iinfo(ty.key).max == np.iinfo(ty.np_dtype).max
+    assert types.float64.key == "float64" and types.boolean.key == "bool"
+    assert types.literal(3).key != types.int64.key and types.literal(3) != types.int64
+
+
 def test_numbers_of_one_kind_order_by_width():
     assert sorted(types.signed_domain) == [types.int8, types.int16, types.int32, types.int64]
     assert sorted(types.complex_domain) == [types.complex64, types.complex128]

@@ -59,6 +59,11 @@ class Number(Type):
         self.np_dtype = np.dtype(np_dtype)
 
     @property
+    def key(self):
+        """The name, as Numba's numbers have it (`np.iinfo(types.int8.key)` reads it)."""
+        return self.name
+
+    @property
     def bitwidth(self):
         return self.np_dtype.itemsize * 8
 
