@@ -38,18 +38,16 @@ def kiln_stamp() -> str:
     version alone would not tell an edited or reinstalled kiln apart, and its code is in
     every entry."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    digest = sha256()
-    folders = [root]
-    while folders:
+    files, folders = [], [root]
+    while folders:   # every hit computes this: bytecode folders skipped, one digest
         with os.scandir(folders.pop()) as found:
-            for entry in sorted(found, key=lambda e: e.name):
-                if entry.is_dir():
-                    folders.append(entry.path)
-                elif entry.name.endswith(".py"):
+            for entry in found:
+                if entry.name.endswith(".py"):
                     stat = entry.stat()
-                    digest.update(f"{entry.path[len(root):]} {stat.st_size} "
-                                  f"{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+                    files.append((entry.path[len(root):], stat.st_size, stat.st_mtime_ns))
+                elif entry.name != "__pycache__" and entry.is_dir():
+                    folders.append(entry.path)
+    return sha256(repr(sorted(files)).encode()).hexdigest()
 
 
 def user_cache_root() -> str:
