@@ -47,8 +47,6 @@ LAYERS = [
 
 # (importing module, imported module): the violations still to remove.
 KNOWN_VIOLATIONS = {
-    ("kiln.compiler", "kiln.ccallback"),
-    ("kiln.compiler", "kiln.ufunc.loops"),
     ("kiln.cpu.dispatcher", "kiln.decorators"),
     ("kiln.cpu.reflection", "kiln.typed"),
     ("kiln.frontend.objmode", "kiln.library.objmode"),

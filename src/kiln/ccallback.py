@@ -11,6 +11,7 @@ propagates, see types/functions.py.)
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import threading
 import weakref
@@ -61,6 +62,15 @@ def function_value(builder, ty, c_address, kiln_address=None):
     value = ir.Constant(dm.value_type(ty), ir.Undefined)
     value = builder.insert_value(value, c_address, 0)
     return builder.insert_value(value, kiln_address or ir.Constant(dm.ptr, None), 1)
+
+
+def _c_function(sig, symbol, owner, context, native, typed):
+    """What surrounds a @cfunc's compiled function (compiler.compile_wrapped): `symbol`, its
+    C wrapper, and `symbol.kiln`, the function in kiln's own convention."""
+    build_c_wrapper(context, sig, native, symbol, owner)
+    kiln_entry = ir.Function(context.module, native.function_type, name=f"{symbol}.kiln")
+    builder = ir.IRBuilder(kiln_entry.append_basic_block())
+    builder.ret(builder.call(native, kiln_entry.args))
 
 
 def build_c_wrapper(context, sig, native, symbol, owner):
@@ -129,7 +139,7 @@ class CFunc:
     `kiln_address` is the same function in kiln's own convention (for compiled callers)."""
 
     def __init__(self, py_func, sig, options, owner=None, cache=False):
-        from .compiler import compile_cfunc
+        from .compiler import compile_wrapped
         self.py_func = py_func
         self.__name__ = py_func.__name__
         self.__qualname__ = getattr(py_func, "__qualname__", py_func.__name__)
@@ -137,9 +147,11 @@ class CFunc:
         self.__wrapped__ = py_func
         self.signature = checked_signature(sig, self.__qualname__)
         self.native_name = _symbol_for(py_func, self.signature, self.__qualname__)
-        self._compiled, self._keepalive = compile_cfunc(
-            py_func, self.signature, options, self if owner is None else owner,
-            self.native_name, function_cache(py_func) if cache else None)
+        self._compiled, _, self._keepalive = compile_wrapped(
+            py_func, tuple(self.signature.args), self.signature.return_type, options,
+            functools.partial(_c_function, self.signature, self.native_name,
+                              self if owner is None else owner),
+            function_cache(py_func) if cache else None)
         self.address = self._compiled.address(self.native_name)
         self.kiln_address = self._compiled.address(f"{self.native_name}.kiln")
         self.ctypes = ctypes_prototype(self.signature)(self.address)

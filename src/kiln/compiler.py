@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from llvmlite import ir
-
 from .codegen.context import CodegenContext, ModuleState
 from .errors import KilnError
 from .options import dump
@@ -110,54 +108,25 @@ def _warn_if_serial(typed, state):
         ir_.node.lineno)
 
 
-def compile_ufunc_loop(py_func, argtypes, declared_return, options, parallel, stretch_of,
-                       cache=None):
-    """Compile `py_func` as a (generalized) ufunc kernel for `argtypes`: frontend, typing,
-    codegen of the kernel and of NumPy's inner loop around it, whose iterations
-    `stretch_of(context, native kernel, typed kernel)` emits (ufunc/loops.py), JIT.
-    Returns the loop's address, the typed kernel and what the code needs kept alive (the
-    machine code comes from the on-disk `cache` when it holds it)."""
+def compile_wrapped(py_func, argtypes, declared_return, options, wrap, cache=None):
+    """Compile `py_func` for `argtypes` with code around it that the caller emits: frontend,
+    typing, codegen of the function and `wrap(context, native function, typed function)`
+    (NumPy's inner loop of a ufunc: ufunc/loops.py; a C function's wrapper: ccallback.py),
+    JIT (or the on-disk `cache`, when the code does not embed process addresses). Returns
+    the compiled module, the typed function and what the code needs kept alive."""
     from .library.linking import compile_linked
-    from .ufunc.loops import build_loop
 
     tctx = typing_context("cpu")
     typed = tctx.type_function(py_func, argtypes, declared_return, options)          # typing
     state = ModuleState(typed.symbol, tctx, "cpu")
     context = CodegenContext(state, options)
     native = context.lower_function(typed)                                            # codegen
-    loop_symbol = f"{typed.symbol}.ufunc_loop{'.parallel' if parallel else ''}"
-    build_loop(context, loop_symbol, parallel, stretch_of(context, native, typed))
+    wrap(context, native, typed)
     llvm_ir = str(state.module)
     dump("llvm", llvm_ir)
     compiled = compile_linked(llvm_ir, state.object_refs,                             # cpu
                               cache if state.cacheable else None)
-    state.keepalive.append(compiled)
-    return compiled.address(loop_symbol), typed, state.keepalive
-
-
-def compile_cfunc(py_func, sig, options, owner, symbol, cache=None):
-    """Compile `py_func` for the signature `sig` as a C function named `symbol`
-    (ccallback.py): frontend, typing, codegen of the function, of its C wrapper (which
-    reports an exception in the name of `owner`) and of `symbol.kiln`, the function in
-    kiln's own convention, JIT (or the on-disk `cache`). Returns the compiled module and
-    what the code needs kept alive."""
-    from .ccallback import build_c_wrapper
-    from .library.linking import compile_linked
-
-    tctx = typing_context("cpu")
-    typed = tctx.type_function(py_func, tuple(sig.args), sig.return_type, options)  # typing
-    state = ModuleState(typed.symbol, tctx, "cpu")
-    context = CodegenContext(state, options)
-    native = context.lower_function(typed)                                            # codegen
-    build_c_wrapper(context, sig, native, symbol, owner)
-    kiln_entry = ir.Function(state.module, native.function_type, name=f"{symbol}.kiln")
-    builder = ir.IRBuilder(kiln_entry.append_basic_block())
-    builder.ret(builder.call(native, kiln_entry.args))
-    llvm_ir = str(state.module)
-    dump("llvm", llvm_ir)
-    compiled = compile_linked(llvm_ir, state.object_refs,                             # cpu
-                              cache if state.cacheable else None)
-    return compiled, state.keepalive
+    return compiled, typed, state.keepalive
 
 
 def _first_return(fn):

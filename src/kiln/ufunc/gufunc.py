@@ -33,7 +33,7 @@ from ..runtime.threads import for_range
 from ..types.signature import parse_signature
 from ..types.ufunc_operands import check_core_type, input_type, layout_text, parse_layout
 from . import gufunc_calls, pickling
-from .loops import make_ufunc
+from .loops import compile_loop, make_ufunc
 from .object_mode import object_mode_kernel
 from .vectorize import check_options, kernel_cache, kernel_options
 
@@ -134,7 +134,6 @@ class _GKernel:
         self.compile(tuple(parsed.args))
 
     def compile(self, argtypes):
-        from ..compiler import compile_ufunc_loop
         if len(argtypes) != len(self.cores):
             raise TypeError(f"{self.fn.__name__}: the signature has {len(argtypes)} "
                             f"arguments, but the layout {self.layout!r} has "
@@ -143,7 +142,7 @@ class _GKernel:
         if kernel_types in self.loops:
             return kernel_types
         fn = object_mode_kernel(self.fn, None, kernel_types) if self.forceobj else self.fn
-        address, typed, keep = compile_ufunc_loop(
+        address, typed, keep = compile_loop(
             fn, kernel_types, None, self.options, self.parallel,
             functools.partial(_core_stretch, self.cores), self.cache)
         if typed.return_type != t.none:

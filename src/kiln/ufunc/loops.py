@@ -31,6 +31,26 @@ _ENV = ir.LiteralStructType([dm.ptr, dm.ptr, dm.ptr, dm.i64, dm.ptr])
 _RAISED = 4
 
 
+def compile_loop(py_func, argtypes, declared_return, options, parallel, stretch_of,
+                 cache=None):
+    """Compile `py_func` as a (generalized) ufunc kernel for `argtypes`, with NumPy's inner
+    loop around it, whose iterations `stretch_of(context, native kernel, typed kernel)`
+    emits (compiler.compile_wrapped). Returns the loop's address, the typed kernel and what
+    the code needs kept alive (the machine code comes from the on-disk `cache` when it
+    holds it)."""
+    from ..compiler import compile_wrapped
+
+    def symbol(typed):
+        return f"{typed.symbol}.ufunc_loop{'.parallel' if parallel else ''}"
+
+    def wrap(context, native, typed):
+        build_loop(context, symbol(typed), parallel, stretch_of(context, native, typed))
+    compiled, typed, keepalive = compile_wrapped(py_func, argtypes, declared_return, options,
+                                                 wrap, cache)
+    keepalive.append(compiled)
+    return compiled.address(symbol(typed)), typed, keepalive
+
+
 def build_loop(context, name, parallel, stretch):
     """Generate `name`, a NumPy inner loop. `stretch(builder, args, dims, steps, lo, hi,
     on_error)` emits the iterations lo..hi of the outer dimension (dims[0] of them)."""

@@ -28,7 +28,7 @@ from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..types.ufunc_operands import input_type
 from . import no_loop, pickling
-from .loops import elementwise_stretch, make_ufunc
+from .loops import compile_loop, elementwise_stretch, make_ufunc
 from .object_mode import object_mode_kernel
 
 _TARGETS = ("cpu", "parallel")
@@ -146,7 +146,6 @@ class _Kernel:
         self.compile(tuple(parsed.args), parsed.return_type)
 
     def compile(self, argtypes, return_type=None):
-        from ..compiler import compile_ufunc_loop
         if len(argtypes) != self.nin:
             raise TypeError(f"{self.fn.__name__}() takes {self.nin} arguments; the signature "
                             f"gives {len(argtypes)}")
@@ -159,9 +158,8 @@ class _Kernel:
                 raise TypeError(f"vectorize({fn.__name__}, forceobj=True) needs signatures: "
                                 "the function runs as Python in loops of declared types")
             fn = object_mode_kernel(fn, return_type, argtypes)
-        address, typed, keep = compile_ufunc_loop(fn, argtypes, return_type, self.options,
-                                                  self.parallel, elementwise_stretch,
-                                                  self.cache)
+        address, typed, keep = compile_loop(fn, argtypes, return_type, self.options,
+                                            self.parallel, elementwise_stretch, self.cache)
         if not isinstance(typed.return_type, t.Number):
             raise TypeError(f"{self.fn.__name__}() returns {typed.return_type}; a vectorize "
                             "kernel must return a number")
