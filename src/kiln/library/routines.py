@@ -165,6 +165,16 @@ def _where_one(condition):
     return _nonzero(condition)
 
 
+@overload(np.where)
+def _where_of_scalars(condition, x, y):
+    """np.where always gives an array: of scalars only, a 0-d one (whose dtype then counts
+    in NumPy's promotion as a Python scalar's would not). The elementwise np.where
+    (ufuncs.py) takes operands of which one is an array."""
+    if any(isinstance(o, t.Array) for o in (condition, x, y)):
+        return None
+    return lambda condition, x, y: np.where(np.asarray(condition), x, y)
+
+
 @overload(np.argwhere)
 def _argwhere(a):
     if not isinstance(a, t.Array) or a.ndim == 0:

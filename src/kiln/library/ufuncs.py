@@ -780,8 +780,8 @@ def _inplace_template(ufunc):
     return typer
 
 
-for _ufunc in UFUNCS:
-    template(_ufunc)(_ufunc_template(_ufunc))
+for _ufunc in UFUNCS:   # np.where of scalars only is routines.py's: a 0-d array
+    template(_ufunc)((_operator_template if _ufunc is np.where else _ufunc_template)(_ufunc))
 template(np.clip)(_ufunc_template(CLIP))
 template(("method", "conj"))(_operator_template(np.conjugate))  # on arrays; numbers have theirs
 template(("method", "conjugate"))(_operator_template(np.conjugate))

@@ -346,3 +346,23 @@ def complex_casts(a, v):
 def test_casts_into_complex_still_agree(a):
     for e, g in zip(complex_casts(a, 2.5 - 1j), njit(complex_casts)(a, 2.5 - 1j)):
         _bit_exact(e, g)
+
+
+def where_of_scalars(c, x, y):
+    return np.where(c, x, y)
+
+
+def where_then_multiply(s, a):
+    return np.where(255, 255, s) * a
+
+
+@pytest.mark.parametrize("c, x, y", [(True, 255, 1j), (0, 2.5, np.float32(1.5)),
+                                     (np.bool_(True), np.int8(3), np.uint64(7)),
+                                     (2.5, True, np.complex64(1j))])
+def test_where_of_scalars_is_a_0d_array(c, x, y):
+    """np.where(255, 255, s3) * a, s3 a Python complex and `a` float32 (seed 6396): kiln
+    gave the scalar where NumPy gives a 0-d complex128 array, which is not weak in NumPy 2's
+    promotion: the product was complex64 instead of complex128."""
+    _bit_exact(where_of_scalars(c, x, y), njit(where_of_scalars)(c, x, y))
+    a = np.array([1.5, -2.0], np.float32)
+    _bit_exact(where_then_multiply(y, a), njit(where_then_multiply)(y, a))
