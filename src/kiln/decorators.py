@@ -8,7 +8,6 @@ import inspect
 import os
 import sys
 import threading
-import weakref
 
 import numpy as np
 
@@ -176,26 +175,6 @@ def njit(*args, **options):
             warnings.warn(f"{name} is set for njit and is ignored", RuntimeWarning,
                           stacklevel=2)
     return jit(*args, **options)
-
-
-_rebuilt = weakref.WeakValueDictionary()   # pickled dispatcher's token -> its rebuilt self
-
-
-def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None, token=None):
-    """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there, from the
-    source that came with it when the worker has no copy of the file. The same pickled
-    dispatcher (`token`) unpickles as the same dispatcher while that one is alive."""
-    from .cpu.dispatcher import make_dispatcher
-    from .frontend.source import remember_source
-    found = _rebuilt.get(token) if token is not None else None
-    if found is not None:
-        return found
-    remember_source(source, py_func)
-    dispatcher = make_dispatcher(py_func, options, signatures or None, cache)
-    if token is not None:
-        dispatcher._pickle_token = token
-        _rebuilt[token] = dispatcher
-    return dispatcher
 
 
 def jit_module(**options):

@@ -9,10 +9,11 @@ from __future__ import annotations
 import collections
 import inspect
 import threading
+import weakref
 
 from .. import types as t
 from ..errors import ArgumentTypingError, KilnError, Location, UnsupportedError
-from ..frontend.source import source_for_pickle
+from ..frontend.source import remember_source, source_for_pickle
 from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.compiled import register_compiled_function
@@ -465,17 +466,16 @@ class Dispatcher:
         `@njit def f`); otherwise rebuilt from the Python function, sent by value with any
         pickler (a closure, an exec'd function), and compiled again where it is unpickled
         (e.g. on a Dask worker); what one pickling gives unpickles as one dispatcher."""
-        from .. import decorators
         from ..codegen.context import importable_name
         from ..frontend.by_value import by_value
         import uuid
         if self.__module__ != "__main__" and importable_name(self):
             return self.__qualname__
         token = self.__dict__.setdefault("_pickle_token", uuid.uuid4().hex)
-        return decorators.rebuild_dispatcher, (by_value(self.py_func), self.options,
-                                               [str(s) for s in self.explicit_signatures],
-                                               self._cache is not None,
-                                               source_for_pickle(self.py_func), token)
+        return rebuild_dispatcher, (by_value(self.py_func), self.options,
+                                    [str(s) for s in self.explicit_signatures],
+                                    self._cache is not None, source_for_pickle(self.py_func),
+                                    token)
 
 
 def _convert_value(value, ty):
@@ -491,3 +491,21 @@ def make_dispatcher(py_func, options, signatures=None, cache=False) -> Dispatche
     """A dispatcher with its own class, so its `__call__` slot can be the C trampoline."""
     cls = type("CPUDispatcher", (Dispatcher,), {})
     return cls(py_func, options, signatures, cache)
+
+
+_rebuilt = weakref.WeakValueDictionary()   # pickled dispatcher's token -> its rebuilt self
+
+
+def rebuild_dispatcher(py_func, options, signatures, cache=False, source=None, token=None):
+    """Unpickling a dispatcher (e.g. on a Dask worker) compiles it again there, from the
+    source that came with it when the worker has no copy of the file. The same pickled
+    dispatcher (`token`) unpickles as the same dispatcher while that one is alive."""
+    found = _rebuilt.get(token) if token is not None else None
+    if found is not None:
+        return found
+    remember_source(source, py_func)
+    dispatcher = make_dispatcher(py_func, options, signatures or None, cache)
+    if token is not None:
+        dispatcher._pickle_token = token
+        _rebuilt[token] = dispatcher
+    return dispatcher
