@@ -86,8 +86,12 @@ def measure(backend: str, repeats: int) -> dict:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--json", help="also write the figures, the date and the load "
+                        "average (uptime's) before and after to this file")
     args = parser.parse_args(argv)
+    load = [os.getloadavg()]
     results = {backend: measure(backend, args.repeats) for backend in ("kiln", "numba")}
+    load.append(os.getloadavg())
     print(f"{'ms (median of ' + str(args.repeats) + ')':24}" +
           "".join(f"{b:>10}" for b in results))
     for figure in ("import",) + FUNCTIONS:
@@ -99,6 +103,13 @@ def main(argv=None):
     for backend, r in results.items():
         if "error" in r:
             print(f"{backend}: {r['error']}")
+    if args.json:
+        import datetime
+        with open(args.json, "w") as f:
+            json.dump({"date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                           timespec="seconds"),
+                       "repeats": args.repeats, "load_average": load, "ms": results}, f,
+                      indent=1)
     return results
 
 
