@@ -118,6 +118,16 @@ def test_bool_arith():
 def np_invert(a): return np.invert(a)
 
 
+def test_invert_and_negate_of_a_narrow_unsigned_stay_in_its_width():
+    # NumPy's value (~np.uint8(1) is 254), widened as Numba widens it; kiln flipped the
+    # 64-bit value before (2**64 - 2)
+    for ty in np.uint8, np.uint16, np.uint32:
+        for v in 0, 1, 77, np.iinfo(ty).max:
+            x = ty(v)
+            with np.errstate(over="ignore"):
+                assert jit(invert)(x) == int(~x) and jit(neg)(x) == int(-x), (ty, v)
+
+
 def test_invert_of_a_bool_is_logical_not_as_in_numpy():
     # CPython's ~True is -2 (deprecated since 3.12); NumPy's and Numba's is False, and
     # `B[~mask]` needs it: a bool array's ~ gave all True before (issue 31)

@@ -320,11 +320,26 @@ numpy_right_shift = intrinsic(_shift(False, python=False))
 
 # ---- unary -----------------------------------------------------------------------------------
 
+def _in_own_width(a, rt, flip):
+    """`-x` / `~x` of an unsigned integer narrower than its result, computed in its own
+    width and then widened, as Numba and NumPy do (~np.uint8(1) is 254, not 2**64 - 2)."""
+    if not (isinstance(a, t.Integer) and not a.signed and a.bitwidth < rt.bitwidth):
+        return None
+
+    def codegen(context, builder, sig, args):
+        x = builder.not_(args[0]) if flip else builder.neg(args[0])
+        return builder.zext(x, dm.value_type(rt))
+    return rt(a), codegen
+
+
 @template(operator.neg)
 def _neg(tctx, a):
     if not isinstance(a, t.Number):
         return None
     rt = arithmetic_result(a, a) if isinstance(a, _INTLIKE) else a
+    narrow = _in_own_width(a, rt, flip=False)
+    if narrow is not None:
+        return narrow
 
     def codegen(context, builder, sig, args):
         (x,) = args
@@ -352,7 +367,8 @@ def _invert(tctx, a):
     if not isinstance(a, _INTLIKE):
         return None
     rt = a if isinstance(a, t.Boolean) else arithmetic_result(a, a)
-    return rt(rt), lambda context, builder, sig, args: builder.not_(args[0])
+    return _in_own_width(a, rt, flip=True) or \
+        (rt(rt), lambda context, builder, sig, args: builder.not_(args[0]))
 
 
 @template(operator.truth)
