@@ -167,6 +167,17 @@ def test_shifts(op):
     chk(op, 8, True)
 
 
+def test_a_shift_keeps_the_shifted_operand_s_signedness():
+    # as Numba (and NumPy, where both are unsigned): np.uint64(1) << 63 is 2**63, not -2**63
+    for a, n in [(np.uint64(1), 63), (np.uint64(2**64 - 1), np.int8(4)), (np.uint8(3), 62),
+                 (np.int8(-3), np.uint64(2)), (np.uint32(7), np.uint64(61))]:
+        want = np.uint64(a) if a.dtype.kind == "u" else np.int64(a)
+        assert jit(lshift)(a, n) == want << type(want)(n), (a, n)
+        assert jit(rshift)(a, n) == want >> type(want)(n), (a, n)
+    with pytest.raises(ValueError, match="negative shift count"):
+        jit(lshift)(np.uint64(1), -1)
+
+
 @pytest.mark.parametrize("op", [lshift, rshift], ids=lambda f: f.__name__)
 @pytest.mark.parametrize("n", [-1, -64, I64_MIN])
 def test_negative_shift_raises(op, n):

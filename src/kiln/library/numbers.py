@@ -288,16 +288,19 @@ template(operator.xor)(_bitwise("xor"))
 def _shift(left, python):
     """`<<` or `>>` of integers: a count past the width shifts every bit out, as in Python
     and NumPy; a negative count is Python's ValueError, but NumPy's loops (`python` False)
-    read it as unsigned, so it too shifts every bit out (0, or -1 for a negative `>>`)."""
+    read it as unsigned, so it too shifts every bit out (0, or -1 for a negative `>>`).
+    In Python code the result has the shifted operand's signedness, as in Numba
+    (np.uint64(1) << 63 is 2**63, not -2**63)."""
     def typer(tctx, a, b):
         if not _all((a, b), _INTLIKE):
             return None
-        rt = arithmetic_result(a, b)
+        rt = arithmetic_result(a, a) if python else arithmetic_result(a, b)
+        nt = t.integer_of(rt.bitwidth, arithmetic_result(b, b).signed) if python else rt
 
         def codegen(context, builder, sig, args):
             x, n = args
             zero = ir.Constant(x.type, 0)
-            if rt.signed and python:
+            if nt.signed and python:
                 context.guard(builder, builder.icmp_signed("<", n, zero), ValueError,
                               "negative shift count")
             too_far = builder.icmp_unsigned(">=", n, ir.Constant(x.type, rt.bitwidth))
@@ -308,7 +311,7 @@ def _shift(left, python):
                 sign = builder.ashr(x, ir.Constant(x.type, rt.bitwidth - 1))
                 return builder.select(too_far, sign, builder.ashr(x, safe_n))
             return builder.select(too_far, zero, builder.lshr(x, safe_n))
-        return rt(rt, rt), codegen
+        return rt(rt, nt), codegen
     return typer
 
 
