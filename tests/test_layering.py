@@ -49,9 +49,7 @@ LAYERS = [
 KNOWN_VIOLATIONS = {
     ("kiln.cpu.reflection", "kiln.typed"),
     ("kiln.frontend.objmode", "kiln.library.objmode"),
-    ("kiln.library.dicts", "kiln.typed.typeddict"),
     ("kiln.library.foreign", "kiln.ccallback"),
-    ("kiln.library.lists", "kiln.typed.typedlist"),
     ("kiln.library.objmode", "kiln.typed"),
 }
 

@@ -709,37 +709,3 @@ def dict_iteration(context, b, value, ty):
         return DictIteration(context, b, value, ty, ty.key_type, "keys")
     return DictIteration(context, b, b.extract_value(value, 0), ty.dict_type,
                          view_item_type(ty), ty.kind)
-
-
-# ---- kiln.typed.Dict in compiled code ------------------------------------------------------
-
-from ..typed.typeddict import Dict as _TypedDict  # noqa: E402 (the class is the registry key)
-
-overload(_TypedDict)(_dict)   # Dict() is dict()
-
-
-@template(("attr", "empty"))
-def _empty_attribute(tctx, cls):
-    if not (isinstance(cls, t.Function) and cls.pyfunc is _TypedDict):
-        return None
-    rt = t.Function(_TypedDict.empty)
-    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
-
-
-def _type_argument(ty, what):
-    if isinstance(ty, t.NumberClass):
-        return ty.instance_type
-    if isinstance(ty, t.Function) and isinstance(ty.pyfunc, t.Type):
-        return ty.pyfunc
-    raise TypingError(f"Dict.empty() takes a {what} type such as kiln.int64, not {ty}")
-
-
-@overload(_TypedDict.empty)
-def _empty(key_type, value_type, n_keys=None):
-    key, value = _type_argument(key_type, "key"), _type_argument(value_type, "value")
-    _require_key(key)
-    make = dict_maker(key, value)
-
-    def impl(key_type, value_type, n_keys=0):
-        return make()
-    return impl

@@ -10,7 +10,6 @@ import operator
 import numpy as np
 
 from .. import types as t
-from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..typing import families
 from ..typing.unify import can_convert, held, unify, why_not_unified
@@ -658,40 +657,6 @@ def _array_of_list(obj, dtype=None):
 
 overload(np.array)(_array_of_list)
 overload(np.asarray)(_array_of_list)
-
-
-# ---- kiln.typed.List in compiled code ------------------------------------------------------
-
-from ..typed.typedlist import List as _TypedList  # noqa: E402 (the class is the registry key)
-
-@overload(_TypedList)
-def _typed_list(iterable=None):
-    """List() and List(iterable): list() and list(iterable) that stay a kiln.typed.List."""
-    return _list_of(iterable, False)
-
-
-@template(("attr", "empty_list"))
-def _empty_list_attribute(tctx, cls):
-    if not (isinstance(cls, t.Function) and cls.pyfunc is _TypedList):
-        return None
-    rt = t.Function(_TypedList.empty_list)
-    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
-
-
-@overload(_TypedList.empty_list)
-def _empty_list(item_type, allocated=None):
-    if isinstance(item_type, t.NumberClass):
-        item = item_type.instance_type
-    elif isinstance(item_type, t.Function) and isinstance(item_type.pyfunc, t.Type):
-        item = item_type.pyfunc
-    else:
-        raise TypingError(f"List.empty_list() takes an item type such as kiln.float64, not "
-                          f"{item_type}")
-    make = list_maker(item, False)
-
-    def impl(item_type, allocated=0):
-        return make(allocated)
-    return impl
 
 
 @overload(bool)

@@ -17,7 +17,11 @@ from ..codegen import boxing
 from ..codegen import datamodel as dm
 from ..decorators import njit
 from ..errors import TypingError
+from ..library import dict_layout as _dict_layout
+from ..library import dicts as _dicts
+from ..library import list_layout as _list_layout
 from ..runtime import nrt
+from ..typing.registry import overload, template
 from .typedlist import (_as_item_type, box_container, decode_type, probe_offset,
                         unbox_container)
 
@@ -346,7 +350,33 @@ def _item_at(d, j):
             _list_layout._list_get(_dict_layout._dict_values(d), j))
 
 
-# last: the library imports this module too
-from ..library import dict_layout as _dict_layout  # noqa: E402
-from ..library import dicts as _dicts  # noqa: E402
-from ..library import list_layout as _list_layout  # noqa: E402
+# ---- Dict in compiled code: Dict() is dict(), Dict.empty(key type, value type) ------------
+
+overload(Dict)(_dicts._dict)
+
+
+@template(("attr", "empty"))
+def _empty_attribute(tctx, cls):
+    if not (isinstance(cls, t.Function) and cls.pyfunc is Dict):
+        return None
+    rt = t.Function(Dict.empty)
+    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
+
+
+def _type_argument(ty, what):
+    if isinstance(ty, t.NumberClass):
+        return ty.instance_type
+    if isinstance(ty, t.Function) and isinstance(ty.pyfunc, t.Type):
+        return ty.pyfunc
+    raise TypingError(f"Dict.empty() takes a {what} type such as kiln.int64, not {ty}")
+
+
+@overload(Dict.empty)
+def _empty(key_type, value_type, n_keys=None):
+    key, value = _type_argument(key_type, "key"), _type_argument(value_type, "value")
+    _dicts._require_key(key)
+    make = _dicts.dict_maker(key, value)
+
+    def impl(key_type, value_type, n_keys=0):
+        return make()
+    return impl

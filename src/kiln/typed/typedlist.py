@@ -22,7 +22,10 @@ from ..codegen import boxing
 from ..codegen import datamodel as dm
 from ..decorators import njit
 from ..errors import TypingError
+from ..library import lists as _lists
+from ..library.list_layout import list_maker
 from ..runtime import nrt
+from ..typing.registry import overload, template
 
 
 def _as_item_type(item_type):
@@ -313,7 +316,6 @@ def _unbox(unboxer, ty, obj):
 
 @lru_cache(maxsize=None)
 def _compiled_empty(list_type):
-    from ..library.list_layout import list_maker
     make = list_maker(list_type.item_type, list_type.reflected)
 
     def empty(allocated):
@@ -390,3 +392,36 @@ def _clear(lst):
 @njit
 def _copy(lst):
     return lst.copy()
+
+
+# ---- List in compiled code: List() is list(), List.empty_list(item type) -------------------
+
+
+@overload(List)
+def _typed_list(iterable=None):
+    """List() and List(iterable): list() and list(iterable) that stay a kiln.typed.List."""
+    return _lists._list_of(iterable, False)
+
+
+@template(("attr", "empty_list"))
+def _empty_list_attribute(tctx, cls):
+    if not (isinstance(cls, t.Function) and cls.pyfunc is List):
+        return None
+    rt = t.Function(List.empty_list)
+    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
+
+
+@overload(List.empty_list)
+def _empty_list(item_type, allocated=None):
+    if isinstance(item_type, t.NumberClass):
+        item = item_type.instance_type
+    elif isinstance(item_type, t.Function) and isinstance(item_type.pyfunc, t.Type):
+        item = item_type.pyfunc
+    else:
+        raise TypingError(f"List.empty_list() takes an item type such as kiln.float64, not "
+                          f"{item_type}")
+    make = list_maker(item, False)
+
+    def impl(item_type, allocated=0):
+        return make(allocated)
+    return impl
