@@ -49,7 +49,6 @@ LAYERS = [
 KNOWN_VIOLATIONS = {
     ("kiln.cpu.reflection", "kiln.typed"),
     ("kiln.frontend.objmode", "kiln.library.objmode"),
-    ("kiln.library.foreign", "kiln.ccallback"),
     ("kiln.library.objmode", "kiln.typed"),
 }
 

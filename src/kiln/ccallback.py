@@ -21,6 +21,7 @@ from llvmlite import ir
 from . import types as t
 from .codegen import boxing
 from .codegen import datamodel as dm
+from .codegen.c_values import c_value_type, from_c, function_value, to_c
 from .codegen.context import register_cast, register_constant
 from .codegen.exceptions import emit_set_python_error
 from .runtime.cache import function_cache
@@ -32,36 +33,6 @@ from .types.cffi_types import cffi_pointer
 from .types.foreign import ctypes_prototype, foreign_address
 from .typing.infer import ascii_name
 from .types.functions import c_signature_problem
-
-
-def c_value_type(ty):
-    """How C passes a value of `ty` (a C `_Bool` is a byte, a function its C address;
-    `none` is void)."""
-    if ty == t.none:
-        return ir.VoidType()
-    if isinstance(ty, t.FunctionType):
-        return dm.ptr
-    return dm.i8 if isinstance(ty, t.Boolean) else dm.value_type(ty)
-
-
-def to_c(builder, ty, value):
-    if isinstance(ty, t.FunctionType):
-        return builder.extract_value(value, 0)
-    return builder.zext(value, dm.i8) if isinstance(ty, t.Boolean) else value
-
-
-def from_c(builder, ty, value):
-    if isinstance(ty, t.FunctionType):   # a function from C has no kiln-convention code
-        return function_value(builder, ty, value)
-    return builder.icmp_unsigned("!=", value, ir.Constant(dm.i8, 0)) \
-        if isinstance(ty, t.Boolean) else value
-
-
-def function_value(builder, ty, c_address, kiln_address=None):
-    """The value of a FunctionType (see its docstring) from its two addresses."""
-    value = ir.Constant(dm.value_type(ty), ir.Undefined)
-    value = builder.insert_value(value, c_address, 0)
-    return builder.insert_value(value, kiln_address or ir.Constant(dm.ptr, None), 1)
 
 
 def _c_function(sig, symbol, owner, context, native, typed):

@@ -19,8 +19,8 @@ import numpy as np
 from llvmlite import ir
 
 from .. import types as t
-from ..ccallback import c_value_type, from_c, to_c
 from ..codegen import datamodel as dm
+from ..codegen.c_values import c_value_type, from_c, to_c
 from ..errors import TypingError
 from ..runtime.pyapi import capsule_pointer
 from ..types.cffi_types import CffiFFI, kiln_type_of_cffi
