@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import Location, SourceUnavailableError, UnsupportedError
 from .objmode import outline_objmode_blocks
 from .source import source_lines, which_lambda
+from .number_attributes import check_number_attributes
 from .versions import version_rebound_locals
 
 
@@ -330,6 +331,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     ir.defaults.update(getattr(pyfunc, "__kwdefaults__", None) or {})
     ir.free_values = _free_values(pyfunc, node, ir.local_names)
     ir.free_values.update(blocks)
+    check_number_attributes(ir)
     return ir
 
 

@@ -65,3 +65,42 @@ def test_a_number_view_of_another_size_is_refused():
         njit(lambda x: np.float64(x).view(np.int32))(1.0)
     with pytest.raises(TypingError, match="of its size"):
         njit(lambda x: np.float64(x).view(np.complex64))(1.0)
+
+
+SCALE = 3
+
+
+def python_int_view():
+    a = 1
+    return a.view(np.int64)
+
+
+def python_float_view():
+    return (-2.5).view(np.int64)
+
+
+def global_int_item():
+    return SCALE.item()
+
+
+def numpy_scalar_view(x):
+    a = np.float64(1.5)
+    b = 2
+    b = b * x            # (rebound: no longer certainly a Python int)
+    return a.view(np.int64), b.real, SCALE.real
+
+
+@pytest.mark.parametrize("fn", [python_int_view, python_float_view, global_int_item])
+def test_a_python_number_has_no_numpy_scalar_methods(fn):
+    """Python's int and float have no view() or item(): Python raises AttributeError, and
+    kiln (whose int64 has NumPy's methods) refuses them when compiling, in Numba's words
+    (Numba's test_numbers test_python_scalar_exception), rather than return a value."""
+    with pytest.raises(AttributeError) as python_says:
+        fn()
+    with pytest.raises(TypingError, match="can only be called on NumPy dtypes") as kiln_says:
+        njit(fn)()
+    assert python_says.value.name in str(kiln_says.value)
+
+
+def test_numpy_scalars_and_python_number_attributes_stay():
+    check(numpy_scalar_view, 3)
