@@ -61,13 +61,13 @@ class ObjModeBlock:
         self.where = where
 
     def __call__(self, *args):
-        from ..library.objmode import coerce_output
+        from .objmode_values import coerce_output   # (not on `import kiln`'s path)
         values = self.func(*args)
         return tuple(coerce_output(name, ty, value)
                      for (name, ty), value in zip(self.outputs.items(), values))
 
     def _kiln_typeof_(self):
-        from ..library.objmode import ObjModeBlockType
+        from .objmode_values import ObjModeBlockType
         return ObjModeBlockType(self)
 
     def __repr__(self):
@@ -179,7 +179,7 @@ class _Rewriter:
         return stmt
 
     def output_type(self, kw, loc):
-        from ..library.objmode import check_output_type
+        from .objmode_values import check_output_type
         from .. import types as t
         try:
             spec = eval(compile(ast.Expression(kw.value), self.ir.filename, "eval"),

@@ -17,6 +17,7 @@ from ..codegen import boxing
 from ..codegen import datamodel as dm
 from ..decorators import njit
 from ..errors import TypingError
+from ..frontend.objmode_values import container_output
 from ..library import dict_layout as _dict_layout
 from ..library import dicts as _dicts
 from ..library import list_layout as _list_layout
@@ -380,3 +381,18 @@ def _empty(key_type, value_type, n_keys=None):
     def impl(key_type, value_type, n_keys=0):
         return make()
     return impl
+
+
+@container_output(t.DictType)
+def _objmode_output(ty, value, fail, coerce_output):
+    """An objmode block's dict output: a Dict of exactly `ty`, or a Python dict copied into
+    one."""
+    if isinstance(value, Dict) and value._kiln_typeof_() == ty:
+        return value
+    if not isinstance(value, dict):
+        fail(f"a {type(value).__name__}, not a dict")
+    result = Dict.empty(ty.key_type, ty.value_type)
+    for key, item in value.items():
+        result[coerce_output("a key", ty.key_type, key)] = \
+            coerce_output(f"item {key!r}", ty.value_type, item)
+    return result

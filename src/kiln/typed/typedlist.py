@@ -22,6 +22,7 @@ from ..codegen import boxing
 from ..codegen import datamodel as dm
 from ..decorators import njit
 from ..errors import TypingError
+from ..frontend.objmode_values import container_output
 from ..library import lists as _lists
 from ..library.list_layout import list_maker
 from ..runtime import nrt
@@ -425,3 +426,18 @@ def _empty_list(item_type, allocated=None):
     def impl(item_type, allocated=0):
         return make(allocated)
     return impl
+
+
+@container_output(t.ListType)
+def _objmode_output(ty, value, fail, coerce_output):
+    """An objmode block's list output: a List of exactly `ty`, or a Python list copied into
+    one."""
+    if isinstance(value, List) and value._kiln_typeof_() == ty:
+        return value
+    if not isinstance(value, list):
+        fail(f"a {type(value).__name__}, not a list")
+    result = List.empty_list(ty.item_type)
+    for i, item in enumerate(value):
+        result.append(coerce_output(f"item {i}", ty.item_type, item))
+    result._type = ty   # (a t.List has the typed list's layout and tag)
+    return result
