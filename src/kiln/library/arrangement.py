@@ -18,7 +18,7 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from .arrays import ArrayValue, make_array
 from .axes import AxisError, normalized_axis
-from .reductions import c_contiguous
+from .shapes import as_c_contiguous
 from ..typing.registry import intrinsic, overload, overload_method, register_jitable
 
 _INTLIKE = (t.Integer, t.Boolean)
@@ -302,7 +302,7 @@ def _ascontiguousarray(a):
         return None
     if a.ndim == 0:
         return lambda a: a.reshape(1)
-    return lambda a: c_contiguous(a)
+    return lambda a: as_c_contiguous(a)   # a itself when contiguous at run time, as NumPy
 
 
 @overload(np.asfortranarray)
@@ -315,7 +315,7 @@ def _asfortranarray(a):
         return lambda a: a.reshape(1)
     if a.layout == "F" or a.ndim == 1 and a.layout == "C":
         return lambda a: a
-    return lambda a: c_contiguous(a.T).T
+    return lambda a: as_c_contiguous(a.T).T
 
 
 @overload(np.shape)

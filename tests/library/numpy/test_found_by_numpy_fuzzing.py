@@ -366,3 +366,51 @@ def test_where_of_scalars_is_a_0d_array(c, x, y):
     _bit_exact(where_of_scalars(c, x, y), njit(where_of_scalars)(c, x, y))
     a = np.array([1.5, -2.0], np.float32)
     _bit_exact(where_then_multiply(y, a), njit(where_then_multiply)(y, a))
+
+
+def _layouts():
+    """Fresh arrays of every layout (a new base each call: the functions below write)."""
+    b = np.arange(40.0).reshape(4, 10)
+    cube = np.arange(24.0).reshape(2, 3, 4)
+    return {"strided columns": b[:, ::2], "F": np.asfortranarray(b), "T": b.T,
+            "every other row": b[::2], "one row": b[1:2], "3-d slice": cube[:, :, 1:3],
+            "reversed": np.arange(10.0)[::-1], "one column": b[:, 3:4], "empty": b[:, 5:5],
+            "3-d transposed": cube.transpose(1, 0, 2), "C": b.copy()}
+
+
+def write_through_reshape(a, shape):
+    v = a.reshape(shape)
+    v[...] = 7
+    return v
+
+
+def write_through_ravel(a):
+    v = a.ravel()
+    v[...] = 5
+    return v
+
+
+def write_through_contiguous(a):
+    v = np.ascontiguousarray(a)
+    v[...] = 3
+    w = np.asfortranarray(a[..., :1])
+    w[...] = 4
+    return v, w
+
+
+@pytest.mark.parametrize("name", list(_layouts()))
+def test_reshape_ravel_and_ascontiguousarray_are_views_exactly_when_numpy_s_are(name):
+    """`a2.reshape(-1)` of a2 = b[:, ::2] (seed 6610) is a view in NumPy (the strides
+    allow one), so `v.fill(1)` writes into a2; kiln copied every array not typed
+    C-contiguous, and the write was lost. Now reshape follows NumPy's no-copy rule at run
+    time, and ravel/ascontiguousarray/asfortranarray give a view of an array whose items
+    are contiguous at run time (a copy otherwise, as NumPy)."""
+    n = _layouts()[name].shape[0]
+    for f, args in [(write_through_reshape, (-1,)), (write_through_reshape, ((n, -1),)),
+                    (write_through_reshape, ((-1, 1),)), (write_through_ravel, ()),
+                    (write_through_contiguous, ())]:
+        expected_arg, got_arg = _layouts()[name], _layouts()[name]
+        expected = f(expected_arg, *args)
+        got = njit(f)(got_arg, *args)
+        _bit_exact(expected, got)
+        _bit_exact(expected_arg, got_arg)   # the writes reached the argument, or did not
