@@ -202,13 +202,13 @@ def _bincount(x, minlength=0):
         if minlength < 0:
             raise ValueError("'minlength' must not be negative")
         top = -1
-        for v in x:
-            if v < 0:
+        for v in x:   # as NumPy, cast to intp: a uint64 above int64's range is negative
+            if np.int64(v) < 0:
                 raise ValueError("'list' argument must have no negative elements")
-            top = max(top, v)
+            top = max(top, np.int64(v))
         out = np.zeros(max(top + 1, minlength), np.int64)
         for v in x:
-            out[v] += 1
+            out[np.int64(v)] += 1
         return out
     return bincount
 

@@ -414,3 +414,22 @@ def test_reshape_ravel_and_ascontiguousarray_are_views_exactly_when_numpy_s_are(
         got = njit(f)(got_arg, *args)
         _bit_exact(expected, got)
         _bit_exact(expected_arg, got_arg)   # the writes reached the argument, or did not
+
+
+def counts(x, n):
+    return np.bincount(x), np.bincount(x, minlength=n)
+
+
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint32, np.int8, np.bool_])
+def test_bincount_of_every_integer_dtype(dtype):
+    """np.bincount of a uint64 array (seed 6672) failed inside the library: `top + 1` of a
+    uint64 and an int64 promotes to float64. NumPy casts the values to intp (a uint64
+    above int64's range is negative: ValueError)."""
+    for x in (np.array([1, 0, 5, 1], dtype), np.array([], dtype)):
+        for e, g in zip(counts(x, 7), njit(counts)(x, 7)):
+            _bit_exact(e, g)
+    if dtype == np.uint64:
+        with pytest.raises(ValueError):
+            counts(np.array([2 ** 63], dtype), 0)
+        with pytest.raises(ValueError):
+            njit(counts)(np.array([2 ** 63], dtype), 0)
