@@ -2,14 +2,22 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import math
 import os
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from kiln import njit
+from kiln.runtime import blas
+
+# linear algebra in compiled code calls NumPy's bundled OpenBLAS, else SciPy's (runtime/blas.py)
+requires_blas = pytest.mark.skipif(
+    blas.provider().name == "scipy" and importlib.util.find_spec("scipy") is None,
+    reason="linear algebra in compiled code needs NumPy's bundled OpenBLAS or SciPy")
 
 
 def same(expected, got, rtol=0.0):

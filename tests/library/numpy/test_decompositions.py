@@ -1,14 +1,15 @@
-"""Matrix decompositions in compiled code (SciPy's LAPACK), against NumPy's on the same
+"""Matrix decompositions in compiled code (LAPACK), against NumPy's on the same
 inputs. Factors unique only up to signs (eigenvectors, singular vectors, Q) are checked by
 what defines them — the reconstruction, orthonormality — and the unique parts (values,
 |R|, shapes, dtypes) against NumPy directly."""
 import numpy as np
 import pytest
 
+from helpers import requires_blas
 from kiln import njit
 from kiln.errors import TypingError
 
-pytest.importorskip("scipy", reason="linear algebra in compiled code needs SciPy")
+pytestmark = requires_blas
 
 RNG = np.random.default_rng(5)
 

@@ -1,13 +1,13 @@
-"""Linear algebra in compiled code (SciPy's BLAS and LAPACK), against NumPy's on the same
-inputs: products of every 1-d/2-d pairing, dtypes BLAS has and has not, empty and strided
-operands, solve/inv/det/norm, and NumPy's errors. BLAS builds differ in summation order,
+"""Linear algebra in compiled code (runtime/blas.py's BLAS and LAPACK), against NumPy's on
+the same inputs: products of every 1-d/2-d pairing, dtypes BLAS has and has not, empty and
+strided operands, solve/inv/det/norm, and NumPy's errors. BLAS builds differ in summation order,
 so floats agree to a few ulps rather than bit for bit."""
 import numpy as np
 import pytest
 
-from helpers import jit
+from helpers import jit, requires_blas
 
-pytest.importorskip("scipy", reason="linear algebra in compiled code needs SciPy")
+pytestmark = requires_blas
 
 RNG = np.random.default_rng(17)
 A, B = RNG.random((5, 4)), RNG.random((4, 3))

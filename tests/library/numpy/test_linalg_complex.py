@@ -1,4 +1,4 @@
-"""Complex matrices in compiled code (SciPy's c*/z* BLAS and LAPACK routines), against
+"""Complex matrices in compiled code (the c*/z* BLAS and LAPACK routines), against
 NumPy on the same inputs. Tolerances scale with the matrix's condition number where a
 result depends on it (solve, inv, lstsq); factors unique only up to a phase (eigenvectors,
 singular vectors, Q) are checked by what defines them: A v = w v, reconstructions,
@@ -6,9 +6,10 @@ unitarity."""
 import numpy as np
 import pytest
 
+from helpers import requires_blas
 from kiln import njit
 
-pytest.importorskip("scipy", reason="linear algebra in compiled code needs SciPy")
+pytestmark = requires_blas
 
 RNG = np.random.default_rng(23)
 COMPLEX = [np.complex128, np.complex64]

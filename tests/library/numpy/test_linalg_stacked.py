@@ -4,10 +4,11 @@ Factors unique only up to signs are checked matrix by matrix by what defines the
 import numpy as np
 import pytest
 
+from helpers import requires_blas
 from kiln import njit
 from kiln.errors import TypingError
 
-pytest.importorskip("scipy", reason="linear algebra in compiled code needs SciPy")
+pytestmark = requires_blas
 
 RNG = np.random.default_rng(41)
 TOL = dict(rtol=1e-9, atol=1e-9)
