@@ -89,9 +89,10 @@ def _first_processor() -> str:
 
 def _llvmlite_files():
     """llvmlite's version file and LLVM library (name, size, modification time), found
-    without importing llvmlite; None where they are not found."""
-    import importlib.util
-    spec = importlib.util.find_spec("llvmlite")
+    on sys.path without importing llvmlite (PathFinder: importing importlib.util cost a
+    millisecond of every hit); None where they are not found."""
+    from importlib.machinery import PathFinder
+    spec = PathFinder.find_spec("llvmlite")
     if spec is None or not spec.submodule_search_locations:
         return None
     folder = spec.submodule_search_locations[0]
