@@ -92,3 +92,27 @@ def test_lists_and_sets_inside_a_tuple_argument_are_reflected():
     assert jit_pair == py_pair
     with pytest.raises(TypeError, match="empty list"):
         njit(rows)(([], [1.0]))
+
+
+def append_to_one_read_the_other(a, b):
+    a.append(b[0] * 10)
+    b[0] = len(a)
+    return len(b), b[-1]
+
+
+def add_to_one_read_the_other(s, pair):
+    s.add(99)
+    return len(pair[1]), 99 in pair[1]
+
+
+def test_a_list_or_set_passed_twice_is_one_object():
+    """`f(p, p)`: a change through one name is seen through the other, and the caller's
+    list gets every change (kiln made two copies: the second read the old items, and its
+    items, reflected last, undid the first's)."""
+    for make in (lambda: [1, 2], lambda: [2.5]):
+        p, q = make(), make()
+        assert njit(append_to_one_read_the_other)(q, q) == append_to_one_read_the_other(p, p)
+        assert q == p
+    s, u = {1, 2}, {1, 2}
+    assert njit(add_to_one_read_the_other)(u, (0, u)) == add_to_one_read_the_other(s, (0, s))
+    assert u == s

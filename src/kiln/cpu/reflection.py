@@ -13,15 +13,22 @@ _ORIGINALS = {}   # the address of a copy in use -> the caller's list (typedlist
 
 def typed_copies(name, args):
     """{position: (the list, its typed copy)} for the Python lists (and sets) among `args`;
-    {(position, index): ...} for those that are items of a tuple argument."""
-    copies = {}
+    {(position, index): ...} for those that are items of a tuple argument. A list passed
+    twice (`f(p, p)`) is one copy, so a change through either name is seen through the
+    other, as in Python."""
+    copies, made = {}, {}   # made: id of a list (set) -> its copy
+
+    def copy_of(i, value):
+        if id(value) not in made:
+            made[id(value)] = _copy(name, i, value)
+        return made[id(value)]
     for i, value in enumerate(args):
         if type(value) is tuple:
             for j, item in enumerate(value):
                 if type(item) in (list, set):
-                    copies[(i, j)] = (item, _copy(name, i, item))
+                    copies[(i, j)] = (item, copy_of(i, item))
         elif type(value) in (list, set):
-            copies[i] = (value, _copy(name, i, value))
+            copies[i] = (value, copy_of(i, value))
     for original, copy in copies.values():
         _ORIGINALS[copy._meminfo] = original
     return copies
