@@ -26,9 +26,11 @@ from .sorting import search_sorted
 
 SYMBOL = "kiln_random_state"
 _N, _M = 624, 397
-# words 0..623: the Mersenne Twister; 624: the position; 626..629: the cached normal (a flag,
-# then the value), as float64 slots 313 and 314
-_STATE = (ctypes.c_uint32 * 632)()
+# Two generators of 632 words each: np.random's, then Python's `random` module's (PY_FIRST,
+# py_random.py). Of each, words 0..623: the Mersenne Twister; 624: the position;
+# 626..629: the cached normal (a flag, then the value), as float64 slots 313 and 314
+_WORDS, PY_FIRST = 632, 632
+_STATE = (ctypes.c_uint32 * (2 * _WORDS))()
 _POSITION, _GAUSS_SLOT = 624, 313
 
 
@@ -40,11 +42,12 @@ def _init_genrand(seed):
 
 
 def bind_symbols():
-    """Give compiled code the state (seeded from the OS the first time)."""
+    """Give compiled code the state (both generators seeded from the OS the first time)."""
     import llvmlite.binding as llvm
     if not getattr(bind_symbols, "done", False):
-        _STATE[:_N] = _init_genrand(int.from_bytes(os.urandom(4), "little"))
-        _STATE[_POSITION] = _N
+        for first in (0, PY_FIRST):
+            _STATE[first:first + _N] = _init_genrand(int.from_bytes(os.urandom(4), "little"))
+            _STATE[first + _POSITION] = _N
         llvm.add_symbol(SYMBOL, ctypes.addressof(_STATE))
         bind_symbols.done = True
 
@@ -53,90 +56,113 @@ def _state(builder):
     module = builder.module
     state = module.globals.get(SYMBOL)
     if state is None:
-        state = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(32), 632), name=SYMBOL)
+        state = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(32), 2 * _WORDS),
+                                  name=SYMBOL)
         state.linkage = "external"
     return state
 
 
-def _word(builder, index):
+def _word(builder, index, first=0):
+    """The word `index` (an i32) of the generator starting at word `first`."""
     i32 = ir.IntType(32)
+    if first:
+        index = builder.add(index, ir.Constant(i32, first))
     return builder.gep(_state(builder), [ir.Constant(i32, 0), index], inbounds=True)
 
 
-@intrinsic
-def random_seed(typingctx, seed):
-    """init_genrand(seed): the state NumPy's legacy seed(seed) makes."""
-    if not isinstance(seed, t.Integer):
-        return None
+def seeding(first):
+    """An intrinsic seeding the generator at word `first` by init_genrand(seed): the state
+    NumPy's legacy seed(seed) makes, and the start of CPython's init_by_array."""
+    @intrinsic
+    def seed_(typingctx, seed):
+        if not isinstance(seed, t.Integer):
+            return None
 
-    def codegen(context, builder, sig, args):
-        i32 = ir.IntType(32)
-        value = builder.trunc(context.cast(builder, args[0], seed, t.int64), i32)
-        builder.store(value, _word(builder, ir.Constant(i32, 0)))
-        from .fusion import counted_loop
-
-        def step(i):
-            i = builder.trunc(i, i32)
-            before = builder.load(_word(builder, builder.sub(i, ir.Constant(i32, 1))))
-            mixed = builder.xor(before, builder.lshr(before, ir.Constant(i32, 30)))
-            value = builder.add(builder.mul(mixed, ir.Constant(i32, 1812433253)), i)
-            builder.store(value, _word(builder, i))
-        counted_loop(builder, ir.Constant(dm.i64, _N), step, start=ir.Constant(dm.i64, 1))
-        builder.store(ir.Constant(i32, _N), _word(builder, ir.Constant(i32, _POSITION)))
-        for word in (2 * _GAUSS_SLOT, 2 * _GAUSS_SLOT + 1):  # no cached normal
-            builder.store(ir.Constant(i32, 0), _word(builder, ir.Constant(i32, word)))
-        return dm.null_value(t.none)
-    return t.none(seed), codegen
-
-
-@intrinsic
-def random_uint32(typingctx):
-    """The next 32 bits of MT19937 (as an int64), regenerating the state every 624 draws."""
-    def codegen(context, builder, sig, args):
-        i32 = ir.IntType(32)
-        c = lambda v: ir.Constant(i32, v)  # noqa: E731
-        position_ptr = _word(builder, c(_POSITION))
-        with builder.if_then(builder.icmp_unsigned(">=", builder.load(position_ptr), c(_N)),
-                             likely=False):
+        def codegen(context, builder, sig, args):
+            i32 = ir.IntType(32)
+            word = lambda index: _word(builder, index, first)  # noqa: E731
+            value = builder.trunc(context.cast(builder, args[0], seed, t.int64), i32)
+            builder.store(value, word(ir.Constant(i32, 0)))
             from .fusion import counted_loop
 
-            def twist(k):
-                k = builder.trunc(k, i32)
-                following = builder.urem(builder.add(k, c(1)), c(_N))
-                y = builder.or_(builder.and_(builder.load(_word(builder, k)), c(0x80000000)),
-                                builder.and_(builder.load(_word(builder, following)),
-                                             c(0x7FFFFFFF)))
-                source = builder.load(_word(builder, builder.urem(builder.add(k, c(_M)),
-                                                                  c(_N))))
-                odd = builder.sub(c(0), builder.and_(y, c(1)))
-                value = builder.xor(builder.xor(source, builder.lshr(y, c(1))),
-                                    builder.and_(odd, c(0x9908B0DF)))
-                builder.store(value, _word(builder, k))
-            counted_loop(builder, ir.Constant(dm.i64, _N), twist)
-            builder.store(c(0), position_ptr)
-        position = builder.load(position_ptr)
-        y = builder.load(_word(builder, position))
-        builder.store(builder.add(position, c(1)), position_ptr)
-        y = builder.xor(y, builder.lshr(y, c(11)))
-        y = builder.xor(y, builder.and_(builder.shl(y, c(7)), c(0x9D2C5680)))
-        y = builder.xor(y, builder.and_(builder.shl(y, c(15)), c(0xEFC60000)))
-        y = builder.xor(y, builder.lshr(y, c(18)))
-        return builder.zext(y, dm.i64)
-    return t.int64(), codegen
+            def step(i):
+                i = builder.trunc(i, i32)
+                before = builder.load(word(builder.sub(i, ir.Constant(i32, 1))))
+                mixed = builder.xor(before, builder.lshr(before, ir.Constant(i32, 30)))
+                value = builder.add(builder.mul(mixed, ir.Constant(i32, 1812433253)), i)
+                builder.store(value, word(i))
+            counted_loop(builder, ir.Constant(dm.i64, _N), step, start=ir.Constant(dm.i64, 1))
+            builder.store(ir.Constant(i32, _N), word(ir.Constant(i32, _POSITION)))
+            for slot in (2 * _GAUSS_SLOT, 2 * _GAUSS_SLOT + 1):  # no cached normal
+                builder.store(ir.Constant(i32, 0), word(ir.Constant(i32, slot)))
+            return dm.null_value(t.none)
+        return t.none(seed), codegen
+    return seed_
 
 
-@intrinsic
-def gauss_cache(typingctx):
-    """The cached second normal of the polar method: [has one, its value]."""
-    result = t.Array(t.float64, 1, "C")
+def uint32_draws(first):
+    """An intrinsic drawing from the generator at word `first` (see _STATE)."""
+    @intrinsic
+    def draw(typingctx):
+        return t.int64(), lambda context, builder, sig, args: _next_uint32(builder, first)
+    return draw
 
-    def codegen(context, builder, sig, args):
-        i32 = ir.IntType(32)
-        data = builder.gep(_state(builder), [ir.Constant(i32, 0),
-                                             ir.Constant(i32, 2 * _GAUSS_SLOT)])
-        return make_array(context, builder, result, data, [ir.Constant(dm.i64, 2)],
-                          [ir.Constant(dm.i64, 8)])
-    return result(), codegen
+
+def _next_uint32(builder, first):
+    """The next 32 bits of MT19937 (as an int64), regenerating the state every 624 draws."""
+    from .fusion import counted_loop
+    i32 = ir.IntType(32)
+    c = lambda v: ir.Constant(i32, v)  # noqa: E731
+    load = lambda index: builder.load(_word(builder, index, first))  # noqa: E731
+    position_ptr = _word(builder, c(_POSITION), first)
+    with builder.if_then(builder.icmp_unsigned(">=", builder.load(position_ptr), c(_N)),
+                         likely=False):
+        def twist(k):
+            k = builder.trunc(k, i32)
+            following = builder.urem(builder.add(k, c(1)), c(_N))
+            y = builder.or_(builder.and_(load(k), c(0x80000000)),
+                            builder.and_(load(following), c(0x7FFFFFFF)))
+            source = load(builder.urem(builder.add(k, c(_M)), c(_N)))
+            odd = builder.sub(c(0), builder.and_(y, c(1)))
+            value = builder.xor(builder.xor(source, builder.lshr(y, c(1))),
+                                builder.and_(odd, c(0x9908B0DF)))
+            builder.store(value, _word(builder, k, first))
+        counted_loop(builder, ir.Constant(dm.i64, _N), twist)
+        builder.store(c(0), position_ptr)
+    position = builder.load(position_ptr)
+    y = load(position)
+    builder.store(builder.add(position, c(1)), position_ptr)
+    y = builder.xor(y, builder.lshr(y, c(11)))
+    y = builder.xor(y, builder.and_(builder.shl(y, c(7)), c(0x9D2C5680)))
+    y = builder.xor(y, builder.and_(builder.shl(y, c(15)), c(0xEFC60000)))
+    y = builder.xor(y, builder.lshr(y, c(18)))
+    return builder.zext(y, dm.i64)
+
+
+def state_view(first, count, dtype):
+    """An intrinsic viewing `count` items of `dtype` from word `first` of the state as a
+    1-d array (the cached normal; Python's generator, which py_random.py seeds itself)."""
+    result = t.Array(dtype, 1, "C")
+
+    @intrinsic
+    def view(typingctx):
+        def codegen(context, builder, sig, args):
+            data = _word(builder, ir.Constant(ir.IntType(32), first))
+            itemsize = dtype.np_dtype.itemsize
+            return make_array(context, builder, result, data, [ir.Constant(dm.i64, count)],
+                              [ir.Constant(dm.i64, itemsize)])
+        return result(), codegen
+    return view
+
+
+def gauss_cache_of(first):
+    """The cached second normal of the generator at word `first`: [has one, its value]."""
+    return state_view(first + 2 * _GAUSS_SLOT, 2, t.float64)
+
+
+random_seed = seeding(0)
+random_uint32 = uint32_draws(0)
+gauss_cache = gauss_cache_of(0)
 
 
 @register_jitable
