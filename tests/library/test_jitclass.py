@@ -253,6 +253,8 @@ def test_counter_from_python():
         else:
             assert results == expected
             assert isinstance(c, JitCounter)
+            # a static method is a compiled function, as Numba's are (Dispatcher objects)
+            assert isinstance(cls.clamp, kiln.cpu.dispatcher.Dispatcher)
 
 
 def test_instances_cross_without_copies():
