@@ -9,7 +9,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from helpers import check, within_an_ulp
+from helpers import jit, check, within_an_ulp
 from kiln import njit, prange
 from kiln.errors import TypingError
 from tests.fuzz.cfuncs import cf_remainder
@@ -155,7 +155,7 @@ def test_gcd_of_two_pow_63_is_refused():
     for a, b in [(-2 ** 63, 0), (-2 ** 63, -2 ** 63), (0, -2 ** 63)]:
         assert math.gcd(a, b) == 2 ** 63
         with pytest.raises(OverflowError):
-            njit(gcd)(a, b)
+            jit(gcd)(a, b)
 
 
 def optional_equals_none(x):
@@ -188,7 +188,7 @@ def test_bool_array_index_is_refused():
     arr = np.array([1.5, 2.5, 3.5])
     assert index_with_bool(arr, True).shape == (1, 3)
     with pytest.raises(TypingError, match="a bool is not an array index"):
-        njit(index_with_bool)(arr, True)
+        jit(index_with_bool)(arr, True)
     check(index_with_int_of_bool, arr, True)
     check(index_with_bool, arr, np.int32(-1))
 
@@ -260,7 +260,7 @@ def array_power(a, e):
 def test_array_power_with_a_scalar_exponent_is_numpys(e):
     a = np.array([4.827022376715608, 0.3613697910321445, 0.9690565263992934])
     # compared as lists: a failure's traceback must not keep kiln's arrays alive
-    got = [r.tolist() for r in njit(array_power)(a, e)]
+    got = [r.tolist() for r in jit(array_power)(a, e)]
     want = [r.tolist() for r in array_power(a, e)]
     if e in (2.0, 0.5, -1.0):   # NumPy's square, sqrt and reciprocal: exact
         assert got == want

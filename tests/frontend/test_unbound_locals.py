@@ -8,8 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from helpers import same
-from kiln import njit
+from helpers import jit, same
 from kiln.codegen.unbound import unbound_reads
 from kiln.frontend import build_function_ir
 
@@ -147,14 +146,14 @@ def test_agrees_with_cpython(fn, n):
     except NameError as e:  # UnboundLocalError is a NameError
         expected = (type(e), str(e))
     try:
-        got = ("value", njit(fn)(*args))
+        got = ("value", jit(fn)(*args))
     except NameError as e:
         got = (type(e), str(e))
     assert got[0] == expected[0] and same(expected[1], got[1])
 
 
 def test_second_call_after_error_still_works():
-    f = njit(assigned_in_branch)
+    f = jit(assigned_in_branch)
     with pytest.raises(UnboundLocalError):
         f(0)
     assert f(9) == 1.5

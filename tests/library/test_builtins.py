@@ -368,7 +368,7 @@ def test_sum_leaves_an_array_start_unchanged():
 def test_sum_of_strings_is_refused_as_in_python():
     for f in (lambda: sum("abc"), lambda: sum((1, 2), "")):
         with pytest.raises(kiln.errors.TypingError, match="sum\\(\\) can't sum strings"):
-            njit(f)()
+            jit(f)()
 
 
 # ---- number attributes and methods -------------------------------------------------------------
@@ -413,7 +413,7 @@ def test_reversed_against_python(r):
     for items in ([], [4, 5, -1]):
         bounds = (r.start, r.stop, r.step)
         want = reversed_walks(a, items, pair, bounds)
-        got = njit(reversed_walks)(a, List.empty_list(kiln.int64) if not items else
+        got = jit(reversed_walks)(a, List.empty_list(kiln.int64) if not items else
                                    List(items), pair, bounds)
         assert list(got) == want
 
@@ -431,7 +431,7 @@ def test_any_and_all_of_iterables_against_python(a):
     items, pair, s = List([0, 3]), (True, False), (0.0, 2.5)
     d = Dict.empty(kiln.int64, kiln.float64)
     d[0], d[1] = 1.5, 0.0
-    assert njit(any_all)(a, items, pair, s, d) == any_all(a, [0, 3], pair, s, dict(d))
+    assert jit(any_all)(a, items, pair, s, d) == any_all(a, [0, 3], pair, s, dict(d))
 
 
 def uses_vars(a):
@@ -440,7 +440,7 @@ def uses_vars(a):
 
 def test_builtins_kiln_lacks_are_named():
     with pytest.raises(kiln.errors.UnsupportedError, match=r"does not support vars\(\)"):
-        njit(uses_vars)(np.zeros(2))
+        jit(uses_vars)(np.zeros(2))
 
 
 def maps_and_filters(a, k):
@@ -461,11 +461,11 @@ def shadowed_map(a):
 
 @pytest.mark.parametrize("a", [np.zeros(0), np.array([1.5, -2.0, 0.25]), np.arange(-3.0, 4.0)])
 def test_map_and_filter_against_python(a):
-    got = njit(maps_and_filters)(a, 0.5)
+    got = jit(maps_and_filters)(a, 0.5)
     want = maps_and_filters(a, 0.5)
     assert [list(g) if isinstance(g, kiln.typed.List) else g for g in got] == \
         [list(w) if isinstance(w, list) else w for w in want]
-    assert njit(shadowed_map)(a) == 7
+    assert jit(shadowed_map)(a) == 7
 
 
 def reduce_product(a):
@@ -498,5 +498,5 @@ def prints_two_texts(i):
 def test_print_of_strings_of_different_lengths(capfd):
     """Two string constants of different lengths in one function's C calls (an internal
     error before: the first declared the C function with its own array type)."""
-    assert njit(prints_two_texts)(7) == 7
+    assert jit(prints_two_texts)(7) == 7
     assert capfd.readouterr().out == "A\nBB\n"

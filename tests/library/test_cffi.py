@@ -15,7 +15,7 @@ from kiln.types import typeof, CPointer, FunctionType, boolean, float64, int8, i
     uint32, uint64, voidptr
 from kiln.types.cffi_types import c_declaration, kiln_type_of_cffi
 
-from helpers import check, same
+from helpers import jit, check, same
 
 cffi = pytest.importorskip("cffi", reason="cffi is not installed (the test extra has it)")
 
@@ -84,7 +84,7 @@ def call_cosf(x):
 @pytest.mark.parametrize("x", [0.0, 1.5, -3.25, math.inf, math.nan])
 def test_float32_function(x):
     assert typeof(C.cosf) == FunctionType("float32(float32)")
-    assert same(C.cosf(x), njit(call_cosf)(np.float32(x)))   # float32 returns as a float
+    assert same(C.cosf(x), jit(call_cosf)(np.float32(x)))   # float32 returns as a float
 
 
 def sincos_declared(x):
@@ -102,7 +102,7 @@ def sincos_plain(x):   # compiled code types the plain form as the array's item 
 @pytest.mark.parametrize("x", EDGES)
 def test_out_parameters_through_from_buffer(x):
     expected = check(sincos_declared, x)
-    assert same(expected, njit(sincos_plain)(x))
+    assert same(expected, jit(sincos_plain)(x))
 
 
 def test_out_of_line_module_functions(ool):
@@ -232,7 +232,7 @@ def test_map_type_declares_a_cfunc_over_c_structs():
         [STRUCTS.offsetof(ctype, name) for name in "i1 f2 d3 c".split()]
     sig = map_type(STRUCTS.typeof("rec_fn"), use_record_dtype=True)
     assert sig.args == (CPointer(rec), uint64) and sig.return_type == float64
-    total = njit(rec_total)
+    total = jit(rec_total)
 
     @cfunc(sig)
     def over_c(ptr, n):
@@ -269,4 +269,4 @@ def test_bad_input_is_a_typing_error(ool):
     for fn, message in cases:
         args = (np.zeros(4),) * fn.__code__.co_argcount
         with pytest.raises(TypingError, match=message):
-            njit(fn)(*args)
+            jit(fn)(*args)

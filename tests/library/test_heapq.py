@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from helpers import jit
 from kiln import njit
 
 
@@ -42,7 +43,7 @@ def test_against_cpython(n):
         for fn, extra in ((push_all_then_pop_some, min(n, 3)), (heapify_then_replace, 2),
                           (smallest_and_largest, 3)):
             py_list, jit_list = copy.copy(xs), copy.copy(xs)
-            expected, got = fn(py_list, extra), njit(fn)(jit_list, extra)
+            expected, got = fn(py_list, extra), jit(fn)(jit_list, extra)
             assert [list(g) if not np.isscalar(g) else g for g in got] == \
                 [list(e) if not np.isscalar(e) else e for e in expected]
             assert jit_list == py_list
@@ -50,6 +51,6 @@ def test_against_cpython(n):
 
 def test_errors_as_cpython():
     with pytest.raises(IndexError):
-        njit(pop_empty)([1, 2])
+        jit(pop_empty)([1, 2])
     with pytest.raises(Exception, match="works on a list"):
         njit(lambda a: heapq.heapify(a))(np.arange(3))

@@ -148,7 +148,7 @@ def mixed_equality(s, n, x, c):
 
 
 def test_a_string_never_equals_a_number_or_none():
-    f = njit(mixed_equality)
+    f = jit(mixed_equality)
     for s, n in [("1", 1), ("", 0), ("True", 1)]:
         assert f(s, n, 1.0, 1j) == mixed_equality(s, n, 1.0, 1j)
 
@@ -172,7 +172,7 @@ def test_dict_with_string_keys_counts_words():
             d[w] = d.get(w, 0) + 1
         return d
     words = "the cat and the hat and the 中 😀 the".split()
-    got = njit(count)(List(words))
+    got = jit(count)(List(words))
     assert dict(got) == count(words) and list(got) == list(count(words))
 
 
@@ -182,7 +182,7 @@ def test_string_sets_and_lists():
         return set(items), items, "y" in set(items), items.index("y")
     for s in ("", "é", "y"):
         expected = build(s)
-        got = njit(build)(s)
+        got = jit(build)(s)
         assert got[0] == expected[0] and list(got[1]) == expected[1] and got[2:] == expected[2:]
 
 
@@ -211,7 +211,7 @@ def test_exception_with_string_argument():
         return s
     check(bad, "ab")
     with pytest.raises(ValueError) as info:
-        njit(bad)("中文字")
+        jit(bad)("中文字")
     assert info.value.args == ("中文字 is too long", 3)
 
     def caught(s):
@@ -292,7 +292,7 @@ METHOD_CASES = [
 @pytest.mark.parametrize("index", range(len(METHOD_CASES)))
 def test_methods(index):
     f, inputs = METHOD_CASES[index]
-    compiled = njit(f)
+    compiled = jit(f)
     for x in inputs:
         try:
             expected = f(x)
@@ -345,9 +345,9 @@ def test_float_of_str(s):
         expected = parse(s)
     except ValueError:
         with pytest.raises(ValueError):
-            njit(parse)(s)
+            jit(parse)(s)
         return
-    got = njit(parse)(s)
+    got = jit(parse)(s)
     assert got[1:] == expected[1:] and (expected[1] or got[0] == expected[0]), (s, got)
 
 
@@ -383,7 +383,7 @@ def test_f_string_in_raise_reaches_python():
             raise ValueError(f"bad n={n}")
         return n
     with pytest.raises(ValueError, match="^bad n=-3$"):
-        njit(bad)(-3)
+        jit(bad)(-3)
     check(bad, 2)
 
     def handled(n):

@@ -2,8 +2,7 @@
 import numpy as np
 import pytest
 
-from helpers import check
-from kiln import njit
+from helpers import jit, check
 from kiln.errors import TypingError
 from kiln.runtime.nrt import allocation_stats
 
@@ -33,10 +32,10 @@ def ones_full(n):
 
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_zeros_ones_full(n):
-    for got, want in zip(njit(zeros_shapes)(n), zeros_shapes(n)):
+    for got, want in zip(jit(zeros_shapes)(n), zeros_shapes(n)):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
-    for got, want in zip(njit(ones_full)(n), ones_full(n)):
+    for got, want in zip(jit(ones_full)(n), ones_full(n)):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
 
@@ -50,7 +49,7 @@ def likes(a):
                                np.arange(12.0).reshape(3, 4)[:, ::2], np.zeros((0, 2)),
                                np.array([True, False])])
 def test_like_functions(a):
-    got, want = njit(likes)(a), likes(a)
+    got, want = jit(likes)(a), likes(a)
     assert got[0] == want[0]
     for g, w in zip(got[1:], want[1:]):
         assert g.dtype == w.dtype
@@ -78,7 +77,7 @@ def arange_float_dtype(n):
 
 @pytest.mark.parametrize("n", [-2, 0, 1, 10])
 def test_arange(n):
-    for got, want in zip(njit(aranges)(n), aranges(n)):
+    for got, want in zip(jit(aranges)(n), aranges(n)):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
     check(arange_float_dtype, n)
@@ -91,7 +90,7 @@ def arange_zero_step(n):
 def test_arange_zero_step_raises():
     check(arange_zero_step, 3)
     with pytest.raises(ZeroDivisionError):
-        njit(arange_zero_step)(3)
+        jit(arange_zero_step)(3)
 
 
 def linspaces(a, b, n):
@@ -101,7 +100,7 @@ def linspaces(a, b, n):
 @pytest.mark.parametrize("a, b, n", [(0.0, 1.0, 5), (1, 10, 10), (-3.5, 2.25, 1), (0, 1, 0),
                                      (2.0, 2.0, 4), (0.0, 1e-320, 3), (1e300, -1e300, 7)])
 def test_linspace_bit_for_bit(a, b, n):
-    for got, want in zip(njit(linspaces)(a, b, n), linspaces(a, b, n)):
+    for got, want in zip(jit(linspaces)(a, b, n), linspaces(a, b, n)):
         np.testing.assert_array_equal(got, want)
 
 
@@ -112,7 +111,7 @@ def eyes(n, m, k):
 
 @pytest.mark.parametrize("n, m, k", [(3, 3, 0), (3, 5, 1), (4, 2, -1), (0, 0, 0), (2, 2, 5)])
 def test_eye_identity(n, m, k):
-    for got, want in zip(njit(eyes)(n, m, k), eyes(n, m, k)):
+    for got, want in zip(jit(eyes)(n, m, k), eyes(n, m, k)):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
 
@@ -127,7 +126,7 @@ def copies(a):
                                np.arange(24.0).reshape(2, 3, 4)[:, ::2, 1:], np.zeros(0),
                                np.array([-1.5, np.nan, np.inf, -0.0])[:3]])
 def test_copy_and_astype_are_contiguous_copies(a):
-    got = njit(copies)(a)
+    got = jit(copies)(a)
     want = copies(a)
     for g, w in zip(got[:3], want[:3]):
         assert g.flags.c_contiguous and g.dtype == w.dtype
@@ -152,7 +151,7 @@ def returns_views_of_new(n):
 
 def test_views_of_a_new_array_share_its_memory():
     before = allocation_stats()
-    tail, even, whole = njit(returns_views_of_new)(10)
+    tail, even, whole = jit(returns_views_of_new)(10)
     assert allocation_stats().allocations == before.allocations + 1
     np.testing.assert_array_equal(tail, np.arange(2, 10))
     np.testing.assert_array_equal(even, np.arange(0, 10, 2))
@@ -172,7 +171,7 @@ def view_of_argument(a):
 
 def test_view_of_an_argument_keeps_the_argument():
     a = np.arange(5.0)
-    got = njit(view_of_argument)(a)
+    got = jit(view_of_argument)(a)
     assert np.shares_memory(got, a)
     np.testing.assert_array_equal(got, a[1:])
 
@@ -188,7 +187,7 @@ def make(n):
     (2 ** 59, MemoryError, "Unable to allocate")])
 def test_bad_sizes(n, error, message):
     with pytest.raises(error, match=message):
-        njit(make)(n)
+        jit(make)(n)
 
 
 def bad_dtype(n):
@@ -201,9 +200,9 @@ def bad_shape(x):
 
 def test_bad_dtype_and_shape_are_typing_errors():
     with pytest.raises(TypingError, match="dtype"):
-        njit(bad_dtype)(3)
+        jit(bad_dtype)(3)
     with pytest.raises(TypingError, match="shape"):
-        njit(bad_shape)(1.5)
+        jit(bad_shape)(1.5)
 
 
 def from_literals(x):
@@ -235,7 +234,7 @@ def ragged():
 def test_ragged_nested_lists_are_refused():
     from kiln.errors import TypingError
     with pytest.raises(TypingError, match="inhomogeneous"):
-        njit(ragged)()
+        jit(ragged)()
 
 
 def from_built_lists(n):
@@ -265,7 +264,7 @@ def test_array_of_lists_built_at_run_time(n):
 def test_array_of_an_empty_list_of_lists_keeps_its_type():
     """NumPy makes np.array([]) float64 and 1-d whatever the list was to hold; compiled
     code knows the type, so the dimensions and dtype are the list's (as in Numba)."""
-    grid, _, _, column = njit(from_built_lists)(0)
+    grid, _, _, column = jit(from_built_lists)(0)
     assert grid.shape == (0, 0) and grid.dtype == np.int64
     assert column.shape == (1, 0, 0) and column.dtype == np.int64
 
@@ -277,7 +276,7 @@ def test_array_of_lists_and_tuples_of_arrays(a):
 
 
 def test_array_of_ragged_run_time_lists_raises_numpys_error():
-    assert ragged_at_run_time(2).shape == (2, 2) and njit(ragged_at_run_time)(2).shape == (2, 2)
+    assert ragged_at_run_time(2).shape == (2, 2) and jit(ragged_at_run_time)(2).shape == (2, 2)
     check(ragged_at_run_time, 3)   # ValueError on both sides
     check(from_lists_of_arrays, np.arange(3.0), np.arange(4.0))
 

@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from helpers import jit
 from kiln import njit
 from tests.fuzz_numpy.compare import same
 
@@ -27,7 +28,7 @@ def test_fill_and_copy_of_a_0d_array(dtype):
 
     for f in (fill, copied):
         a, b = np.array(0, dtype=dtype), np.array(0, dtype=dtype)
-        _bit_exact(f(a), njit(f)(b))
+        _bit_exact(f(a), jit(f)(b))
 
 
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
@@ -74,7 +75,7 @@ def test_extremes_of_complex_arrays(f, dtype):
     """min, max, argmin and argmax of complex arrays failed to compile inside the library;
     NumPy orders complex numbers by real part, then imaginary part, and a NaN wins."""
     z = _complex_grid(dtype)
-    compiled = njit(f)
+    compiled = jit(f)
     for start in range(0, 36, 5):    # NaN first, later, or not at all
         rolled = np.roll(z, start)
         expected, got = f(rolled), compiled(rolled)
@@ -97,7 +98,7 @@ def test_clip_of_complex_arrays_is_refused_at_the_line():
     def clip(z):
         return np.clip(z, 0, 1)
     with pytest.raises(TypingError, match="np.clip"):
-        njit(clip)(_complex_grid(np.complex128))
+        jit(clip)(_complex_grid(np.complex128))
 
 
 def shift_left_in_place(a, b):
@@ -115,7 +116,7 @@ def test_shifts_in_place_write_the_array(f, count):
     `a`, so the caller's array (and every view of it) stayed as it was."""
     expected, got = np.array([7, -3, 2, 0, -8, 12, -1]), np.array([7, -3, 2, 0, -8, 12, -1])
     f(expected, count)
-    njit(f)(got, count)
+    jit(f)(got, count)
     _bit_exact(expected, got)
 
 
@@ -128,7 +129,7 @@ def test_diff_of_bools_is_where_they_differ(shape):
     """np.diff of a bool array failed to compile (bools have no subtraction); NumPy gives
     not_equal of the neighbours."""
     a = np.array([True, False, False, True, True, False][:int(np.prod(shape))]).reshape(shape)
-    _bit_exact(diff_of(a), njit(diff_of)(a))
+    _bit_exact(diff_of(a), jit(diff_of)(a))
 
 
 def multiply(a, b):
@@ -157,7 +158,7 @@ def test_complex_products_have_numpys_bits(f, dtype):
     rng = np.random.default_rng(3)
     a, b = [(rng.standard_normal(300) + 1j * rng.standard_normal(300)).astype(dtype)
             for _ in range(2)]
-    _bit_exact(f(a.copy(), b), njit(f)(a.copy(), b))
+    _bit_exact(f(a.copy(), b), jit(f)(a.copy(), b))
 
 
 def test_hstack_of_0d_arrays_is_refused_at_the_line():
@@ -168,7 +169,7 @@ def test_hstack_of_0d_arrays_is_refused_at_the_line():
     def joined(a, b):
         return np.hstack((a, b))
     with pytest.raises(TypingError, match="hstack of 0-d arrays") as caught:
-        njit(joined)(np.array(1.0), np.array(2.0))
+        jit(joined)(np.array(1.0), np.array(2.0))
     assert "return np.hstack((a, b))" in str(caught.value)
 
 
@@ -196,7 +197,7 @@ def test_integer_arrays_compare_with_python_ints_by_value(f, dtype):
     info = np.iinfo(dtype)
     a = np.array([info.min, 0, 1, info.max], dtype=dtype)
     for b in [-1, 300, -129, 255, 256, 2 ** 63 - 1, -2 ** 63, 0, int(info.max)]:
-        _bit_exact(f(a, b), njit(f)(a, b))
+        _bit_exact(f(a, b), jit(f)(a, b))
 
 
 def take_rows(a, index):
@@ -209,7 +210,7 @@ def test_fancy_index_of_arrays_with_no_rows(shape):
     through reshape(0, -1), which NumPy refuses too); NumPy gives an empty array."""
     a = np.arange(int(np.prod(shape)), dtype=np.uint8).reshape(shape)
     index = np.array([], dtype=np.int64)
-    _bit_exact(take_rows(a, index), njit(take_rows)(a, index))
+    _bit_exact(take_rows(a, index), jit(take_rows)(a, index))
 
 
 def roll_of(a):
@@ -219,7 +220,7 @@ def roll_of(a):
 def test_roll_of_a_0d_array():
     """np.roll of a 0-d array failed inside the library (reshape to ())."""
     a = np.array(2.5)
-    _bit_exact(roll_of(a), njit(roll_of)(a))
+    _bit_exact(roll_of(a), jit(roll_of)(a))
 
 
 def complex_power_of_itself(a):
@@ -232,7 +233,7 @@ def test_complex_power_that_overflows_is_inf():
     and the division had Python's semantics); NumPy's answer is inf+infj (seed 2123)."""
     a = np.array([1e-42 + 4j, 2 + 0.001j, -1 + 1.5j, 1e-42 - 700000j])
     # (the finite powers may differ in the last bit: CPython's polar form, NumPy's cpow)
-    np.testing.assert_allclose(njit(complex_power_of_itself)(a), complex_power_of_itself(a),
+    np.testing.assert_allclose(jit(complex_power_of_itself)(a), complex_power_of_itself(a),
                                rtol=1e-13)
 
 
@@ -250,13 +251,13 @@ def test_complex_array_power_is_numpys_bit_for_bit(dtype):
     rng = np.random.default_rng(5)
     a = (rng.normal(size=300) + 1j * rng.normal(size=300)).astype(dtype)
     b = (rng.normal(size=300) + 1j * rng.normal(size=300)).astype(dtype)
-    _bit_exact(array_power(a, b), njit(array_power)(a, b))
+    _bit_exact(array_power(a, b), jit(array_power)(a, b))
     for n in [-101, -100, -99, -7, -3, -2, -1, 1, 2, 3, 4, 5, 17, 99, 100, 0.5]:
         e = np.full(300, n, dtype=dtype)
-        _bit_exact(array_power(a, e), njit(array_power)(a, e))
+        _bit_exact(array_power(a, e), jit(array_power)(a, e))
     special = np.array([1e-42 + 1e30j, 1e30 + 0.5j, 65504 + 1e300j, 0j, -0j, 2,
                         complex(np.inf, 1), complex(np.nan, 0)]).astype(dtype)
-    _bit_exact(array_power(special, special), njit(array_power)(special, special))
+    _bit_exact(array_power(special, special), jit(array_power)(special, special))
 
 
 def absolutes(a):
@@ -273,7 +274,7 @@ def test_complex_absolute_is_numpys_loop_not_hypot(dtype):
          1j * rng.normal(size=2000) * 10.0 ** rng.integers(-300, 300, 2000))
     a = np.concatenate([a, [1e300 - 3j, 0j, -0j, complex(np.inf, np.nan),
                             complex(np.nan, -np.inf), complex(np.nan, 1)]]).astype(dtype)
-    expected, got = absolutes(a), njit(absolutes)(a)
+    expected, got = absolutes(a), jit(absolutes)(a)
     # (NumPy takes hypotf for complex64 with negative strides: differences-numpy.md)
     for e, g in zip(expected[:2] if dtype == np.complex64 else expected, got):
         _bit_exact(e, g)
@@ -291,13 +292,13 @@ def test_an_unsigned_index_array_selects(dtype):
     a = np.arange(6.0) * 1.5
     wraps = [2 ** 64 - 1, 2 ** 64 - 6] if dtype == np.uint64 else []
     for i in (np.array([0, 5, 1, 1] + wraps, dtype), np.array([], dtype)):
-        for e, g in zip(take_positions(a, i), njit(take_positions)(a, i)):
+        for e, g in zip(take_positions(a, i), jit(take_positions)(a, i)):
             _bit_exact(e, g)
     too_far = np.array([6], dtype) if dtype != np.uint64 else np.array([2 ** 64 - 7], dtype)
     with pytest.raises(IndexError):
         take_positions(a, too_far)
     with pytest.raises(IndexError):
-        njit(take_positions)(a, too_far)
+        jit(take_positions)(a, too_far)
 
 
 
@@ -330,7 +331,7 @@ def test_complex_items_cast_to_a_real_dtype_are_refused_at_the_callers_line():
                      (array_f8, (1j, 2)), (asarray_i1, 1j + 2), (asarray_i1, array),
                      (fill_f4, 1j + 2)]:
         with pytest.raises(TypingError) as caught:
-            njit(f)(value)
+            jit(f)(value)
         message = str(caught.value)
         assert "drops their imaginary parts" in message, message
         assert __file__ in message and "kiln/library" not in message, message
@@ -344,7 +345,7 @@ def complex_casts(a, v):
 
 @pytest.mark.parametrize("a", [np.array([1.5 + 2j, -3.0]), np.array([1, -2], np.int16)])
 def test_casts_into_complex_still_agree(a):
-    for e, g in zip(complex_casts(a, 2.5 - 1j), njit(complex_casts)(a, 2.5 - 1j)):
+    for e, g in zip(complex_casts(a, 2.5 - 1j), jit(complex_casts)(a, 2.5 - 1j)):
         _bit_exact(e, g)
 
 
@@ -363,9 +364,9 @@ def test_where_of_scalars_is_a_0d_array(c, x, y):
     """np.where(255, 255, s3) * a, s3 a Python complex and `a` float32 (seed 6396): kiln
     gave the scalar where NumPy gives a 0-d complex128 array, which is not weak in NumPy 2's
     promotion: the product was complex64 instead of complex128."""
-    _bit_exact(where_of_scalars(c, x, y), njit(where_of_scalars)(c, x, y))
+    _bit_exact(where_of_scalars(c, x, y), jit(where_of_scalars)(c, x, y))
     a = np.array([1.5, -2.0], np.float32)
-    _bit_exact(where_then_multiply(y, a), njit(where_then_multiply)(y, a))
+    _bit_exact(where_then_multiply(y, a), jit(where_then_multiply)(y, a))
 
 
 def _layouts():
@@ -411,7 +412,7 @@ def test_reshape_ravel_and_ascontiguousarray_are_views_exactly_when_numpy_s_are(
                     (write_through_contiguous, ())]:
         expected_arg, got_arg = _layouts()[name], _layouts()[name]
         expected = f(expected_arg, *args)
-        got = njit(f)(got_arg, *args)
+        got = jit(f)(got_arg, *args)
         _bit_exact(expected, got)
         _bit_exact(expected_arg, got_arg)   # the writes reached the argument, or did not
 
@@ -426,10 +427,10 @@ def test_bincount_of_every_integer_dtype(dtype):
     uint64 and an int64 promotes to float64. NumPy casts the values to intp (a uint64
     above int64's range is negative: ValueError)."""
     for x in (np.array([1, 0, 5, 1], dtype), np.array([], dtype)):
-        for e, g in zip(counts(x, 7), njit(counts)(x, 7)):
+        for e, g in zip(counts(x, 7), jit(counts)(x, 7)):
             _bit_exact(e, g)
     if dtype == np.uint64:
         with pytest.raises(ValueError):
             counts(np.array([2 ** 63], dtype), 0)
         with pytest.raises(ValueError):
-            njit(counts)(np.array([2 ** 63], dtype), 0)
+            jit(counts)(np.array([2 ** 63], dtype), 0)

@@ -4,7 +4,7 @@ nditer on the same operands."""
 import numpy as np
 import pytest
 
-from kiln import njit
+from helpers import jit
 from kiln.errors import TypingError
 
 
@@ -47,7 +47,7 @@ LAYOUTS = {"C": BASE, "F": np.asfortranarray(BASE), "transposed": BASE.transpose
 @pytest.mark.parametrize("name", LAYOUTS)
 def test_one_operand_in_numpys_order(name):
     a = LAYOUTS[name]
-    assert njit(visit_one)(a).tolist() == numpy_order(a)
+    assert jit(visit_one)(a).tolist() == numpy_order(a)
 
 
 @pytest.mark.parametrize("name", ["C", "F", "transposed", "reversed", "strided"])
@@ -55,23 +55,23 @@ def test_two_operands_broadcast_in_numpys_order(name):
     a = LAYOUTS[name]
     for b in (np.arange(a.shape[-1]) * 100.0, np.arange(a.shape[-1])[::-1].copy(), a.copy(),
               np.array(7.0)):
-        got = njit(visit_two)(a, b)
+        got = jit(visit_two)(a, b)
         assert [tuple(row) for row in got.tolist()] == numpy_order(a, b)
 
 
 def test_writing_through_the_views():
     a = np.arange(6.0).reshape(2, 3)
     out = np.zeros((2, 3))
-    assert np.array_equal(njit(visit_three)(a, np.arange(3.0), out), a * 10 + np.arange(3.0))
+    assert np.array_equal(jit(visit_three)(a, np.arange(3.0), out), a * 10 + np.arange(3.0))
     f = np.asfortranarray(np.zeros((2, 3)))
-    njit(visit_three)(a, np.arange(3.0), f)
+    jit(visit_three)(a, np.arange(3.0), f)
     assert np.array_equal(f, a * 10 + np.arange(3.0))
 
 
 def test_numpys_errors():
     with pytest.raises(ValueError, match="zero-sized"):
-        njit(visit_one)(np.zeros((2, 0)))
+        jit(visit_one)(np.zeros((2, 0)))
     with pytest.raises(ValueError, match="could not be broadcast"):
-        njit(visit_two)(np.ones((2, 3)), np.ones(4))
+        jit(visit_two)(np.ones((2, 3)), np.ones(4))
     with pytest.raises(TypingError, match="array or a tuple of arrays"):
-        njit(visit_three)(np.ones(2), 1.0, np.zeros(2))
+        jit(visit_three)(np.ones(2), 1.0, np.zeros(2))
