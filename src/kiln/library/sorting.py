@@ -222,10 +222,19 @@ def _sortable(a):
     return True
 
 
+def _refuse_0d(a):
+    """np.sort and a.sort() sort along the last axis, which a 0-d array lacks: NumPy's
+    AxisError, as a compile-time error."""
+    if a.ndim == 0:
+        raise TypingError("axis -1 is out of bounds for array of dimension 0 (a 0-d array "
+                          "has no axis to sort along)")
+
+
 @overload(np.sort)
 def _np_sort(a):
     if not _sortable(a):
         return None
+    _refuse_0d(a)
 
     def sort(a):
         out = a.copy()
@@ -239,6 +248,7 @@ def _np_sort(a):
 def _sort_in_place(a):
     if not _sortable(a):
         return None
+    _refuse_0d(a)
     if a.readonly:
         raise TypingError(f"cannot sort a read-only array ({a}) in place")
 
@@ -253,6 +263,8 @@ def _sort_in_place(a):
 def _argsort(a):
     if not _sortable(a):
         return None
+    if a.ndim == 0:   # NumPy: the position of the one item, in a 1-d array
+        return lambda a: np.zeros(1, np.int64)
 
     def argsort(a):
         rows = c_contiguous(a).reshape(-1, a.shape[a.ndim - 1]) if a.size else \

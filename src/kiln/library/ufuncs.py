@@ -645,8 +645,8 @@ def _resolve_ufunc(tctx, ufunc, operands):
     if ufunc is np.power and isinstance(operands[0], t.Array) and \
             isinstance(operands[1], t.Number):
         key = np_power_by_scalar
-    if ufunc is CLIP and all(isinstance(o, t.Number) for o in operands[1:]):
-        key = np_clip_by_scalars
+    if ufunc is CLIP and all(isinstance(o, t.Number) or o.ndim == 0 for o in operands[1:]):
+        key = np_clip_by_scalars   # bounds of stride 0 (NumPy decides on the strides)
     out_dtype = _numpy_dtype(ufunc, operands)
     datetimes = [dtype_of(o) for o in operands if isinstance(dtype_of(o), _DATETIMES)]
     if datetimes and out_dtype is None:

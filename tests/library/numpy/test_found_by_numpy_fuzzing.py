@@ -434,3 +434,44 @@ def test_bincount_of_every_integer_dtype(dtype):
             counts(np.array([2 ** 63], dtype), 0)
         with pytest.raises(ValueError):
             jit(counts)(np.array([2 ** 63], dtype), 0)
+
+
+def sort_of(a):
+    return np.sort(a)
+
+
+def sort_in_place(a):
+    a.sort()
+
+
+def argsorts(a):
+    return np.argsort(a), a.argsort()
+
+
+def test_sorting_a_0d_array():
+    """np.sort of a 0-d array (seed 7118) raised IndexError from inside kiln's typing (NumPy:
+    AxisError); now a compile-time error saying so, and argsort gives NumPy's [0]."""
+    from kiln.errors import TypingError
+    a = np.array(5, np.uint16)
+    for f in (sort_of, sort_in_place):
+        with pytest.raises(np.exceptions.AxisError):
+            f(a.copy())
+        with pytest.raises(TypingError, match="out of bounds for array of dimension 0"):
+            jit(f)(a.copy())
+    for e, g in zip(argsorts(a), jit(argsorts)(a)):
+        _bit_exact(e, g)
+
+
+def clip_by_0d(a, low, high):
+    return np.clip(a, low, high), a.clip(low, 3)
+
+
+def test_clip_by_0d_bounds_keeps_the_element_equal_to_a_bound():
+    """a.clip(lo, 3) with 0-d array bounds (seed 7408): NumPy's loop for bounds of stride 0
+    keeps -0.0 against a bound of 0.0 (array bounds give the bound); kiln took the array
+    bounds' rule for 0-d arrays."""
+    for a in (np.array(-0.0), np.array([-0.0, 0.0, 5.0, np.nan])):
+        for low in (np.array(False), np.array(0.0), np.array(-0.0)):
+            high = np.array(4.0)
+            for e, g in zip(clip_by_0d(a, low, high), jit(clip_by_0d)(a, low, high)):
+                _bit_exact(e, g)
