@@ -408,6 +408,13 @@ def selection(g):
         low, high = g.operand(), g.operand()
         if "c" in (_kind(g.value(x)), _kind(g.value(low)), _kind(g.value(high))):
             return None
+        try:
+            size = np.broadcast(g.value(x), g.value(low), g.value(high)).size
+        except ValueError:   # NumPy raises: a statement that raises, or rejected
+            size = 0
+        if any(isinstance(b, np.ndarray) and b.ndim and b.size < size
+               for b in (g.value(low), g.value(high))):
+            return None  # differences-numpy.md, "np.clip's sign of zero with bounds broadcast"
         text = f"np.clip({x}, {low}, {high})" if form == "clip" else f"{x}.clip({low}, {high})"
         return text, f"{form}", 0, "array"
     if form == "argsort":
