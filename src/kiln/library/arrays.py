@@ -535,8 +535,9 @@ ArrayFlags = collections.namedtuple("flags", ["contiguous", "c_contiguous", "f_c
 
 
 @register_jitable
-def _c_contiguous(a):
-    """NumPy's rule: the strides of C order, ignoring dimensions of 1; empty arrays are."""
+def is_c_contiguous(a):
+    """NumPy's C_CONTIGUOUS flag: the strides of C order, ignoring dimensions of 1; empty
+    arrays are."""
     if a.size == 0:
         return True
     expected = a.itemsize
@@ -565,7 +566,7 @@ def _f_contiguous(a):
 def _flags(a):
     """`a.flags.contiguous`, `.c_contiguous`, `.f_contiguous` (Numba's three)."""
     def flags(a):
-        c = _c_contiguous(a)
+        c = is_c_contiguous(a)
         return ArrayFlags(c, c, _f_contiguous(a))
     return flags
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import types as t
 from ..codegen import datamodel as dm
-from .arrays import ArrayValue, make_array
+from .arrays import ArrayValue, is_c_contiguous, make_array
 from ..codegen.array_expressions import Tree
 from .allocation import flat_view
 from .fusion import evaluate
@@ -147,21 +147,6 @@ def contiguous_view(typingctx, arr):
         return _view(context, builder, args[0], arr, result,
                      [a.shape(d) for d in range(arr.ndim)])
     return result(arr), codegen
-
-
-@register_jitable
-def is_c_contiguous(a):
-    """NumPy's C_CONTIGUOUS flag: the items lie in C order without gaps (axes of length 1
-    may have any stride; an empty array is contiguous)."""
-    if a.size == 0:
-        return True
-    expected = a.itemsize
-    for d in range(a.ndim - 1, -1, -1):
-        if a.shape[d] != 1:
-            if a.strides[d] != expected:
-                return False
-            expected *= a.shape[d]
-    return True
 
 
 @register_jitable
