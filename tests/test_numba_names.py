@@ -376,3 +376,15 @@ def test_nopython_false_warns_that_it_has_no_effect_as_numba_does():
     with pytest.warns(errors.NumbaDeprecationWarning, match="'nopython=False'"):
         kiln.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)",
                          nopython=False)(lambda a, b: None)
+
+
+def test_dummy_is_the_base_of_types_with_no_representation():
+    # Numba's types.Dummy: extension types subclass it; a signature naming one compiles
+    # no function (a TypingError, as Numba's nopython mode gives)
+    assert issubclass(types.Module, types.Dummy) and types.Dummy("list").name == "list"
+
+    def truth(x):
+        return bool(x)
+
+    with pytest.raises(errors.TypingError):
+        kiln.jit((types.Dummy("list"),), nopython=True)(truth)

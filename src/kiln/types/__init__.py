@@ -35,6 +35,10 @@ void = none
 double = float64
 string = unicode_type
 optional = Optional
+# Numba's base of the types with no run-time representation (Opaque's base there); an
+# extension type subclasses it, a signature may name one (`Dummy('list')`), which no
+# compiled code takes
+Dummy = Opaque
 
 
 
