@@ -94,6 +94,26 @@ def test_a_reflected_list_signature_takes_a_python_list():
     assert length([1, 2, 3]) == 3
     assert isinstance(types.List(types.int64), types.ListType)
     assert types.List(types.int64) != types.ListType(types.int64)
+    nested = types.List(dtype=types.List(types.float64[::1]))   # Numba's keyword
+    assert nested.dtype == types.List(types.float64[::1])
+
+
+def test_an_inferred_list_type_has_no_initial_value():
+    """Numba's List.initial_value (the items of a list of literals) is None where unknown;
+    kiln's typing never knows it."""
+    from kiln.extending import overload
+    seen = []
+
+    def probe(x):
+        pass
+
+    @overload(probe)
+    def probe_impl(x):
+        seen.append(x)
+        return lambda x: len(x)
+
+    njit(lambda: probe([1, 2, 3]))()
+    assert isinstance(seen[0], types.List) and seen[0].initial_value is None
 
 
 def test_a_set_example_returns_a_list():

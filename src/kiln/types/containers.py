@@ -259,14 +259,17 @@ class List(ListType):
     makes, and a Python list argument. It has ListType's layout and every operation of
     it; only returning it differs: compiled code gives back a Python list (a copy of the
     items, or the caller's own list when it came in as an argument: cpu/reflection.py),
-    where a ListType gives a kiln.typed.List. `reflected` and `initial_value` are taken
-    for Numba's signature and ignored: both kinds of Numba list are this one."""
+    where a ListType gives a kiln.typed.List. The parameters are Numba's: `reflected` is
+    ignored (both kinds of Numba list are this one) and `initial_value` only kept, since
+    kiln's typing gives no list its display's items (Numba's initial value of a list of
+    literals, None when unknown): a list kiln infers has None."""
 
     reflected = True
 
-    def __init__(self, item_type: Type, reflected: bool = False, initial_value=None):
-        super().__init__(item_type)
-        self.name = f"list({item_type})"
+    def __init__(self, dtype: Type, reflected: bool = False, initial_value=None):
+        super().__init__(dtype)
+        self.name = f"list({dtype})"
+        self.initial_value = initial_value
 
     def of(self, item_type: Type) -> "List":
         return List(item_type)
