@@ -5,10 +5,26 @@ items to True; the item type from the first item), and the argument gets the cop
 back after the call, even one that raises, so appends, pops and item writes reach the
 caller's list or set; a function that returns it (alone, or in a tuple) gives back the
 caller's own object. The copies cost a pass over the items each way (and the call takes
-the dispatcher's Python path): a kiln.typed.List is shared without copying."""
+the dispatcher's Python path): a kiln.typed.List is shared without copying.
+
+The copies are made by the families that own those containers (kiln.typed, above this
+layer), which register them with `copier`; kiln.typed is one of the library's registrants,
+so `library.load()` fills the registry when a call needs it before anything is compiled."""
 from __future__ import annotations
 
+from .. import library
+
 _ORIGINALS = {}   # the address of a copy in use -> the caller's list (typedlist's boxing)
+_COPIERS = {}     # list, set -> copy(the non-empty list or set) -> its typed copy
+
+
+def copier(kind):
+    """Register the decorated function as the maker of the typed copy of a `kind` (list or
+    set) argument; it raises for items of mixed or unsupported types."""
+    def register(fn):
+        _COPIERS[kind] = fn
+        return fn
+    return register
 
 
 def typed_copies(name, args):
@@ -34,45 +50,26 @@ def typed_copies(name, args):
     return copies
 
 
+_EMPTY = {list: "an empty list: pass kiln.typed.List.empty_list(item_type)",
+          set: "an empty set: make it in compiled code with set()"}
+_UNFIT = {list: "a Python list as a typed list of its first item's type, and this one does "
+                "not fit ({}); pass a kiln.typed.List, a NumPy array or a tuple",
+          set: "a Python set as a set of its first item's type, and this one does not fit "
+               "({})"}
+
+
 def _copy(name, i, value):
-    if type(value) is set:
-        return _set_copy(name, i, value)
-    from ..typed import List   # (loaded only for a list: it loads the compiler)
+    kind = type(value)
     if not value:
         raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of "
-                        "an empty list: pass kiln.typed.List.empty_list(item_type)")
+                        f"{_EMPTY[kind]}")
+    if kind not in _COPIERS:
+        library.load()   # (kiln.typed registers the copiers)
     try:
-        copy = List(value)
+        return _COPIERS[kind](value)
     except Exception as e:   # items of mixed types, lists of lists, objects
-        first = str(e).splitlines()[0]
-        raise TypeError(f"{name}(): argument {i + 1}: kiln takes a Python list as a "
-                        f"typed list of its first item's type, and this one does not "
-                        f"fit ({first}); pass a kiln.typed.List, a NumPy array or a "
-                        "tuple") from None
-    from .. import types as t
-    copy._type = t.List(copy._type.item_type)   # (the same layout and tag)
-    return copy
-
-
-def _set_copy(name, i, value):
-    """A Python set as the table compiled code takes as a set: a kiln.typed.Dict of its
-    items to True, typed as the set of its first item's type (as Numba's reflected sets)."""
-    from .. import types as t
-    from ..typed import Dict
-    if not value:
-        raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of an "
-                        "empty set: make it in compiled code with set()")
-    try:
-        item = t.typeof(next(iter(value)))
-        copy = Dict.empty(item, t.boolean)
-        for x in value:
-            copy[x] = True
-    except Exception as e:   # items of mixed types, objects
-        raise TypeError(f"{name}(): argument {i + 1}: kiln takes a Python set as a set of its "
-                        f"first item's type, and this one does not fit "
-                        f"({str(e).splitlines()[0]})") from None
-    copy._type = t.SetType(item)
-    return copy
+        unfit = _UNFIT[kind].format(str(e).splitlines()[0])
+        raise TypeError(f"{name}(): argument {i + 1}: kiln takes {unfit}") from None
 
 
 def with_copies(args, copies):

@@ -15,6 +15,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
+from ..cpu import reflection
 from ..decorators import njit
 from ..errors import TypingError
 from ..frontend.objmode_values import container_output
@@ -249,10 +250,22 @@ def set_from_native(address: int, code: str) -> set:
     """A Python set of the keys of the dict at `address`, whose reference it releases (a
     set returned from compiled code, library/sets.py, is such a table); the caller's own
     set when this is the copy of a Python set argument (cpu/reflection.py)."""
-    from ..cpu import reflection
     original = reflection.original_of(address)
     table = from_native(address, code)
     return original if original is not None else set(table)
+
+
+@reflection.copier(set)
+def reflected_set_copy(items: set) -> Dict:
+    """The typed copy of a Python set argument: the table compiled code takes as a set, a
+    Dict of its items to True, typed as the set of its first item's type (as Numba's
+    reflected sets)."""
+    item = t.typeof(next(iter(items)))
+    copy = Dict.empty(item, t.boolean)
+    for x in items:
+        copy[x] = True
+    copy._type = t.SetType(item)
+    return copy
 
 
 @boxing.unboxer(t.SetType)

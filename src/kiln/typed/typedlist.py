@@ -20,6 +20,7 @@ from llvmlite import ir
 from .. import types as t
 from ..codegen import boxing
 from ..codegen import datamodel as dm
+from ..cpu import reflection
 from ..decorators import njit
 from ..errors import TypingError
 from ..frontend.objmode_values import container_output
@@ -232,12 +233,20 @@ def python_list_from_native(address: int, code: str) -> list:
     ...) at `address`, whose reference it releases: the caller's own list when this is the
     copy of a Python list argument (cpu/reflection.py puts the items back after the call),
     else a new list of the items."""
-    from ..cpu import reflection
     original = reflection.original_of(address)
     owner = from_native(address, code)
     if original is not None:
         return original
     return python_items(owner)
+
+
+@reflection.copier(list)
+def reflected_copy(items: list) -> List:
+    """The typed copy of a Python list argument: a List of its items (typed by the first)
+    as the t.List it stands for, which has the same layout and tag."""
+    copy = List(items)
+    copy._type = t.List(copy._type.item_type)
+    return copy
 
 
 def python_items(lst: List) -> list:
