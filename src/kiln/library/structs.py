@@ -1,6 +1,6 @@
 """Mutable structs in compiled code (types/classes.py's MutableStruct: jitclass instances
-and structrefs): their layout, their destructor, reading and writing a field, `is`, and
-the templates of a structref's fields.
+and structrefs): their layout, their destructor, reading and writing a field, and the
+templates of a structref's fields.
 
 A struct is a pointer to an NRT meminfo whose data holds its fields in order, each in its
 memory layout. A new struct is all zeros (reading a container, array or struct field still
@@ -13,7 +13,6 @@ items are, library/list_layout.py).
 from __future__ import annotations
 
 import inspect
-import operator
 
 from llvmlite import ir
 
@@ -144,26 +143,6 @@ def _register_fields(ty):
 
 
 on_new_struct_ref(_register_fields)
-
-
-# ---- identity ----------------------------------------------------------------------------
-
-def _identity(negate):
-    """`a is b` for two structs: the same meminfo (structs of two types never are)."""
-    def typer(tctx, a, b):
-        if not (isinstance(a, t.MutableStruct) and isinstance(b, t.MutableStruct)):
-            return None
-
-        def codegen(context, builder, sig, args):
-            if a != b:
-                return ir.Constant(dm.i1, int(negate))
-            return builder.icmp_unsigned("!=" if negate else "==", args[0], args[1])
-        return t.boolean(a, b), codegen
-    return typer
-
-
-template(operator.is_)(_identity(negate=False))
-template(operator.is_not)(_identity(negate=True))
 
 
 class Constructor(Template):
