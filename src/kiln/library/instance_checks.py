@@ -1,6 +1,7 @@
 """`isinstance(x, C)` in compiled code: every value's Python class is fixed by its kiln type,
 so the answer is known when compiling; typing records it as a constant (families'
-"isinstance"), which prunes the branch it tests, as Numba does."""
+"isinstance"), which prunes the branch it tests, as Numba does. The same classes answer
+`hasattr` and `getattr` (families' "python_class", typing/introspection.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,10 +17,14 @@ _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.NPDatetime, np.datetime64), (t.NPTimedelta, np.timedelta64))
 
 
-def _python_class(ty):
+@families.answers("python_class")
+def python_class(ty):
+    """The class of a value of type `ty` in Python, or None when its type does not say. A
+    number is Python's (as Numba answers too), though `a[0]` of an int64 array is an
+    np.int64 in Python."""
     if isinstance(ty, t.ClassInstanceType):
-        from .classes import python_class
-        return python_class(ty)
+        from .classes import python_class as boxed_class
+        return boxed_class(ty)
     if isinstance(ty, (t.NamedTuple, t.NamedUniTuple)):
         return ty.cls
     return next((cls for kind, cls in _PYTHON_CLASSES if isinstance(ty, kind)), None)
@@ -36,7 +41,8 @@ def is_instance(ty, classinfo):
     if isinstance(ty, t.Optional):
         raise TypingError(f"isinstance() of a value that may be None ({ty}) is not known "
                           "when compiling; test `x is None` first")
-    cls = _python_class(ty)
+    cls = python_class(ty)
     if cls is None:
         raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
     return issubclass(cls, classes)
+

@@ -25,10 +25,13 @@ from . import exceptions, families, generators
 from .operators import (BINARY_OF, BINOPS, CMPOPS, OP_SYMBOLS, UNARYOPS,
                         UNSUPPORTED_EXPRS)
 from .results import Deferred, RecursionPending, TypedFunction
+from .introspection import IntrospectionCalls
 from .literals import LiteralCalls
 from .statements import StatementTyper
 from .unify import can_convert, held, unify, why_not_unified
 
+_INTROSPECTION = {isinstance: "known_isinstance", hasattr: "known_hasattr",
+                  getattr: "known_getattr"}   # typing/introspection.py
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
 
 
@@ -157,7 +160,7 @@ def _declared_takes(ty, declared) -> bool:
         (isinstance(declared, t.Complex) or not isinstance(ty, t.Complex)))
 
 
-class Typer(StatementTyper, LiteralCalls):
+class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
     MAX_PASSES = 64
 
     def __init__(self, tctx, ir: FunctionIR, argtypes, declared_return, options):
@@ -413,8 +416,8 @@ class Typer(StatementTyper, LiteralCalls):
                 raise self.error(f"{fn.dispatcher.__name__}() cannot be called with "
                                  f"({', '.join(map(str, args))}); its signatures are "
                                  f"{fn.dispatcher.signatures}", node)
-        elif isinstance(fn, t.Function) and fn.pyfunc is isinstance:
-            return self.known_isinstance(node, args, kws)
+        elif isinstance(fn, t.Function) and fn.pyfunc in _INTROSPECTION:
+            return getattr(self, _INTROSPECTION[fn.pyfunc])(node, args, kws)
         elif isinstance(fn, t.Function):
             if fn.pyfunc in BINARY_OF and self.tctx.resolve(fn.pyfunc, args, kws) is None:
                 fn = t.Function(BINARY_OF[fn.pyfunc])   # `a += b` of immutable values
@@ -442,6 +445,7 @@ class Typer(StatementTyper, LiteralCalls):
                                  UnsupportedError)
             res = self.call_inner(node, fn, args + self.inner_captures(node, fn))
         elif isinstance(fn, t.BoundMethod):
+            node.func = self.method_read(node.func)
             receiver = self.fix_items(node.func.value, fn.receiver, fn.method, args)
             args, kws = self.with_literals(node, args, kws, ("method", fn.method), bools=False)
             res = self.call_template(node, args, kws, lambda a, k: self.resolve(
@@ -461,22 +465,6 @@ class Typer(StatementTyper, LiteralCalls):
             raise self.error(f"a value of type {fn} is not callable", node)
         self.calls[node] = res
         return res.signature.return_type
-
-    def known_isinstance(self, node, args, kws):
-        """`isinstance(x, C)`: known from x's type, a constant that prunes the branch it
-        tests (x is still evaluated)."""
-        if len(args) != 2 or kws:
-            raise self.error("isinstance() takes two arguments", node)
-        classes = node.args[1]
-        classinfo = tuple(self.constants.get(e) for e in classes.elts) \
-            if isinstance(classes, ast.Tuple) else self.constants.get(classes)
-        try:
-            value = families.ask("isinstance", args[0], classinfo)
-        except TypingError as e:
-            raise self.error(str(e), node) from None
-        self.constants[node] = value
-        self.calls[node] = families.ask("known_identity", value, *args)
-        return t.boolean
 
     def fix_items(self, receiver_node, receiver, method, args):
         """`l = []; l.append(x)`, `d = {}; d[k] = v`: the first use that adds items to a

@@ -1,0 +1,106 @@
+"""`isinstance`, `hasattr` and `getattr` in compiled code: Python's introspection builtins,
+answered from the argument's type when compiling, as Numba does.
+
+A value's kiln type fixes its Python class (library/instance_checks.py answers
+families' "python_class"), so whether it is an instance of a class, or has an attribute,
+is known then: `isinstance` and `hasattr` are constants that prune the branch they test
+(`if hasattr(x, "shape"):` types its body only for values that have it). `getattr(x,
+"name")` is the attribute `x.name`, `getattr(x, "name", default)` the default where Python
+has no such attribute (or AttributeError, at run time, without one). The name must be known
+when compiling: a string constant, a local assigned one, or a parameter (compiled for its
+value, typing/literals.py). Where the type does not tell (the class of a value that may be
+None; an attribute Python has but kiln does not compile), it is a TypingError, never a
+guess."""
+from __future__ import annotations
+
+import ast
+
+from .. import types as t
+from ..errors import TypingError, UnsupportedError
+from . import families
+from .literals import literal_of
+
+
+class IntrospectionCalls:
+    """The Typer's calls of isinstance, hasattr and getattr."""
+
+    def known_isinstance(self, node, args, kws):
+        """`isinstance(x, C)`: known from x's type, a constant that prunes the branch it
+        tests (x is still evaluated)."""
+        if len(args) != 2 or kws:
+            raise self.error("isinstance() takes two arguments", node)
+        classes = node.args[1]
+        classinfo = tuple(self.constants.get(e) for e in classes.elts) \
+            if isinstance(classes, ast.Tuple) else self.constants.get(classes)
+        try:
+            value = families.ask("isinstance", args[0], classinfo)
+        except TypingError as e:
+            raise self.error(str(e), node) from None
+        self.constants[node] = value
+        self.calls[node] = families.ask("known_identity", value, *args)
+        return t.boolean
+
+    def known_hasattr(self, node, args, kws):
+        """`hasattr(x, "name")`: Python's answer for x's class, or, where the type does not
+        fix the class (a record), whether kiln compiles `x.name`."""
+        name = self.attribute_name(node, args, kws, "hasattr", (2,))
+        value = _python_has(args[0], name)
+        if value is None:
+            if self.tctx.resolve(("attr", name), (args[0],)) is None:
+                raise self.error(f"hasattr(): kiln cannot tell whether a {args[0]} has the "
+                                 f"attribute {name!r} (its type does not fix its Python "
+                                 "class)", node)
+            value = True
+        self.constants[node] = value
+        self.calls[node] = families.ask("known_identity", value, *args)
+        return t.boolean
+
+    def known_getattr(self, node, args, kws):
+        """`getattr(x, "name"[, default])`: `x.name`, or, where x's Python class has no
+        such attribute, the default (AttributeError at run time without one)."""
+        name = self.attribute_name(node, args, kws, "getattr", (2, 3))
+        if _python_has(args[0], name) is False:
+            res = families.ask("getattr_call", args, name, None)
+        else:
+            read = node._kiln_attribute_read = getattr(node, "_kiln_attribute_read", None) \
+                or ast.copy_location(ast.Attribute(node.args[0], name, ast.Load()), node)
+            ty = self.expr(read)
+            if isinstance(ty, t.BoundMethod):   # called at once: the call reads `x.name`
+                return ty
+            res = families.ask("getattr_call", args, name,
+                               (self.calls.get(read), ty, self.constants.get(read)))
+        self.calls[node] = res
+        return res.signature.return_type
+
+    def attribute_name(self, node, args, kws, what, counts):
+        """The attribute name that `what(x, name, ...)` reads, known when compiling."""
+        if kws or len(args) not in counts:
+            raise self.error(f"{what}() takes {' or '.join(map(str, counts))} positional "
+                             "arguments", node)
+        name = literal_of(self, node.args[1], f"{what}()'s argument 'name'")
+        if not isinstance(name, t.StringLiteral):
+            raise self.error(f"{what}(): attribute name must be a string, not {args[1]}",
+                             node)
+        return name.value
+
+    def method_read(self, func):
+        """The `x.name` that a call of a method reads: the callee itself, or the
+        `getattr(x, "name")` that gave the method."""
+        if isinstance(func, ast.Attribute):
+            return func
+        read = getattr(func, "_kiln_attribute_read", None)
+        if read is not None and len(func.args) == 2:
+            return read
+        raise self.error("kiln calls a method where it reads it (`x.name(...)`): "
+                         f"{ast.unparse(func)} is a method to call later, which compiled "
+                         "code does not hold", func, UnsupportedError)
+
+
+def _python_has(ty, name):
+    """Whether a value of type `ty` has the attribute `name` in Python, or None when its
+    type does not say."""
+    if isinstance(ty, t.Module):
+        return hasattr(ty.module, name)
+    cls = families.ask("python_class", ty)
+    return None if cls is None else hasattr(cls, name)
+

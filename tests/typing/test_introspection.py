@@ -1,0 +1,121 @@
+"""getattr() and hasattr() in compiled code (typing/introspection.py): answered from the
+value's type when compiling, checked against CPython on the same values."""
+import collections
+import math
+
+import numpy as np
+import pytest
+
+from kiln import njit, types
+from kiln.errors import TypingError, UnsupportedError
+
+from helpers import check
+
+Point = collections.namedtuple("Point", "x y")
+VALUES = [1, 2.5, 1j, True, "ab", (5, 6.5), Point(1, 2.5), np.ones((2, 3))]
+
+
+def array_attributes(a):
+    return getattr(a, "ndim"), getattr(a, "shape"), getattr(a, "T").shape, \
+        getattr(a, "sum")(), getattr(math, "pi"), getattr(np, "cos")(0.0)
+
+
+def named_tuple_fields(p):
+    return getattr(p, "y"), getattr(p, "x", -1.0)
+
+
+def with_default(x, default):
+    return getattr(x, "__not_an_attribute__", default), getattr(x, "real", default)
+
+
+def without_default(x):
+    return getattr(x, "__not_an_attribute__")
+
+
+def has(x):
+    return hasattr(x, "__hash__"), hasattr(x, "shape"), hasattr(x, "real"), \
+        hasattr(x, "__not_an_attribute__"), hasattr(x, "y")
+
+
+def first_size(x):
+    if hasattr(x, "shape"):   # pruned: x.shape is typed only where x has it
+        return x.shape[0]
+    return -1
+
+
+def by_name(x, name):
+    return getattr(x, name)
+
+
+def test_getattr_reads_the_attribute():
+    check(array_attributes, np.arange(6.0).reshape(2, 3))
+    check(named_tuple_fields, Point(1, 2.5))
+
+
+@pytest.mark.parametrize("x", VALUES[:6])
+def test_getattr_default_where_python_has_no_such_attribute(x):
+    check(with_default, x, None)
+    check(with_default, x, "default")
+
+
+@pytest.mark.parametrize("x", [1.5, "ab", (1, 2), np.ones(2)])
+def test_getattr_of_a_missing_attribute_raises_python_s_attribute_error(x):
+    with pytest.raises(AttributeError) as want:
+        without_default(x)
+    with pytest.raises(AttributeError) as got:
+        njit(without_default)(x)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("x", VALUES)
+def test_hasattr_is_python_s_answer(x):
+    check(has, x)
+    check(first_size, x)
+
+
+def test_a_name_passed_in_compiles_for_its_value():
+    compiled = njit(by_name)
+    assert compiled(2.5, "real") == 2.5 and compiled(3j, "imag") == 3.0
+    assert compiled(np.ones((2, 4)), "shape") == (2, 4)
+
+
+def test_record_fields_and_jitclass_attributes():
+    from kiln.experimental import jitclass
+
+    @jitclass([("value", types.float64)])
+    class Box:
+        def __init__(self, value):
+            self.value = value
+
+        def doubled(self):
+            return 2 * self.value
+
+    def read(r, b):
+        return getattr(r, "a"), hasattr(r, "b"), getattr(b, "value"), \
+            getattr(b, "doubled")(), hasattr(b, "value"), getattr(b, "nothing", 0.5)
+
+    recs = np.array([(1.5, 2)], dtype=[("a", "f8"), ("b", "i8")])
+    assert njit(read)(recs[0], Box(3.0)) == (1.5, True, 3.0, 6.0, True, 0.5)
+
+
+def test_what_the_type_does_not_answer_is_refused():
+    def optional_value(n):
+        x = None if n > 0 else 1.5
+        return hasattr(x, "real")
+
+    def computed_name(n):
+        return getattr(1.5, "real" if n else "imag")
+
+    def held_method(a):
+        m = a.sum
+        return m()
+
+    def not_compiled(x):   # Python's str has it; compiled code does not
+        return getattr(x, "maketrans")
+
+    for fn, args, error in [(optional_value, (1,), TypingError),
+                            (computed_name, (1,), TypingError),
+                            (held_method, (np.ones(2),), UnsupportedError),
+                            (not_compiled, ("ab",), TypingError)]:
+        with pytest.raises(error):
+            njit(fn)(*args)
