@@ -64,6 +64,27 @@ def test_a_returned_list_is_the_callers_and_bad_lists_are_clear():
         njit(total)([1, 2.5])
 
 
+def append_to_first(xs):
+    xs[0].append(7)
+    return len(xs[0])
+
+
+def test_a_list_of_lists_is_refused_as_numba_does_and_typed_lists_do_it():
+    """Changes to the inner lists of a copy could not reach the caller's (Numba: 'cannot
+    reflect element of reflected container'); typed lists of typed lists are shared."""
+    for nested in ([[1, 2], [3]], [{1}, {2}]):
+        before = copy.deepcopy(nested)
+        with pytest.raises(TypeError, match="append_to_first.*cannot reflect element of "
+                                            "reflected container"):
+            njit(append_to_first)(nested)
+        assert nested == before
+    from kiln.typed import List
+    want = [[1, 2], [3]]
+    got = List([List(x) for x in want])
+    assert njit(append_to_first)(got) == append_to_first(want)
+    assert [list(x) for x in got] == want
+
+
 
 def rows(pair):
     return np.array(pair)

@@ -63,6 +63,11 @@ def _copy(name, i, value):
     if not value:
         raise TypeError(f"{name}(): argument {i + 1}: kiln cannot tell the item type of "
                         f"{_EMPTY[kind]}")
+    if kind is list and type(value[0]) in (list, set):   # Numba refuses these, in its words
+        raise TypeError(f"{name}(): argument {i + 1}: cannot reflect element of reflected "
+                        f"container: kiln takes a Python list as a typed copy, and changes "
+                        f"to the {type(value[0]).__name__}s in it could not reach the "
+                        "caller's; pass a kiln.typed.List of kiln.typed.Lists, or tuples")
     if kind not in _COPIERS:
         library.load()   # (kiln.typed registers the copiers)
     try:
