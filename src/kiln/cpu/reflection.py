@@ -12,8 +12,6 @@ layer), which register them with `copier`; kiln.typed is one of the library's re
 so `library.load()` fills the registry when a call needs it before anything is compiled."""
 from __future__ import annotations
 
-from .. import library
-
 _ORIGINALS = {}   # the address of a copy in use -> the caller's list (typedlist's boxing)
 _COPIERS = {}     # list, set -> copy(the non-empty list or set) -> its typed copy
 
@@ -68,8 +66,9 @@ def _copy(name, i, value):
                         f"container: kiln takes a Python list as a typed copy, and changes "
                         f"to the {type(value[0]).__name__}s in it could not reach the "
                         "caller's; pass a kiln.typed.List of kiln.typed.Lists, or tuples")
-    if kind not in _COPIERS:
-        library.load()   # (kiln.typed registers the copiers)
+    if kind not in _COPIERS:   # kiln.typed registers them, as the library's registrant
+        from .. import library   # (here: a cached hit imports no library module)
+        library.load()
     try:
         return _COPIERS[kind](value)
     except Exception as e:   # items of mixed types, lists of lists, objects
