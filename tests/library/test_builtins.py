@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln import njit
+from kiln import njit, types
 
 from helpers import same, jit, chk, I64_MIN, I64_MAX
 
@@ -147,6 +147,13 @@ def test_int():
     for x in [0, -5, I64_MAX, True, False, 0.0, -0.0, 0.5, -0.5, 0.9999999999999999, -1.5,
               2.5, 1e15 + 0.5, 9.2e18, -9.2e18, -9223372036854775808.0, 5e-324]:
         chk(to_int, x)
+
+
+def test_int_of_an_integer_keeps_its_type():
+    # as Numba's: a uint64 beyond int64 stays whole (it wrapped to a negative int64)
+    for x in [np.uint64(2 ** 64 - 1), np.uint64(2 ** 63), np.int32(-7), np.uint8(200)]:
+        chk(to_int, x)
+    assert jit(to_int).nopython_signatures[-1].return_type == types.uint8
 
 
 def test_int_errors():

@@ -402,7 +402,9 @@ def _int(tctx, *args):
     if len(args) != 1 or not isinstance(args[0], (t.Integer, t.Boolean, t.Float)):
         return None
     (a,) = args
-    if not isinstance(a, t.Float):
+    if isinstance(a, t.Integer):   # its own type, as Numba's: a uint64 stays whole
+        return t.unliteral(a)(t.unliteral(a)), lambda context, builder, sig, llargs: llargs[0]
+    if isinstance(a, t.Boolean):
         return t.int64(a), lambda context, builder, sig, llargs: \
             context.cast(builder, llargs[0], a, t.int64)
 
