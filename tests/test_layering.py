@@ -19,7 +19,7 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
 
 # Lowest first. Units of one layer may not import each other.
 LAYERS = [
-    ("kiln.errors", "kiln.options", "kiln.version"),
+    ("kiln.errors", "kiln.options", "kiln.version", "kiln.questions"),
     ("kiln.types",),
     ("kiln.np", "kiln.core"),   # Numba's spellings of kiln.types
     ("kiln.frontend",),

@@ -6,16 +6,18 @@ expression computed in one loop. Each family answers in the module that owns it
 (typing/families.py is typing's side of the same)."""
 from __future__ import annotations
 
+from ..questions import Questions
+
 DISPLAYS = {}     # "list", "set": build(context, b, ty, items, item types);
                   # "dict": build(context, b, ty, [(key, key type, value, value type)...])
-_ANSWERS = {}     # question -> the function that answers it
 
-QUESTIONS = (
+_QUESTIONS = Questions(
     "iteration_for",  # (context, builder, value, ty) -> the iteration of a `for` loop over
                       # value (library/iteration.py's protocol)
     "evaluate",       # (context, builder, Tree) -> the array expression computed into a
                       # new array (a new reference)
 )
+answers, ask = _QUESTIONS.answers, _QUESTIONS.ask
 
 
 def display(kind):
@@ -24,17 +26,3 @@ def display(kind):
         DISPLAYS[kind] = fn
         return fn
     return register
-
-
-def answers(question):
-    """Register the decorated function as the answer to `question` (one of QUESTIONS)."""
-    assert question in QUESTIONS, question
-
-    def register(fn):
-        _ANSWERS[question] = fn
-        return fn
-    return register
-
-
-def ask(question, *args):
-    return _ANSWERS[question](*args)

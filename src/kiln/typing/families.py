@@ -9,11 +9,12 @@ answers in the module that owns it, which `library.load()` imports before any ty
 typing names no module above it."""
 from __future__ import annotations
 
+from ..questions import Questions
+
 DISPLAYS = {}      # "list", "dict", "set" -> display_type(items' types...)
 ITEM_FIXERS = []   # (implied(receiver, method, args) -> type or None, reads(...) -> bool)
-_ANSWERS = {}      # question -> the function that answers it
 
-QUESTIONS = (
+_QUESTIONS = Questions(
     "item_type_of",      # (ty) -> the type of a `for` loop's items over ty, or None
     "static_getitem",    # (tuple type, int) -> the Resolution of `tup[k]`
     "static_getslice",   # (tuple type, slice type, slice) -> the Resolution of `tup[a:b:c]`
@@ -25,6 +26,7 @@ QUESTIONS = (
     "getattr_call",      # (arg types, name, the read of x.name or None) -> getattr's
     "outline_prange_loops",  # (FunctionIR) -> a report per prange loop, outlined in place
 )
+answers, ask = _QUESTIONS.answers, _QUESTIONS.ask
 
 
 def display(kind):
@@ -40,20 +42,6 @@ def item_fixer(implied, reads):
     fixes for a container whose item types are not known yet, or None; `reads(receiver,
     method, args)`: whether that operation needs them (the typer retries it later)."""
     ITEM_FIXERS.append((implied, reads))
-
-
-def answers(question):
-    """Register the decorated function as the answer to `question` (one of QUESTIONS)."""
-    assert question in QUESTIONS, question
-
-    def register(fn):
-        _ANSWERS[question] = fn
-        return fn
-    return register
-
-
-def ask(question, *args):
-    return _ANSWERS[question](*args)
 
 
 def implied_type(receiver, method, args):
