@@ -545,3 +545,21 @@ def test_overloads_and_disable_compile_as_numba():
         f(1j, 2j)
     f.disable_compile(False)
     assert f(1j, 2j) == 3j
+
+
+def test_calls_do_not_change_the_dispatcher_s_reference_count():
+    # the first call installs the trampoline, whose fallback holds the dispatcher weakly
+    import sys
+
+    def times_ten(a):
+        return a * 10
+
+    inner = jit("intp(intp)")(times_ten)
+
+    def outer(x):
+        return inner(x + 4)
+
+    compiled = jit("intp(intp)")(outer)
+    before = sys.getrefcount(compiled), sys.getrefcount(inner)
+    assert compiled(1) == outer(1) and inner(2) == times_ten(2)
+    assert (sys.getrefcount(compiled), sys.getrefcount(inner)) == before

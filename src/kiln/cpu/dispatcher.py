@@ -141,7 +141,7 @@ class Dispatcher:
     def _install_trampoline(self):
         with _compile_lock:
             if self._table is None:
-                self._table = DispatchTable(self.__name__, self._trampoline_miss)
+                self._table = DispatchTable(self.__name__, _missed(weakref.ref(self)))
                 for spec in self._specializations.values():
                     self._table.add(spec.entry_address)
                 type(self).__call__ = self._table.function
@@ -485,6 +485,15 @@ def _convert_value(value, ty):
     if isinstance(ty, t.BaseTuple):
         return tuple(_convert_value(v, it) for v, it in zip(value, ty.types))
     return value
+
+
+def _missed(dispatcher_ref):
+    """The trampoline's fallback, holding its dispatcher weakly: its bound method would
+    make a cycle (dispatcher, table, method), so a dropped dispatcher waited for the cyclic
+    collector, and a first call added a reference to it (Numba's test_closure counts)."""
+    def miss(address, nargsf, kwnames):
+        return dispatcher_ref()._trampoline_miss(address, nargsf, kwnames)
+    return miss
 
 
 def make_dispatcher(py_func, options, signatures=None, cache=False) -> Dispatcher:
