@@ -23,7 +23,8 @@ from ..library import dict_layout as _dict_layout
 from ..library import dicts as _dicts
 from ..library import list_layout as _list_layout
 from ..runtime import nrt
-from ..typing.registry import overload, template
+from ..typing.registry import overload
+from .constructors import empty_constructor, type_argument
 from .typedlist import (_as_item_type, box_container, decode_type, probe_offset,
                         unbox_container)
 
@@ -369,25 +370,10 @@ def _item_at(d, j):
 overload(Dict)(_dicts._dict)
 
 
-@template(("attr", "empty"))
-def _empty_attribute(tctx, cls):
-    if not (isinstance(cls, t.Function) and cls.pyfunc is Dict):
-        return None
-    rt = t.Function(Dict.empty)
-    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
-
-
-def _type_argument(ty, what):
-    if isinstance(ty, t.NumberClass):
-        return ty.instance_type
-    if isinstance(ty, t.Function) and isinstance(ty.pyfunc, t.Type):
-        return ty.pyfunc
-    raise TypingError(f"Dict.empty() takes a {what} type such as kiln.int64, not {ty}")
-
-
-@overload(Dict.empty)
+@empty_constructor(Dict, "empty")
 def _empty(key_type, value_type, n_keys=None):
-    key, value = _type_argument(key_type, "key"), _type_argument(value_type, "value")
+    key = type_argument(key_type, "Dict.empty() takes a key type such as kiln.int64")
+    value = type_argument(value_type, "Dict.empty() takes a value type such as kiln.int64")
     _dicts._require_key(key)
     make = _dicts.dict_maker(key, value)
 

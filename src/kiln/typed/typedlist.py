@@ -27,7 +27,8 @@ from ..frontend.objmode_values import container_output
 from ..library import lists as _lists
 from ..library.list_layout import list_maker
 from ..runtime import nrt
-from ..typing.registry import overload, template
+from ..typing.registry import overload
+from .constructors import empty_constructor, type_argument
 
 
 def _as_item_type(item_type):
@@ -413,23 +414,9 @@ def _typed_list(iterable=None):
     return _lists._list_of(iterable, False)
 
 
-@template(("attr", "empty_list"))
-def _empty_list_attribute(tctx, cls):
-    if not (isinstance(cls, t.Function) and cls.pyfunc is List):
-        return None
-    rt = t.Function(List.empty_list)
-    return rt(cls), lambda context, b, sig, args: dm.null_value(rt)
-
-
-@overload(List.empty_list)
+@empty_constructor(List, "empty_list")
 def _empty_list(item_type, allocated=None):
-    if isinstance(item_type, t.NumberClass):
-        item = item_type.instance_type
-    elif isinstance(item_type, t.Function) and isinstance(item_type.pyfunc, t.Type):
-        item = item_type.pyfunc
-    else:
-        raise TypingError(f"List.empty_list() takes an item type such as kiln.float64, not "
-                          f"{item_type}")
+    item = type_argument(item_type, "List.empty_list() takes an item type such as kiln.float64")
     make = list_maker(item, False)
 
     def impl(item_type, allocated=0):
