@@ -35,3 +35,21 @@ def test_rank_branches():
 def test_frozen_global_comparison():
     check(on_a_global, 5)
     check(on_a_global, 2.5)
+
+
+def by_kind(a):
+    # the outer branch returns from its first statement: what follows it is never run,
+    # nor typed (its other result types would not unify with these)
+    if isinstance(a, (int, float)):
+        if isinstance(a, int):
+            return a + 1, "int"
+        if isinstance(a, float):
+            return a + 2.0, "float"
+    elif isinstance(a, str):
+        return a + "!", "str"
+    return "no match"
+
+
+def test_statements_after_a_branch_that_surely_returns():
+    for a in (3, 5.0, "Hello", (1, 2)):
+        check(by_kind, a)

@@ -161,13 +161,18 @@ class StatementTyper:
         if taken is None or not taken:
             self.block(node.orelse)
         branch = None if taken is None else node.body if taken else node.orelse
-        if branch and following and (isinstance(branch[-1], (ast.Continue, ast.Break)) or
-                                     self.surely_returns(branch[-1])):
+        if branch and following and self.never_falls_through(branch):
             # what follows a branch always taken that always leaves the iteration or returns
             # is never run (nor typed: `if x is None: continue` in a loop unrolled for a
             # None item, `if a.ndim == 1: return a[0]`); after a `raise` the rest is typed
             # still, as it tells the return type of a function that always raises
             self.constants[(following[0], "unreachable")] = True
+
+    def never_falls_through(self, block):
+        """Whether running `block` never reaches its end: one of its statements leaves the
+        iteration, or returns on every path that the types leave open."""
+        return any(isinstance(s, (ast.Continue, ast.Break)) or self.surely_returns(s)
+                   for s in block)
 
     def surely_returns(self, stmt):
         """Whether `stmt` returns on every path that the types leave open."""
@@ -178,7 +183,7 @@ class StatementTyper:
         taken = self.constants.get((stmt.test, "truth"))
         branches = [stmt.body, stmt.orelse] if taken is None else \
             [stmt.body if taken else stmt.orelse]
-        return all(b and self.surely_returns(b[-1]) for b in branches)
+        return all(any(map(self.surely_returns, b)) for b in branches)
 
     def stmt_While(self, node):
         self.condition(node.test)
