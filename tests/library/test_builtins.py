@@ -113,6 +113,16 @@ def test_min_max_errors_name_the_empty_tuple():
             njit(lambda: f(()))()
 
 
+def test_min_max_of_a_datetime_and_another_kind_is_refused_naming_them():
+    # NumPy refuses to order these too
+    a, b = np.bool_(True), np.datetime64("2020", "Y")
+    with pytest.raises(TypeError):
+        max(a, b)
+    with pytest.raises(kiln.errors.TypingError, match="max\\(\\) cannot compare bool, "
+                       "datetime64\\[Y\\]: Given types cannot be unified"):
+        njit(lambda x, y: max(x, y))(a, b)
+
+
 # ---- abs ---------------------------------------------------------------------------------------
 
 def abs_(x): return abs(x)

@@ -165,6 +165,10 @@ def _min_max(builtin, fold2, generic):
                 raise ValueError(message)
             return impl_iterable
         if all(isinstance(a, t.Number) for a in args):
+            if not all(map(_is_number, args)) and len(set(map(type, args))) > 1:
+                shown = ", ".join(map(str, args))   # a datetime with another kind
+                raise TypingError(f"{name}() cannot compare {shown}: Given types cannot be "
+                                  f"unified: [{shown}]")
             if len(args) == 2:
                 return lambda a, b: fold2(a, b)
             if len(args) == 3:
