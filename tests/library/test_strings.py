@@ -322,6 +322,7 @@ def test_str_of_numbers(x):
 def test_str_of_other_values():
     check(lambda: (str(), str(None), str("中"), str(np.uint64(2**64 - 1)), str(np.int8(-5))))
     check(lambda: str(float("nan")))
+    check(lambda x, s: (str(object=x), str(object=s)), 2.5, "text")   # Python's keyword
 
 
 @pytest.mark.parametrize("s", ["12", " -0 ", "+7", "1_000", "_1", "1__0", "1_", "", "x", "- 1",

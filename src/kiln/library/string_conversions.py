@@ -141,12 +141,16 @@ def _str_of(x):
 
 
 @overload(str)
-def _str(x=None):
-    if x is None:
-        return lambda x=None: _str_new(0)
-    if isinstance(x, t.NoneType):
-        return lambda x=None: "None"
-    return _str_of(x)
+def _str(object=None):   # Python's name: str(object=x)
+    if object is None:
+        return lambda object=None: _str_new(0)
+    if isinstance(object, t.NoneType):
+        return lambda object=None: "None"
+    to_text = _str_of(object)
+    if to_text is None:
+        return None
+    convert = register_jitable(to_text)
+    return lambda object=None: convert(object)
 
 
 # ---- parsing ------------------------------------------------------------------------------
