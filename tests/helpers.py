@@ -20,6 +20,15 @@ requires_blas = pytest.mark.skipif(
     reason="linear algebra in compiled code needs NumPy's bundled OpenBLAS or SciPy")
 
 
+def slow_except(values, *kept, rows=False):
+    """`values` for `parametrize` with every one not in `kept` marked slow: the default run
+    compiles a representative case, the long run (`-m slow`, which CI runs) all of them.
+    With `rows`, each value is a tuple of several arguments."""
+    return [value if any(value is k or value == k for k in kept)
+            else pytest.param(*(value if rows else (value,)), marks=pytest.mark.slow)
+            for value in values]
+
+
 def same(expected, got, rtol=0.0):
     """Equal values (NaN equals NaN, -0.0 differs from 0.0 for floats unless rtol) of the same
     kind (an int where Python gives an int, a float where it gives a float)."""

@@ -57,7 +57,8 @@ assert total_{n}(np.arange(100.0)) == 4950.0
 """}
 
 
-@pytest.mark.parametrize("order", [("kiln", "numba", "kiln"), ("numba", "kiln", "numba")],
+@pytest.mark.parametrize("order", [("kiln", "numba", "kiln"),   # the other order: the long run
+                                   pytest.param(("numba", "kiln", "numba"), marks=pytest.mark.slow)],
                          ids="-then-".join)
 def test_kiln_and_numba_compile_raise_and_run_in_one_process(order):
     source = "\n".join(["import numpy as np", "import kiln", "import numba"] +

@@ -2,11 +2,11 @@
 import math
 import re
 import warnings
-import re
 
 import numpy as np
 import pytest
 
+from helpers import slow_except
 from kiln import cuda
 from kiln.cuda.random import (create_xoroshiro128p_states, init_xoroshiro128p_states,
                               xoroshiro128p_normal_float32, xoroshiro128p_normal_float64,
@@ -36,9 +36,14 @@ def min_reduce(a, b):
     return min(a, b)
 
 
-@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.uint32, np.int64,
-                                   np.float32, np.float64, np.complex128])
-@pytest.mark.parametrize("n", [1, 33, 700])
+REDUCE_DTYPES = [np.int8, np.uint16, np.uint32, np.int64, np.float32, np.float64, np.complex128]
+
+
+# 700 threads are slow to simulate: two of them by default, the rest in the long run
+@pytest.mark.parametrize("n, dtype", slow_except(
+    [(n, dtype) for n in (1, 33, 700) for dtype in REDUCE_DTYPES],
+    *[(n, dtype) for n in (1, 33) for dtype in REDUCE_DTYPES], (700, np.int8), (700, np.float64),
+    rows=True), ids=lambda v: getattr(v, "__name__", str(v)))
 def test_reduce_dtypes_against_numpy(dtype, n):
     """Shuffled (32/64-bit) and shared-memory (int8, uint16, complex) block folds."""
     rng = np.random.default_rng(n)
@@ -56,14 +61,18 @@ def test_reduce_dtypes_against_numpy(dtype, n):
         assert max_reduce(values, init=values[0]) == values.max()
 
 
-def test_reduce_many_blocks(monkeypatch):
+@pytest.mark.parametrize("n", slow_except([5000, 768 * 4, 768 * 4 + 1, 768 * 5 - 1, 768 * 9 + 5],
+                                         768 * 4 + 1))
+def test_reduce_many_blocks(monkeypatch, n):
     """More values than threads: blocks fold grid-strided slices, then one block folds
     their values (as many blocks as the device holds at once: 3 here)."""
     from kiln.cuda import backend, reduction
     monkeypatch.setattr(backend.active, "max_cooperative_blocks", lambda *args: 3)
-    for n in (5000, 768 * 4, 768 * 4 + 1, 768 * 5 - 1, 768 * 9 + 5):
-        values = np.arange(n, dtype=np.int64) ** 2
-        assert reduction.Reduce(lambda a, b: a + b)(values, init=7) == values.sum() + 7
+    values = np.arange(n, dtype=np.int64) ** 2
+    assert reduction.Reduce(lambda a, b: a + b)(values, init=7) == values.sum() + 7
+
+
+def test_reduce_nan_and_inf():
     assert sum_reduce(np.array([1.0, np.nan, 2.0] * 100)) != sum_reduce(np.ones(3))
     assert np.isnan(sum_reduce(np.array([1.0, np.nan, 2.0] * 100)))
     assert sum_reduce(np.array([1.0, np.inf] * 300)) == np.inf

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kiln
-from helpers import same
+from helpers import same, slow_except
 from kiln import njit
 from kiln.library.split import PIECES, SPLIT_ITEMS
 from kiln.runtime.threads import MAX_THREADS
@@ -77,8 +77,8 @@ PARALLEL = {f: njit(parallel=True)(f) for f in ALL}
 SERIAL = {f: njit(f) for f in ALL}
 
 LENGTHS = [1, 7, 1000, SPLIT_ITEMS - 1, SPLIT_ITEMS, SPLIT_ITEMS + 1, 200_003]
-DTYPES = [np.float64, np.int64, np.int8, np.uint64, np.bool_] + [   # the rest: the long run
-    pytest.param(d, marks=pytest.mark.slow) for d in (np.float32, np.int32, np.uint8)]
+DTYPES = slow_except([np.float64, np.int64, np.bool_, np.int8, np.uint64, np.float32, np.int32,
+                      np.uint8], np.float64, np.int64, np.bool_)   # the rest: the long run
 rng = np.random.default_rng(15)
 
 
@@ -229,13 +229,9 @@ def views_of(a):
             "int16 strided": (a * 100).astype(np.int16)[::2]}
 
 
-# each view is a dozen parallel functions to compile: half of them in the long run
-SLOW_VIEWS = ("reversed rows", "F", "flat strided", "bool F")
-
-
-@pytest.mark.parametrize("view", [v if v not in SLOW_VIEWS else
-                                  pytest.param(v, marks=pytest.mark.slow)
-                                  for v in views_of(np.zeros((2, 2)))])
+# each view is a dozen parallel functions to compile: the others in the long run
+@pytest.mark.parametrize("view", slow_except(list(views_of(np.zeros((2, 2)))),
+                                             "strided columns", "bool"))
 def test_shapes_views_and_layouts(view):
     a = rng.standard_normal((700, 300))
     a[123, 45] = np.nan
@@ -265,19 +261,19 @@ def test_the_same_for_every_thread_count(threads):
         kiln.set_num_threads(before)
 
 
-def test_split_only_in_parallel_functions():
+@pytest.mark.parametrize("dtype", slow_except([np.float64, np.int64], np.float64))
+def test_split_only_in_parallel_functions(dtype):
     chunk = re.compile(r'@"[^"]*\.split\.\d+\.chunk"')
 
     def splits(dispatcher):
         return any(chunk.search(text) for text in dispatcher.inspect_llvm().values())
+    a = np.ones(10, dtype)
     for f in ALL:
-        for dtype in (np.float64, np.int64):
-            a = np.ones(10, dtype)
-            parallel, serial = njit(parallel=True)(f), njit(f)   # one signature each
-            assert same(parallel(a), serial(a))
-            float_prod = f is r_prod and dtype == np.float64
-            assert splits(parallel) == (not float_prod), (f.__name__, dtype)
-            assert not splits(serial), f.__name__
+        parallel, serial = njit(parallel=True)(f), njit(f)   # one signature each
+        assert same(parallel(a), serial(a))
+        float_prod = f is r_prod and dtype == np.float64
+        assert splits(parallel) == (not float_prod), (f.__name__, dtype)
+        assert not splits(serial), f.__name__
 
 
 def several(a, b):

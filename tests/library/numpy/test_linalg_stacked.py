@@ -4,7 +4,7 @@ Factors unique only up to signs are checked matrix by matrix by what defines the
 import numpy as np
 import pytest
 
-from helpers import requires_blas
+from helpers import requires_blas, slow_except
 from kiln import njit
 from kiln.errors import TypingError
 
@@ -45,8 +45,16 @@ def cholesky(a):
     return np.linalg.cholesky(a)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.complex128, np.float32])
-@pytest.mark.parametrize("lead", [(3,), (2, 3), (0,)])
+def ids(value):
+    return getattr(value, "__name__", str(value))
+
+
+# each dtype and rank compiles anew: a few by default, the whole grid in the long run
+@pytest.mark.parametrize("dtype, lead", slow_except(
+    [(dtype, lead) for dtype in (np.float64, np.complex128, np.float32)
+     for lead in ((3,), (2, 3), (0,))],
+    (np.float64, (3,)), (np.float64, (0,)), (np.complex128, (2, 3)), (np.float32, (3,)),
+    rows=True), ids=ids)
 def test_inv_det_solve_cholesky(dtype, lead):
     tol = dict(rtol=2e-4, atol=2e-4) if dtype == np.float32 else TOL
     a = stacks(4, lead, dtype)
@@ -138,9 +146,12 @@ def qr(a):
     return np.linalg.qr(a)
 
 
-@pytest.mark.parametrize("shape", [(3, 5, 4), (2, 2, 4, 5), (0, 3, 2)])
-@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-def test_svd_and_qr(shape, dtype):
+@pytest.mark.parametrize("dtype, shape", slow_except(
+    [(dtype, shape) for dtype in (np.float64, np.complex128)
+     for shape in ((3, 5, 4), (2, 2, 4, 5), (0, 3, 2))],
+    (np.float64, (3, 5, 4)), (np.float64, (0, 3, 2)), (np.complex128, (2, 2, 4, 5)),
+    rows=True), ids=ids)
+def test_svd_and_qr(dtype, shape):
     a = RNG.standard_normal(shape).astype(dtype)
     if dtype == np.complex128:
         a = a + 1j * RNG.standard_normal(shape)

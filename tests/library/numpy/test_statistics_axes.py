@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from helpers import check, jit
+from helpers import check, jit, slow_except
 from kiln.errors import TypingError
 
 RNG = np.random.default_rng(7)
@@ -95,13 +95,13 @@ def weighted_along(a, w, k):
     return np.average(a, k, w)
 
 
-# float64 in the default run; the other dtypes' grids (each a few minutes of compiling) in
-# the long run (-m slow), which CI runs too; int8, bool, float32 and int64 inputs are in the
-# default run's smaller tests below
-DTYPES = [np.float64] + [pytest.param(d, marks=pytest.mark.slow) for d in (np.float32, np.int64)]
+# The grids of every layout and axis (each dtype 15-50 s of compiling) run in the long run
+# (-m slow), which CI runs too; the default run has one strided array of each function
+# (test_one_strided_array below) and int8, bool, float32 and int64 inputs in the smaller
+# tests after it
+DTYPES = [pytest.param(d, marks=pytest.mark.slow) for d in (np.float64, np.float32, np.int64)]
 
 
-@pytest.mark.slow   # ~50 s a dtype; test_nanmedian_of_long_and_short_lanes runs it by default
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_never_raising(dtype):
     every_axis(never_raising, dtype, nan_lanes=True)
@@ -111,6 +111,20 @@ def test_never_raising(dtype):
 def test_quantiles(dtype):
     every_axis(quantiles, dtype)
     every_axis(nan_quantiles, dtype, nan_lanes=True, nonempty=True)
+
+
+def strided_sample():
+    return sample((6, 4, 3), np.float64, nan_lanes=True)[::2, 1:, ::-1]
+
+
+def test_one_strided_array():
+    a = strided_sample()
+    for k in (0, -1):
+        agree(quantiles, np.nan_to_num(a, nan=0.5), k)
+        agree(nan_quantiles, a, k)
+        agree(nan_extremes, a, k)
+        agree(nan_args, a, k)
+        agree(weighted, a, k)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -149,8 +163,7 @@ def whole_along_none(a):
             np.nanargmax(a, axis=None), np.average(a, None))
 
 
-@pytest.mark.slow   # ~50 s a dtype; whole-array statistics also in test_statistics.py
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", DTYPES)   # whole-array statistics also in test_statistics.py
 def test_whole_array(dtype):
     for a in [sample((9,), dtype), sample((4, 5), dtype), sample((2, 3, 4), dtype),
               np.asfortranarray(sample((3, 5), dtype)), sample((6, 5), dtype)[::-2, 1:]]:
@@ -177,10 +190,12 @@ def test_one_dimensional_axis_gives_a_number():
 
 
 def test_out_of_range_axis():
-    a = sample((2, 3), np.float64)
-    for pyfunc in (never_raising, quantiles, nan_extremes, nan_args, weighted):
-        agree(pyfunc, a, 2)
-        agree(pyfunc, a, -3)
+    a, b = sample((2, 3), np.float64), strided_sample()   # the types compiled above
+    agree(never_raising, a, 2)
+    agree(never_raising, a, -3)
+    for pyfunc in (quantiles, nan_extremes, nan_args, weighted):
+        agree(pyfunc, b, 3)
+        agree(pyfunc, b, -4)
     with pytest.raises(np.exceptions.AxisError, match="axis is out of bounds"):
         jit(never_raising)(a, 5)
 
@@ -267,11 +282,14 @@ def nan_reductions_of_ints(a, k):
             np.nanargmax(a, k), np.nanmedian(a, k), np.nancumsum(a, k))
 
 
-def test_small_integers_and_booleans():
-    for a in (RNG.integers(-100, 100, (3, 5)).astype(np.int8),
-              RNG.integers(0, 2, (4, 3)).astype(np.bool_)):
-        for k in (0, 1, -1):
-            agree(nan_reductions_of_ints, a, k)
+SMALL = {"int8": RNG.integers(-100, 100, (3, 5)).astype(np.int8),
+         "bool": RNG.integers(0, 2, (4, 3)) > 0}
+
+
+@pytest.mark.parametrize("dtype", slow_except(list(SMALL), "int8"))
+def test_small_integers_and_booleans(dtype):
+    for k in (0, 1, -1):
+        agree(nan_reductions_of_ints, SMALL[dtype], k)
 
 
 def sums(a, b, w):
