@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from ..questions import Questions
 
-DISPLAYS = {}     # "list", "set": build(context, b, ty, items, item types);
-                  # "dict": build(context, b, ty, [(key, key type, value, value type)...])
-
 _QUESTIONS = Questions(
     "iteration_for",  # (context, builder, value, ty) -> the iteration of a `for` loop over
                       # value (library/iteration.py's protocol)
@@ -19,10 +16,7 @@ _QUESTIONS = Questions(
 )
 answers, ask = _QUESTIONS.answers, _QUESTIONS.ask
 
-
-def display(kind):
-    """Register the decorated function as the lowering of the `kind` display."""
-    def register(fn):
-        DISPLAYS[kind] = fn
-        return fn
-    return register
+# the value of a display: build_display("list" or "set", context, b, ty, items, item types),
+# build_display("dict", context, b, ty, [(key, key type, value, value type)...])
+_DISPLAYS = Questions("list", "set", "dict")
+display, build_display = _DISPLAYS.answers, _DISPLAYS.ask

@@ -730,8 +730,8 @@ class FunctionLowerer(ArrayExpressions):
     def expr_List(self, node):
         items = [self.expr(e) for e in node.elts]
         ty = self.type_of(node)
-        value = self.owned(families.DISPLAYS["list"](self.ctx, self.builder, ty, items,
-                                                     [self.type_of(e) for e in node.elts]), ty)
+        value = self.owned(families.build_display("list", self.ctx, self.builder, ty, items,
+                                                  [self.type_of(e) for e in node.elts]), ty)
         for item in items:
             self.release(item)
         return value
@@ -739,8 +739,8 @@ class FunctionLowerer(ArrayExpressions):
     def expr_Set(self, node):
         items = [self.expr(e) for e in node.elts]
         ty = self.type_of(node)
-        value = self.owned(families.DISPLAYS["set"](self.ctx, self.builder, ty, items,
-                                                    [self.type_of(e) for e in node.elts]), ty)
+        value = self.owned(families.build_display("set", self.ctx, self.builder, ty, items,
+                                                  [self.type_of(e) for e in node.elts]), ty)
         for item in items:
             self.release(item)
         return value
@@ -753,7 +753,8 @@ class FunctionLowerer(ArrayExpressions):
         pairs = [(k, self.type_of(kn), v, self.type_of(vn))
                  for k, kn, v, vn in zip(keys, node.keys, values, node.values)]
         ty = self.type_of(node)
-        value = self.owned(families.DISPLAYS["dict"](self.ctx, self.builder, ty, pairs), ty)
+        value = self.owned(families.build_display("dict", self.ctx, self.builder, ty, pairs),
+                           ty)
         for item in keys + values:
             self.release(item)
         return value

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from ..questions import Questions
 
-DISPLAYS = {}      # "list", "dict", "set" -> display_type(items' types...)
 ITEM_FIXERS = []   # (implied(receiver, method, args) -> type or None, reads(...) -> bool)
 
 _QUESTIONS = Questions(
@@ -28,13 +27,9 @@ _QUESTIONS = Questions(
 )
 answers, ask = _QUESTIONS.answers, _QUESTIONS.ask
 
-
-def display(kind):
-    """Register the decorated function as the type of the `kind` display."""
-    def register(fn):
-        DISPLAYS[kind] = fn
-        return fn
-    return register
+# "list", "dict", "set" -> the type of the display: display_type(kind, items' types...)
+_DISPLAYS = Questions("list", "dict", "set")
+display, display_type = _DISPLAYS.answers, _DISPLAYS.ask
 
 
 def item_fixer(implied, reads):

@@ -484,8 +484,8 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         if any(k is None for k in node.keys):
             raise self.error("kiln does not support '**' in a dict display", node,
                              UnsupportedError)
-        return families.DISPLAYS["dict"]([self.expr(k) for k in node.keys],
-                                         [self.expr(v) for v in node.values])
+        return families.display_type("dict", [self.expr(k) for k in node.keys],
+                                     [self.expr(v) for v in node.values])
 
     def stmt_Delete(self, node):
         for target in node.targets:
@@ -496,10 +496,10 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
             self.calls[target] = self.resolve(operator.delitem, (obj, index), target)
 
     def expr_List(self, node):
-        return families.DISPLAYS["list"](self.expr(e) for e in node.elts)
+        return families.display_type("list", (self.expr(e) for e in node.elts))
 
     def expr_Set(self, node):
-        return families.DISPLAYS["set"]([self.expr(e) for e in node.elts])
+        return families.display_type("set", [self.expr(e) for e in node.elts])
 
     def expr_BinOp(self, node):
         op = BINOPS[type(node.op)]
