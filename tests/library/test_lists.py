@@ -698,10 +698,6 @@ def test_an_untyped_typed_list_argument_is_refused():
         njit(total)(List())
 
 
-def conflicting_display(a):
-    return [a, (a, a)]
-
-
 def conflicting_append(a):
     l = [a]
     l.append((a, a))
@@ -732,7 +728,6 @@ def no_such_method(n):
 
 
 @pytest.mark.parametrize("fn, message", [
-    (conflicting_display, "items of this list have types"),
     (conflicting_append, "cannot append"),
     (float_into_int_list, "cannot append a float64 to a list of int64"),
     (sort_with_capturing_key, "key function that reads the enclosing function's locals"),

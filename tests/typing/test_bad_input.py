@@ -169,10 +169,11 @@ CASES = [
         def f(x):
             return sum(v for v in x)  # bad
      """, (1.5,), TypingError, ["iterate", "float64"]),
-    ("list_display_of_mixed_items", """
+    ("list_of_mixed_items_indexed_at_run_time", """
         def f(x):
-            return [x, (x, x)]  # bad
-     """, (1,), TypingError, ["list", "common type"]),
+            l = [x, (x, x)]
+            return l[x]  # bad
+     """, (1,), TypingError, ["literal list", "constants"]),
     ("dict_display_of_mixed_values", """
         def f(x):
             return {1: x, 2: (x, x)}  # bad

@@ -12,6 +12,7 @@ from llvmlite import ir
 from .. import types as t
 from . import datamodel as dm
 from .sharing import shared_symbol
+from ..typing.unify import item_wise
 
 STATUS_OK = ir.Constant(dm.i32, 0)
 STATUS_ERROR = ir.Constant(dm.i32, 1)
@@ -396,7 +397,7 @@ class CodegenContext:
         if isinstance(src, t.Array) and isinstance(dst, t.Array) and \
                 (src.dtype, src.ndim) == (dst.dtype, dst.ndim):
             return value  # layout and mutability are compile-time facts only
-        if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
+        if item_wise(src, dst):
             items = [self.cast(builder, builder.extract_value(value, i), a, b)
                      for i, (a, b) in enumerate(zip(src.types, dst.types))]
             return self.make_tuple(builder, dst, items)

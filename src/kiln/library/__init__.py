@@ -8,12 +8,12 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing
            "iteration", "nditer", "printing", "optional", "allocation", "creation",
            "ufuncs", "reductions", "fused_reductions", "shapes", "linalg", "decompositions",
            "stacked", "selection", "sorting", "random", "py_random", "joining", "routines",
-           "statistics", "foreign", "lists", "strings", "string_methods", "string_case",
-           "string_conversions", "hashing", "dicts", "sets",
+           "statistics", "foreign", "lists", "literal_lists", "strings", "string_methods",
+           "string_case", "string_conversions", "hashing", "dicts", "sets",
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
            "reinterpret", "enums", "slice_boxing", "structs", "identity", "instance_checks",
-           "getattr_calls", "datetimes")
+           "getattr_calls", "string_repr", "datetimes")
 # Modules outside the library that register with it (parallel_run, thread ids), with
 # typing/families.py (the parallel stage) or with codegen/boxing.py (kiln.typed's
 # containers and generators, cfunc's functions).

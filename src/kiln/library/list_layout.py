@@ -26,6 +26,7 @@ from ..codegen import families as codegen_families
 from ..codegen.ownership import decref, has_refs, holds_arrays, incref, kept_alive, meminfo_family
 from ..runtime import nrt
 from ..typing.unify import can_convert
+from . import literal_lists
 from .fusion import counted_loop
 from ..typing.registry import intrinsic
 
@@ -179,6 +180,8 @@ def replace_item(context, b, item_ty, value, address):
 @codegen_families.display("list")
 def build_list(context, b, list_ty, values, types_):
     """The list display `[a, b, ...]`: a new list holding its own references to `values`."""
+    if isinstance(list_ty, t.LiteralList):   # items of mixed types
+        return literal_lists.build(context, b, list_ty, values, types_)
     lst = new_list(context, b, list_ty, ir.Constant(dm.i64, len(values)))
     for i, (value, ty) in enumerate(zip(values, types_)):
         item = context.cast(b, value, ty, list_ty.item_type)

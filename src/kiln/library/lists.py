@@ -12,7 +12,7 @@ import numpy as np
 from .. import types as t
 from ..errors import TypingError
 from ..typing import families
-from ..typing.unify import can_convert, held, unify, why_not_unified
+from ..typing.unify import can_convert, held, unify
 from .list_layout import (_INTLIKE, _list_get, _list_init, _list_items, _list_len, _list_move,
                           _list_new_like, _list_release, _list_replace, _list_reserve,
                           _list_set_size, _list_take, _slice_indices, list_maker, size_of)
@@ -40,14 +40,14 @@ def implied_list_type(receiver, method, args):
 
 @families.display("list")
 def display_type(item_types):
-    """The type of the display `[a, b, ...]`: its items' common type."""
+    """The type of the display `[a, b, ...]`: its items' common type, or a literal list
+    of their own types when they have none (library/literal_lists.py)."""
+    items = [held(ty) for ty in item_types]
     result = t.undefined
-    for ty in map(held, item_types):
+    for ty in items:
         merged = ty if isinstance(result, t.Undefined) else unify(result, ty)
         if merged is None:
-            raise TypingError(f"the items of this list have types {result} and {ty}, which "
-                              "have no common type (a list holds items of one type)"
-                              + why_not_unified(result, ty))
+            return t.LiteralList(items)
         result = merged
     return t.List(result)
 

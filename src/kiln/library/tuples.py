@@ -17,10 +17,12 @@ from ..typing.registry import Resolution, overload, overload_method, template
 
 @families.answers("static_getitem")
 def static_getitem(tuple_ty, index: int) -> Resolution:
-    """`tup[k]` with k known at compile time: any tuple, the item's own type."""
+    """`tup[k]` with k known at compile time: any tuple (or literal list), the item's own
+    type."""
     n = len(tuple_ty)
     if not -n <= index < n:
-        raise TypingError(f"tuple index {index} is out of range for {tuple_ty}")
+        kind = "list" if isinstance(tuple_ty, t.LiteralList) else "tuple"
+        raise TypingError(f"{kind} index {index} is out of range for {tuple_ty}")
     index %= n
     item = tuple_ty.types[index]
     return Resolution(item(tuple_ty, t.int64), lambda context, builder, sig, args:

@@ -275,6 +275,37 @@ class List(ListType):
         return List(item_type)
 
 
+class LiteralList(Type):
+    """A list display of items of mixed types (`[1, 'a']`, Numba's `types.LiteralList`):
+    the struct of its items, as a tuple's, read by a list's operations that a type per
+    item allows (library/literal_lists.py: len, indexing by a constant, `in`, count, copy,
+    literal_unroll); nothing mutates it, and it is no tuple."""
+
+    mutable = False
+
+    def __init__(self, literal_value):
+        self.types = self.fields = tuple(literal_value)   # fields: laid out as a struct
+        self.count = len(self.types)
+        self.name = f"LiteralList({list(self.types)})"
+
+    @property
+    def key(self):
+        return self.types
+
+    @property
+    def literal_value(self):
+        return list(self.types)
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, i):
+        return self.types[i]
+
+    def __iter__(self):
+        return iter(self.types)
+
+
 class GeneratorType(Type):
     """What calling a generator function gives (Numba's `types.Generator`): a pointer to
     an NRT meminfo holding the suspended coroutine (codegen/generators.py). Its layout

@@ -32,6 +32,7 @@ from .unify import can_convert, held, unify, why_not_unified
 
 _INTROSPECTION = {isinstance: "known_isinstance", hasattr: "known_hasattr",
                   getattr: "known_getattr"}   # typing/introspection.py
+_REPR = "__kiln_repr"   # the name an f-string's {x!r} calls repr by (a free value)
 _symbols = {}  # symbol -> what it names, so symbols stay unique within the process
 
 
@@ -530,12 +531,17 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         return t.unicode_type
 
     def expr_FormattedValue(self, node):
-        """A field `{x:spec}` of an f-string: `format(x, spec)`, the spec a constant."""
+        """A field `{x:spec}` of an f-string: `format(x, spec)`, the spec a constant;
+        `{x!r:spec}` is `format(repr(x), spec)`."""
         spec = node.format_spec.values if node.format_spec is not None else []
+        if node.conversion == ord("r"):   # the tree calls repr (a free value) from now on
+            self.ir.free_values[_REPR] = repr
+            call = ast.Call(ast.copy_location(ast.Name(_REPR, ast.Load()), node), [node.value], [])
+            node.value, node.conversion = ast.copy_location(call, node.value), -1
         if node.conversion not in (-1, ord("s")) or node.conversion != -1 and spec or \
                 not all(isinstance(p, ast.Constant) for p in spec):
-            raise self.error("kiln supports f-string fields {x} and {x:spec} with a constant "
-                             "spec (no !r, !a, or fields inside the spec)", node,
+            raise self.error("kiln supports f-string fields {x}, {x!r} and {x:spec} with a "
+                             "constant spec (no !a, or fields inside the spec)", node,
                              UnsupportedError)
         text = "".join(p.value for p in spec)
         self.constants[(node, "spec")] = text
@@ -631,7 +637,7 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         merged = unify(a, b)
         if merged is None:
             raise self.error(f"the branches of this conditional expression have types {a} and "
-                             f"{b}, which have no common type", node)
+                             f"{b}, which have no common type" + why_not_unified(a, b), node)
         return merged
 
     def branch(self, node):
@@ -662,7 +668,7 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         index = self.expr(node.slice)
         constant = self.constants.get(node.slice)
         bounds = self.constant_slice(node.slice)
-        if isinstance(obj, t.BaseTuple) and isinstance(constant, int):
+        if isinstance(obj, (t.BaseTuple, t.LiteralList)) and isinstance(constant, int):
             res = families.ask("static_getitem", obj, constant)
         elif isinstance(obj, t.BaseTuple) and bounds is not None:
             res = families.ask("static_getslice", obj, index, slice(*bounds))

@@ -231,9 +231,11 @@ class StatementTyper:
         item = families.ask("item_type_of", ty)
         if item is not None:
             return item
-        if isinstance(ty, t.BaseTuple):
-            raise self.error(f"kiln cannot loop over a tuple of mixed types {ty}", node,
-                             UnsupportedError)
+        if isinstance(ty, (t.BaseTuple, t.LiteralList)):
+            kind = "tuple" if isinstance(ty, t.BaseTuple) else "list"
+            raise self.error(f"kiln cannot loop over a {kind} of mixed types {ty}; "
+                             "`for x in literal_unroll(...)` compiles the body once per item",
+                             node, UnsupportedError)
         if isinstance(ty, t.Array) and ty.ndim == 0:   # NumPy's words (a TypeError there)
             raise self.error(f"iteration over a 0-d array ({ty})", node)
         raise self.error(f"kiln cannot iterate over a value of type {ty}", node)

@@ -77,6 +77,9 @@ def unify(a: t.Type, b: t.Type):
         if getattr(a, "cls", None) is getattr(b, "cls", None):
             return _tuple_like(a, items)
         return t.tuple_of(items)
+    if isinstance(a, t.LiteralList) and isinstance(b, t.LiteralList) and len(a) == len(b):
+        items = [unify(x, y) for x, y in zip(a, b)]
+        return None if None in items else t.LiteralList(items)
     if isinstance(a, _FUNCTIONS) and isinstance(b, _FUNCTIONS):
         return _common_function_type(a, b)
     if isinstance(a, t.ListType) and isinstance(b, t.ListType):  # `[]` takes the other's items
@@ -114,11 +117,22 @@ def _common_function_type(a, b):
         return None
 
 
+def item_wise(src, dst) -> bool:
+    """Whether a `src` value converts to `dst` item by item: two tuples, or two literal
+    lists, of one length."""
+    return len(src) == len(dst) if isinstance(src, t.BaseTuple) and \
+        isinstance(dst, t.BaseTuple) or isinstance(src, t.LiteralList) and \
+        isinstance(dst, t.LiteralList) else False
+
+
 def why_not_unified(a, b) -> str:
     """What to add to a "no common type" error about `a` and `b`."""
     if isinstance(a, _FUNCTIONS) and isinstance(b, _FUNCTIONS):
         return ("; different functions are one type when they have one signature: give "
                 "them the same explicit signature, e.g. @njit('float64(float64)')")
+    if isinstance(a, t.LiteralList) and isinstance(b, t.LiteralList):
+        return ("; Cannot unify LiteralList: lists of items of mixed types are one type "
+                "only with as many items, each pair of one common type")
     return ""
 
 
@@ -140,7 +154,7 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
     if isinstance(src, t.Array) and isinstance(dst, t.Array):
         return (src.dtype == dst.dtype and src.ndim == dst.ndim
                 and dst.layout in (src.layout, "A") and (dst.readonly or not src.readonly))
-    if isinstance(src, t.BaseTuple) and isinstance(dst, t.BaseTuple) and len(src) == len(dst):
+    if item_wise(src, dst):
         return all(can_convert(x, y) for x, y in zip(src, dst))
     if isinstance(src, t.ListType) and isinstance(dst, t.ListType):
         return src.is_undefined or src.item_type == dst.item_type   # (one layout)

@@ -44,7 +44,8 @@ def unroll(loop: ast.For, tuple_ty, function: ast.FunctionDef, number: int) -> s
     """Rewrite `loop` (its iterable `literal_unroll(<tuple>)` of type `tuple_ty`) in place;
     returns the names it adds."""
     container = loop.iter.args[0]
-    if not isinstance(tuple_ty, t.BaseTuple) or isinstance(tuple_ty, t.UniTuple):
+    if not isinstance(tuple_ty, (t.BaseTuple, t.LiteralList)) or \
+            isinstance(tuple_ty, t.UniTuple):
         loop.iter = container                        # one item type: an ordinary loop
         return set()
     counter = f"__unroll_{number}"
