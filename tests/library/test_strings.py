@@ -418,5 +418,17 @@ def test_bad_format_programs():
         njit(lambda x: f"{x:,}")(1)
     with pytest.raises(TypingError, match="does not apply"):
         njit(lambda x: f"{x:d}")(1.5)
-    with pytest.raises(kiln.errors.UnsupportedError, match="!r"):
-        njit(lambda x: f"{x!r}")(1)
+    with pytest.raises(kiln.errors.UnsupportedError, match="!a"):
+        njit(lambda x: f"{x!a}")(1)
+
+
+def reprs(x):
+    return repr(x), f"{x!r}", f"[{x!r:>12}]"
+
+
+@pytest.mark.parametrize("x", ["", "abc", "it's", 'say "hi"', "both ' and \"", "t\tn\nr\r\\",
+                               "\x00\x1f\x7f\x80\xa0\xad\xe9", "中\u200b\U0001F600\U000E0001",
+                               3, -2.5, True, None])
+def test_repr_is_cpython_s(x):
+    # strings: CPython's quotes and escapes, and its own list of printable code points
+    check(reprs, x)
