@@ -119,3 +119,15 @@ def test_what_the_type_does_not_answer_is_refused():
                             (not_compiled, ("ab",), TypingError)]:
         with pytest.raises(error):
             njit(fn)(*args)
+
+
+def test_a_name_assigned_in_branches_is_refused_naming_the_variable():
+    def branchy(pred):
+        if pred > 3:
+            attr = "real"
+        else:
+            attr = "imag"
+        return hasattr(1.5, attr)
+
+    with pytest.raises(TypingError, match='cannot determine the type of variable "attr"'):
+        njit(branchy)(6)

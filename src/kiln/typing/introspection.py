@@ -18,7 +18,7 @@ import ast
 from .. import types as t
 from ..errors import TypingError, UnsupportedError
 from . import families
-from .literals import literal_of
+from .literals import _NOTHING, known_value, literal_of
 
 
 class IntrospectionCalls:
@@ -77,7 +77,13 @@ class IntrospectionCalls:
         if kws or len(args) not in counts:
             raise self.error(f"{what}() takes {' or '.join(map(str, counts))} positional "
                              "arguments", node)
-        name = literal_of(self, node.args[1], f"{what}()'s argument 'name'")
+        arg = node.args[1]
+        if isinstance(arg, ast.Name) and known_value(self, arg) is _NOTHING and \
+                _constant_strings_only(self.ir.node, arg.id):   # (Numba's words)
+            raise self.error(f'{what}() cannot determine the type of variable "{arg.id}" '
+                             "due to a branch. It is assigned more than one string: the "
+                             "attribute name must be one constant known when compiling", node)
+        name = literal_of(self, arg, f"{what}()'s argument 'name'")
         if not isinstance(name, t.StringLiteral):
             raise self.error(f"{what}(): attribute name must be a string, not {args[1]}",
                              node)
@@ -104,3 +110,13 @@ def _python_has(ty, name):
     cls = families.ask("python_class", ty)
     return None if cls is None else hasattr(cls, name)
 
+
+
+def _constant_strings_only(fn, name):
+    """Whether every assignment of the local `name` in `fn` is of a string constant."""
+    values = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+              for target in n.targets if isinstance(target, ast.Name) and target.id == name]
+    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and
+              isinstance(n.ctx, ast.Store)]
+    return bool(values) and len(values) == len(stores) and \
+        all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values)
