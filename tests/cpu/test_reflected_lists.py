@@ -3,10 +3,12 @@ widest cause in the conformance run): the function sees the items, and its chang
 the caller's list. Each function runs on a copy in CPython and compiled, and the lists
 and results must agree."""
 import copy
+import inspect
 
 import numpy as np
 import pytest
 
+from helpers import run_script
 from kiln import njit
 
 
@@ -137,3 +139,21 @@ def test_a_list_or_set_passed_twice_is_one_object():
     s, u = {1, 2}, {1, 2}
     assert njit(add_to_one_read_the_other)(u, (0, u)) == add_to_one_read_the_other(s, (0, s))
     assert u == s
+
+
+def grow_both(xs, s):
+    xs.append(len(s))
+    s.add(xs[0])
+    return xs
+
+
+def test_a_list_and_a_set_in_the_first_call_of_a_process(tmp_path):
+    """kiln.typed makes the typed copies (registered with cpu/reflection.py), and nothing
+    need have loaded it when a process's first call meets a list (nor in a process whose
+    functions all come from the cache, which compiles nothing)."""
+    script = ("from kiln import njit\n\n@njit\n" + inspect.getsource(grow_both) +
+              "xs, s = [1, 2], {7}\nprint(grow_both(xs, s) is xs, xs, sorted(s))\n")
+    xs, s = [1, 2], {7}
+    expected = f"{grow_both(xs, s) is xs} {xs} {sorted(s)}"
+    out = run_script(tmp_path / "first_call.py", script, tmp_path / "cache")
+    assert out.stdout.strip() == expected
