@@ -73,6 +73,17 @@ def test_hasattr_is_python_s_answer(x):
     check(first_size, x)
 
 
+def methods_read_not_called(a):
+    a.sum
+    getattr(a, "sum")
+    m = getattr(a, "mean")
+    return getattr(a, "size")
+
+
+def test_a_method_read_and_not_called_is_no_value():
+    check(methods_read_not_called, np.ones(3))
+
+
 def test_a_name_passed_in_compiles_for_its_value():
     compiled = njit(by_name)
     assert compiled(2.5, "real") == 2.5 and compiled(3j, "imag") == 3.0

@@ -542,7 +542,10 @@ class FunctionLowerer(ArrayExpressions):
         return value
 
     def expr_Attribute(self, node):
-        res = self.typed.calls[node]
+        res = self.typed.calls.get(node)
+        if res is None:   # a method read and not called: it has no value (a BoundMethod)
+            self.release(self.expr(node.value))
+            return dm.null_value(self.type_of(node))
         return self.call(res, [self.expr(node.value)], [self.type_of(node.value)])
 
     def expr_Call(self, node):

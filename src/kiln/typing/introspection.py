@@ -64,9 +64,7 @@ class IntrospectionCalls:
         else:
             read = node._kiln_attribute_read = getattr(node, "_kiln_attribute_read", None) \
                 or ast.copy_location(ast.Attribute(node.args[0], name, ast.Load()), node)
-            ty = self.expr(read)
-            if isinstance(ty, t.BoundMethod):   # called at once: the call reads `x.name`
-                return ty
+            ty = self.expr(read)   # a method: a call of it reads `x.name` (method_read)
             res = families.ask("getattr_call", args, name,
                                (self.calls.get(read), ty, self.constants.get(read)))
         self.calls[node] = res
