@@ -304,6 +304,8 @@ def test_nopython_and_forceobj_as_numba_takes_them():
         kiln.jit(nopython=True, forceobj=True)
     plain = kiln.jit(forceobj=True)(ident)
     assert plain("a") == "a" and plain.py_func is ident and plain.nopython_signatures == []
+    plain.disable_compile()   # a dispatcher's method, with nothing to disable
+    assert plain("b") == "b"
     for option in ("nopython", "forceobj"):
         with pytest.warns(RuntimeWarning, match=f"{option} is set for njit and is ignored"):
             compiled = njit(**{option: True})(ident)

@@ -50,6 +50,10 @@ def declared_locals(locals) -> dict:
     return declared
 
 
+def _compiles_nothing(val=True):
+    """A forceobj function's `disable_compile()`: it compiles nothing to disable."""
+
+
 def jit(signature_or_function=None, locals=None, **options):
     """Compile a function for the CPU. `nopython` is the default; `forceobj=True` keeps the
     plain Python function (Numba's object mode without the compiler)."""
@@ -63,6 +67,7 @@ def jit(signature_or_function=None, locals=None, **options):
         def keep(fn):
             fn.py_func = fn
             fn.nopython_signatures = []     # as Numba's: none compiled in nopython mode
+            fn.disable_compile = _compiles_nothing
             return fn
         return keep(signature_or_function) if callable(signature_or_function) else keep
     signatures = None
