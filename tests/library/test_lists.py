@@ -727,6 +727,25 @@ def no_such_method(n):
     return l
 
 
+def out_of_range(i, what):
+    l = [1.5, 2.5]
+    if what == 0:
+        return l[i]
+    if what == 1:
+        l[i] = 0.5
+    else:
+        del l[i]
+    return l[0]
+
+
+@pytest.mark.parametrize("i, what", [(2, 0), (-3, 0), (2, 1), (-3, 1), (5, 2), (-3, 2)])
+def test_index_errors_say_what_cpython_says(i, what):
+    with pytest.raises(IndexError) as want:
+        out_of_range(i, what)
+    with pytest.raises(IndexError, match=f"^{want.value}$"):
+        njit(out_of_range)(i, what)
+
+
 @pytest.mark.parametrize("fn, message", [
     (conflicting_append, "cannot append"),
     (float_into_int_list, "cannot append a float64 to a list of int64"),

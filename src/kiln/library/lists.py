@@ -87,13 +87,28 @@ def _truth(lst):
 
 
 @register_jitable
-def _index(lst, i):
+def _position(lst, i):
+    """Item i's position (negative i counts from the end), or -1 past either end."""
     n = _list_len(lst)
     if i < 0:
         i += n
-    if i < 0 or i >= n:
+    return i if 0 <= i < n else -1
+
+
+@register_jitable
+def _index(lst, i):
+    k = _position(lst, i)
+    if k < 0:
         raise IndexError("list index out of range")
-    return i
+    return k
+
+
+@register_jitable
+def _assigned_index(lst, i):
+    k = _position(lst, i)
+    if k < 0:   # CPython's words for `l[i] = v` and `del l[i]`
+        raise IndexError("list assignment index out of range")
+    return k
 
 
 @overload(operator.getitem)
@@ -129,7 +144,7 @@ def _setitem(lst, index, value):
     _require_item(lst, value, "assign")
 
     def impl(lst, index, value):
-        _list_replace(lst, _index(lst, index), value)
+        _list_replace(lst, _assigned_index(lst, index), value)
     return impl
 
 
@@ -176,11 +191,7 @@ def _delitem(lst, index):
     if isinstance(index, _INTLIKE):
         def impl(lst, index):
             n = _list_len(lst)
-            i = index + 0
-            if i < 0:
-                i += n
-            if i < 0 or i >= n:
-                raise IndexError("list assignment index out of range")
+            i = _assigned_index(lst, index)
             _list_release(lst, i, i + 1)
             _list_move(lst, i, i + 1, n - i - 1)
             _list_set_size(lst, n - 1)
