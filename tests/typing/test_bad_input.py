@@ -188,10 +188,10 @@ CASES = [
             s.add(x)  # bad
             return s
      """, (f64(),), TypingError, ["unhashable"]),
-    ("f_string_repr_field", """
+    ("f_string_ascii_field", """
         def f(x):
-            return f"{x!r}"  # bad
-     """, (1,), UnsupportedError, ["!r"]),
+            return f"{x!a}"  # bad
+     """, (1,), UnsupportedError, ["!a"]),
     ("string_concatenation", """
         def f(x):
             return "a" + x  # bad
