@@ -109,7 +109,6 @@ def _python_has(ty, name):
     return None if cls is None else hasattr(cls, name)
 
 
-
 def _constant_strings_only(fn, name):
     """Whether every assignment of the local `name` in `fn` is of a string constant."""
     values = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
