@@ -142,3 +142,15 @@ def test_a_name_assigned_in_branches_is_refused_naming_the_variable():
 
     with pytest.raises(TypingError, match='cannot determine the type of variable "attr"'):
         njit(branchy)(6)
+
+
+def float_or_not_a_class(x):
+    return isinstance(x, (float, "not a type")), isinstance(x, ())
+
+
+def test_isinstance_tries_the_classes_in_python_s_order():
+    check(float_or_not_a_class, 2.5)   # float matches before the string is reached
+    with pytest.raises(TypeError):
+        float_or_not_a_class(1)
+    with pytest.raises(TypingError, match="not 'not a type'"):
+        njit(float_or_not_a_class)(1)

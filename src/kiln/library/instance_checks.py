@@ -33,16 +33,21 @@ def python_class(ty):
 @families.answers("isinstance")
 def is_instance(ty, classinfo):
     """Whether a value of type `ty` is an instance of `classinfo` (a class or a tuple of
-    them), or a TypingError when its type does not say."""
+    them), or a TypingError when its type does not say. The classes are tried in order, as
+    Python tries them: the first that matches answers, before a later one that is no class
+    could fail (`isinstance(2.5, (float, "x"))` is True)."""
     classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
-    if not classes or not all(isinstance(c, type) for c in classes):
-        raise TypingError(f"isinstance() arg 2 must be a class or a tuple of classes known "
-                          f"when compiling, not {classinfo!r}")
     if isinstance(ty, t.Optional):
         raise TypingError(f"isinstance() of a value that may be None ({ty}) is not known "
                           "when compiling; test `x is None` first")
     cls = python_class(ty)
     if cls is None:
         raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
-    return issubclass(cls, classes)
-
+    for c in classes:
+        if not isinstance(c, type):
+            raise TypingError(f"isinstance() arg 2 must be a class or a tuple of classes "
+                              f"known when compiling, not {c!r} (Numba: Cannot infer Numba "
+                              f"type of Python type {type(c)})")
+        if issubclass(cls, c):
+            return True
+    return False
