@@ -14,7 +14,8 @@ def reads(k):
     counts = []
     for x in literal_unroll(('a', 'd', 2.5, 6)):
         counts.append((x in l, l.count(x)))
-    return l[0], l[-3], len(l), counts, l.index('b'), l.index(k), l.copy()[1]
+    return (l[0], l[-3], len(l), counts, l.index('b'), l.index(k), l.copy()[1], bool(l),
+            1 if l else 0)
 
 
 def holds_containers(k):

@@ -1,10 +1,10 @@
 """Literal lists (types/containers.py's LiteralList, Numba's): a list display whose items
 have no common type, `[1, 'a']`. Its value is the struct of its items, as a tuple's. What
-a list does that a type per item allows works as in Python: len, indexing by a constant,
-`in`, count, index, copy, `literal_unroll`, passing it to a function, returning it to
-Python (a list). What would need one item type (indexing by a run-time number, slicing,
-a plain `for` loop) or change it (every mutation: Numba's "Cannot mutate a literal list")
-is a TypingError saying so."""
+a list does that a type per item allows works as in Python: len, truth, indexing by a
+constant, `in`, count, index, copy, `literal_unroll`, passing it to a function, returning
+it to Python (a list). What would need one item type (indexing by a run-time number,
+slicing, a plain `for` loop) or change it (every mutation: Numba's "Cannot mutate a literal
+list") is a TypingError saying so."""
 from __future__ import annotations
 
 import operator
@@ -38,6 +38,13 @@ def _len(tctx, lst):
         return None
     return t.int64(lst), lambda context, b, sig, args: context.get_constant(b, t.int64,
                                                                             lst.count)
+
+
+@overload(bool)
+@overload(operator.truth)
+def _truth(lst):
+    if isinstance(lst, t.LiteralList):
+        return lambda lst: True   # items of two types at least
 
 
 @overload(operator.getitem)
