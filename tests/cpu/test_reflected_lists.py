@@ -66,6 +66,32 @@ def test_a_returned_list_is_the_callers_and_bad_lists_are_clear():
         njit(total)([1, 2.5])
 
 
+def read_only(xs):
+    return len(xs)
+
+
+def negate_first(xs):
+    xs[0] = -xs[0]
+
+
+@pytest.mark.parametrize("items", [[12.5j, -0.0j], [-0.0, float("nan"), 1e300],
+                                   [10**18, 3], ["s", "t"], [True, False]])
+def test_a_list_the_function_leaves_alone_keeps_its_objects(items):
+    """Numba reflects only a changed list; kiln's copy gives the caller's list its items
+    back only when one differs (in value, type, sign of zero or a NaN's bits)."""
+    ids = [id(x) for x in items]
+    njit(read_only)(items)
+    assert [id(x) for x in items] == ids
+
+
+@pytest.mark.parametrize("items", [[0.0, 2.5], [0j, 1j], [-2, 5]])
+def test_a_change_to_the_sign_of_zero_reaches_the_list(items):
+    want = list(items)
+    negate_first(want)
+    njit(negate_first)(items)
+    assert [repr(x) for x in items] == [repr(x) for x in want]
+
+
 def append_to_first(xs):
     xs[0].append(7)
     return len(xs[0])

@@ -100,7 +100,29 @@ def reflect_back(copies):
             original.clear()
             original.update(items)
         else:
-            original[:] = copy._python_items()
+            items = copy._python_items()
+            if len(items) != len(original) or not all(map(_same, original, items)):
+                original[:] = items   # untouched, it keeps its own objects, as in Python
+
+
+def _same(old, new):
+    """Whether the copy's item is the caller's item's value exactly (a float's sign of zero
+    and NaN's bits included)."""
+    if old is new:
+        return True
+    if type(old) is not type(new):
+        return False
+    if type(old) is float:
+        return old == new and (old != 0.0 or str(old) == str(new)) or \
+            old != old and _float_bits(old) == _float_bits(new)
+    if type(old) is complex:
+        return _same(old.real, new.real) and _same(old.imag, new.imag)
+    return type(old) in (int, bool, str) and old == new
+
+
+def _float_bits(x):
+    import struct
+    return struct.pack("<d", x)
 
 
 def forget(copies):
