@@ -188,6 +188,10 @@ CASES = [
             s.add(x)  # bad
             return s
      """, (f64(),), TypingError, ["unhashable"]),
+    ("library_call_that_does_not_bind", """
+        def f(a):
+            return np.median(a, 0, 1, 2, 3, 4)  # bad
+     """, (np.ones(3),), TypingError, ["Cannot bind", "too many positional arguments"]),
     ("f_string_ascii_field", """
         def f(x):
             return f"{x!a}"  # bad

@@ -314,7 +314,14 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         name = what or getattr(key, "__qualname__", None) or str(key)
         if not self.tctx.has_templates(key):
             return f"kiln does not support {name}"
-        return f"no implementation of {name} for argument types ({shown})"
+        text = f"no implementation of {name} for argument types ({shown})"
+        try:   # a Python function's own parameters may say why (Numba's words)
+            inspect.signature(key).bind(*args, **(kws or {}))
+        except TypeError as e:
+            return f"{text}: Cannot bind the arguments (TypeError: {e})"
+        except ValueError:   # (no signature to read)
+            pass
+        return text
 
     def condition(self, node):
         """Type `node` as a truth test; when its value is known at compile time, record its
