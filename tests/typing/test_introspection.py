@@ -12,7 +12,7 @@ from kiln.errors import TypingError, UnsupportedError
 from helpers import check
 
 Point = collections.namedtuple("Point", "x y")
-VALUES = [1, 2.5, 1j, True, "ab", (5, 6.5), Point(1, 2.5), np.ones((2, 3))]
+VALUES = [1, 2.5, 1j, True, "ab", (5, 6.5), Point(1, 2.5), np.ones((2, 3)), [1, 2], {1, 2}]
 
 
 def array_attributes(a):
@@ -34,7 +34,8 @@ def without_default(x):
 
 def has(x):
     return hasattr(x, "__hash__"), hasattr(x, "shape"), hasattr(x, "real"), \
-        hasattr(x, "__not_an_attribute__"), hasattr(x, "y")
+        hasattr(x, "__not_an_attribute__"), hasattr(x, "y"), hasattr(x, "append"), \
+        isinstance(x, (list, set))
 
 
 def first_size(x):

@@ -10,11 +10,13 @@ from .. import types as t
 from ..errors import TypingError
 from ..typing import families
 
-# kiln type class -> the Python class of such a value in Python
+# kiln type class -> the Python class of such a value in Python (a list that is no
+# kiln.typed.List is a Python list, reflected or made by the code; kiln has no typed set)
 _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.Complex, complex), (t.UnicodeType, str), (t.StringLiteral, str),
                    (t.NoneType, type(None)), (t.BaseTuple, tuple), (t.Array, np.ndarray),
-                   (t.NPDatetime, np.datetime64), (t.NPTimedelta, np.timedelta64))
+                   (t.NPDatetime, np.datetime64), (t.NPTimedelta, np.timedelta64),
+                   (t.List, list), (t.SetType, set))
 
 
 @families.answers("python_class")
