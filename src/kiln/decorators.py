@@ -133,24 +133,38 @@ def init_extensions():
 def _extensions_declared() -> bool:
     """Whether a distribution on sys.path declares an extension entry point, read from
     its entry_points.txt: importing importlib.metadata takes longer than loading a cached
-    function, and most processes have no extension to load."""
-    headers = tuple(f"[{group}]" for group in EXTENSION_GROUPS)
-    for folder in sys.path:
+    function, and most processes have no extension to load. Remembered across processes
+    while sys.path's folders, their distributions' folders and entry_points.txt files
+    keep their states (installing or removing a distribution changes its folder's)."""
+    from .runtime.cache import internal_cache, remembered, sha256
+    folders = [os.path.abspath(folder) for folder in sys.path]
+    key = sha256(repr(("extensions", folders)).encode()).hexdigest()
+    return remembered(internal_cache("extensions"), key, lambda: _scan(folders))
+
+
+def _scan(folders):
+    """(whether a distribution in `folders` declares an extension, the paths read)."""
+    headers = tuple(f"[{group}]".encode() for group in EXTENSION_GROUPS)
+    paths = []
+    for folder in folders:
+        paths.append(folder)
         try:
-            names = os.listdir(folder or ".")
+            names = os.listdir(folder)
         except OSError:
             continue
         for name in names:
             if not name.endswith((".dist-info", ".egg-info")):
                 continue
-            try:
-                with open(os.path.join(folder or ".", name, "entry_points.txt")) as f:
+            paths.append(os.path.join(folder, name))
+            try:   # (one made later changes its distribution folder's state)
+                with open(os.path.join(folder, name, "entry_points.txt"), "rb") as f:
                     text = f.read()
             except OSError:
                 continue
+            paths.append(os.path.join(folder, name, "entry_points.txt"))
             if any(header in text for header in headers):
-                return True
-    return False
+                return True, paths
+    return False, paths
 
 
 def jit_disabled() -> bool:

@@ -7,6 +7,7 @@ specialization get one compile) and calls the new entry point."""
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import threading
 import weakref
@@ -18,7 +19,7 @@ from ..options import CompileOptions
 from ..types.signature import parse_signature
 from ..typing.compiled import register_compiled_function
 from ..runtime.cache import function_cache
-from . import precompiled, reflection
+from . import precompiled
 from .callable import DispatchTable, entry_callable, vectorcall_arguments
 
 _compile_lock = threading.RLock()
@@ -36,7 +37,15 @@ def _mismatch(argtypes, args):
     return None
 
 
-CompileStats = collections.namedtuple("CompileStats", "cache_path cache_hits cache_misses")
+@functools.cache
+def _compile_stats_type():
+    """Numba's CompileStats, made when first asked for: a named tuple's class costs a
+    cached hit a fifth of a millisecond."""
+    return collections.namedtuple("CompileStats", "cache_path cache_hits cache_misses",
+                                  module=__name__)
+
+
+_REFLECTED = (list, set, tuple)   # the arguments cpu/reflection.py may copy (in a tuple too)
 
 
 class Specialization:
@@ -153,6 +162,9 @@ class Dispatcher:
     def _fallback(self, *args, **kwargs):
         if kwargs or self._keyword_only:
             args = self._bind_arguments(args, kwargs)
+        if not any(type(a) in _REFLECTED for a in args):   # (reflection not imported)
+            return self._call_specialization(args)
+        from . import reflection
         copies = reflection.typed_copies(self.__name__, args)   # Python lists, as Numba's
         if not copies:
             return self._call_specialization(args)
@@ -402,7 +414,7 @@ class Dispatcher:
             for argtypes, spec in self._specializations.items():
                 (hits if spec.cache_hit else misses)[argtypes] += 1
         path = self._cache.directory if self._cache is not None else None
-        return CompileStats(path, hits, misses)
+        return _compile_stats_type()(path, hits, misses)
 
     def _select(self, signature):
         if signature is None:

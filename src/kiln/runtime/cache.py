@@ -14,7 +14,9 @@ process), then the user's cache directory is tried."""
 from __future__ import annotations
 
 import functools
+import marshal
 import os
+import time
 
 try:   # CPython's own SHA-256 (the same digests): importing hashlib loads OpenSSL, which
     from _sha256 import sha256   # was the slowest import of a cached call
@@ -34,20 +36,81 @@ def cache_key(llvm_ir: str, fingerprint: str) -> str:
 
 @functools.cache
 def kiln_stamp() -> str:
-    """The state of kiln's own source files (name, size, modification time): kiln's
-    version alone would not tell an edited or reinstalled kiln apart, and its code is in
-    every entry."""
+    """The state of kiln's own source files: kiln's version alone would not tell an
+    edited or reinstalled kiln apart, and its code is in every entry."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    files, folders = [], [root]
-    while folders:   # every hit computes this: bytecode folders skipped, one digest
-        with os.scandir(folders.pop()) as found:
+    return source_stamp(root, internal_cache("stamp"))
+
+
+def source_stamp(root: str, store: ObjectCache) -> str:
+    """The digest of every .py file under `root` (bytecode folders left out) with its
+    size, modification and change times (the change time is set by the system, so a
+    file rewritten with its old size and modification time still changes it). Every
+    cached hit needs it: rather than list every folder, it is remembered (a file edited
+    changes its own state; a file added, removed or renamed, its folder's)."""
+    def compute():
+        folders, files = _listing(root)
+        digest = sha256(repr([(path[len(root):], state) for path, state in
+                              zip(files, _states(files))]).encode()).hexdigest()
+        return digest, folders + files
+    return remembered(store, sha256(f"stamp {root}".encode()).hexdigest(), compute)
+
+
+def _listing(root):
+    """The folders under `root` (itself first) and the .py files in them, sorted."""
+    folders, files, todo = [], [], [root]
+    while todo:
+        folder = todo.pop()
+        folders.append(folder)
+        with os.scandir(folder) as found:
             for entry in found:
                 if entry.name.endswith(".py"):
-                    stat = entry.stat()
-                    files.append((entry.path[len(root):], stat.st_size, stat.st_mtime_ns))
+                    files.append(entry.path)
                 elif entry.name != "__pycache__" and entry.is_dir():
-                    folders.append(entry.path)
-    return sha256(repr(sorted(files)).encode()).hexdigest()
+                    todo.append(entry.path)
+    return folders, sorted(files)
+
+
+SETTLED_NS = 2_000_000_000   # a path changed this recently may still change unseen
+
+
+def remembered(store: ObjectCache, key: str, compute):
+    """A value that depends only on some files and folders, remembered across processes:
+    `compute()` gives it (of marshal's types) and the paths it was made from, and `store`
+    keeps both under `key` with each path's state (size, modification and change times;
+    a folder's change with its entries', a file's with its content). While every path
+    still has its state, the kept value holds; otherwise it is computed again.
+
+    A path changed within SETTLED_NS of the computation may have changed while it was
+    read, or change again within the same tick of the file system's clock, unseen by its
+    state: the value is then not kept."""
+    kept = store.load(key)
+    if kept is not None:
+        try:
+            paths, states, value = marshal.loads(kept)
+            if _states(paths) == states:
+                return value
+        except (ValueError, EOFError, TypeError):   # not a manifest of this format
+            pass
+    started = time.time_ns()
+    value, paths = compute()
+    states = _states(paths)
+    if all(state is None or started - state[2] > SETTLED_NS for state in states):
+        store.save(key, marshal.dumps((paths, states, value)))
+    return value
+
+
+def _states(paths):
+    """Each path's (size, modification time, change time), None where it is absent."""
+    return [_state(path) for path in paths]
+
+
+def _state(path):
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def user_cache_root() -> str:
