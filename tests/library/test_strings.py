@@ -164,6 +164,16 @@ def test_hash_equals_python():
         assert f(s) == hash(s) == f(s), s   # the second call reads the cached hash
 
 
+def test_a_python_that_hashes_strings_otherwise_is_warned_of():
+    from types import SimpleNamespace
+
+    from kiln.library.string_hash import algorithm_warning
+    assert algorithm_warning(SimpleNamespace(algorithm="siphash13", cutoff=0)) is None
+    for algorithm, cutoff in ("fnv", 0), ("siphash24", 0), ("siphash13", 7):
+        message = algorithm_warning(SimpleNamespace(algorithm=algorithm, cutoff=cutoff))
+        assert algorithm in message and "differs from Python's" in message
+
+
 def test_dict_with_string_keys_counts_words():
     def count(words):
         d = {}

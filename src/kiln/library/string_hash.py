@@ -4,17 +4,35 @@ and Python agree on `hash(s)` and on the order of a set of strings.
 
 The key is read when the code runs, from CPython's `_Py_HashSecret` (a symbol bound by
 runtime/symbols.py), never baked into the code: it differs per process (PYTHONHASHSEED),
-and compiled code may be cached to disk.
+and compiled code may be cached to disk. A Python built to hash strings otherwise (FNV,
+SipHash-2-4, a small-string cutoff) gets a warning when the library loads.
 """
 from __future__ import annotations
+
+import sys
+import warnings
 
 import numpy as np
 from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..errors import KilnWarning
 from ..typing.registry import intrinsic, register_jitable
 from .strings import _str_cache_hash, _str_cached_hash, _str_get, _str_len
+
+def algorithm_warning(info):
+    """The warning for a Python whose `sys.hash_info` is `info`, or None where kiln's hash
+    of a str is its own: CPython's default, SipHash-1-3 with no small-string cutoff."""
+    if info.algorithm == "siphash13" and info.cutoff == 0:
+        return None
+    return (f"this Python hashes strings with {info.algorithm} (cutoff {info.cutoff}), and "
+            "kiln with SipHash-1-3, CPython's default: hash() of a str in compiled code "
+            "differs from Python's, and so may the order of a set of strings")
+
+
+if algorithm_warning(sys.hash_info):
+    warnings.warn(algorithm_warning(sys.hash_info), KilnWarning)
 
 SECRET_SYMBOL = "_Py_HashSecret"   # a union whose first two words are SipHash's k0, k1
 _SECRET = ir.ArrayType(dm.i64, 3)
