@@ -33,6 +33,10 @@ def _dims(context, builder, shape, shape_ty):
             for i, item in enumerate(shape_ty.types)]
 
 
+TOO_BIG = ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum "
+           "possible size.")   # NumPy's words
+
+
 def allocate(context, builder, ty: t.Array, dims, zeroed=False):
     """A new C-contiguous array of type `ty` and shape `dims` (a new reference)."""
     i64 = dm.i64
@@ -46,9 +50,7 @@ def allocate(context, builder, ty: t.Array, dims, zeroed=False):
         nbytes = builder.extract_value(product, 0)
         too_big = builder.or_(too_big, builder.extract_value(product, 1))
     too_big = builder.or_(too_big, builder.icmp_unsigned(">", nbytes, ir.Constant(i64, _MAX_BYTES)))
-    context.guard(builder, too_big, ValueError,
-                  "array is too big; `arr.size * arr.dtype.itemsize` is larger than the "
-                  "maximum possible size.")
+    context.guard(builder, too_big, ValueError, TOO_BIG)
     meminfo = nrt.emit_allocate(builder, nbytes)
     context.guard(builder, builder.icmp_unsigned("==", meminfo, ir.Constant(dm.ptr, None)),
                   MemoryError, f"Unable to allocate an array of {ty.dtype}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import types as t
-from .allocation import empty_array
+from .allocation import TOO_BIG, empty_array
 from .reductions import in_c_order
 from .sorting import search_sorted
 from ..typing.registry import literal_flag, omitted, overload, register_jitable
@@ -206,6 +206,8 @@ def _bincount(x, minlength=0):
             if np.int64(v) < 0:
                 raise ValueError("'list' argument must have no negative elements")
             top = max(top, np.int64(v))
+        if top == np.iinfo(np.int64).max:   # top + 1 counts would wrap (NumPy 2.4 corrupts
+            raise ValueError(TOO_BIG)       # its heap there)
         out = np.zeros(max(top + 1, minlength), np.int64)
         for v in x:
             out[np.int64(v)] += 1

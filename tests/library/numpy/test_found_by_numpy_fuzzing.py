@@ -436,6 +436,20 @@ def test_bincount_of_every_integer_dtype(dtype):
             jit(counts)(np.array([2 ** 63], dtype), 0)
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_bincount_of_the_largest_int64_raises(dtype):
+    """np.bincount of an array holding 2**63 - 1 (seed 8720): `top + 1` counts wrapped to a
+    negative length, an empty array was made and the counts were written past it, a heap
+    corruption. NumPy 2.4 has the same bug (it returns an empty array and corrupts its heap:
+    the fuzzer's generator leaves such arrays out); kiln says the array is too big, as NumPy
+    does for 2**62."""
+    for top in (2 ** 63 - 1, 2 ** 62):
+        with pytest.raises(ValueError, match="array is too big"):
+            jit(counts)(np.array([0, 7, top], dtype), 0)
+    with pytest.raises(ValueError, match="array is too big"):
+        np.bincount(np.array([0, 7, 2 ** 62], dtype))   # NumPy's answer below the edge
+
+
 def sort_of(a):
     return np.sort(a)
 
