@@ -14,6 +14,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from ..errors import Location, SourceUnavailableError, UnsupportedError
+from .cells import make_cells
 from .objmode import outline_objmode_blocks
 from .source import source_lines, which_lambda
 from .number_attributes import check_number_attributes
@@ -316,6 +317,7 @@ def build_function_ir(pyfunc) -> FunctionIR:
     # `*args` is one more parameter, a tuple of the extra arguments (cpu/dispatcher.py)
     star = (node.args.vararg.arg,) if node.args.vararg else ()
     ir = FunctionIR(pyfunc, node, filename, tuple(a.arg for a in node.args.args) + star, {})
+    make_cells(node, ir.loc)   # `nonlocal` variables (frontend/cells.py)
     blocks = outline_objmode_blocks(ir)   # first: a block's comprehensions stay Python
     ir.renamed = version_rebound_locals(node)   # before comprehensions become functions
     _Comprehensions(lambda name: _is_builtin(pyfunc, node, name)).visit(node)
