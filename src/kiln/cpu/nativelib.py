@@ -51,6 +51,10 @@ class Library:
 # ---- the host's fingerprint, without LLVM -------------------------------------------------
 
 _HOST_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags")
+# the settings that override LLVM's view of the CPU, looked up by name (a scan of
+# os.environ decodes every variable)
+_HOST_SETTINGS = sorted(f"{prefix}_{name}" for prefix in ("KILN", "NUMBA")
+                        for name in ("CPU_NAME", "CPU_FEATURES", "ENABLE_AVX"))
 
 
 def _host_token():
@@ -63,9 +67,7 @@ def _host_token():
         return None
     cpu = sorted(line for line in first.splitlines()
                  if line.partition(":")[0].strip() in _HOST_FIELDS)
-    settings = sorted((k, v) for k, v in os.environ.items()
-                      if k.startswith(("KILN_", "NUMBA_")) and
-                      k.partition("_")[2] in ("CPU_NAME", "CPU_FEATURES", "ENABLE_AVX"))
+    settings = [(name, os.environ[name]) for name in _HOST_SETTINGS if name in os.environ]
     from .. import version
     llvmlite = _llvmlite_files()
     if llvmlite is None:
