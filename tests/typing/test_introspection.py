@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from kiln import njit, types
+from kiln import njit, typed, types
 from kiln.errors import TypingError, UnsupportedError
 
 from helpers import check
@@ -155,3 +155,13 @@ def test_isinstance_tries_the_classes_in_python_s_order():
         float_or_not_a_class(1)
     with pytest.raises(TypingError, match="not 'not a type'"):
         njit(float_or_not_a_class)(1)
+
+
+def list_kinds(x):
+    return isinstance(x, typed.List), isinstance(x, list), hasattr(x, "append"), \
+        getattr(x, "shape", None)
+
+
+@pytest.mark.parametrize("x", [typed.List([1, 2]), [1, 2]])
+def test_a_typed_list_is_one_and_a_python_list_another(x):
+    check(list_kinds, x)

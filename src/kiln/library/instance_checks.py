@@ -19,6 +19,15 @@ _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.List, list), (t.SetType, set))
 
 
+_BOXED_AS = {}   # kiln type class -> the class its values are in Python, said from above
+
+
+def boxes_as(kind, cls):
+    """Values of exactly the type class `kind` are `cls` objects in Python (kiln.typed
+    says so of its List: the library may not import it)."""
+    _BOXED_AS[kind] = cls
+
+
 @families.answers("python_class")
 def python_class(ty):
     """The class of a value of type `ty` in Python, or None when its type does not say. A
@@ -29,6 +38,8 @@ def python_class(ty):
         return boxed_class(ty)
     if isinstance(ty, (t.NamedTuple, t.NamedUniTuple)):
         return ty.cls
+    if type(ty) in _BOXED_AS:
+        return _BOXED_AS[type(ty)]
     return next((cls for kind, cls in _PYTHON_CLASSES if isinstance(ty, kind)), None)
 
 

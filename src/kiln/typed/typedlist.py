@@ -24,7 +24,7 @@ from ..cpu import reflection
 from ..decorators import njit
 from ..errors import TypingError
 from ..frontend.objmode_values import container_output
-from ..library import lists as _lists
+from ..library import instance_checks, lists as _lists
 from ..library.list_layout import list_maker
 from ..runtime import nrt
 from ..typing.registry import overload
@@ -300,6 +300,9 @@ def unbox_container(unboxer, ty, obj, cls, offset, has_tag):
     unboxer.require(b.icmp_unsigned("!=", meminfo, ir.Constant(dm.ptr, None)))
     unboxer.require(has_tag(b, meminfo, ty))
     return meminfo
+
+
+instance_checks.boxes_as(t.ListType, List)   # for isinstance, hasattr, getattr
 
 
 @boxing.boxer(t.ListType)
