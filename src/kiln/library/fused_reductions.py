@@ -169,12 +169,17 @@ def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
     return builder.load(result)
 
 
+def _pairwise_in_own_type(a):
+    """Float arrays but float16, which NumPy sums in float32 (reductions.py does)."""
+    return isinstance(a.dtype, t.Float) and a.dtype != t.float16
+
+
 def _fused_float_reduction(method, python_impl_for, finish):
     """Register `np.<method>(expr)` and `expr.<method>()` for float arrays so that an array
     expression is summed where it is computed: `finish(builder, total, count)` makes the
     result of the sum; `python_impl_for(array type)` reduces a plain array."""
     def typer(tctx, a, *more):
-        if more or not isinstance(a, t.Array) or not isinstance(a.dtype, t.Float) or \
+        if more or not isinstance(a, t.Array) or not _pairwise_in_own_type(a) or \
                 _result_dtype(a, method) != a.dtype:
             return None
         impl = python_impl_for(a)
@@ -201,7 +206,7 @@ def _fused_sum_along(tctx, a, axis=None):
     """`np.sum(expr, axis)` for float arrays: along the last axis each row of the
     expression is computed into a buffer and summed pairwise (no temporary of the whole
     expression); along another axis the expression is computed first."""
-    if not isinstance(a, t.Array) or not isinstance(a.dtype, t.Float) or a.ndim < 2 or \
+    if not isinstance(a, t.Array) or not _pairwise_in_own_type(a) or a.ndim < 2 or \
             not isinstance(axis, t.Integer) or _result_dtype(a, "sum") != a.dtype:
         return None
     impl = _sum_along(a)

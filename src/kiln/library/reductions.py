@@ -131,6 +131,8 @@ def _sum_along(a):
         return sequential
     normalize = axis_normalizer(a.ndim)
 
+    wide = _summed_in(dt)
+
     def float_sum_along(a, axis):
         k = normalize(axis)
         if k != a.ndim - 1:
@@ -138,18 +140,36 @@ def _sum_along(a):
         x, shape = around_axis(c_contiguous(a), k)
         outer, n = x.shape[0], x.shape[1]
         out = empty_array(shape, dt)
-        result, flat = flat_view(out), flat_view(x)
+        result, flat = flat_view(out), widened(flat_view(x), wide)
         if n < 8:  # short rows (pairwise_sum adds them in order too), without a call each
             for o in range(outer):
-                total = dt(0)
+                total = wide(0)
                 for i in range(o * n, o * n + n):
                     total += item_in_range(flat, i)
                 result[o] = total
             return out
         for o in range(outer):
-            result[o] = pairwise_sum(flat, o * n, n, dt(0))
+            result[o] = pairwise_sum(flat, o * n, n, wide(0))
         return out
     return float_sum_along
+
+
+def _summed_in(dt):
+    """The type NumPy sums a row of dt in: float16 items pairwise in float32, the sum
+    rounded once (NumPy's half loops convert each item)."""
+    return np.float32 if dt == t.float16 else dt.np_dtype.type
+
+
+def widened(x, wide):
+    """x (1-d) itself when its items are `wide`'s, else a copy in `wide` (compiled code
+    only)."""
+
+
+@overload(widened)
+def _widened(x, wide):
+    if x.dtype == wide.instance_type:
+        return lambda x, wide: x
+    return lambda x, wide: x.astype(wide)
 
 
 def _mean_along(a):
@@ -157,11 +177,14 @@ def _mean_along(a):
         return None
     normalize = axis_normalizer(a.ndim)
     as_float = isinstance(a.dtype, (t.Integer, t.Boolean))
+    half = a.dtype == t.float16
 
     def mean_along(a, axis):
         n = a.shape[normalize(axis)]
         if as_float:
             return np.sum(a.astype(np.float64), axis) / n
+        if half:   # NumPy's mean of float16 sums and divides in float32
+            return (np.sum(a.astype(np.float32), axis) / n).astype(np.float16)
         return np.sum(a, axis) / n
     return mean_along
 
@@ -170,9 +193,10 @@ def _mean_along(a):
 def _sum(a):
     dt = _result_dtype(a, "sum")
     if isinstance(dt, (t.Float, t.Complex)) and dt == a.dtype:
+        wide = _summed_in(dt)
+
         def float_sum(a):
-            x = as_flat(a)
-            return pairwise_total(x, dt(0))
+            return dt(pairwise_total(widened(as_flat(a), wide), wide(0)))
         return float_sum
     if isinstance(dt, (t.Float, t.Complex)):
         return None  # float16 sums in float32 pieces: not yet
@@ -223,6 +247,11 @@ def cast_total(x, zero):
 @_reduction("mean", _mean_along)
 def _mean(a):
     dt = _result_dtype(a, "mean")
+    if a.dtype == t.float16:
+        def half_mean(a):   # summed in float32 as NumPy's float16 mean is, rounded at the end
+            x = as_flat(a)
+            return dt(np_true_divide(cast_total(x, np.float32(0)), np.float32(x.shape[0])))
+        return half_mean
     if isinstance(a.dtype, (t.Float, t.Complex)) and dt == a.dtype:
         def float_mean(a):
             x = as_flat(a)
@@ -552,11 +581,12 @@ def _spread(method):
             return None
         dt = _result_dtype(a, method)
         normalize = axis_normalizer(a.ndim)
+        half = a.dtype == t.float16   # NumPy's var of float16: the mean in float16
 
         def spread(a, axis=None, ddof=0):
             if axis is not None:
                 normalize(axis)
-            m = np.mean(a)
+            m = np_true_divide(np.sum(a), dt(a.size)) if half else np.mean(a)
             d = as_flat(a) - m  # NumPy sums the deviations in memory order
             total = np.sum(d * d)
             variance = np_true_divide(dt(total), dt(max(a.size - ddof, 0)))
@@ -564,7 +594,7 @@ def _spread(method):
 
         def spread_along(a, axis=None, ddof=0):
             k = normalize(axis)
-            means = flat_view(np.mean(a, k))
+            means = flat_view(np.sum(a, k) / dt(a.shape[k]) if half else np.mean(a, k))
             x, shape = around_axis(c_contiguous(a), k)
             outer, n, inner = x.shape
             squares = empty_array(a.shape, dt)

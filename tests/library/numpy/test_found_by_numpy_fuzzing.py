@@ -489,3 +489,24 @@ def test_clip_by_0d_bounds_keeps_the_element_equal_to_a_bound():
             high = np.array(4.0)
             for e, g in zip(clip_by_0d(a, low, high), jit(clip_by_0d)(a, low, high)):
                 _bit_exact(e, g)
+
+
+def half_statistics(a, b):
+    return (a.sum(), np.sum(b, axis=0), b.sum(axis=-1), a.mean(), np.mean(b, axis=1),
+            a.var(), np.std(b, axis=0), np.sum(a * 2), (b + 1).sum(axis=1), np.mean(a - 1))
+
+
+def test_float16_sums_are_taken_in_float32():
+    """A float16 sum was added up in float16, each partial sum rounded to half (seed 8545:
+    11008 for NumPy's 11016): NumPy sums float16 items pairwise in float32 and rounds once,
+    its mean sums and divides in float32 (converting 8192 items at a time), and its var
+    takes the mean in float16. Whole arrays, along an axis, fused expressions."""
+    rng = np.random.default_rng(8545)
+    for n in (5, 100, 9000):
+        a = (rng.standard_normal(n) * 10).astype(np.float16)
+        b = (rng.standard_normal((4, n)) * 10).astype(np.float16)
+        for x, y in ((a, b), (a[::-1], b[:, ::-1]), (a[::3], b[::2, ::3])):
+            with np.errstate(all="ignore"):
+                expected = half_statistics(x, y)
+            for e, g in zip(expected, jit(half_statistics)(x, y)):
+                _bit_exact(e, g)
