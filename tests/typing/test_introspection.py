@@ -165,3 +165,11 @@ def list_kinds(x):
 @pytest.mark.parametrize("x", [typed.List([1, 2]), [1, 2]])
 def test_a_typed_list_is_one_and_a_python_list_another(x):
     check(list_kinds, x)
+
+
+def test_a_dict_is_answered_where_dict_and_typed_dict_agree():
+    # a DictType value is a dict (a display) or a kiln.typed.Dict (an argument) in Python
+    d = typed.Dict.empty(types.int64, types.int64)
+    check(has, d)
+    with pytest.raises(TypingError, match="it is a dict or a Dict in Python"):
+        njit(lambda x: isinstance(x, dict))(d)

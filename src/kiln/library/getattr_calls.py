@@ -8,6 +8,7 @@ from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
+from ..errors import TypingError
 from ..typing import families
 from ..typing.registry import Resolution
 
@@ -35,8 +36,14 @@ def _missing(args, name):
     if len(args) == 3:
         return Resolution(t.Signature(args[2], args),
                           lambda context, builder, sig, values: values[2])
+    classes = () if isinstance(args[0], t.Module) else families.ask("python_classes", args[0])
+    if len(classes) > 1:
+        shown = " or a ".join(map(_type_name, classes))
+        raise TypingError(f"getattr() of a {args[0]} without a default: Python's "
+                          f"AttributeError names its class, a {shown}, which is not known "
+                          "when compiling")
     owner = f"module '{args[0].module.__name__}'" if isinstance(args[0], t.Module) else \
-        f"'{_type_name(families.ask('python_class', args[0]))}' object"
+        f"'{_type_name(classes[0])}' object"
 
     def lower(context, builder, sig, values):
         context.guard(builder, ir.Constant(dm.i1, 1), AttributeError,

@@ -1,7 +1,7 @@
-"""`isinstance(x, C)` in compiled code: every value's Python class is fixed by its kiln type,
-so the answer is known when compiling; typing records it as a constant (families'
+"""`isinstance(x, C)` in compiled code: a value's kiln type fixes its Python class (or the
+few it may be), so the answer is known when compiling; typing records it as a constant (families'
 "isinstance"), which prunes the branch it tests, as Numba does. The same classes answer
-`hasattr` and `getattr` (families' "python_class", typing/introspection.py)."""
+`hasattr` and `getattr` (families' "python_classes", typing/introspection.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -19,28 +19,31 @@ _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.List, list), (t.SetType, set))
 
 
-_BOXED_AS = {}   # kiln type class -> the class its values are in Python, said from above
+_BOXED_AS = {}   # kiln type class -> the classes its values may be in Python, said from above
 
 
-def boxes_as(kind, cls):
-    """Values of exactly the type class `kind` are `cls` objects in Python (kiln.typed
-    says so of its List: the library may not import it)."""
-    _BOXED_AS[kind] = cls
+def boxes_as(kind, *classes):
+    """Values of exactly the type class `kind` are objects of one of `classes` in Python
+    (kiln.typed says so of its List and Dict: the library may not import it)."""
+    _BOXED_AS[kind] = classes
 
 
-@families.answers("python_class")
-def python_class(ty):
-    """The class of a value of type `ty` in Python, or None when its type does not say. A
-    number is Python's (as Numba answers too), though `a[0]` of an int64 array is an
-    np.int64 in Python."""
+@families.answers("python_classes")
+def python_classes(ty):
+    """The classes a value of type `ty` may be in Python: one where its type fixes it,
+    several where it does not (a dict display is a dict, a typed.Dict argument a
+    kiln.typed.Dict: both are a DictType), None where kiln does not know. A number is
+    Python's (as Numba answers too), though `a[0]` of an int64 array is an np.int64 in
+    Python."""
     if isinstance(ty, t.ClassInstanceType):
         from .classes import python_class as boxed_class
-        return boxed_class(ty)
+        return (boxed_class(ty),)
     if isinstance(ty, (t.NamedTuple, t.NamedUniTuple)):
-        return ty.cls
+        return (ty.cls,)
     if type(ty) in _BOXED_AS:
         return _BOXED_AS[type(ty)]
-    return next((cls for kind, cls in _PYTHON_CLASSES if isinstance(ty, kind)), None)
+    cls = next((cls for kind, cls in _PYTHON_CLASSES if isinstance(ty, kind)), None)
+    return None if cls is None else (cls,)
 
 
 @families.answers("isinstance")
@@ -53,9 +56,18 @@ def is_instance(ty, classinfo):
     if isinstance(ty, t.Optional):
         raise TypingError(f"isinstance() of a value that may be None ({ty}) is not known "
                           "when compiling; test `x is None` first")
-    cls = python_class(ty)
-    if cls is None:
+    candidates = python_classes(ty)
+    if candidates is None:
         raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
+    answers = {_is_instance(cls, classes) for cls in candidates}
+    if len(answers) > 1:
+        shown = " or a ".join(cls.__name__ for cls in candidates)
+        raise TypingError(f"isinstance() of a {ty} is not known when compiling: it is a "
+                          f"{shown} in Python")
+    return answers.pop()
+
+
+def _is_instance(cls, classes):
     for c in classes:
         if not isinstance(c, type):
             raise TypingError(f"isinstance() arg 2 must be a class or a tuple of classes "

@@ -20,7 +20,7 @@ from ..decorators import njit
 from ..errors import TypingError
 from ..frontend.objmode_values import container_output
 from ..library import dict_layout as _dict_layout
-from ..library import dicts as _dicts
+from ..library import dicts as _dicts, instance_checks
 from ..library import list_layout as _list_layout
 from ..runtime import nrt
 from ..typing.registry import overload
@@ -208,6 +208,9 @@ def _rebuild(dict_type, items):
 
 
 MEMINFO_OFFSET = probe_offset(Dict)
+
+
+instance_checks.boxes_as(t.DictType, dict, Dict)   # a display's, an argument's
 
 
 @boxing.boxer(t.DictType)

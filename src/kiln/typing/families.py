@@ -21,7 +21,7 @@ _QUESTIONS = Questions(
     "optional_attribute",  # (Optional type, name, Resolution of the value's) -> `opt.name`
     "sequence_unpacker",  # (ty, n) -> a function making the n-tuple `a, b, c = seq` takes
     "isinstance",        # (ty, class or tuple of classes) -> whether a ty value is one
-    "python_class",      # (ty) -> the class of a ty value in Python, or None
+    "python_classes",    # (ty) -> the classes a ty value may be in Python, or None
     "getattr_call",      # (arg types, name, the read of x.name or None) -> getattr's
     "outline_prange_loops",  # (FunctionIR) -> a report per prange loop, outlined in place
 )

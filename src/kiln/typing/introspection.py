@@ -1,9 +1,9 @@
 """`isinstance`, `hasattr` and `getattr` in compiled code: Python's introspection builtins,
 answered from the argument's type when compiling, as Numba does.
 
-A value's kiln type fixes its Python class (library/instance_checks.py answers
-families' "python_class"), so whether it is an instance of a class, or has an attribute,
-is known then: `isinstance` and `hasattr` are constants that prune the branch they test
+A value's kiln type fixes its Python class, or the few it may be (library/instance_checks.py
+answers families' "python_classes"), so whether it is an instance of a class, or has an
+attribute, is known then (where those classes agree): `isinstance` and `hasattr` are constants that prune the branch they test
 (`if hasattr(x, "shape"):` types its body only for values that have it). `getattr(x,
 "name")` is the attribute `x.name`, `getattr(x, "name", default)` the default where Python
 has no such attribute (or AttributeError, at run time, without one). The name must be known
@@ -105,8 +105,8 @@ def _python_has(ty, name):
     type does not say."""
     if isinstance(ty, t.Module):
         return hasattr(ty.module, name)
-    cls = families.ask("python_class", ty)
-    return None if cls is None else hasattr(cls, name)
+    found = {hasattr(cls, name) for cls in families.ask("python_classes", ty) or ()}
+    return found.pop() if len(found) == 1 else None   # (the classes it may be agree)
 
 
 def _constant_strings_only(fn, name):
