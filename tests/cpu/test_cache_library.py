@@ -25,6 +25,7 @@ import json, sys
 import numpy as np
 from kiln import njit, prange
 from kiln.runtime import allocation_stats
+before_modules = set(sys.modules)
 
 @njit(cache=True)
 def squares(x):
@@ -50,6 +51,7 @@ got = [squares(x), product(a, b).tolist(), parallel_squares(x)]
 expected = [float(np.sum(x * x)), (a @ b + 1.0).tolist(), float(np.sum(x * x))]
 llvm = "llvmlite.binding" in sys.modules
 imports = [name for name in ("llvmlite.ir", "scipy") if name in sys.modules]
+modules = sorted(name for name in set(sys.modules) - before_modules if name.startswith("kiln"))
 hits = [next(iter(f._specializations.values())).cache_hit
         for f in (squares, product, parallel_squares)]
 
@@ -65,9 +67,18 @@ before = allocation_stats()
 fresh_value = fresh(10)
 after = allocation_stats()
 print(json.dumps(dict(right=got == expected, llvm=llvm, hits=hits, imports=imports,
+                      modules=modules,
                       fresh=fresh_value == 10.0,
                       balanced=after.live == before.live and after.allocations > before.allocations)))
 """
+
+
+# what the hits may import (cpu/dispatcher.py's hit path): each module is ~0.2 ms of a
+# cached first call here, so one more is a choice
+HIT_MODULES = {"kiln.cpu", "kiln.cpu.callable", "kiln.cpu.dispatcher", "kiln.cpu.nativelib",
+               "kiln.cpu.precompiled", "kiln.cpu.sourcekey", "kiln.runtime.blas",
+               "kiln.runtime.cache", "kiln.runtime.views", "kiln.typing",
+               "kiln.typing.compiled"}
 
 
 def run(tmp_path):
@@ -86,7 +97,9 @@ def test_a_hit_loads_no_llvm_and_a_corrupt_library_falls_back(tmp_path):
     assert len(libraries(tmp_path)) == 5   # 3 entries, the base runtime, the thread layer
     hit = run(tmp_path)
     scipy = [] if blas.provider().name == "numpy" else ["scipy"]
-    assert hit == dict(first, llvm=False, hits=["source"] * 3, imports=scipy)
+    assert set(hit["modules"]) <= HIT_MODULES, set(hit["modules"]) - HIT_MODULES
+    assert hit == dict(first, llvm=False, hits=["source"] * 3, imports=scipy,
+                       modules=hit["modules"])
     assert hit["fresh"] and hit["balanced"]
     for path in libraries(tmp_path):   # the same size, its code changed: a digest mismatch
         with open(path, "r+b") as f:
@@ -95,4 +108,5 @@ def test_a_hit_loads_no_llvm_and_a_corrupt_library_falls_back(tmp_path):
             f.seek(-1, os.SEEK_CUR)
             f.write(bytes([byte[0] ^ 0xFF]))
     fallback = run(tmp_path)   # the JIT's loading imports the code generator
-    assert dict(fallback, imports=None) == dict(hit, llvm=True, imports=None)
+    assert dict(fallback, imports=None, modules=None) == \
+        dict(hit, llvm=True, imports=None, modules=None)
