@@ -87,13 +87,16 @@ CASES = [
             global g  # bad
             return x
      """, (1,), UnsupportedError, ["global"]),
-    ("nonlocal_statement", """
+    ("nonlocal_of_a_nested_function_s_variable", """
         def f(x):
             def g():
-                nonlocal x  # bad
-                x = 2
-            g()
-            return x
+                w = x
+                def h():
+                    nonlocal w  # bad
+                    w = 2
+                h()
+                return w
+            return g()
      """, (1,), UnsupportedError, ["nonlocal"]),
     ("delete_statement", """
         def f(x):
