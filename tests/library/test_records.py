@@ -281,3 +281,33 @@ def test_assigning_a_whole_sub_array_field_says_to_assign_its_items():
         a[0].j = 1.0
     with pytest.raises(TypingError, match=r"assign to its items \(r.j\[...\] = value\)"):
         njit(assign)(np.zeros(2, SUBARRAYS))
+
+
+FIELD_OF = (1, "v")   # a global tuple's items are constants too (Numba's test_globals)
+FIELD_NAME = "u"
+
+
+def fields_by_known_names(a):
+    i = FIELD_OF[0]
+    name = FIELD_OF[1]
+    local = "c"
+    a[i][name] = 2.5
+    a[0][local] += 3
+    column = a[FIELD_NAME]
+    return a[i][name] + column.sum(), a[name].sum()
+
+
+def test_a_field_named_by_a_string_known_when_compiling():
+    a, b = filled(PACKED, 3), filled(PACKED, 3)
+    assert njit(fields_by_known_names)(a) == pytest.approx(fields_by_known_names(b))
+    np.testing.assert_array_equal(a, b)
+
+    @njit
+    def by_a_branch(a, k):
+        name = "v"
+        if k:
+            name = "u"
+        return a[0][name]
+
+    with pytest.raises(TypingError, match="cannot index Record"):
+        by_a_branch(filled(PACKED, 1), True)

@@ -677,11 +677,15 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         bounds = self.constant_slice(node.slice)
         if isinstance(obj, (t.BaseTuple, t.LiteralList)) and isinstance(constant, int):
             res = families.ask("static_getitem", obj, constant)
+            whole = self.constants.get(node.value)   # a global tuple's constant item
+            if isinstance(whole, tuple) and type(whole[constant]) in (bool, int, str):
+                self.constants[node] = whole[constant]
         elif isinstance(obj, t.BaseTuple) and bounds is not None:
             res = families.ask("static_getslice", obj, index, slice(*bounds))
         else:
             obj = self.fix_items(node.value, obj, "getitem", (index,))
-            res = self.resolve(operator.getitem, (obj, index), node)
+            res = self.resolve(operator.getitem, (obj, self.field_name(obj, index, node.slice)),
+                               node)
         self.calls[node] = res
         return res.signature.return_type
 

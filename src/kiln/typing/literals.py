@@ -86,9 +86,10 @@ def pure_parameters(ir) -> frozenset:
 
 
 def constant_locals(ir) -> dict:
-    """Locals assigned once, by a top-level `name = <constant>` of the body: name -> (the
-    assignment, its value). A read after that statement is that constant (Numba infers
-    such a local as a literal; `v = 1000; literally(v)`)."""
+    """Locals assigned once, by a top-level `name = <expression>` of the body: name -> the
+    assignment. A read after that statement is the expression's value when typing knows
+    it (Numba infers such a local as a literal; `v = 1000; literally(v)`, `f = tup[1]` of a
+    global tuple)."""
     cached = getattr(ir, "_kiln_constant_locals", None)
     if cached is not None:
         return cached
@@ -101,10 +102,9 @@ def constant_locals(ir) -> dict:
     found = {}
     for stmt in ir.node.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Constant) \
-                and type(stmt.value.value) in (bool, int, str) and \
+                isinstance(stmt.targets[0], ast.Name) and \
                 stores.get(stmt.targets[0].id) == 1 and stmt.targets[0].id not in ir.arg_names:
-            found[stmt.targets[0].id] = (stmt, stmt.value.value)
+            found[stmt.targets[0].id] = stmt
     ir._kiln_constant_locals = found
     return found
 
@@ -120,10 +120,12 @@ def known_value(typer, node):
     if isinstance(node, ast.Name):
         if node.id in typer.literal_values and node.id in pure_parameters(typer.ir):
             return typer.literal_values[node.id]
-        found = constant_locals(typer.ir).get(node.id)
-        if found is not None and hasattr(node, "lineno"):
-            stmt, value = found
-            if (node.lineno, node.col_offset) > (stmt.end_lineno, stmt.end_col_offset):
+        stmt = constant_locals(typer.ir).get(node.id)
+        if stmt is not None and hasattr(node, "lineno") and \
+                (node.lineno, node.col_offset) > (stmt.end_lineno, stmt.end_col_offset):
+            value = stmt.value.value if isinstance(stmt.value, ast.Constant) else \
+                typer.constants.get(stmt.value, _NOTHING)
+            if type(value) in (bool, int, str):
                 return value
     return _NOTHING
 
@@ -238,6 +240,15 @@ class LiteralCalls:
             return ty
         return (tuple(literal(a, ty) for a, ty in zip(node.args, args)),
                 {k.arg: literal(k.value, kws[k.arg]) for k in node.keywords})
+
+    def field_name(self, obj, index, node):
+        """A record's (or record array's) field named by a string known at compile time
+        (`f = 'a'; r[f]`, a global tuple's item): its literal type, as Numba infers it."""
+        if index != t.unicode_type or not isinstance(
+                obj.dtype if isinstance(obj, t.Array) else obj, t.Record):
+            return index
+        value = known_value(self, node)
+        return t.StringLiteral(value) if type(value) is str else index
 
     def call_dispatcher(self, node, disp, args, kws):
         """A call of a kiln function: its parameters that `literally` (or a call it makes)

@@ -107,6 +107,7 @@ class StatementTyper:
         elif isinstance(target, ast.Subscript):
             index = self.expr(target.slice)
             obj = self.fix_items(target.value, self.expr(target.value), "setitem", (index, ty))
+            index = self.field_name(obj, index, target.slice)
             self.calls[target] = self.resolve(operator.setitem, (obj, index, ty), target)
         elif isinstance(target, ast.Attribute):   # `obj.name = value`: ("setattr", name)
             obj = self.expr(target.value)
@@ -127,6 +128,7 @@ class StatementTyper:
         elif isinstance(target, ast.Subscript):
             obj, index = self.expr(target.value), self.expr(target.slice)
             obj = self.fix_items(target.value, obj, "getitem", (index,))
+            index = self.field_name(obj, index, target.slice)
             get = self.resolve(operator.getitem, (obj, index), target)
             self.calls[(node, "getitem")] = get
             current = get.signature.return_type
