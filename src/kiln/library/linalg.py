@@ -388,6 +388,30 @@ overload(np.matmul)(_product("matmul"))
 overload(operator.matmul)(_product("matmul"))
 
 
+@overload(operator.imatmul)
+def _imatmul(a, b):
+    """`a @= b` of arrays writes a @ b into `a`, as NumPy does (its aliases see it): the
+    product must keep a's shape and cast to its dtype by NumPy's 'same_kind' rule."""
+    if not (isinstance(a, t.Array) and isinstance(b, t.Array)):
+        return None
+    if a.ndim < 1 or b.ndim < 2:
+        raise TypingError("inplace matrix multiplication requires the first operand to have "
+                          f"at least one and the second at least two dimensions: {a} @= {b}")
+    result = _float_result(a, b)
+    if not np.can_cast(result.np_dtype, a.dtype.np_dtype, "same_kind"):
+        raise TypingError(f"cannot cast the result of matmul from {result} to {a.dtype} in "
+                          "place (NumPy's 'same_kind' rule)")
+
+    def imatmul(a, b):
+        product = a @ b
+        if product.shape != a.shape:
+            raise ValueError("matmul: Output operand 0 has a mismatch in its core dimension "
+                             "(a @= b keeps a's shape: b must be square)")
+        a[...] = product
+        return a
+    return imatmul
+
+
 @overload(np.vdot)
 def _vdot(a, b):
     """The dot product of the flattened arrays, the first one conjugated."""

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from helpers import jit, requires_blas
+from kiln.errors import TypingError
 
 pytestmark = requires_blas
 
@@ -46,6 +47,40 @@ def test_misaligned_shapes_raise_value_error(pyfunc):
         pyfunc(A, A)
     with pytest.raises(ValueError, match="not aligned"):
         jit(pyfunc)(A, A)
+
+
+def matmul_in_place(a, b):
+    alias = a
+    a @= b
+    return a, alias
+
+
+@pytest.mark.parametrize("a, b", [
+    (A[:, :3], B[:3]), (x, RNG.random((4, 4))), (A[::2, :3], B[:3].T),
+    (np.arange(4).reshape(2, 2), np.arange(4).reshape(2, 2)), (A[:3, :3], A[:3, :3]),
+])
+def test_matmul_in_place_writes_into_the_array_as_numpy_does(a, b):
+    got, want = a.copy(), a.copy()
+    got_a, got_alias = jit(matmul_in_place)(got, b)
+    want_a, want_alias = matmul_in_place(want, b)
+    same(got, want)
+    same(got_a, want_a)
+    same(got_alias, want_alias)
+
+
+def test_matmul_in_place_refuses_what_numpy_refuses():
+    with pytest.raises(ValueError):
+        matmul_in_place(A.copy(), B)
+    with pytest.raises(ValueError, match="core dimension"):
+        jit(matmul_in_place)(A.copy(), B)   # (5, 4) @ (4, 3) is not (5, 4)
+    with pytest.raises(ValueError):
+        matmul_in_place(x.copy(), x)
+    with pytest.raises(TypingError, match="at least two dimensions"):
+        jit(matmul_in_place)(x.copy(), x)
+    with pytest.raises(TypeError):
+        matmul_in_place(np.arange(4).reshape(2, 2), B[:2, :2])
+    with pytest.raises(TypingError, match="same_kind"):
+        jit(matmul_in_place)(np.arange(4).reshape(2, 2), B[:2, :2])
 
 
 def solve(a, b):
