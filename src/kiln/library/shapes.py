@@ -72,9 +72,11 @@ def _new_shape(context, builder, size, dims):
 
 
 def _dimension_types(types):
-    """The shape's dimension types (one tuple or int argument, or several ints), or None."""
+    """The shape's dimension types (one tuple or int argument, or several ints; the empty
+    tuple is a 0-d shape), or None."""
     if len(types) == 1 and isinstance(types[0], t.BaseTuple):
         types = types[0].types
+        return types if all(isinstance(i, _INTLIKE) for i in types) else None
     return types if types and all(isinstance(i, _INTLIKE) for i in types) else None
 
 

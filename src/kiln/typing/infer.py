@@ -316,11 +316,13 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
             return f"kiln does not support {name}"
         text = f"no implementation of {name} for argument types ({shown})"
         try:   # a Python function's own parameters may say why (Numba's words)
-            inspect.signature(key).bind(*args, **(kws or {}))
+            signature = inspect.signature(key)
+        except (TypeError, ValueError):   # not a function, or no signature to read
+            return text
+        try:
+            signature.bind(*args, **(kws or {}))
         except TypeError as e:
             return f"{text}: Cannot bind the arguments (TypeError: {e})"
-        except ValueError:   # (no signature to read)
-            pass
         return text
 
     def condition(self, node):

@@ -510,3 +510,63 @@ def test_float16_sums_are_taken_in_float32():
                 expected = half_statistics(x, y)
             for e, g in zip(expected, jit(half_statistics)(x, y)):
                 _bit_exact(e, g)
+
+
+def sums_along(a, k):
+    return np.sum(a, axis=k), a.sum(k), np.sum(a * 2 + 1, axis=k)
+
+
+def statistics_along(a, k):
+    return np.mean(a, axis=k), np.var(a, axis=k), np.nansum(a, axis=k), np.nanvar(a, axis=k)
+
+
+def _laid_out(rng, dtype):
+    """One array's values in the layouts whose lanes NumPy sums differently: C, Fortran,
+    transposed, reversed, strided, broadcast, and with axes of length 1."""
+    a = rng.standard_normal((10, 90)) * 10.0 ** rng.uniform(-3, 3, (10, 90))
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal((10, 90))
+    a = a.astype(dtype)
+    f = np.asfortranarray(a)
+    cube = np.ascontiguousarray(a.reshape(5, 2, 90).transpose(2, 0, 1)).transpose(1, 2, 0)
+    return (a, f, a.T, f.T, f[::-1], a[:, ::-2], f[::2, ::-1], np.repeat(f, 2, 1)[:, ::2],
+            a[:1], f[:, :1], a.reshape(10, 90, 1), cube, cube[::-1, :, ::3],
+            np.broadcast_to(a[:, :1], (10, 30)), np.broadcast_to(a[0], (12, 90)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "complex64"])
+def test_float_sums_along_an_axis_in_numpys_order_for_every_layout(dtype):
+    """Along an axis NumPy sums each lane pairwise when its loop runs innermost along it
+    (the axis of least |stride| longer than 1), else it adds the lanes in order; kiln went
+    by the axis index (pairwise along the last), so a Fortran array's sums differed in the
+    last bits from lanes of 9 items (issue 31), and complex lanes were paired as floats are
+    (NumPy pairs their interleaved parts: four complex accumulators)."""
+    rng = np.random.default_rng(31)
+    for x in _laid_out(rng, dtype):
+        for k in range(-x.ndim, x.ndim):
+            with np.errstate(all="ignore"):
+                expected = sums_along(x, k)
+                got = jit(sums_along)(x, k)
+            for e, g in zip(expected, got):
+                _bit_exact(e, g)
+            if dtype in ("float32", "float64"):
+                with np.errstate(all="ignore"):
+                    expected = statistics_along(x, k)
+                for e, g in zip(expected, jit(statistics_along)(x, k)):
+                    _bit_exact(e, g)
+
+
+def to_0d(a, v, sorted_):
+    return a.reshape(()), np.reshape(a[::-1], ()), np.searchsorted(sorted_, v)
+
+
+def test_reshape_to_the_empty_shape():
+    """`a.reshape(())` of a one-item array (and np.searchsorted of a 0-d array, which
+    reshapes its answer so) failed to compile: the empty tuple was not taken as a shape
+    (seeds 8955, 8972, 8999). NumPy's ValueError for more items."""
+    sorted_ = np.array([-1.5, 0.0, 2.0, 7.0])
+    for a, v in ((np.array([4], np.int16), np.array(0.5)), (np.arange(3.0)[1:2], np.array(9))):
+        for e, g in zip(to_0d(a, v, sorted_), jit(to_0d)(a, v, sorted_)):
+            _bit_exact(e, g)
+    with pytest.raises(ValueError):
+        jit(to_0d)(np.arange(2, dtype=np.int16), np.array(0.5), sorted_)
