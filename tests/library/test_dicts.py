@@ -78,6 +78,19 @@ def test_hash_of_every_width(x):
     assert jit(hashed)(x) == hash(x.item())
 
 
+def hashed_if(x, flag):
+    return hash(x) if flag else 7
+
+
+@pytest.mark.parametrize("x", [np.ones(3), List([1, 2]), Dict({1: 2.5})])
+def test_hash_of_a_mutable_container_raises_python_s_type_error_when_it_runs(x):
+    assert jit(hashed_if)(x, False) == hashed_if(x, False)
+    with pytest.raises(TypeError, match="unhashable type"):
+        hashed_if(x, True)
+    with pytest.raises(TypeError, match="unhashable type: '.*' .a mutable container"):
+        jit(hashed_if)(x, True)
+
+
 # ---- building and reading ------------------------------------------------------------------
 
 def counts(a):

@@ -130,8 +130,18 @@ def _hash(value):
                 acc = _mix(acc, lane)
             return finish(acc)
         return impl_tuple
+    if isinstance(value, _MUTABLE):   # Python's TypeError, when the call runs
+        message = f"unhashable type: '{value}' (a mutable container)"
+
+        def unhashable(value):
+            raise TypeError(message)
+            return np.int64(0)
+        return unhashable
     raise TypingError(f"unhashable type: {value} (only numbers, strings and tuples of "
                       "them can be hashed in compiled code)")
+
+
+_MUTABLE = (t.Array, t.List, t.ListType, t.LiteralList, t.DictType, t.Set)
 
 
 def _hash_of(x):
