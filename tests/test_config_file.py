@@ -2,7 +2,7 @@
 `.kiln_config.yaml` / Numba's `.numba_config.yaml` in the current directory (the
 environment wins over it; `reload_config()` reads it again), `dir(config)` listing every
 setting, ENABLE_AVX / CPU_NAME / CPU_FEATURES (what the machine code is made for) and
-DISABLE_PERFORMANCE_WARNINGS."""
+DISABLE_PERFORMANCE_WARNINGS; OPT, LLVM's optimization level."""
 import os
 import subprocess
 import sys
@@ -106,3 +106,33 @@ def test_performance_warnings_can_be_turned_off(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert nothing(1) == 2
+
+
+OPT = """
+import numpy as np
+from kiln import config, njit
+
+def total(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i] * 2.0
+    return s
+
+f = njit(cache=True)(total)
+a = np.arange(10.0)
+assert f(a) == total(a)
+llvm = f.inspect_llvm(f.signatures[0])
+print(config.OPT, 'alloca' in llvm, sum(f.stats.cache_hits.values()))
+"""
+
+
+def test_opt_sets_llvm_s_level_for_new_compiles_and_keys_the_cache(tmp_path, monkeypatch):
+    cache = str(tmp_path)   # a fresh cache directory: the first run of each level misses
+    assert run(OPT, KILN_OPT="0", KILN_CACHE_DIR=cache).split() == ["0", "True", "0"]
+    assert run(OPT, KILN_CACHE_DIR=cache).split() == ["3", "False", "0"]   # not level 0's
+    assert run(OPT, NUMBA_OPT="max", KILN_CACHE_DIR=cache).split() == ["3", "False", "1"]
+    monkeypatch.setenv("NUMBA_OPT", "9")
+    with pytest.warns(RuntimeWarning, match="not an optimization level"):
+        assert kiln.options.opt_level() == 3
+    with pytest.raises(AttributeError, match="cannot change now"):   # compiled already
+        config.OPT = 1

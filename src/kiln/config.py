@@ -16,7 +16,7 @@ import sys
 import types
 
 from . import options as _options
-from .options import avx_enabled, env_flag, env_value, reload_config_file
+from .options import avx_enabled, env_flag, env_value, opt_level, reload_config_file
 
 # Numba's name of its config file; kiln reads it too (after its own .kiln_config.yaml)
 _config_fname = _options.CONFIG_FILES[1]
@@ -64,6 +64,8 @@ _SETTINGS = {
                      else "" if str(env_value("CPU_NAME")).lower() == "generic" else None,
                      _engine_started),
     "ENABLE_AVX": (lambda: int(avx_enabled()), _engine_started),
+    "OPT": (lambda: sys.modules["kiln.runtime.engine"].get_engine().opt_level
+            if _engine_started() else opt_level(), _engine_started),   # LLVM's level, 0-3
     # PerformanceWarning off (read at each compile and when the thread layer starts)
     "DISABLE_PERFORMANCE_WARNINGS": (lambda: int(env_flag("DISABLE_PERFORMANCE_WARNINGS")),
                                      lambda: None),
@@ -73,7 +75,6 @@ _SETTINGS = {
 }
 _ABSENT = {
     "DEBUG": "kiln has no debug mode; KILN_DUMP=typed,llvm,asm prints each stage",
-    "OPT": "kiln always optimizes at LLVM's level 3",
     "CUDA_LOW_OCCUPANCY_WARNINGS": "kiln does not warn about occupancy",
 }
 

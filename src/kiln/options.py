@@ -96,6 +96,21 @@ def avx_enabled() -> bool:
     return (env_value("CPU_NAME") or llvm.get_host_cpu_name()) not in AVX_OFF_CPUS
 
 
+def opt_level() -> int:
+    """Numba's OPT: LLVM's optimization level for compiled functions, 0 to 3 (`max` is
+    3, at which kiln vectorizes loops already); anything else warns and is the default, 3.
+    Read when the CPU target is set up (runtime/engine.py), and part of every cache key."""
+    value = env_value("OPT")
+    if value is None or str(value).strip().lower() == "max":
+        return 3
+    if str(value).strip() in ("0", "1", "2", "3"):
+        return int(value)
+    import warnings
+    warnings.warn(f"OPT={value!r} is not an optimization level (0, 1, 2, 3 or max): kiln "
+                  "optimizes at level 3", RuntimeWarning, stacklevel=2)
+    return 3
+
+
 def env_flag(name: str) -> bool:
     """KILN_<name>, or Numba's NUMBA_<name>, set to a true value."""
     value = env_value(name)

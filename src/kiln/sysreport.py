@@ -38,6 +38,7 @@ SETTINGS = {
     "CPU_NAME": (True, "the CPU machine code is made for (LLVM's name)"),
     "CPU_FEATURES": (True, "the CPU features machine code may use"),
     "ENABLE_AVX": (True, "0: machine code uses no AVX"),
+    "OPT": (True, "LLVM's optimization level for compiled functions (0-3 or max; default 3)"),
     "DISABLE_PERFORMANCE_WARNINGS": (True, "no PerformanceWarning"),
     "COLOR_SCHEME": (True, "accepted; kiln's error messages are plain text"),
 }

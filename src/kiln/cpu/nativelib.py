@@ -112,12 +112,14 @@ def _llvmlite_files():
 
 
 def fingerprint() -> str:
-    """The JIT's fingerprint (engine.py: the target, CPU and versions): the engine's own
-    once it has started, before that from a file that a process which started LLVM wrote
-    for this host (LLVM is started only without one)."""
+    """The JIT's fingerprint (engine.py: the target, CPU and versions) and its optimization
+    level (OPT): the engine's own once it has started, before that from a file that a
+    process which started LLVM wrote for this host (LLVM is started only without one)."""
     if engine_started():
-        return sys.modules["kiln.runtime.engine"].get_engine().fingerprint
-    return _host_fingerprint()
+        engine = sys.modules["kiln.runtime.engine"].get_engine()
+        return f"{engine.fingerprint} O{engine.opt_level}"
+    from ..options import opt_level
+    return f"{_host_fingerprint()} O{opt_level()}"
 
 
 @functools.cache

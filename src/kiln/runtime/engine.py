@@ -18,7 +18,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from .cache import cache_key, internal_cache, kiln_stamp
-from ..options import cpu_target
+from ..options import cpu_target, opt_level
 from .symbols import bind_process_symbols
 
 lock = threading.RLock()   # held while code is compiled or loaded
@@ -32,6 +32,7 @@ class CPUEngine:
         self.triple = llvm.get_process_triple()
         # the host's, or what KILN_CPU_NAME/CPU_FEATURES/ENABLE_AVX say (options.py)
         self.cpu_name, self.cpu_features = cpu_target()
+        self.opt_level = opt_level()   # Numba's OPT: the level of the functions it compiles
         self.target_machine = target.create_target_machine(
             cpu=self.cpu_name, features=self.cpu_features, opt=3, reloc="default",
             codemodel="jitdefault")
@@ -52,7 +53,8 @@ class CPUEngine:
 
     @cached_property
     def fingerprint(self) -> str:
-        """What machine code depends on besides the IR: part of every cache key."""
+        """What machine code depends on besides the IR and its optimization level (the
+        level is in every key beside it)."""
         from ..version import __version__
         return f"{self.triple} {self.cpu_name} {self.cpu_features} llvm{llvm.llvm_version_info} " \
                f"llvmlite{llvmlite.__version__} kiln{__version__}"
@@ -65,13 +67,15 @@ class CPUEngine:
         self._optimize(module, level)
         return module
 
-    def compile(self, llvm_ir: str, level: int = 3, object_refs=None,
+    def compile(self, llvm_ir: str, level: int | None = None, object_refs=None,
                 cache=None) -> "CompiledModule":
-        """Optimize and load one module, or load its object code from `cache` on a hit.
-        `object_refs` maps the module's `kiln.obj.*` symbols to the Python objects they
-        name; `cache` is None when the code may not be cached."""
+        """Optimize (at `level`, else OPT's) and load one module, or load its object code
+        from `cache` on a hit. `object_refs` maps the module's `kiln.obj.*` symbols to the
+        Python objects they name; `cache` is None when the code may not be cached."""
+        level = self.opt_level if level is None else level
         with lock:
-            key = cache_key(llvm_ir, self.fingerprint) if cache is not None else None
+            key = cache_key(llvm_ir, f"{self.fingerprint} O{level}") if cache is not None \
+                else None
             obj = cache.load(key) if cache is not None else None
             module = None
             if obj is None:
@@ -102,7 +106,7 @@ class CPUEngine:
 
     def unloaded(self, llvm_ir: str) -> "CompiledModule":
         """The module of code loaded before from a cache entry, for its IR and assembly."""
-        return CompiledModule(self, llvm_ir, 3, None, from_cache=True)
+        return CompiledModule(self, llvm_ir, self.opt_level, None, from_cache=True)
 
     def load_object(self, obj: bytes, object_refs):
         """Load object code, its `kiln.obj.*` symbols bound to `object_refs`' objects."""
