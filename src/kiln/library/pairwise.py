@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import types as t
 from .arrays import item_in_range
-from ..typing.registry import register_jitable
+from ..typing.registry import overload, register_jitable
 from .split import PIECES, SPLIT_ITEMS, add, split_reduction  # noqa: F401 (SPLIT_ITEMS: tests)
 
 BLOCK = 128                    # NumPy's pairwise summation block
@@ -58,13 +58,84 @@ def _half(n):
 
 
 @register_jitable
+def _complex_block_sum(x, start, n, zero):
+    """NumPy sums complex items as their interleaved parts, eight floats at a time: four
+    complex accumulators."""
+    if n < 4:
+        total = zero
+        for i in range(start, start + n):
+            total += item_in_range(x, i)
+        return total
+    r0, r1 = item_in_range(x, start), item_in_range(x, start + 1)
+    r2, r3 = item_in_range(x, start + 2), item_in_range(x, start + 3)
+    i = start + 4
+    stop = start + n - n % 4
+    while i < stop:
+        r0 += item_in_range(x, i)
+        r1 += item_in_range(x, i + 1)
+        r2 += item_in_range(x, i + 2)
+        r3 += item_in_range(x, i + 3)
+        i += 4
+    total = zero + ((r0 + r1) + (r2 + r3))
+    while i < start + n:
+        total += item_in_range(x, i)
+        i += 1
+    return total
+
+
+@register_jitable
+def _complex_half(n):
+    return (n - n % 8) // 2
+
+
+def _tree(zero):
+    """(block size, block sum, left part of n items) of NumPy's pairwise recursion for
+    items of zero's type: a complex item counts as two floats (blocks of 64, split where the
+    floats split)."""
+    if isinstance(zero, t.Complex):
+        return BLOCK // 2, _complex_block_sum, _complex_half
+    return BLOCK, _block_sum, _half
+
+
+def _block_size(zero):
+    """The largest count NumPy adds up as one block (compiled code only)."""
+
+
+def _block_total(x, start, n, zero):
+    """The sum of one block, as NumPy adds it (compiled code only)."""
+
+
+def _left_part(n, zero):
+    """How many of n items the left half of NumPy's recursion takes (compiled code only)."""
+
+
+@overload(_block_size)
+def _block_size_of(zero):
+    size = _tree(zero)[0]
+    return lambda zero: size
+
+
+@overload(_block_total)
+def _block_total_of(x, start, n, zero):
+    block_sum = _tree(zero)[1]
+    return lambda x, start, n, zero: block_sum(x, start, n, zero)
+
+
+@overload(_left_part)
+def _left_part_of(n, zero):
+    left = _tree(zero)[2]
+    return lambda n, zero: left(n)
+
+
+@register_jitable
 def pairwise_sum(x, first, n, zero):
     """NumPy's pairwise summation of x[first:first + n] (a 1-d array; no view is made, so
     summing many short rows costs no more than their elements): blocks of 128 summed eight
-    ways, joined as a binary tree (its recursion walked with an explicit stack, left before
-    right)."""
-    if n <= BLOCK:
-        return _block_sum(x, first, n, zero)
+    ways (64 complex items four ways), joined as a binary tree (its recursion walked with an
+    explicit stack, left before right)."""
+    block = _block_size(zero)
+    if n <= block:
+        return _block_total(x, first, n, zero)
     starts = np.empty(64, np.int64)
     sizes = np.empty(64, np.int64)
     stages = np.empty(64, np.int64)   # 1: summing the left half; 2: the right half
@@ -73,12 +144,12 @@ def pairwise_sum(x, first, n, zero):
     starts[0], sizes[0] = first, n
     while True:
         start, size = starts[top], sizes[top]
-        if size > BLOCK:
+        if size > block:
             stages[top] = 1
-            starts[top + 1], sizes[top + 1] = start, _half(size)
+            starts[top + 1], sizes[top + 1] = start, _left_part(size, zero)
             top += 1
             continue
-        result = _block_sum(x, start, size, zero)
+        result = _block_total(x, start, size, zero)
         top -= 1
         while top >= 0 and stages[top] == 2:
             result = lefts[top] + result
@@ -87,7 +158,7 @@ def pairwise_sum(x, first, n, zero):
             return result
         lefts[top] = result
         stages[top] = 2
-        half = _half(sizes[top])
+        half = _left_part(sizes[top], zero)
         starts[top + 1], sizes[top + 1] = starts[top] + half, sizes[top] - half
         top += 1
 
