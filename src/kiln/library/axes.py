@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as t
 from ..codegen import datamodel as dm
 from .arrays import ArrayValue, make_array
-from ..typing.registry import intrinsic, register_jitable
+from ..typing.registry import intrinsic, overload, register_jitable
 
 try:
     from numpy.exceptions import AxisError
@@ -78,3 +79,69 @@ def normalized_axis(context, builder, axis, axis_ty, ndim):
                   f"axis is out of bounds for array of dimension {ndim}")
     negative = builder.icmp_signed("<", k, ir.Constant(dm.i64, 0))
     return builder.select(negative, builder.add(k, ir.Constant(dm.i64, ndim)), k)
+
+
+def along_innermost(a, k):
+    """Whether NumPy's reduction of the array `a` along axis k runs its innermost loop
+    along k, summing each lane pairwise (else it adds the lanes in order: out[j] += x[i, j]);
+    compiled code only."""
+
+
+@register_jitable
+def innermost_of(shape, operands, k):
+    """Whether NumPy's iterator over `shape` with these operands' strides (a tuple of stride
+    tuples) has axis k innermost of the axes longer than 1. It orders the axes from C order by
+    a stable insertion sort on |stride|, an axis of length 1 or stride 0 comparing with none,
+    and C order winning where operands disagree; negative strides are not flipped."""
+    ndim = len(shape)
+    perm = np.arange(ndim)[::-1].copy()   # innermost first
+    for i0 in range(1, ndim):
+        j0, place = perm[i0], i0
+        for i1 in range(i0 - 1, -1, -1):
+            j1 = perm[i1]
+            ambiguous, swap = True, False
+            for strides in operands:
+                s0 = abs(strides[j0]) if shape[j0] != 1 else 0
+                s1 = abs(strides[j1]) if shape[j1] != 1 else 0
+                if s0 != 0 and s1 != 0:
+                    swap = s1 > s0 and (ambiguous or swap)
+                    ambiguous = False
+            if not ambiguous:
+                if not swap:
+                    break
+                place = i1
+        for i in range(i0, place, -1):
+            perm[i] = perm[i - 1]
+        perm[place] = j0
+    for d in perm:
+        if shape[d] != 1:
+            return d == k
+    return True
+
+
+@overload(along_innermost)
+def _along_innermost(a, k):
+    """From the layout where it is known: k is innermost when the axes after it (C) or
+    before it (F) all have length 1."""
+    if a.layout in "CF":
+        c_order = a.layout == "C"
+
+        def contiguous(a, k):
+            for d in range(a.ndim):
+                if (d > k if c_order else d < k) and a.shape[d] != 1:
+                    return False
+            return True
+        return contiguous
+    return lambda a, k: innermost_of(a.shape, (a.strides,), k)
+
+
+@register_jitable
+def copy_innermost(a, k):
+    """Whether axis k is innermost in NumPy's copy of `a` (np.array(a), order 'K', as its
+    nan-functions make): of the axes longer than 1 the last of least |stride| (a stable sort
+    by |stride|, falling), so a broadcast axis (stride 0) is innermost there."""
+    best = -1
+    for d in range(a.ndim):
+        if a.shape[d] != 1 and (best < 0 or abs(a.strides[d]) <= abs(a.strides[best])):
+            best = d
+    return best < 0 or best == k

@@ -18,13 +18,13 @@ from ..codegen.context import CodegenContext
 from ..runtime import nrt
 from .allocation import allocate
 from .arrays import ArrayValue
-from .axes import normalized_axis
+from .axes import innermost_of, normalized_axis
 from ..codegen.array_expressions import Consumer, Tree, as_trees, dtype_of, leaf_values
 from .fusion import (broadcast_shape, counted_loop, elements_at, evaluate, flat_condition,
                      leaf_arrays, leaf_elements, leaf_strides, nest)
 from .pairwise import BLOCK, DEPTH, pairwise_sum
 from .reductions import (_all, _any, _extreme, _mean, _result_dtype, _sum, _sum_along, greater,
-                         less)
+                         less, summed_along)
 from ..typing.registry import template
 from .split import PIECES, split_pieces
 
@@ -203,11 +203,15 @@ _fused_float_reduction("sum", _sum, lambda builder, total, count: total)
 
 
 def _fused_sum_along(tctx, a, axis=None):
-    """`np.sum(expr, axis)` for float arrays: along the last axis each row of the
+    """`np.sum(expr, axis)` for float and complex arrays. NumPy computes the expression into
+    a temporary laid out as its operands are and sums that along the axis pairwise or in
+    order as its loop runs (along_innermost); so does kiln, deciding from the leaves'
+    strides, except for C leaves of float32/float64: along the last axis each row of the
     expression is computed into a buffer and summed pairwise (no temporary of the whole
     expression); along another axis the expression is computed first."""
-    if not isinstance(a, t.Array) or not _pairwise_in_own_type(a) or a.ndim < 2 or \
-            not isinstance(axis, t.Integer) or _result_dtype(a, "sum") != a.dtype:
+    if not isinstance(a, t.Array) or not isinstance(a.dtype, (t.Float, t.Complex)) or \
+            a.ndim < 2 or not isinstance(axis, t.Integer) or \
+            _result_dtype(a, "sum") != a.dtype:
         return None
     impl = _sum_along(a)
     result = a.copy(ndim=a.ndim - 1, layout="C", readonly=False)
@@ -222,6 +226,10 @@ def _fused_sum_along(tctx, a, axis=None):
         arrays = leaf_arrays(context, builder, tree)
         shape = broadcast_shape(context, builder, [x for x in arrays if x is not None],
                                 tree.ty.ndim)
+        if any(ty.layout != "C" for _, ty in tree.leaves if isinstance(ty, t.Array)):
+            return _sum_as_laid_out(context, builder, tree, arrays, shape, k, result)
+        if not _pairwise_in_own_type(a):
+            return _sum_of_temporary(context, builder, tree, impl, [args[1]], sig)
         slot = context.alloca(builder, dm.value_type(result))
         last = builder.icmp_signed("==", k, ir.Constant(dm.i64, a.ndim - 1))
         with builder.if_else(last) as (by_rows, through_temporary):
@@ -229,14 +237,41 @@ def _fused_sum_along(tctx, a, axis=None):
                 builder.store(_sum_rows(context, builder, tree, arrays, shape, result,
                                         row_ty), slot)
             with through_temporary:
-                temp = evaluate(context, builder, tree)
-                builder.store(context.call_python(builder, impl, result(tree.ty, axis),
-                                                  [temp, args[1]]), slot)
-                nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
+                builder.store(_sum_of_temporary(context, builder, tree, impl, [args[1]],
+                                                sig), slot)
         return builder.load(slot)
     codegen.new_reference = True
     codegen.fusion = Consumer(frozenset({0}))
     return result(a, axis), codegen
+
+
+def _sum_of_temporary(context, builder, tree, impl, more, sig):
+    """impl(the tree computed into a C temporary, *more) of signature sig (but its first
+    argument)."""
+    temp = evaluate(context, builder, tree)
+    total = context.call_python(builder, impl, sig.return_type(tree.ty, *sig.args[1:]),
+                                [temp] + more)
+    nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
+    return total
+
+
+def _sum_as_laid_out(context, builder, tree, arrays, shape, k, result):
+    """The sum along axis k of the tree computed into a (C) temporary, pairwise or in order
+    as NumPy's loop would run over a temporary laid out as the leaves are."""
+    ndim = len(shape)
+    row = t.UniTuple(t.int64, ndim)
+    strides = [s for s in leaf_strides(builder, arrays, shape) if s is not None]
+    operands = t.UniTuple(row, len(strides))
+    pack = lambda ty, values: context.make_tuple(builder, ty, values)  # noqa: E731
+    pairwise = context.call_python(
+        builder, innermost_of, t.boolean(row, operands, t.int64),
+        [pack(row, shape), pack(operands, [pack(row, s) for s in strides]), k])
+    return _sum_of_temporary(context, builder, tree, _summed_along, [k, pairwise],
+                             result(tree.ty, t.int64, t.boolean))
+
+
+def _summed_along(x, k, pairwise):
+    return summed_along(x, k, pairwise)
 
 
 def _sum_rows(context, builder, tree, arrays, shape, result, row_ty):

@@ -16,7 +16,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from .allocation import empty_array, flat_view
 from .arrays import item_in_range
-from .axes import around_axis, axis_normalizer
+from .axes import along_innermost, around_axis, axis_normalizer, copy_innermost
 from .pairwise import pairwise_sum, pairwise_total
 from ..typing.registry import intrinsic, omitted, overload, overload_method, register_jitable
 from .split import add, by_ranges, multiply
@@ -121,27 +121,90 @@ def _along(a, dt, step, identity=None, empty_message=""):
 
 
 def _sum_along(a):
-    """Along the last axis NumPy sums each row pairwise; along another it adds rows in
-    order."""
+    """NumPy sums each lane pairwise where its loop runs along the axis innermost (in memory
+    order: along_innermost), else it adds the lanes in order; integers in any order."""
     dt = _result_dtype(a, "sum")
     if isinstance(dt, (t.Float, t.Complex)) and dt != a.dtype:
         return None
-    sequential = register_jitable(_along(a, dt, add, identity=0))
     if not isinstance(dt, (t.Float, t.Complex)):
-        return sequential
+        return register_jitable(_along(a, dt, add, identity=0))
     normalize = axis_normalizer(a.ndim)
-
-    wide = _summed_in(dt)
 
     def float_sum_along(a, axis):
         k = normalize(axis)
-        if k != a.ndim - 1:
-            return sequential(a, axis)
-        x, shape = around_axis(c_contiguous(a), k)
+        return summed_along(a, k, along_innermost(a, k))
+    return float_sum_along
+
+
+def sum_along_as(x, axis, like):
+    """np.sum(x, axis) as NumPy sums an array laid out as `like` (of x's shape: NumPy's
+    temporaries keep their operand's layout, kiln's are C arrays); compiled code only."""
+
+
+def sum_along_as_copied(x, axis, like):
+    """np.sum(x, axis) as NumPy sums its copy of `like` (np.array(like)); compiled code
+    only."""
+
+
+def _laid_out_sum(innermost):
+    """The overload of a sum along an axis whose lanes are summed pairwise where
+    `innermost(like, k)`."""
+    def ov(x, axis, like):
+        if not isinstance(x.dtype, (t.Float, t.Complex)) or \
+                _result_dtype(x, "sum") != x.dtype:
+            return lambda x, axis, like: np.sum(x, axis)
+        normalize = axis_normalizer(x.ndim)
+
+        def float_sum_along_as(x, axis, like):
+            k = normalize(axis)
+            return summed_along(x, k, innermost(like, k))
+        return float_sum_along_as
+    return ov
+
+
+overload(sum_along_as)(_laid_out_sum(along_innermost))
+overload(sum_along_as_copied)(_laid_out_sum(copy_innermost))
+
+
+def summed_along(a, k, pairwise):
+    """The float sum of `a` along its axis k (normalized), each lane pairwise or the lanes
+    added in order, as NumPy's loop runs (compiled code only)."""
+
+
+def lanes_last(a, k):
+    """(a C array (outer, n, 1) holding each lane of `a` along axis k as a row, the shape
+    of `a` without k) (compiled code only)."""
+
+
+@overload(lanes_last)
+def _lanes_last(a, k):
+    @register_jitable
+    def moved(a, k):
+        return around_axis(c_contiguous(np.moveaxis(a, k, -1)), a.ndim - 1)
+    if a.layout != "C":
+        return moved
+
+    def in_place(a, k):   # a C array's lanes are rows when the axes after k have length 1
+        x, shape = around_axis(a, k)
+        return (x, shape) if x.shape[2] == 1 else moved(a, k)
+    return in_place
+
+
+@overload(summed_along)
+def _summed_along(a, k, pairwise):
+    dt = a.dtype
+    sequential = register_jitable(_along(a, dt, add, identity=0))
+    wide = _summed_in(dt)
+    short = 4 if isinstance(dt, t.Complex) else 8   # items pairwise_sum adds in order
+
+    def float_summed_along(a, k, pairwise):
+        if not pairwise:
+            return sequential(a, k)
+        x, shape = lanes_last(a, k)
         outer, n = x.shape[0], x.shape[1]
         out = empty_array(shape, dt)
         result, flat = flat_view(out), widened(flat_view(x), wide)
-        if n < 8:  # short rows (pairwise_sum adds them in order too), without a call each
+        if n < short:  # short rows (pairwise_sum adds them in order too), without a call each
             for o in range(outer):
                 total = wide(0)
                 for i in range(o * n, o * n + n):
@@ -151,7 +214,7 @@ def _sum_along(a):
         for o in range(outer):
             result[o] = pairwise_sum(flat, o * n, n, wide(0))
         return out
-    return float_sum_along
+    return float_summed_along
 
 
 def _summed_in(dt):
@@ -182,9 +245,9 @@ def _mean_along(a):
     def mean_along(a, axis):
         n = a.shape[normalize(axis)]
         if as_float:
-            return np.sum(a.astype(np.float64), axis) / n
+            return sum_along_as(a.astype(np.float64), axis, a) / n
         if half:   # NumPy's mean of float16 sums and divides in float32
-            return (np.sum(a.astype(np.float32), axis) / n).astype(np.float16)
+            return (sum_along_as(a.astype(np.float32), axis, a) / n).astype(np.float16)
         return np.sum(a, axis) / n
     return mean_along
 
@@ -604,7 +667,7 @@ def _spread(method):
                     for j in range(inner):
                         d = x[o, i, j] - means[o * inner + j]
                         flat[(o * n + i) * inner + j] = d * d
-            out = np.sum(squares, k)
+            out = sum_along_as(squares, k, a)
             result = flat_view(out)
             divisor = dt(max(n - ddof, 0))
             for i in range(result.shape[0]):

@@ -16,7 +16,7 @@ from ..errors import TypingError
 from .allocation import empty_array
 from .axes import around_axis, axis_normalizer
 from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_total,
-                         in_c_order)
+                         in_c_order, sum_along_as_copied)
 from .arrays import item_in_range
 from .introsort import SMALL, insertion_sort, partition
 from ..typing.registry import omitted, overload, register_jitable
@@ -449,9 +449,10 @@ def _average(a, axis=None, weights=None, returned=False):
 
 # ---- NaN-ignoring reductions --------------------------------------------------------------
 
-def _replacing_nan(func, reduce, fill, flat):
+def _replacing_nan(func, reduce, fill, flat, along_as=None):
     """np.<func>(a, axis=None) as NumPy computes it: `reduce(a, axis)` of `a` with its NaNs
-    replaced by `fill` (integers have none); of the whole array, reduce(flat(a))."""
+    replaced by `fill` (integers have none), or `along_as(that, axis, a)` (summed as NumPy
+    sums its copy of a); of the whole array, reduce(flat(a))."""
     def ov(a, axis=None):
         form = _form(a, axis)
         if form is None:
@@ -469,12 +470,17 @@ def _replacing_nan(func, reduce, fill, flat):
 
         def along(a, axis=None):
             return reduce(np.where(a != a, value, a), axis)
-        return whole if form == "whole" else along
+
+        def along_laid_out(a, axis=None):
+            return along_as(np.where(a != a, value, a), axis, a)
+        if form == "whole":
+            return whole
+        return along if along_as is None else along_laid_out
     overload(func)(ov)
 
 
 # sums and products in NumPy's order (memory order for a Fortran array), accumulations in C's
-_replacing_nan(np.nansum, np.sum, 0, as_flat)
+_replacing_nan(np.nansum, np.sum, 0, as_flat, sum_along_as_copied)
 _replacing_nan(np.nanprod, np.prod, 1, as_flat)
 _replacing_nan(np.nancumsum, np.cumsum, 0, in_c_order)
 _replacing_nan(np.nancumprod, np.cumprod, 1, in_c_order)
@@ -499,7 +505,8 @@ def _nanmean(a, axis=None):
         return np_true_divide(np.sum(np.where(x != x, zero, x)), dt(np.count_nonzero(x == x)))
 
     def nanmean_along(a, axis=None):
-        return np.sum(np.where(a != a, zero, a), axis) / np.sum(a == a, axis).astype(dt)
+        return sum_along_as_copied(np.where(a != a, zero, a), axis, a) / \
+            np.sum(a == a, axis).astype(dt)
     return nanmean if form == "whole" else nanmean_along
 
 
@@ -538,7 +545,7 @@ def _nan_spread(func, plain, take_root):
             d = np.where(numbers, x - means, zero)
             squares = d * d
             dof = np.sum(numbers, 1).reshape(shape) - ddof
-            variance = np.sum(squares.reshape(a.shape), k) / dof.astype(dt)
+            variance = sum_along_as_copied(squares.reshape(a.shape), k, a) / dof.astype(dt)
             return np.where(dof > 0, np.sqrt(variance) if take_root else variance, nan)
         return nan_spread if form == "whole" else nan_spread_along
     overload(func)(ov)
