@@ -82,8 +82,11 @@ class Generator:
         if self.judge == "parallel" and rng.random() < 0.6:    # past the lowered thresholds
             return rng.choice([(9000,), (100, 90), (3, 3000), (2, 70, 66)])
         ndim = rng.choices([0, 1, 2, 3], [1, 5, 4, 1])[0]
-        return tuple(rng.choices([0, 1, 2, 3, 4, 5, 7], [1, 3, 4, 4, 3, 2, 1])[0]
-                     for _ in range(ndim))
+        shape = [rng.choices([0, 1, 2, 3, 4, 5, 7], [1, 3, 4, 4, 3, 2, 1])[0]
+                 for _ in range(ndim)]
+        if ndim >= 2 and rng.random() < 0.2:   # a lane NumPy sums pairwise (9 items and up)
+            shape[rng.randrange(ndim)] = rng.choice([9, 12, 17, 40])
+        return tuple(shape)
 
     def _arguments(self):
         rng = self.rng
