@@ -192,6 +192,7 @@ def _arange(start, stop=None, step=None, dtype=None):
         return None
     natural = t.float64 if any(isinstance(a, t.Float) for a in numbers) else t.int64
     dt = dtype_of(dtype, natural)
+    fill = _arange_fill(dt)
 
     def arange(start, stop=None, step=None, dtype=None):
         if stop is None:
@@ -203,10 +204,74 @@ def _arange(start, stop=None, step=None, dtype=None):
             raise ZeroDivisionError("division by zero")
         n = max(math.ceil((hi - lo) / by), 0)
         out = empty_array(n, dt)
-        for i in range(n):
-            out[i] = lo + i * by
+        if n > 0:
+            out[0] = lo
+        if n > 1:
+            out[1] = lo + by
+            fill(out)
         return out
     return arange
+
+
+def _arange_fill(dt):
+    """NumPy's fill of an arange past its first two items, which it casts from start and
+    start + step: item i is first + i * (second - first), the difference taken in the
+    dtype (so np.arange(-3.5, 5, dtype=np.int64) counts from -3 by 1), computed as NumPy's
+    C loop for that dtype computes it."""
+    if isinstance(dt, t.Boolean):
+        return _refuse_long_bool_arange
+    if isinstance(dt, t.Complex):
+        return _FILL_COMPLEX[dt]
+    if dt == t.float16:
+        return _fill_half
+    if isinstance(dt, t.Float) or dt == t.uint64:
+        return _fill_in_dtype
+    return _fill_in_int64
+
+
+@register_jitable
+def _refuse_long_bool_arange(out):
+    if out.shape[0] > 2:
+        raise TypeError("arange() is only supported for booleans when the result has at "
+                        "most length 2.")
+
+
+@register_jitable
+def _fill_in_dtype(out):   # float32, float64 in their own arithmetic; uint64 modulo 2**64
+    first = out[0]
+    delta = out[1] - first
+    for i in range(2, out.shape[0]):
+        out[i] = first + out.dtype.type(i) * delta
+
+
+@register_jitable
+def _fill_in_int64(out):   # the difference wraps in the dtype, the items in int64 (npy_intp)
+    first = np.int64(out[0])
+    delta = np.int64(out.dtype.type(out[1] - out[0]))
+    for i in range(2, out.shape[0]):
+        out[i] = first + i * delta
+
+
+@register_jitable
+def _fill_half(out):   # NumPy's half loop computes in float32
+    first = np.float32(out[0])
+    delta = np.float32(out[1]) - first
+    for i in range(2, out.shape[0]):
+        out[i] = first + np.float32(i) * delta
+
+
+def _complex_fill(part):
+    @register_jitable
+    def fill_complex(out):   # each part apart, in the parts' dtype
+        first = out[0]
+        delta_real, delta_imag = out[1].real - first.real, out[1].imag - first.imag
+        for i in range(2, out.shape[0]):
+            out[i] = complex(first.real + part(i) * delta_real,
+                             first.imag + part(i) * delta_imag)
+    return fill_complex
+
+
+_FILL_COMPLEX = {t.complex64: _complex_fill(np.float32), t.complex128: _complex_fill(np.float64)}
 
 
 @overload(np.linspace)

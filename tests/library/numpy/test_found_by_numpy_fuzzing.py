@@ -571,3 +571,29 @@ def test_reshape_to_the_empty_shape():
             _bit_exact(e, g)
     with pytest.raises(ValueError):
         jit(to_0d)(np.arange(2, dtype=np.int16), np.array(0.5), sorted_)
+
+
+def arange_like(start, stop, step, like):
+    return np.arange(start, stop, step, dtype=like.dtype)
+
+
+@pytest.mark.parametrize("start, stop, step, dtype", [
+    (-3.5, 5.0, 1.0, np.int64), (-100, 300, 150, np.int8), (0.0, 1e20, 1e19, np.uint64),
+    (0.1, 2.0, 0.3, np.float16), (0.3, 0.1 + 2 ** 24, 7.3, np.float32),
+    (1e16, 1e16 + 30, 3.0, np.float64), (-1.5, 3.0, 0.5, np.complex64)])
+def test_arange_fills_as_numpy(start, stop, step, dtype):
+    """np.arange(-3.5, 5, dtype=np.int64) counted -3, -2, -1, 0, 0, 1, ... (seed 20253):
+    kiln cast start + i * step item by item, NumPy casts start and start + step and fills
+    the rest with their difference, in the dtype's own arithmetic (wrapping int8, uint64
+    modulo 2**64, float32 rounding)."""
+    like = np.zeros(1, dtype)
+    _bit_exact(arange_like(start, stop, step, like), jit(arange_like)(start, stop, step, like))
+
+
+def test_arange_of_booleans_longer_than_two_is_numpys_type_error():
+    like = np.zeros(1, np.bool_)
+    _bit_exact(arange_like(0, 2, 1, like), jit(arange_like)(0, 2, 1, like))
+    with pytest.raises(TypeError, match="at most length 2"):
+        arange_like(0, 3, 1, like)
+    with pytest.raises(TypeError, match="at most length 2"):
+        jit(arange_like)(0, 3, 1, like)
