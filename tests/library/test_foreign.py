@@ -275,10 +275,15 @@ def test_functions_without_a_signature_in_one_list_say_what_to_do():
         return x
 
     @njit
-    def both(x):
-        return [first, second][0](x)
+    def by_constant(x):
+        return [first, second][0](x)   # a literal list: Python's answer
+
+    @njit
+    def by_number(x, i):
+        return [first, second][i](x)
     with pytest.raises(TypingError, match="same explicit signature"):
-        both(1.0)
+        by_number(1.0, 1)
+    assert by_constant(1.5) == 1.5
 
 
 def test_exception_in_a_compiled_function_value_propagates():

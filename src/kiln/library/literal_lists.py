@@ -17,6 +17,7 @@ from ..codegen.boxing import box_tuple, boxer
 from ..codegen.ownership import incref
 from ..errors import TypingError
 from ..typing.registry import overload, overload_method, template
+from ..typing.unify import why_not_unified
 from ..typing.unroll import literal_unroll
 
 
@@ -29,7 +30,8 @@ def build(context, b, ty, values, types_):
 
 
 def _what(lst):
-    return f"a list of items of mixed types ({lst}, a literal list as Numba types it)"
+    hint = why_not_unified(*lst.types[:2])   # functions: how to make them one type
+    return f"a list of items of mixed types ({lst}, a literal list as Numba types it{hint})"
 
 
 @template(len)
