@@ -608,8 +608,10 @@ def _ptp(a):
     if isinstance(a.dtype, t.Boolean):
         return None  # NumPy refuses to subtract booleans
 
-    def ptp(a, axis=None):
-        return np.max(a) - np.min(a)
+    dt = a.dtype
+
+    def ptp(a, axis=None):   # in the dtype, as NumPy's subtract: an int8 ptp wraps
+        return dt(np.max(a) - np.min(a))
     return ptp
 
 

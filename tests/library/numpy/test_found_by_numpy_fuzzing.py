@@ -597,3 +597,17 @@ def test_arange_of_booleans_longer_than_two_is_numpys_type_error():
         arange_like(0, 3, 1, like)
     with pytest.raises(TypeError, match="at most length 2"):
         jit(arange_like)(0, 3, 1, like)
+
+
+def ptp_of(a):
+    return np.ptp(a)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.uint8])
+def test_ptp_wraps_in_the_dtype(dtype):
+    """np.ptp of an int32 array spanning more than int32's range gave 2147483660 (seed
+    9808): kiln subtracted the extremes in int64; NumPy subtracts in the dtype and wraps."""
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 12, info.max - 3], dtype)
+    with np.errstate(over="ignore"):
+        _bit_exact(ptp_of(a), jit(ptp_of)(a))
