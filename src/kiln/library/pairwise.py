@@ -21,12 +21,17 @@ DEPTH = PIECES.bit_length() - 1  # levels of the recursion cut for threads: a le
 
 
 @register_jitable
+def _added_in_order(x, lo, hi, total):
+    """total + x[lo] + ... + x[hi - 1], one at a time: a short block and a block's tail."""
+    for i in range(lo, hi):
+        total += item_in_range(x, i)
+    return total
+
+
+@register_jitable
 def _block_sum(x, start, n, zero):
     if n < 8:
-        total = zero
-        for i in range(start, start + n):
-            total += item_in_range(x, i)
-        return total
+        return _added_in_order(x, start, start + n, zero)
     r0, r1 = item_in_range(x, start), item_in_range(x, start + 1)
     r2, r3 = item_in_range(x, start + 2), item_in_range(x, start + 3)
     r4, r5 = item_in_range(x, start + 4), item_in_range(x, start + 5)
@@ -45,10 +50,7 @@ def _block_sum(x, start, n, zero):
         i += 8
     # from zero, as NumPy's reduction starts from the identity: the sum of -0.0s is 0.0
     total = zero + (((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)))
-    while i < start + n:
-        total += item_in_range(x, i)
-        i += 1
-    return total
+    return _added_in_order(x, i, start + n, total)
 
 
 @register_jitable
@@ -62,10 +64,7 @@ def _complex_block_sum(x, start, n, zero):
     """NumPy sums complex items as their interleaved parts, eight floats at a time: four
     complex accumulators."""
     if n < 4:
-        total = zero
-        for i in range(start, start + n):
-            total += item_in_range(x, i)
-        return total
+        return _added_in_order(x, start, start + n, zero)
     r0, r1 = item_in_range(x, start), item_in_range(x, start + 1)
     r2, r3 = item_in_range(x, start + 2), item_in_range(x, start + 3)
     i = start + 4
@@ -77,10 +76,7 @@ def _complex_block_sum(x, start, n, zero):
         r3 += item_in_range(x, i + 3)
         i += 4
     total = zero + ((r0 + r1) + (r2 + r3))
-    while i < start + n:
-        total += item_in_range(x, i)
-        i += 1
-    return total
+    return _added_in_order(x, i, start + n, total)
 
 
 @register_jitable
