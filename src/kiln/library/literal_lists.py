@@ -16,6 +16,7 @@ from ..codegen import datamodel as dm
 from ..codegen.boxing import box_tuple, boxer
 from ..codegen.ownership import incref
 from ..errors import TypingError
+from .tuples import count_of
 from ..typing.registry import overload, overload_method, template
 from ..typing.unify import why_not_unified
 from ..typing.unroll import literal_unroll
@@ -84,13 +85,7 @@ def _contains(lst, value):
 
 @overload_method(t.LiteralList, "count")
 def _count(lst, value):
-    def impl(lst, value):
-        n = 0
-        for item in literal_unroll(lst):
-            if item == value:
-                n += 1
-        return n
-    return impl
+    return count_of
 
 
 @overload_method(t.LiteralList, "index")

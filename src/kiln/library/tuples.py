@@ -165,15 +165,18 @@ def _index(tup, value):
     return index
 
 
+def count_of(items, value):
+    """items.count(value) for a tuple or a literal list: its items unrolled."""
+    n = 0
+    for item in literal_unroll(items):
+        if item == value:
+            n += 1
+    return n
+
+
 @overload_method(t.BaseTuple, "count")
 def _count(tup, value):
-    def count(tup, value):
-        n = 0
-        for item in literal_unroll(tup):
-            if item == value:
-                n += 1
-        return n
-    return count
+    return count_of
 
 
 @overload(bool)
