@@ -173,3 +173,37 @@ def test_a_dict_is_answered_where_dict_and_typed_dict_agree():
     check(has, d)
     with pytest.raises(TypingError, match="it is a dict or a Dict in Python"):
         njit(lambda x: isinstance(x, dict))(d)
+
+
+def numpy_classes(a):
+    x = a[0]
+    return isinstance(x, np.int64), isinstance(x, np.integer), isinstance(x, np.float64), \
+        isinstance(x, np.floating), isinstance(x, np.generic), isinstance(x, np.int32)
+
+
+@pytest.mark.parametrize("a", [np.arange(3), np.ones(2), np.ones(2, np.float32),
+                               np.zeros(2, np.int32)])
+def test_a_number_is_an_instance_of_its_numpy_class(a):
+    # a[0] is a NumPy scalar in Python; compiled code holds one type for it and for an int
+    check(numpy_classes, a)
+
+
+def numpy_class_of_int():
+    return isinstance(1, np.intp), isinstance(1, np.int32), isinstance(True, np.bool_)
+
+
+def kiln_types(x):
+    return isinstance(x, types.int32), isinstance(x, (types.float64, types.int64))
+
+
+def a_type_class():
+    return isinstance(1, types.Integer)
+
+
+def test_numbas_isinstance_of_types_and_numpy_aliases():
+    # one type for a Python int and an np.int64, as in Numba (CPython answers False)
+    assert njit(numpy_class_of_int)() == (True, False, True)
+    assert njit(kiln_types)(np.int32(3)) == (True, False)
+    assert njit(kiln_types)(3) == (False, True)
+    with pytest.raises(TypingError, match="Numba type classes are not supported"):
+        njit(a_type_class)()

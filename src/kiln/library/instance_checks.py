@@ -19,6 +19,7 @@ _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.List, list), (t.SetType, set))
 
 
+_NUMBERS = (t.Boolean, t.Integer, t.Float, t.Complex)
 _BOXED_AS = {}   # kiln type class -> the classes its values may be in Python, said from above
 
 
@@ -59,7 +60,8 @@ def is_instance(ty, classinfo):
     candidates = python_classes(ty)
     if candidates is None:
         raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
-    answers = {_is_instance(cls, classes) for cls in candidates}
+    scalar = np.dtype(str(t.unliteral(ty))).type if isinstance(ty, _NUMBERS) else None
+    answers = {_is_instance(t.unliteral(ty), cls, scalar, classes) for cls in candidates}
     if len(answers) > 1:
         shown = " or a ".join(cls.__name__ for cls in candidates)
         raise TypingError(f"isinstance() of a {ty} is not known when compiling: it is a "
@@ -67,12 +69,25 @@ def is_instance(ty, classinfo):
     return answers.pop()
 
 
-def _is_instance(cls, classes):
+def _is_instance(ty, cls, scalar, classes):
+    """Whether a `ty` value, a `cls` in Python, is one of `classes`. A number is also an
+    instance of its NumPy scalar class (`scalar`: isinstance(1, np.int64) is True, as in
+    Numba, where one type holds both; `a[0]` of an int64 array is an np.int64 in Python too),
+    and a kiln type stands for its values (Numba's isinstance(x, types.int32))."""
     for c in classes:
+        if isinstance(c, t.Type):
+            if ty == c:
+                return True
+            continue
         if not isinstance(c, type):
             raise TypingError(f"isinstance() arg 2 must be a class or a tuple of classes "
                               f"known when compiling, not {c!r} (Numba: Cannot infer Numba "
                               f"type of Python type {type(c)})")
-        if issubclass(cls, c):
+        if issubclass(c, t.Type):
+            raise TypingError(f"isinstance() arg 2: {c.__name__} is a class of kiln types, "
+                              "no class of values (Numba type classes are not supported "
+                              "either): name a Python or NumPy class, or a type such as "
+                              "types.int64")
+        if issubclass(cls, c) or scalar is not None and issubclass(scalar, c):
             return True
     return False
