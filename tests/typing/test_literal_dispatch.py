@@ -2,6 +2,8 @@
 that `literally` (or an `@overload`'s SentryLiteralArgs) needs as a compile-time constant,
 and how that need travels from a callee to the calls of it, as Numba's ForceLiteralArg
 does. Results are checked against CPython (where `literally` returns its argument)."""
+import operator
+
 import numpy as np
 import pytest
 
@@ -223,3 +225,28 @@ def test_prefer_literal():
     assert njit(lambda x: (prefer_lit(1), prefer_lit(2), prefer_lit(x)))(3) == \
         (0xcafe, 200, 300)
     assert njit(lambda x: (non_lit(1), non_lit(2), non_lit(x)))(3) == (100, 200, 300)
+
+
+def seen_literal(x):
+    pass
+
+
+@overload(seen_literal, prefer_literal=True)
+def _seen_literal(x):
+    known = isinstance(x, types.BooleanLiteral)
+    return lambda x: known
+
+
+def compared_with_none(x, y):
+    r = x == y
+    if y is None:
+        r = x != y   # the variable holds a run-time bool
+    return seen_literal(x == y), seen_literal(operator.ne(x, y)), r, x == None, \
+        (x != None) + 1  # noqa: E711
+
+
+@pytest.mark.parametrize("x, y", [(None, None), (None, 1), (2.5, None)])
+def test_a_comparison_with_none_is_a_literal(x, y):
+    # its answer is known when compiling, a BooleanLiteral to an overload, as in Numba
+    r = x != y if y is None else x == y   # CPython's answers
+    assert njit(compared_with_none)(x, y) == (True, True, r, x is None, (x is not None) + 1)

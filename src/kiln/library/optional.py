@@ -27,9 +27,12 @@ def _identity(negate, scalars=False):
                 present = builder.extract_value(args[0] if other is a else args[1], 1)
                 return present if negate else builder.not_(present)
         elif isinstance(other, t.NoneType) or (scalars and isinstance(other, (t.Number, t.Boolean))):
-            equal = isinstance(other, t.NoneType)
+            answer = isinstance(other, t.NoneType) != negate
             def codegen(context, builder, sig, args):
-                return ir.Constant(dm.i1, int(equal != negate))
+                return ir.Constant(dm.i1, int(answer))
+            # known when compiling: a literal, as Numba types it (an overload that
+            # prefers literals sees the answer)
+            return t.BooleanLiteral(answer)(a, b), codegen
         else:
             return None
         return t.boolean(a, b), codegen

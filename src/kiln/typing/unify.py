@@ -36,11 +36,14 @@ def arithmetic_result(a: t.Number, b: t.Number) -> t.Number:
 
 def held(ty: t.Type) -> t.Type:
     """The type a variable, a container or a return holds a value of `ty` as: a string
-    constant (also inside a tuple) becomes a run-time string."""
+    constant (also inside a tuple) becomes a run-time string, a bool known when compiling
+    (`x == None`) a run-time bool."""
     if isinstance(ty, t.StringLiteral):
         return t.unicode_type
-    if isinstance(ty, t.BaseTuple) and any(isinstance(x, (t.StringLiteral, t.BaseTuple))
-                                           for x in ty.types):
+    if isinstance(ty, t.BooleanLiteral):
+        return t.boolean
+    if isinstance(ty, t.BaseTuple) and any(isinstance(x, (t.StringLiteral, t.BooleanLiteral,
+                                                          t.BaseTuple)) for x in ty.types):
         return _tuple_like(ty, map(held, ty.types))
     return ty
 
