@@ -78,6 +78,15 @@ def test_hash_of_every_width(x):
     assert jit(hashed)(x) == hash(x.item())
 
 
+def hash_method(x):
+    return x.__hash__(), getattr(x, "__hash__")()
+
+
+@pytest.mark.parametrize("x", [-1, 2**62, 2.5, True, 1j, "ab", (1, "ab", -0.5)])
+def test_the_hash_method_is_hash(x):
+    assert jit(hash_method)(x) == hash_method(x)
+
+
 def hashed_if(x, flag):
     return hash(x) if flag else 7
 

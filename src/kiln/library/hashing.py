@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import types as t
 from ..errors import TypingError
-from ..typing.registry import intrinsic, overload, register_jitable
+from ..typing.registry import intrinsic, overload, overload_method, register_jitable
 from .string_hash import string_hash
 from .strings import is_string
 
@@ -142,6 +142,15 @@ def _hash(value):
 
 
 _MUTABLE = (t.Array, t.List, t.ListType, t.LiteralList, t.DictType, t.Set)
+
+
+@overload_method((t.Boolean, t.Integer, t.Float, t.Complex, t.UnicodeType, t.StringLiteral,
+                  t.BaseTuple), "__hash__")
+def _hash_method(value):
+    """`x.__hash__()` (or `getattr(x, "__hash__")()`) of a hashable value is `hash(x)`."""
+    if hashable(value):
+        return lambda value: hash(value)
+    return None
 
 
 def _hash_of(x):
