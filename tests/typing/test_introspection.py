@@ -188,6 +188,17 @@ def test_a_number_is_an_instance_of_its_numpy_class(a):
     check(numpy_classes, a)
 
 
+def python_number_classes(x):
+    return isinstance(x, int), isinstance(x, float), isinstance(x, complex), \
+        isinstance(x, (np.int8, np.float32))
+
+
+@pytest.mark.parametrize("x", [3, 2.5, 1j, True, np.int32(3), np.uint8(3), np.int8(-1),
+                               np.float32(1.5), np.complex64(1j)])
+def test_a_number_of_another_width_is_only_its_numpy_class(x):
+    check(python_number_classes, x)
+
+
 def numpy_class_of_int():
     return isinstance(1, np.intp), isinstance(1, np.int32), isinstance(True, np.bool_)
 

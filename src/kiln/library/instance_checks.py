@@ -20,6 +20,7 @@ _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
 
 
 _NUMBERS = (t.Boolean, t.Integer, t.Float, t.Complex)
+_PYTHON_NUMBERS = (t.boolean, t.int64, t.float64, t.complex128)   # a Python value's types
 _BOXED_AS = {}   # kiln type class -> the classes its values may be in Python, said from above
 
 
@@ -61,6 +62,8 @@ def is_instance(ty, classinfo):
     if candidates is None:
         raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
     scalar = np.dtype(str(t.unliteral(ty))).type if isinstance(ty, _NUMBERS) else None
+    if scalar is not None and t.unliteral(ty) not in _PYTHON_NUMBERS:
+        candidates = (scalar,)   # an np.int32 is no int (nor an np.float32 a float)
     answers = {_is_instance(t.unliteral(ty), cls, scalar, classes) for cls in candidates}
     if len(answers) > 1:
         shown = " or a ".join(cls.__name__ for cls in candidates)
@@ -72,7 +75,8 @@ def is_instance(ty, classinfo):
 def _is_instance(ty, cls, scalar, classes):
     """Whether a `ty` value, a `cls` in Python, is one of `classes`. A number is also an
     instance of its NumPy scalar class (`scalar`: isinstance(1, np.int64) is True, as in
-    Numba, where one type holds both; `a[0]` of an int64 array is an np.int64 in Python too),
+    Numba, where one type holds both; `a[0]` of an int64 array is an np.int64 in Python too;
+    a number of another width is only its NumPy class, as in CPython and Numba),
     and a kiln type stands for its values (Numba's isinstance(x, types.int32))."""
     for c in classes:
         if isinstance(c, t.Type):
