@@ -1,9 +1,10 @@
 """jit(locals={name: type}) (Numba's option): the variable holds that type, each value
-assigned to it converted (a float truncated into an integer) as Numba converts it."""
+assigned to it converted (a float truncated into an integer) as Numba converts it; the
+return type of an explicit signature converts what is returned by the same rule."""
 import numpy as np
 import pytest
 
-from kiln import cfunc, float32, int64, njit
+from kiln import cfunc, float32, int64, njit, types
 from kiln.errors import TypingError
 
 
@@ -50,3 +51,30 @@ def test_bad_declarations_are_clear_errors():
         njit(locals={"c": "nonsense"})(divided)
     with pytest.raises(TypingError, match="cannot assign complex128 to 'c', declared int64"):
         njit(locals={"c": int64})(divided)(1j, 1)
+
+
+def identity(x):
+    y = x
+    return y
+
+
+@pytest.mark.parametrize("ret,arg,value", [
+    (np.int16, np.float64, -300.7), (np.uint8, np.float32, 200.5),
+    (np.int64, np.float64, 2.0**40 + 0.5), (np.float32, np.int64, 2**40 + 1),
+    (np.int64, np.bool_, True)])
+def test_a_declared_return_type_converts_what_is_returned(ret, arg, value):
+    sig = types.from_dtype(np.dtype(ret))(types.from_dtype(np.dtype(arg)))
+    got = njit(sig)(identity)(value)
+    expected = ret(arg(value)).item()     # NumPy's C cast (a float truncated)
+    assert (got, type(got)) == (expected, type(expected))
+
+
+def test_a_declared_optional_return_converts_the_value_it_holds():
+    to_float = njit(types.Optional(types.float64)(types.Optional(types.intp)))(identity)
+    assert (to_float(2), type(to_float(2)), to_float(None)) == (2.0, float, None)
+
+
+def test_a_complex_is_not_returned_as_a_real():
+    with pytest.raises(TypingError, match="cannot return complex128 from a function declared "
+                                          "to return float64"):
+        njit("float64(complex128)")(identity)

@@ -154,8 +154,10 @@ def _has_effects(node) -> bool:
     return any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node))
 
 def _declared_takes(ty, declared) -> bool:
-    """Whether a variable declared `declared` (jit's locals=) takes a value of `ty`: any
-    conversion kiln makes implicitly, and a number into any other but complex into real."""
+    """Whether a variable declared `declared` (jit's locals=, or the return type of an
+    explicit signature) takes a value of `ty`: any conversion kiln makes implicitly, and a
+    number into any other but complex into real (a float returned as int32 truncates, as
+    in Numba)."""
     return can_convert(ty, declared) or (
         isinstance(ty, t.Number) and isinstance(declared, t.Number) and
         (isinstance(declared, t.Complex) or not isinstance(ty, t.Complex)))
@@ -220,7 +222,7 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
             self.returns.append((t.none, self.ir.node))
         if self.declared_return is not None:
             for ty, node in self.returns:
-                if not can_convert(ty, self.declared_return):
+                if not _declared_takes(ty, self.declared_return):
                     raise TypingError(f"cannot return {ty} from a function declared to return "
                                       f"{self.declared_return} (No conversion from {ty} to "
                                       f"{self.declared_return})", self.ir.loc(node))

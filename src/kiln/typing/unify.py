@@ -145,6 +145,8 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
     if src == dst:
         return True
     if isinstance(dst, t.Optional):
+        if isinstance(src, t.Optional):     # optional(intp) returned as optional(float64)
+            return can_convert(src.type, dst.type)
         return isinstance(src, t.NoneType) or can_convert(src, dst.type)
     if isinstance(src, t.Number) and isinstance(dst, t.Number):
         if isinstance(dst, t.Complex):
