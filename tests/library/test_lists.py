@@ -746,8 +746,16 @@ def test_index_errors_say_what_cpython_says(i, what):
         njit(out_of_range)(i, what)
 
 
+def complex_into_int_list(n):
+    l = [n, 2]
+    l[-2] = 7j
+    return l
+
+
 @pytest.mark.parametrize("fn, message", [
     (conflicting_append, "cannot append"),
+    (complex_into_int_list, "cannot assign a complex128 to a list of int64.*Numba: invalid "
+                            "setitem with value of complex128"),
     (float_into_int_list, "cannot append a float64 to a list of int64"),
     (sort_with_capturing_key, "key function that reads the enclosing function's locals"),
     (no_such_method, "push"),

@@ -57,9 +57,11 @@ families.item_fixer(implied_list_type, lambda receiver, method, args: False)
 
 def _require_item(lst, value, what):
     if not can_convert(value, lst.item_type):
+        numba = f"; Numba: invalid setitem with value of {value} to element of {lst}" \
+            if what == "assign" else ""
         raise TypingError(f"cannot {what} a {value} to a list of {lst.item_type} items "
                           f"({lst}); a list holds items of one type (cannot safely cast "
-                          f"{held(value)} to {lst.item_type})")
+                          f"{held(value)} to {lst.item_type}{numba})")
 
 
 def _require_defined(lst, what):
