@@ -6,6 +6,8 @@ import math
 import numpy as np
 import pytest
 
+from kiln.errors import TypingError
+
 from helpers import check, jit, chk, wrap64, I64_MIN, I64_MAX
 from operations import add, divmod_, eq, floordiv, ge, gt, le, lt, mod, mul, ne, neg, power, sub, truediv
 
@@ -80,6 +82,19 @@ def test_int_unary_wraps():
     assert jit(abs_)(I64_MIN) == I64_MIN
     assert jit(neg)(I64_MAX) == -I64_MAX
     assert jit(invert)(I64_MAX) == I64_MIN
+
+
+def int64_min_literal(): return -9223372036854775808
+def folded_extremes(): return max(9223372036854775807, -9223372036854775808) + min(9223372036854775807, -9223372036854775808)
+def negated_literals(): return -0, -(3), - 7, -18446744073709551615.0
+
+
+def test_a_negated_integer_literal_is_one_constant_as_cpython_folds_it():
+    # 9223372036854775808 alone is a uint64: negated it was 2**63
+    for f in (int64_min_literal, folded_extremes, negated_literals):
+        check(f)
+    with pytest.raises(TypingError, match="-18446744073709551615 does not fit in 64 bits"):
+        jit(lambda: -18446744073709551615)()
 
 
 def test_int_power():

@@ -337,8 +337,8 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         self.calls[(node, "truth")] = self.resolve(operator.truth, (ty,), node,
                                                    what="truth testing")
 
-    def expr_Constant(self, node):
-        value = node.value
+    def expr_Constant(self, node, value=None):
+        value = node.value if value is None else value
         if isinstance(value, bytes):
             raise self.error(f"kiln does not support the constant {value!r}", node,
                              UnsupportedError)
@@ -526,6 +526,9 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
             if (node.operand, "truth") in self.constants:
                 self.constants[node] = not self.constants[(node.operand, "truth")]
             return t.boolean
+        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and \
+                type(node.operand.value) is int:   # one constant, as CPython folds it:
+            return self.expr_Constant(node, -node.operand.value)  # -2**63 is an int64
         op = UNARYOPS[type(node.op)]
         res = self.resolve(op, (self.expr(node.operand),), node)
         self.calls[node] = res
