@@ -154,10 +154,8 @@ def _has_effects(node) -> bool:
     return any(isinstance(n, (ast.Call, ast.NamedExpr)) for n in ast.walk(node))
 
 def _declared_takes(ty, declared) -> bool:
-    """Whether a variable declared `declared` (jit's locals=, or the return type of an
-    explicit signature) takes a value of `ty`: any conversion kiln makes implicitly, and a
-    number into any other but complex into real (a float returned as int32 truncates, as
-    in Numba)."""
+    """Whether a variable declared `declared` (jit's locals=, a signature's return type)
+    takes a `ty`: any implicit conversion, and a number into any other but complex into real."""
     return can_convert(ty, declared) or (
         isinstance(ty, t.Number) and isinstance(declared, t.Number) and
         (isinstance(declared, t.Complex) or not isinstance(ty, t.Complex)))
@@ -526,9 +524,8 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
             if (node.operand, "truth") in self.constants:
                 self.constants[node] = not self.constants[(node.operand, "truth")]
             return t.boolean
-        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) and \
-                type(node.operand.value) is int:   # one constant, as CPython folds it:
-            return self.expr_Constant(node, -node.operand.value)  # -2**63 is an int64
+        if isinstance(node.op, ast.USub) and type(getattr(node.operand, "value", 0.0)) is int:
+            return self.expr_Constant(node, -node.operand.value)   # folded, as by CPython
         op = UNARYOPS[type(node.op)]
         res = self.resolve(op, (self.expr(node.operand),), node)
         self.calls[node] = res
