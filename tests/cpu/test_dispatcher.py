@@ -149,6 +149,7 @@ def test_attributes_preserved_and_introspection():
     f = njit(documented)
     assert f.__name__ == "documented" and f.__doc__ == "Doubles x."
     assert f.py_func is documented
+    assert f.__code__ is documented.__code__ and f.func_code is documented.__code__
     f(3)
     llvm = f.inspect_llvm()
     assert len(llvm) == 1 and "define" in next(iter(llvm.values()))

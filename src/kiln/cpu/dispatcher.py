@@ -131,6 +131,14 @@ class Dispatcher:
         for sig in self.explicit_signatures:
             self.compile(sig)
 
+    @property
+    def __code__(self):
+        """The Python function's code object, as Numba's dispatchers give it (`func_code`
+        too): code that inspects a function's code works on the compiled one."""
+        return self.py_func.__code__
+
+    func_code = __code__
+
     def _kiln_typeof_(self):
         """Passed as an argument, a compiled function is a compile-time constant."""
         return t.Dispatcher(self)
