@@ -24,6 +24,10 @@ def flat_list(a):
     return out
 
 
+def flat_len(a):
+    return len(a.flat)
+
+
 def ndindex_list(shape):
     out = []
     for idx in np.ndindex(shape):
@@ -112,6 +116,7 @@ def test_positions_in_c_order(shape, dtype):
     for a in layouts(shape, dtype):
         check(flat_sum, a)
         check(flat_list, a)
+        check(flat_len, a)
         check(ndenumerate_pairs, a)
         check(early_exit, a, a.flat[a.size // 2] if a.size else 0)
 

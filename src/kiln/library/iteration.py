@@ -478,6 +478,22 @@ def _flat_getitem(tctx, flat, position):
     return dtype(flat, position), codegen
 
 
+@template(len)
+def _flat_len(tctx, flat):
+    """len(a.flat): the array's size, as NumPy's."""
+    if not isinstance(flat, FlatType) or isinstance(flat, NDEnumerateType):
+        return None
+
+    def codegen(context, builder, sig, args):
+        from .arrays import ArrayValue
+        arr = ArrayValue(context, builder, builder.extract_value(args[0], 0), flat.array)
+        count = ONE
+        for d in range(flat.array.ndim):
+            count = builder.mul(count, arr.shape(d))
+        return count
+    return t.int64(flat), codegen
+
+
 @template(operator.setitem)
 def _flat_setitem(tctx, flat, position, value):
     if not isinstance(flat, FlatType) or isinstance(flat, NDEnumerateType) or \
