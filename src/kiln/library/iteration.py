@@ -169,6 +169,9 @@ def iteration_for(context, builder, value, ty):
     if isinstance(ty, (t.UnicodeType, t.StringLiteral)):
         from .strings import string_iteration
         return string_iteration(context, b, context.cast(b, value, ty, t.unicode_type))
+    if isinstance(ty, t.Bytes):
+        from .bytes_values import bytes_iteration
+        return bytes_iteration(context, b, value)
     from .dicts import DictViewType, dict_iteration
     if isinstance(ty, (t.DictType, t.SetType, DictViewType)):
         return dict_iteration(context, b, value, ty)
@@ -328,6 +331,8 @@ def item_type_of(ty):
         return ty.item_type
     if isinstance(ty, (t.UnicodeType, t.StringLiteral)):
         return t.unicode_type
+    if isinstance(ty, t.Bytes):
+        return t.int64
     if isinstance(ty, t.SetType):
         return None if ty.is_undefined else ty.item_type
     from .dicts import view_item_type

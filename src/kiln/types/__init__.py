@@ -9,7 +9,7 @@ from .core import (  # noqa: F401 - re-exported
 from .containers import (  # noqa: F401
     Array, BaseTuple, UniTuple, Tuple, tuple_of, RangeType, SliceType, Optional, ListType,
     List, LiteralList, DictType, SetType, GeneratorType, Undefined, undefined, UnicodeType,
-    unicode_type, SliceLiteral, slice2_type, slice3_type)
+    unicode_type, SliceLiteral, slice2_type, slice3_type, Bytes, bytes_type)
 from .records import Record  # noqa: F401
 from .datetimes import NPDatetime, NPTimedelta  # noqa: F401
 from .enums import EnumClass, EnumMember, IntEnumMember  # noqa: F401

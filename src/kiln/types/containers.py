@@ -144,6 +144,16 @@ class UnicodeType(Type):
 unicode_type = UnicodeType()
 
 
+class Bytes(Type):
+    """A Python `bytes` (library/bytes_values.py): a pointer to an NRT meminfo holding the
+    length and the bytes. Immutable."""
+
+    name = "bytes"
+
+
+bytes_type = Bytes()
+
+
 class RangeType(Type):
     """The value of `range(...)`: start, stop, step as int64."""
 

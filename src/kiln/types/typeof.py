@@ -8,7 +8,7 @@ import types as pytypes
 import numpy as np
 
 from . import core
-from .containers import Array, slice2_type, slice3_type, tuple_of, unicode_type
+from .containers import Array, bytes_type, slice2_type, slice3_type, tuple_of, unicode_type
 from .enums import EnumClass, enum_member_type, is_enum_class
 from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
 from .records import Record
@@ -72,6 +72,8 @@ def _typeof(value):
         return core.float64
     if cls is str:
         return unicode_type
+    if cls is bytes:
+        return bytes_type
     if cls is complex:
         return core.complex128
     if value is None:

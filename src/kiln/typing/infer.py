@@ -337,9 +337,6 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
 
     def expr_Constant(self, node, value=None):
         value = node.value if value is None else value
-        if isinstance(value, bytes):
-            raise self.error(f"kiln does not support the constant {value!r}", node,
-                             UnsupportedError)
         if type(value) is int and not -2**63 <= value < 2**64:
             raise self.error(f"the integer literal {value} does not fit in 64 bits (compiled "
                              "integers are int64 or uint64); write it as a float", node)
