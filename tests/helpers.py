@@ -29,6 +29,22 @@ def slow_except(values, *kept, rows=False):
             for value in values]
 
 
+def slow_after_first(cases):
+    """`cases` (tuples: a function, then its arguments) for `parametrize`, with the cases
+    that compile their function for other argument types than its first case marked slow:
+    the default run compiles each function once (and runs every case that reuses that
+    code, error cases included), the long run (`-m slow`, which CI runs) all of them."""
+    from kiln import typeof
+    first_types = {}
+    out = []
+    for func, *args in cases:
+        types = tuple(typeof(a) for a in args)
+        kept = first_types.setdefault(func, types) == types
+        out.append((func, *args) if kept else
+                   pytest.param((func, *args), marks=pytest.mark.slow))
+    return out
+
+
 def same(expected, got, rtol=0.0):
     """Equal values (NaN equals NaN, -0.0 differs from 0.0 for floats unless rtol) of the same
     kind (an int where Python gives an int, a float where it gives a float)."""

@@ -121,7 +121,7 @@ def test_equal_to_numpy(n, dtype):
 
 
 @pytest.mark.parametrize("n", [5, SPLIT_ITEMS + 1, 200_003])
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", slow_except([np.float64, np.float32], np.float64))
 @pytest.mark.parametrize("where", ["start", "middle", "end", "two"])
 def test_nan_anywhere(n, dtype, where):
     a = sample(n, dtype)
@@ -229,9 +229,10 @@ def views_of(a):
             "int16 strided": (a * 100).astype(np.int16)[::2]}
 
 
-# each view is a dozen parallel functions to compile: the others in the long run
+# each view is a dozen parallel functions to compile: the others in the long run (bool
+# arrays' reductions: test_equal_to_numpy)
 @pytest.mark.parametrize("view", slow_except(list(views_of(np.zeros((2, 2)))),
-                                             "strided columns", "bool"))
+                                             "strided columns"))
 def test_shapes_views_and_layouts(view):
     a = rng.standard_normal((700, 300))
     a[123, 45] = np.nan

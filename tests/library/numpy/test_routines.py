@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import check
+from helpers import check, slow_after_first
 
 RNG = np.random.default_rng(9)
 X, X2 = RNG.random(11), RNG.random((3, 4))
@@ -152,7 +152,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0].__name__)
+@pytest.mark.parametrize("case", slow_after_first(CASES), ids=lambda c: c[0].__name__)
 def test_like_numpy(case):
     pyfunc, *args = case
     with warnings.catch_warnings():

@@ -34,7 +34,9 @@ def clips(a, low, high):
     return np.clip(a, low, high), a.clip(low, high), np.clip(a * 2, 0, high)
 
 
-@pytest.mark.parametrize("a", ARRAYS, ids=lambda a: f"{a.dtype}{a.shape}")
+@pytest.mark.parametrize("a", [   # float32, bool and int16 compile again: the long run
+    pytest.param(a, marks=pytest.mark.slow) if a.dtype in (np.float32, np.bool_, np.int16) else a
+    for a in ARRAYS], ids=lambda a: f"{a.dtype}{a.shape}")
 def test_whole_array(a):
     with np.errstate(all="ignore"):
         check(accumulations, a)
