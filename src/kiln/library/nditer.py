@@ -103,23 +103,33 @@ def _k_order(shape, strides):
     return planned_shape, planned_strides, start
 
 
+def _zero_d(x):
+    return np.asarray(x)
+
+
 @template(np.nditer)
 def _nditer(tctx, op):
-    single = isinstance(op, t.Array)
-    operands = (op,) if single else getattr(op, "types", None)
-    if operands is None:
+    """np.nditer(a), np.nditer((a, b, ...)): of arrays, or of scalars, which NumPy takes as
+    0-d arrays."""
+    single = isinstance(op, (t.Array, t.Number))
+    given = (op,) if single else getattr(op, "types", None)
+    if given is None:
         return None
-    if not all(isinstance(o, t.Array) for o in operands):
-        raise TypingError("np.nditer() in compiled code takes an array or a tuple of arrays "
-                          f"(not {op}); make scalars 0-d arrays with np.asarray")
+    if not all(isinstance(o, (t.Array, t.Number)) for o in given):
+        raise TypingError("np.nditer() in compiled code takes an array, a scalar or a tuple "
+                          f"of them (not {op})")
+    operands = tuple(o if isinstance(o, t.Array) else t.Array(o, 0, "C") for o in given)
     if len(operands) == 1:
         single = True
     result = NDIterType(operands, single)
 
     def codegen(context, builder, sig, args):
         from .fusion import broadcast_shape, leaf_strides
-        values = [args[0]] if isinstance(op, t.Array) else \
+        values = [args[0]] if isinstance(op, (t.Array, t.Number)) else \
             [builder.extract_value(args[0], i) for i in range(len(operands))]
+        for i, ty in enumerate(given):   # a scalar: a new 0-d array, the iterator's own
+            if not isinstance(ty, t.Array):
+                values[i] = context.call_python(builder, _zero_d, operands[i](ty), [values[i]])
         arrays = [ArrayValue(context, builder, v, ty) for v, ty in zip(values, operands)]
         ndim = max(a.ndim for a in operands)
         shape = broadcast_shape(context, builder, arrays, ndim)
@@ -131,8 +141,9 @@ def _nditer(tctx, op):
             context.make_tuple(builder, shape_ty, s) for s in strides])
         plan = context.call_python(builder, _plan, t.Tuple(_PLAN)(shape_ty, strides_ty),
                                    [shape_value, strides_value])
-        for value, ty in zip(values, operands):  # the iterator holds the operands too
-            incref(builder, ty, value)
+        for value, ty in zip(values, given):  # the iterator holds the arrays given too
+            if isinstance(ty, t.Array):
+                incref(builder, ty, value)
         return context.make_tuple(builder, result, values + [
             builder.extract_value(plan, i) for i in range(len(_PLAN))])
     codegen.new_reference = True

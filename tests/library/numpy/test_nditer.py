@@ -33,6 +33,17 @@ def visit_three(a, b, out):
     return out
 
 
+def items_of_one(a):
+    return [x.item() for x in np.nditer(a)]
+
+
+def items_of_two(a, b):
+    out = []
+    for x, y in np.nditer((a, b)):
+        out.append((x.item(), y.item()))
+    return out
+
+
 def numpy_order(*operands):
     return [tuple(v[()] for v in item) if isinstance(item, tuple) else item[()]
             for item in np.nditer(operands if len(operands) > 1 else operands[0])]
@@ -73,5 +84,13 @@ def test_numpys_errors():
         jit(visit_one)(np.zeros((2, 0)))
     with pytest.raises(ValueError, match="could not be broadcast"):
         jit(visit_two)(np.ones((2, 3)), np.ones(4))
-    with pytest.raises(TypingError, match="array or a tuple of arrays"):
-        jit(visit_three)(np.ones(2), 1.0, np.zeros(2))
+    with pytest.raises(TypingError, match="takes an array, a scalar or a tuple of them"):
+        jit(visit_three)(np.ones(2), "x", np.zeros(2))
+
+
+@pytest.mark.parametrize("a, b", [(np.float32(2.5), BASE[0]), (3, np.arange(4)[::2]),
+                                  (True, 1.5)], ids=repr)
+def test_a_scalar_operand_is_a_zero_dimensional_array_as_in_numpy(a, b):
+    for x, y in ((a, b), (b, a)):
+        assert jit(items_of_two)(x, y) == numpy_order(x, y)
+    assert jit(items_of_one)(a) == numpy_order(a)
