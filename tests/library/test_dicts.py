@@ -87,6 +87,21 @@ def test_the_hash_method_is_hash(x):
     assert jit(hash_method)(x) == hash_method(x)
 
 
+def nan_keys(n):
+    hashes = set()
+    d = {}
+    for i in range(n):
+        x = float(i) * NAN   # a new NaN object each time in CPython
+        hashes.add(hash(x))
+        d[x] = i
+    return len(d), len(hashes) > n // 2
+
+
+def test_nan_keys_are_distinct_and_hash_apart():
+    # CPython hashes a NaN by its object; compiled code gives each NaN hashed a new hash
+    assert jit(nan_keys)(200) == nan_keys(200) == (200, True)
+
+
 def hashed_if(x, flag):
     return hash(x) if flag else 7
 

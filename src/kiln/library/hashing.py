@@ -7,16 +7,19 @@ CPython's": theirs is FNV-1a (library/strings.py), as CPython's is randomized pe
 The algorithms follow CPython's C code (Python/pyhash.c, Objects/longobject.c,
 Objects/complexobject.c, Objects/tupleobject.c): integers and floats reduce modulo the
 Mersenne prime 2**61 - 1 (so hash(2) == hash(2.0)), -1 becomes -2, a complex combines its
-parts' hashes, and tuples mix their items' hashes with xxHash's primes. A NaN hashes to 0:
-CPython hashes it by object identity, which compiled values do not have.
+parts' hashes, and tuples mix their items' hashes with xxHash's primes. A NaN hashes to a
+new number each time (`_nan_hash`): CPython hashes it by object identity, which compiled
+values do not have.
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from llvmlite import ir
 
 from .. import types as t
+from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..typing.registry import intrinsic, overload, overload_method, register_jitable
 from .string_hash import string_hash
@@ -51,12 +54,35 @@ def _hash_uint64(x):
     return (8 + bits % _MODULUS) % _MODULUS   # x == 2**64 + bits, and 2**64 % P == 8
 
 
+@intrinsic
+def _nan_hash(tctx):
+    """A NaN's hash: CPython (3.10+) hashes a NaN by its object's identity, so that many NaN
+    keys do not all collide in one slot of a dict; compiled values have no identity, so
+    each NaN hashed gets the next number of a counter (one per module, started at its
+    address), mixed by SplitMix64's finalizer and reduced below 2**61 - 1."""
+    def codegen(context, b, sig, args):
+        module = b.module
+        counter = module.globals.get("kiln.nan_hashes")
+        if counter is None:
+            counter = ir.GlobalVariable(module, dm.i64, name="kiln.nan_hashes")
+            counter.linkage = "internal"
+            counter.initializer = ir.Constant(dm.i64, 0)
+        x = b.add(b.atomic_rmw("add", counter, ir.Constant(dm.i64, 1), "monotonic"),
+                  b.ptrtoint(counter, dm.i64))
+        for shift, factor in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+            x = b.mul(b.xor(x, b.lshr(x, ir.Constant(dm.i64, shift))),
+                      ir.Constant(dm.i64, factor))
+        x = b.xor(x, b.lshr(x, ir.Constant(dm.i64, 31)))
+        return b.lshr(x, ir.Constant(dm.i64, 64 - _BITS + 1))   # below 2**60: never -1
+    return t.int64(), codegen
+
+
 @register_jitable
 def _hash_float(v):
     if not math.isfinite(v):
         if math.isinf(v):
             return _INF if v > 0 else -_INF
-        return 0
+        return _nan_hash()
     m, e = math.frexp(v)
     sign = 1
     if m < 0:
