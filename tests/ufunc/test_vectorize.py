@@ -118,6 +118,27 @@ def test_exception_raised_by_the_kernel_reaches_the_caller(target):
     x[31_000] = -1.0
     with pytest.raises(ValueError, match="negative input"):
         checked(x)
+    # as Numba's loops: the other elements are computed, the raising one's output is kept
+    out = np.full_like(x, 7.0)
+    with pytest.raises(ValueError, match="negative input"):
+        checked(x, out)
+    expected = np.sqrt(np.abs(x))
+    expected[31_000] = 7.0
+    assert np.allclose(out, expected)
+
+
+def test_the_first_exception_of_a_loop_is_the_one_raised():
+    @vectorize(["float64(float64)"])
+    def checked(v):
+        if v == -1:
+            raise KeyError("minus one")
+        if v < 0:
+            raise ValueError("negative")
+        return v
+    out = np.zeros(5)
+    with pytest.raises(ValueError):
+        checked(np.array([1.0, -3.0, 2.0, -1.0, 4.0]), out)
+    assert out.tolist() == [1.0, 0.0, 2.0, 0.0, 4.0]
 
 
 def test_bad_input_gives_clear_errors():

@@ -110,7 +110,7 @@ def elementwise_stretch(context, native, typed):
 
 def _stretch(context, b, native, argtypes, result, args, steps, lo, hi, on_error):
     """Elements lo..hi: a constant-stride copy when every step is its item's size;
-    `on_error(builder, exception descriptor)` reports a raise, then the stretch stops."""
+    `on_error(builder, exception descriptor)` reports the first raise (see _elements)."""
     operands = list(argtypes) + [result]
     bases = [b.load(b.gep(args, [ir.Constant(dm.i32, k)], source_etype=dm.ptr), typ=dm.ptr)
              for k in range(len(operands))]
@@ -128,19 +128,31 @@ def _stretch(context, b, native, argtypes, result, args, steps, lo, hi, on_error
 
 
 def _elements(context, b, native, operands, bases, strides, lo, hi, on_error):
+    """As Numba's loops: an element whose kernel raises keeps its output as it was, the
+    other elements are computed, and the first exception is the one reported."""
     *inputs, result = operands
     retslot = context.alloca(b, dm.value_type(result))
     excslot = context.alloca(b, dm.ptr)
+    raised = context.alloca(b, dm.i1)
+    b.store(ir.Constant(dm.i1, 0), raised)
     with for_range(b, lo, hi) as i:
         def address(k):
             return b.gep(bases[k], [b.mul(i, strides[k])], source_etype=dm.i8)
         values = [dm.load_item(b, ty, address(k)) for k, ty in enumerate(inputs)]
         status = b.call(native, [retslot, excslot] + values)
-        with b.if_then(b.icmp_signed("!=", status, ir.Constant(dm.i32, 0)), likely=False):
-            on_error(b, b.load(excslot, typ=dm.ptr))
-            b.ret_void()
-        dm.store_item(b, result, b.load(retslot, typ=dm.value_type(result)),
-                      address(len(inputs)))
+        with b.if_else(b.icmp_signed("!=", status, ir.Constant(dm.i32, 0)),
+                       likely=False) as (failed, computed):
+            with failed:
+                descriptor = b.load(excslot, typ=dm.ptr)
+                with b.if_else(b.load(raised, typ=dm.i1)) as (again, first):
+                    with again:
+                        emit_release(b, descriptor)
+                    with first:
+                        on_error(b, descriptor)
+                        b.store(ir.Constant(dm.i1, 1), raised)
+            with computed:
+                dm.store_item(b, result, b.load(retslot, typ=dm.value_type(result)),
+                              address(len(inputs)))
 
 
 def _set_python_error(context, b, descriptor):
