@@ -199,6 +199,16 @@ def test_a_number_of_another_width_is_only_its_numpy_class(x):
     check(python_number_classes, x)
 
 
+def range_and_bytes(n):
+    r = range(n)
+    return isinstance(r, range), isinstance(r, tuple), isinstance(b"ab", (str, bytes)), \
+        hasattr(r, "step")
+
+
+def test_a_range_and_bytes_are_their_classes():
+    check(range_and_bytes, 3)
+
+
 def numpy_class_of_int():
     return isinstance(1, np.intp), isinstance(1, np.int32), isinstance(True, np.bool_)
 

@@ -16,7 +16,8 @@ _PYTHON_CLASSES = ((t.Boolean, bool), (t.Integer, int), (t.Float, float),
                    (t.Complex, complex), (t.UnicodeType, str), (t.StringLiteral, str),
                    (t.NoneType, type(None)), (t.BaseTuple, tuple), (t.Array, np.ndarray),
                    (t.NPDatetime, np.datetime64), (t.NPTimedelta, np.timedelta64),
-                   (t.List, list), (t.SetType, set), (t.Bytes, bytes))
+                   (t.List, list), (t.SetType, set), (t.Bytes, bytes),
+                   (t.RangeType, range))
 
 
 _NUMBERS = (t.Boolean, t.Integer, t.Float, t.Complex)
