@@ -1,6 +1,7 @@
 """@vectorize: real NumPy ufuncs from compiled scalar kernels, checked against NumPy and
 against the kernel run by CPython element by element."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -237,6 +238,20 @@ def test_float_arithmetic_follows_numpy_at_zero_inf_and_nan(op, reference, dtype
         within_an_ulp(got, numpy_reference(reference, a, b))
     else:
         assert np.array_equal(got, numpy_reference(reference, a, b), equal_nan=True)
+
+
+@pytest.mark.parametrize("op, reference", [
+    (floordiv, np.floor_divide), (mod, np.remainder), (truediv, np.true_divide)])
+def test_float_arithmetic_by_zero_warns_as_numpy(op, reference):
+    a, b = np.array([5.0, 6.0, 0.0, 9.0]), np.array([1.0, 0.0, 0.0, 4.0])
+    ufunc = vectorize(["float64(float64, float64)"])(op)
+    said = []
+    for f in (ufunc, reference):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+            warnings.simplefilter("always")
+            f(a, b)
+        said.append(sorted(str(w.message).split(" encountered")[0] for w in caught))
+    assert said[0] == said[1] and said[0]
 
 
 @pytest.mark.parametrize("op, reference", [

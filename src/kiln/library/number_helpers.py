@@ -219,9 +219,10 @@ def numpy_floordiv(vx, wx):
 
 
 def numpy_mod(vx, wx):
-    """NumPy's float remainder (error_model="numpy"): by zero, nan."""
+    """NumPy's float remainder (error_model="numpy"): by zero, nan, computed as C's fmod
+    computes it, so the FPU's invalid flag is raised and NumPy warns as for its own."""
     if wx == 0.0:
-        return math.nan
+        return (vx * wx) / (vx * wx)
     return float_mod(vx, wx)
 
 
