@@ -390,3 +390,15 @@ def test_dummy_is_the_base_of_types_with_no_representation():
 
     with pytest.raises(errors.TypingError):
         kiln.jit((types.Dummy("list"),), nopython=True)(truth)
+
+
+class _SaysItsType:
+    @property
+    def _numba_type_(self):   # Numba's protocol: an object that says its type
+        return types.UniTuple(types.boolean, 3)
+
+
+def test_an_object_saying_its_numba_type_has_it():
+    assert kiln.typeof(_SaysItsType()) == types.UniTuple(types.boolean, 3)
+    with pytest.raises(TypeError):   # it is no such tuple: compiled code does not take it
+        njit(lambda x: x[0])(_SaysItsType())

@@ -125,6 +125,9 @@ def _typeof(value):
     if isinstance(value, ctypes._CFuncPtr):  # a ctypes foreign function
         from .foreign import ctypes_function_type
         return ctypes_function_type(value)
+    said = getattr(value, "_numba_type_", None)   # Numba's protocol: an object saying its type
+    if isinstance(said, core.Type):
+        return said
     from .cffi_types import cffi_function, cffi_function_type
     function = cffi_function(value)
     return None if function is None else cffi_function_type(function)
