@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import functools
 import linecache
 import textwrap
 import weakref
@@ -57,14 +58,29 @@ def _function_node(pyfunc, tree, filename) -> ast.FunctionDef:
                                        Location(pyfunc.__qualname__, filename, node.lineno,
                                                 node.col_offset))
             return node
-    lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)]
-    if name == "<lambda>" and lambdas:
+    return _lambda_node(pyfunc, [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)])
+
+
+def _lambda_node(pyfunc, lambdas) -> ast.FunctionDef:
+    """The `def` for the lambda `pyfunc` among the `lambdas` of its source."""
+    if pyfunc.__name__ == "<lambda>" and lambdas:
         found = lambdas[0] if len(lambdas) == 1 else which_lambda(pyfunc.__code__, lambdas)
         if found is not None:
             return inner_function_node(found)
     raise SourceUnavailableError(
         f"kiln could not tell which lambda in its source is {pyfunc.__qualname__!r}; "
         "define it with 'def'")
+
+
+@functools.lru_cache(maxsize=8)
+def _lambdas_in(text):
+    """Every lambda of a file's text, or None where it does not parse: a file is parsed
+    once however many of its lambdas compile (a test file passes hundreds)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
 
 
 _PARSED = weakref.WeakKeyDictionary()   # code object -> (its definition's node, file name)
@@ -87,12 +103,9 @@ def _parse(pyfunc):
 def _parse_source(pyfunc):
     lines, firstline, filename = source_lines(pyfunc)
     if pyfunc.__name__ == "<lambda>":   # the whole text: a lambda may sit in any statement
-        try:
-            tree = ast.parse("".join(linecache.getlines(filename)))
-        except (SyntaxError, ValueError):
-            tree = None
-        if tree is not None:
-            return _function_node(pyfunc, tree, filename), filename
+        lambdas = _lambdas_in("".join(linecache.getlines(filename)))
+        if lambdas is not None:
+            return _lambda_node(pyfunc, lambdas), filename
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != source else 0
