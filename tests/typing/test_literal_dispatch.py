@@ -250,3 +250,32 @@ def test_a_comparison_with_none_is_a_literal(x, y):
     # its answer is known when compiling, a BooleanLiteral to an overload, as in Numba
     r = x != y if y is None else x == y   # CPython's answers
     assert njit(compared_with_none)(x, y) == (True, True, r, x is None, (x is not None) + 1)
+
+
+def sees_items(lst):
+    pass
+
+
+@overload(sees_items)
+def _sees_items(lst):
+    if lst.initial_value is None:
+        return lambda lst: literally(lst)
+    first = lst.initial_value[0]
+    return lambda lst: len(lst) * 100 + first
+
+
+def initial_items():
+    x = [7, 2, 3]
+    x.append(4)   # the display's items, not the list's now
+    return sees_items(x), sees_items([5])
+
+
+def computed_items(n):
+    return sees_items([n, 2])
+
+
+def test_a_list_display_of_constants_is_its_initial_value():
+    # Numba's List.initial_value: what literally() of a list gives an overload
+    assert njit(initial_items)() == (407, 105)
+    with pytest.raises(TypingError, match="Cannot request literal type"):
+        njit(computed_items)(1)

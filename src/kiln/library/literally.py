@@ -32,10 +32,12 @@ literally._kiln_requests_literal = True   # ... or asks for the parameter it rea
 
 
 class _Literally(Template):
-    """`literally(x)`: typing gives x's literal type (statements.literally_args)."""
+    """`literally(x)`: typing gives x's literal type (statements.literally_args), or a
+    list's type with its display's items (`initial_value`), as Numba's."""
 
     def resolve(self, tctx, args, kws):
-        if len(args) != 1 or kws or not isinstance(args[0], t.Literal):
+        if len(args) != 1 or kws or not (isinstance(args[0], t.Literal) or isinstance(
+                args[0], t.List) and args[0].initial_value is not None):
             return None
 
         def codegen(context, builder, sig, llargs):

@@ -270,16 +270,23 @@ class List(ListType):
     it; only returning it differs: compiled code gives back a Python list (a copy of the
     items, or the caller's own list when it came in as an argument: cpu/reflection.py),
     where a ListType gives a kiln.typed.List. The parameters are Numba's: `reflected` is
-    ignored (both kinds of Numba list are this one) and `initial_value` only kept, since
-    kiln's typing gives no list its display's items (Numba's initial value of a list of
-    literals, None when unknown): a list kiln infers has None."""
+    ignored (both kinds of Numba list are this one); `initial_value` is the items of the
+    display of constants that made the list (Numba's, None when unknown), which only
+    `literally(lst)` asks for (typing/literals.py): a list kiln infers has None. A list
+    type with one is another type (overloads are compiled for it)."""
 
     reflected = True
 
     def __init__(self, dtype: Type, reflected: bool = False, initial_value=None):
         super().__init__(dtype)
-        self.name = f"list({dtype})"
+        self.name = f"list({dtype})" + ("" if initial_value is None else
+                                         f"<iv={initial_value}>")
         self.initial_value = initial_value
+
+    @property
+    def key(self):
+        iv = self.initial_value
+        return (self.item_type,) if iv is None else (self.item_type, tuple(iv))
 
     def of(self, item_type: Type) -> "List":
         return List(item_type)

@@ -130,13 +130,18 @@ def known_value(typer, node):
     return _NOTHING
 
 
-def literal_of(typer, node, what):
-    """The literal type of the argument `node` of the function being typed, or a request
-    for the parameter it reads (LiteralRequest to this function's own caller), or a
-    TypingError when it is computed at run time."""
+def literal_of(typer, node, what, ty=None):
+    """The literal type of the argument `node` (of type `ty`) of the function being typed,
+    or a request for the parameter it reads (LiteralRequest to this function's own caller),
+    or a TypingError when it is computed at run time. A list made by a display of constants
+    is its type with that display's items as its `initial_value`, as in Numba."""
     value = known_value(typer, node)
     if value is not _NOTHING:
         return literal_type(value, what)
+    if isinstance(ty, t.List):
+        items = _initial_items(typer, node)
+        if items is not None:
+            return t.List(ty.item_type, initial_value=items)
     if isinstance(node, ast.Name) and node.id in pure_parameters(typer.ir):
         raise LiteralRequest(owner_of(typer.ir), {node.id}, f"{what} needs its value",
                              typer.ir.loc(node))
@@ -144,6 +149,23 @@ def literal_of(typer, node, what):
                       "but it is computed here at run time (kiln compiles a function for the "
                       "value of an argument that is a constant, a local assigned one constant, "
                       "or a parameter of the calling function)", typer.ir.loc(node))
+
+
+def _initial_items(typer, node):
+    """The items of the list display `node` is, or that the local `node` was assigned once
+    before this read, when they are all int, bool or str constants; else None."""
+    display = node
+    if isinstance(node, ast.Name):
+        stmt = constant_locals(typer.ir).get(node.id)
+        if stmt is None or not hasattr(node, "lineno") or \
+                (node.lineno, node.col_offset) <= (stmt.end_lineno, stmt.end_col_offset):
+            return None
+        display = stmt.value
+    if not isinstance(display, ast.List) or not all(
+            isinstance(e, ast.Constant) and type(e.value) in (bool, int, str)
+            for e in display.elts):
+        return None
+    return [e.value for e in display.elts]
 
 
 # -- a call whose callee asks for literal arguments ------------------------------------------
@@ -171,7 +193,8 @@ def call_with_literals(typer, node, args, kws, resolve, owner, wanted, bind, rec
                                       "parameter), so it cannot be a compile-time value",
                                       typer.ir.loc(node))
                 arg, slot = slots[param]
-                lit = literal_of(typer, arg, what)
+                lit = literal_of(typer, arg, what,
+                                 args2[slot] if isinstance(slot, int) else kws2[slot])
                 if isinstance(slot, int):
                     args2[slot] = lit
                 else:

@@ -299,7 +299,9 @@ class StatementTyper:
         if len(node.args) != 1 or node.keywords:
             raise self.error("literally() takes one argument", node)
         arg = node.args[0]
-        self.expr(arg)
+        ty = self.expr(arg)
+        if isinstance(ty, t.List) and ty.initial_value is not None:
+            return (ty,), {}   # a list with its display's items, as its caller passed it
         if known_value(self, arg) is _NOTHING and not (
                 isinstance(arg, ast.Name) and arg.id in pure_parameters(self.ir)):
             shown = ast.unparse(arg)
