@@ -635,7 +635,7 @@ def _numpy_dtype(ufunc, operands):
             return None
 
 
-def _resolve_ufunc(tctx, ufunc, operands):
+def resolve_ufunc(tctx, ufunc, operands):
     """(result type, per-element Resolution, the dtypes the operands are converted to) or
     None."""
     nin = getattr(ufunc, "nin", 3)  # np.where(cond, x, y)
@@ -714,7 +714,7 @@ def elementwise_result(out_dtype, operands):
 # ---- registration ----------------------------------------------------------------------------
 
 def _ufunc_template(ufunc):
-    return elementwise_template(lambda tctx, operands: _resolve_ufunc(tctx, ufunc, operands))
+    return elementwise_template(lambda tctx, operands: resolve_ufunc(tctx, ufunc, operands))
 
 
 def elementwise_template(resolve):
@@ -758,7 +758,7 @@ def _inplace_template(ufunc):
     def typer(tctx, target, other):
         if not isinstance(target, t.Array):
             return None
-        found = _resolve_ufunc(tctx, ufunc, (target, other))
+        found = resolve_ufunc(tctx, ufunc, (target, other))
         if found is None:
             return None
         result, element, loops = found
