@@ -114,6 +114,10 @@ def test_digit_classes():
            "😀1"])
 
 
+def test_isascii():
+    check(lambda s: s.isascii(), ["", "abc", "\x7f", "\x80", "é", "a😀", "\x00z"])
+
+
 def test_isidentifier():
     check(lambda s: s.isidentifier(),
           ["", "a", "_", "_a1", "1a", "a b", "a-b", "é_ß", "αβγ", "привет", "a·b", "·a",

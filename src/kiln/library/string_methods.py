@@ -144,6 +144,17 @@ for _name, _test in (("isdigit", _is_digit), ("isdecimal", _is_decimal),
     overload_method(_STR, _name)(_predicate(_test))
 
 
+@overload_method(_STR, "isascii")
+def _isascii(s):
+    """Every character below 128 (an empty string too, as CPython's)."""
+    def impl(s):
+        for k in range(_str_len(s)):
+            if _str_get(s, k) >= 128:
+                return False
+        return True
+    return impl
+
+
 @overload_method(_STR, "isidentifier")
 def _isidentifier(s):
     def impl(s):
