@@ -136,11 +136,17 @@ def _copy_of(a, dt):
     return out
 
 
+def _copy_keeping_order(a, dt):
+    """A copy in NumPy's order='K' (np.copy, astype): a Fortran array's stays Fortran."""
+    if a.layout == "F" and a.ndim > 1:
+        return lambda a, *_: _copy_of(a.T, dt).T
+    return lambda a, *_: _copy_of(a, dt)
+
+
 @overload(np.copy)
 def _np_copy(a):
     if isinstance(a, t.Array):
-        dt = a.dtype
-        return lambda a: _copy_of(a, dt)
+        return _copy_keeping_order(a, a.dtype)
     return None
 
 
@@ -171,7 +177,7 @@ def refuse_dropping_imaginary(source, dt):
 def _astype(a, dtype):
     dt = dtype_of(dtype)
     refuse_dropping_imaginary(a.dtype, dt)
-    return lambda a, dtype: _copy_of(a, dt)
+    return _copy_keeping_order(a, dt)
 
 
 @overload_method(t.Array, "fill")

@@ -126,10 +126,13 @@ def copies(a):
                                np.arange(24.0).reshape(2, 3, 4)[:, ::2, 1:], np.zeros(0),
                                np.array([-1.5, np.nan, np.inf, -0.0])[:3]])
 def test_copy_and_astype_are_contiguous_copies(a):
+    """a.copy() is C-contiguous; np.copy and astype keep a Fortran array Fortran (NumPy's
+    order='K')."""
     got = jit(copies)(a)
     want = copies(a)
     for g, w in zip(got[:3], want[:3]):
-        assert g.flags.c_contiguous and g.dtype == w.dtype
+        assert (g.flags.c_contiguous, g.flags.f_contiguous, g.dtype) == \
+            (w.flags.c_contiguous, w.flags.f_contiguous, w.dtype)
         np.testing.assert_array_equal(g, w)
         assert not np.shares_memory(g, a)
 
