@@ -23,7 +23,8 @@ from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime.blas import SYMBOL_PREFIX, provider, require, routine_address
 from .arrays import ArrayValue
-from ..typing.registry import intrinsic, literal_flag, omitted, overload, register_jitable
+from ..typing.registry import (intrinsic, literal_flag, omitted, overload, overload_method,
+                               register_jitable)
 
 _PREFIXES = {t.float32: "s", t.float64: "d", t.complex64: "c", t.complex128: "z"}
 
@@ -386,6 +387,12 @@ def _matrix_product(x, y, dtype):
 overload(np.dot)(_product("dot"))
 overload(np.matmul)(_product("matmul"))
 overload(operator.matmul)(_product("matmul"))
+
+
+@overload_method(t.Array, "dot")
+def _array_dot(a, b):
+    """a.dot(b) is np.dot(a, b)."""
+    return lambda a, b: np.dot(a, b)
 
 
 @overload(operator.imatmul)

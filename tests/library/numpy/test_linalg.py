@@ -41,6 +41,15 @@ def test_products(pyfunc, a, b):
     same(jit(pyfunc)(a, b), pyfunc(a, b))
 
 
+def method_dot_chained(a, b):
+    return a.dot(b).dot(b)
+
+
+def test_the_dot_method_is_np_dot():
+    for a, b in ((A[:, :4], RNG.random((4, 4))), (RNG.random((3, 3)), y[:3])):
+        same(jit(method_dot_chained)(a, b), method_dot_chained(a, b))
+
+
 @pytest.mark.parametrize("pyfunc", [matmul, dot])
 def test_misaligned_shapes_raise_value_error(pyfunc):
     with pytest.raises(ValueError):
