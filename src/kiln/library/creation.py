@@ -194,11 +194,16 @@ def _array_fill(a, value):
 @overload(np.arange)
 def _arange(start, stop=None, step=None, dtype=None):
     numbers = [a for a in (start, stop, step) if not isinstance(a, t.NoneType) and a is not None]
-    if not all(isinstance(a, (t.Integer, t.Boolean, t.Float)) for a in numbers):
+    if not all(isinstance(a, t.Number) for a in numbers):
         return None
-    natural = t.float64 if any(isinstance(a, t.Float) for a in numbers) else t.int64
+    complex_bounds = any(isinstance(a, t.Complex) for a in numbers)
+    natural = t.complex128 if complex_bounds else \
+        t.float64 if any(isinstance(a, t.Float) for a in numbers) else t.int64
     dt = dtype_of(dtype, natural)
+    if complex_bounds and not isinstance(dt, t.Complex):
+        return None
     fill = _arange_fill(dt)
+    length = _complex_length if complex_bounds else _real_length
 
     def arange(start, stop=None, step=None, dtype=None):
         if stop is None:
@@ -208,7 +213,7 @@ def _arange(start, stop=None, step=None, dtype=None):
         by = 1 if step is None else step
         if by == 0:
             raise ZeroDivisionError("division by zero")
-        n = max(math.ceil((hi - lo) / by), 0)
+        n = length(lo, hi, by)
         out = empty_array(n, dt)
         if n > 0:
             out[0] = lo
@@ -217,6 +222,18 @@ def _arange(start, stop=None, step=None, dtype=None):
             fill(out)
         return out
     return arange
+
+
+@register_jitable
+def _real_length(lo, hi, by):
+    return max(math.ceil((hi - lo) / by), 0)
+
+
+@register_jitable
+def _complex_length(lo, hi, by):
+    """NumPy's length of a complex arange: the smaller of the real and imaginary parts'."""
+    steps = (hi - lo) / by
+    return max(min(math.ceil(steps.real), math.ceil(steps.imag)), 0)
 
 
 def _arange_fill(dt):

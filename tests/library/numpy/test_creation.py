@@ -83,6 +83,18 @@ def test_arange(n):
     check(arange_float_dtype, n)
 
 
+def complex_aranges(x):
+    return np.arange(x), np.arange(x, 10), np.arange(1 + 3j, x, 0.5)
+
+
+@pytest.mark.parametrize("x", [4 + 4j, 3j, 9 + 9j, -2 + 5j], ids=repr)
+def test_arange_of_complex_bounds_is_numpys(x):
+    """Its length is the smaller of the real and imaginary parts' (NumPy's rule)."""
+    for got, want in zip(jit(complex_aranges)(x), complex_aranges(x)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def arange_zero_step(n):
     return np.arange(0, n, 0)
 
