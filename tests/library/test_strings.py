@@ -273,6 +273,7 @@ METHOD_CASES = [
     (lambda s: (s.split(","), s.split(",", 1), s.split(", ")), ["a,b,,c", "", ",", "a, b"]),
     (lambda s: s.split(""), ["abc"]),
     (lambda s: (",".join(s.split()), "".join(s.split(" "))), [" a b ", "", "中 文"]),
+    (lambda s: ("-".join(s), s.join((s, s)), "".join((s,))), ["abc", "", "中😀"]),
     (lambda s: (s.strip(), s.lstrip(), s.rstrip(), s.strip("xa"), s.rstrip("")),
      ["  ab  ", "xaxbx", "", "\u3000中\u2028", "xxx"]),
     (lambda s: (s.find("b"), s.rfind("b"), s.count("b"), s.find("b", 2), s.count(""),

@@ -369,9 +369,15 @@ def _joined(parts, sep):
 
 @overload_method(_STR, "join")
 def _join(sep, parts):
-    if not (isinstance(parts, t.ListType) and is_string(parts.item_type)):
-        raise TypingError(f"str.join takes a list of str in compiled code, not {parts}")
-    return lambda sep, parts: _joined(parts, sep)
+    """sep.join of a list of str, a tuple of str (of one type) or a str (its characters)."""
+    if isinstance(parts, t.ListType) and is_string(parts.item_type):
+        return lambda sep, parts: _joined(parts, sep)
+    if isinstance(parts, t.UniTuple) and is_string(parts.dtype):
+        return lambda sep, parts: _joined(list(parts), sep)
+    if is_string(parts):
+        return lambda sep, parts: _joined([c for c in parts], sep)
+    raise TypingError(f"str.join takes a list or tuple of str, or a str, in compiled code, "
+                      f"not {parts}")
 
 
 @overload_method(_STR, "replace")
