@@ -118,8 +118,8 @@ def test_what_the_type_does_not_answer_is_refused():
     def computed_name(n):
         return getattr(1.5, "real" if n else "imag")
 
-    def held_method(a):
-        m = a.sum
+    def held_method(a):   # a method of a value no local holds: compiled code cannot
+        m = a[:1].sum     # keep it to call later
         return m()
 
     def not_compiled(x):   # Python's str has it; compiled code does not
@@ -228,3 +228,21 @@ def test_numbas_isinstance_of_types_and_numpy_aliases():
     assert njit(kiln_types)(3) == (False, True)
     with pytest.raises(TypingError, match="Numba type classes are not supported"):
         njit(a_type_class)()
+
+
+def stored_methods(n, x):
+    out = []
+    add = out.append   # read before the list's items are known
+    for i in range(n):
+        add(i * x)
+    first = [1]
+    grow = first.append
+    first = [2]        # the method stays the first list's
+    grow(n)
+    h = getattr(x, "__hash__")
+    return out, first, h()
+
+
+@pytest.mark.parametrize("x", [3, 2.5])
+def test_a_method_kept_in_a_local_is_called_later(x):
+    check(stored_methods, 4, x)

@@ -18,7 +18,7 @@ import ast
 from .. import types as t
 from ..errors import TypingError, UnsupportedError
 from . import families
-from .literals import _NOTHING, known_value, literal_of
+from .literals import _NOTHING, constant_locals, known_value, literal_of, pure_parameters
 
 
 class IntrospectionCalls:
@@ -95,9 +95,35 @@ class IntrospectionCalls:
         read = getattr(func, "_kiln_attribute_read", None)
         if read is not None and len(func.args) == 2:
             return read
-        raise self.error("kiln calls a method where it reads it (`x.name(...)`): "
+        read = self.method_of_local(func)
+        if read is not None:
+            return read
+        raise self.error("kiln calls a method where it reads it (`x.name(...)`), or through "
+                         "a local assigned `x.name` once, x a local bound once: "
                          f"{ast.unparse(func)} is a method to call later, which compiled "
                          "code does not hold", func, UnsupportedError)
+
+    def method_of_local(self, func):
+        """`m = x.name` (or `getattr(x, "name")`) assigned once, then `m(...)`: the call
+        reads `x.name` again, the same method while x is bound once too (a parameter the
+        body never assigns, or a local assigned once)."""
+        if not isinstance(func, ast.Name):
+            return None
+        stmt = constant_locals(self.ir).get(func.id)
+        value = None if stmt is None else stmt.value
+        if isinstance(value, ast.Call) and len(value.args) == 2:   # getattr(x, "name")
+            value = getattr(value, "_kiln_attribute_read", None)
+        if not (isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
+            return None
+        receiver = value.value.id
+        if receiver not in constant_locals(self.ir) and \
+                receiver not in pure_parameters(self.ir):
+            return None
+        read = ast.copy_location(ast.Attribute(
+            ast.copy_location(ast.Name(receiver, ast.Load()), func), value.attr, ast.Load()),
+            func)
+        self.expr(read)
+        return read
 
 
 def _python_has(ty, name):

@@ -68,6 +68,10 @@ def unify(a: t.Type, b: t.Type):
         return None if inner is None else t.Optional(inner)
     if isinstance(a, t.Number) and isinstance(b, t.Number):
         return promote_numbers(a, b)
+    if isinstance(a, t.BoundMethod) and isinstance(b, t.BoundMethod) and \
+            a.method == b.method:   # `m = lst.append` read before lst's items were known
+        receiver = unify(a.receiver, b.receiver)
+        return None if receiver is None else t.BoundMethod(receiver, a.method)
     if isinstance(a, t.Array) and isinstance(b, t.Array):
         if a.dtype == b.dtype and a.ndim == b.ndim:
             return a.copy(layout=a.layout if a.layout == b.layout else "A",
