@@ -3,7 +3,7 @@ assignment, `a["x"]` field views), each checked against NumPy on the same data."
 import numpy as np
 import pytest
 
-from kiln import njit
+from kiln import literal_unroll, njit
 from kiln.errors import TypingError
 
 ALIGNED = np.dtype([("x", np.float64), ("n", np.int32), ("flag", np.bool_),
@@ -295,6 +295,21 @@ def fields_by_known_names(a):
     a[0][local] += 3
     column = a[FIELD_NAME]
     return a[i][name] + column.sum(), a[name].sum()
+
+
+FIELD_NAMES = ("u", "v", "c")
+
+
+def sum_of_named_fields(r):
+    total = 0.0
+    for name in literal_unroll(FIELD_NAMES):   # each copy of the body reads its name
+        total = total * 10 + r[name]
+    return total
+
+
+def test_a_loop_over_a_global_tuple_of_field_names():
+    a = filled(PACKED, 2)
+    assert njit(sum_of_named_fields)(a[1]) == pytest.approx(sum_of_named_fields(a[1]))
 
 
 def test_a_field_named_by_a_string_known_when_compiling():

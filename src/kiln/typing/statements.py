@@ -195,7 +195,11 @@ class StatementTyper:
     def stmt_For(self, node):
         if self.is_call_of(node.iter, literal_unroll) and len(node.iter.args) == 1:
             number = len(self.ir.local_names)     # distinct per loop: each adds names
-            added = unroll(node, self.expr(node.iter.args[0]), self.ir.node, number)
+            container = node.iter.args[0]
+            ty = self.expr(container)
+            known = self.constants.get(container)
+            strings = isinstance(known, tuple) and all(type(v) is str for v in known)
+            added = unroll(node, ty, self.ir.node, number, known if strings else None)
             self.ir.local_names = self.ir.local_names | added
             self.ir.free_values[UNROLL_RANGE] = range
         self.unstar_loop_target(node)

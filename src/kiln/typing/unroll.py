@@ -40,12 +40,15 @@ def _outside_a_loop(tctx, *args):
                       "`for x in literal_unroll(t):`")
 
 
-def unroll(loop: ast.For, tuple_ty, function: ast.FunctionDef, number: int) -> set:
+def unroll(loop: ast.For, tuple_ty, function: ast.FunctionDef, number: int,
+           strings=None) -> set:
     """Rewrite `loop` (its iterable `literal_unroll(<tuple>)` of type `tuple_ty`) in place;
-    returns the names it adds."""
+    returns the names it adds. `strings`: the strings of a tuple frozen into the code; it
+    is unrolled although its items share one type, and each copy of the body reads its item
+    as that constant (a record's field name: Numba's documented use)."""
     container = loop.iter.args[0]
     if not isinstance(tuple_ty, (t.BaseTuple, t.LiteralList)) or \
-            isinstance(tuple_ty, t.UniTuple):
+            isinstance(tuple_ty, t.UniTuple) and strings is None:
         loop.iter = container                        # one item type: an ordinary loop
         return set()
     counter = f"__unroll_{number}"
@@ -59,6 +62,9 @@ def unroll(loop: ast.For, tuple_ty, function: ast.FunctionDef, number: int) -> s
                              ctx=ast.Load())
         body = [ast.Assign(targets=[copy.deepcopy(loop.target)], value=item)]
         body += copy.deepcopy(loop.body)
+        if strings is not None and isinstance(loop.target, ast.Name) and \
+                loop.target.id not in _assigned(loop.body):
+            body[1:] = [_Constant(loop.target.id, strings[k]).visit(s) for s in body[1:]]
         for stmt in body:
             _rename(stmt, names)
         test = ast.Compare(left=ast.Name(counter, ast.Load()), ops=[ast.Eq()],
@@ -72,6 +78,18 @@ def unroll(loop: ast.For, tuple_ty, function: ast.FunctionDef, number: int) -> s
     loop.body = branches[:1] or [ast.Pass()]
     ast.fix_missing_locations(loop)   # new nodes point at the line of what holds them
     return added
+
+
+class _Constant(ast.NodeTransformer):
+    """Each read of `name` becomes the constant `value`."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(ast.Constant(self.value), node)
+        return node
 
 
 def _assigned(stmts) -> set:
