@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from kiln import njit
+from kiln import njit, typed, types
 from kiln.errors import KilnError
 
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -63,3 +63,17 @@ def test_limits_of_classes_and_refusals():
         return np.iinfo(a.dtype).max
     with pytest.raises(KilnError, match="iinfo"):
         njit(iinfo_of_float)(np.zeros(2))
+
+
+def typed_lists_of_array_types():
+    return (typed.List.empty_list(types.float32[::1, :]),
+            typed.List.empty_list(types.complex128[:]), typed.List.empty_list(types.uint8[:, :, ::1]))
+
+
+def test_an_array_type_written_in_compiled_code_is_the_type_python_makes():
+    got = [lst._dtype for lst in njit(typed_lists_of_array_types)()]
+    assert got == [types.float32[::1, :], types.complex128[:], types.uint8[:, :, ::1]]
+    assert [str(ty) for ty in got] == ["array(float32, 2d, F)", "array(complex128, 1d, A)",
+                                       "array(uint8, 3d, C)"]
+    with pytest.raises(KilnError, match="allows only ':' and '::1'"):
+        njit(lambda: types.float32[::2])()

@@ -683,6 +683,8 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
                 self.constants[node] = whole[constant]
         elif isinstance(obj, t.BaseTuple) and bounds is not None:
             res = families.ask("static_getslice", obj, index, slice(*bounds))
+        elif isinstance(obj, t.NumberClass) and (spec := self.array_type_spec(obj, node)):
+            return spec     # `float32[::1, :]`: an array type, a constant
         else:
             obj = self.fix_items(node.value, obj, "getitem", (index,))
             res = self.resolve(operator.getitem, (obj, self.field_name(obj, index, node.slice)),

@@ -244,6 +244,9 @@ def bind_positions(node):
     return bind
 
 
+_ARRAY_TYPES = {}   # (dtype, slices' bounds, whether a tuple of them) -> the array type
+
+
 class LiteralCalls:
     """The Typer's calls of callees that may need arguments as compile-time values."""
 
@@ -272,6 +275,29 @@ class LiteralCalls:
             return index
         value = known_value(self, node)
         return t.StringLiteral(value) if type(value) is str else index
+
+    def array_type_spec(self, cls, node):
+        """`float32[::1, :]` in compiled code, its slices written with constants: the array
+        type, a compile-time constant (a type argument: `typed.List.empty_list(ty)`)."""
+        known = self.constants.get(node.slice)   # (a tuple of slices frozen into the code)
+        many = isinstance(known, tuple) or isinstance(node.slice, ast.Tuple)
+        if isinstance(known, tuple):
+            bounds = [[s.start, s.stop, s.step] if isinstance(s, slice) else None
+                      for s in known]
+        else:
+            bounds = [self.constant_slice(p) for p in (node.slice.elts if many else
+                                                       [node.slice])]
+        if any(b is None for b in bounds):
+            return None
+        key = (cls.instance_type, tuple(map(tuple, bounds)), many)
+        if key not in _ARRAY_TYPES:     # one object per type: a Function is of its object
+            spec = tuple(slice(*b) for b in bounds)
+            try:
+                _ARRAY_TYPES[key] = cls.instance_type[spec if key[2] else spec[0]]
+            except TypeError as e:
+                raise self.error(str(e), node) from None
+        self.constants[node] = _ARRAY_TYPES[key]
+        return t.Function(_ARRAY_TYPES[key])
 
     def call_dispatcher(self, node, disp, args, kws):
         """A call of a kiln function: its parameters that `literally` (or a call it makes)
