@@ -128,14 +128,15 @@ def test_exception_raised_by_the_kernel_reaches_the_caller(target):
     assert np.allclose(out, expected)
 
 
-def test_the_first_exception_of_a_loop_is_the_one_raised():
-    @vectorize(["float64(float64)"])
+@pytest.mark.parametrize("forceobj", [False, True])
+def test_the_first_exception_of_a_loop_is_the_one_raised(forceobj):
     def checked(v):
         if v == -1:
             raise KeyError("minus one")
         if v < 0:
             raise ValueError("negative")
         return v
+    checked = vectorize(["float64(float64)"], forceobj=forceobj)(checked)
     out = np.zeros(5)
     with pytest.raises(ValueError):
         checked(np.array([1.0, -3.0, 2.0, -1.0, 4.0]), out)

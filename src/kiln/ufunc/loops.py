@@ -129,12 +129,14 @@ def _stretch(context, b, native, argtypes, result, args, steps, lo, hi, on_error
 
 def _elements(context, b, native, operands, bases, strides, lo, hi, on_error):
     """As Numba's loops: an element whose kernel raises keeps its output as it was, the
-    other elements are computed, and the first exception is the one reported."""
+    other elements are computed, and the first exception is reported after the loop (an
+    object-mode kernel must not run with a Python error already set)."""
     *inputs, result = operands
     retslot = context.alloca(b, dm.value_type(result))
     excslot = context.alloca(b, dm.ptr)
-    raised = context.alloca(b, dm.i1)
-    b.store(ir.Constant(dm.i1, 0), raised)
+    first = context.alloca(b, dm.ptr)
+    null = ir.Constant(dm.ptr, None)
+    b.store(null, first)
     with for_range(b, lo, hi) as i:
         def address(k):
             return b.gep(bases[k], [b.mul(i, strides[k])], source_etype=dm.i8)
@@ -144,15 +146,18 @@ def _elements(context, b, native, operands, bases, strides, lo, hi, on_error):
                        likely=False) as (failed, computed):
             with failed:
                 descriptor = b.load(excslot, typ=dm.ptr)
-                with b.if_else(b.load(raised, typ=dm.i1)) as (again, first):
-                    with again:
+                with b.if_else(b.icmp_unsigned("==", b.load(first, typ=dm.ptr), null)) \
+                        as (kept, dropped):
+                    with kept:
+                        b.store(descriptor, first)
+                    with dropped:
                         emit_release(b, descriptor)
-                    with first:
-                        on_error(b, descriptor)
-                        b.store(ir.Constant(dm.i1, 1), raised)
             with computed:
                 dm.store_item(b, result, b.load(retslot, typ=dm.value_type(result)),
                               address(len(inputs)))
+    raised = b.load(first, typ=dm.ptr)
+    with b.if_then(b.icmp_unsigned("!=", raised, null), likely=False):
+        on_error(b, raised)
 
 
 def _set_python_error(context, b, descriptor):
