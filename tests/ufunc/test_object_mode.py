@@ -56,3 +56,23 @@ def test_forceobj_errors_reach_the_caller():
         raises(np.ones(2))
     with pytest.raises(TypeError, match="needs signatures"):
         vectorize(forceobj=True)(offset)(np.ones(2))
+
+
+def doubles_until_negative(a, out):
+    for i in range(a.shape[0]):
+        if a[i] < 0:
+            raise ValueError("negative")
+        out[i] = a[i] * 2
+
+
+def test_a_raising_core_keeps_what_it_wrote_before_raising():
+    """As Python's own loop would leave it (and Numba's object mode)."""
+    gufunc = guvectorize(["void(int32[:], int32[:])"], "(n)->(n)",
+                         forceobj=True)(doubles_until_negative)
+    a = np.array([1, 2, -3, 4], np.int32)
+    out, expected = np.zeros_like(a), np.zeros_like(a)
+    with pytest.raises(ValueError):
+        doubles_until_negative(a, expected)
+    with pytest.raises(ValueError, match="negative"):
+        gufunc(a, out)
+    assert out.tolist() == expected.tolist()

@@ -21,11 +21,12 @@ def object_mode_kernel(fn, return_type, argtypes):
     names = [f"a{i}" for i in range(len(argtypes))]
     arrays = [name for name, ty in zip(names, argtypes) if isinstance(ty, t.Array)]
     passed = [f"c{name}" if name in arrays else name for name in names]
-    if return_type is None:
+    if return_type is None:   # (written back when fn raises too, as Numba's cores are)
         body = "".join(f"    c{a} = {a}.copy()\n" for a in arrays)
-        body += f"    with objmode():\n        fn({', '.join(passed)})\n"
-        body += "".join(f"    if (c{a} != {a}).any():\n        {a}[...] = c{a}\n"
-                        for a in arrays)
+        body += f"    try:\n        with objmode():\n            fn({', '.join(passed)})\n"
+        body += "    finally:\n" + "".join(
+            f"        if (c{a} != {a}).any():\n            {a}[...] = c{a}\n"
+            for a in arrays) + ("" if arrays else "        pass\n")
     else:
         body = (f"    with objmode(r={str(return_type)!r}):\n        r = fn({', '.join(names)})\n"
                 "    return r\n")
