@@ -62,3 +62,16 @@ def test_an_optional_bool():
     for x in (0, 1, 2):
         for y in (0, 1):
             assert f(x, y) == bool_or_none(x, y)
+
+
+def compare_maybe_none(p1, p2, value):
+    a = value if p1 > 0 else None
+    b = value if p2 < 0 else None
+    return a == b, a != b, a == value, value != b
+
+
+@pytest.mark.parametrize("value", ["concrete", 1.5, 3], ids=repr)
+def test_two_values_that_may_be_none_compare_as_in_python(value):
+    for p1 in (-1, 1):
+        for p2 in (-1, 1):
+            check(compare_maybe_none, p1, p2, value)

@@ -78,29 +78,29 @@ template(operator.ne)(_identity(negate=True, scalars=True))
 
 
 def _equality(negate):
-    """`opt == number`: unequal when opt is None (Python's answer; unwrapping would raise
-    TypeError), else the numbers' own comparison."""
+    """`opt == x` where either side (or both) may be None: as Python, two Nones are equal,
+    None and a value unequal (unwrapping would raise TypeError), else the values' own
+    comparison (numbers, strings...)."""
     op = operator.ne if negate else operator.eq
 
     def typer(tctx, a, b):
-        if isinstance(a, t.Optional) == isinstance(b, t.Optional):
+        if not (isinstance(a, t.Optional) or isinstance(b, t.Optional)) or \
+                isinstance(a, t.NoneType) or isinstance(b, t.NoneType):
             return None
-        first = isinstance(a, t.Optional)
-        opt, other = (a, b) if first else (b, a)
-        if not isinstance(other, (t.Number, t.Boolean)):
-            return None
-        operands = (opt.type, other) if first else (other, opt.type)
+        operands = tuple(x.type if isinstance(x, t.Optional) else x for x in (a, b))
         inner = tctx.resolve(op, operands)
         if inner is None:
             return None
 
         def codegen(context, builder, sig, args):
-            optional_value = args[0] if first else args[1]
-            result = context.alloca(builder, dm.i1)
-            builder.store(ir.Constant(dm.i1, int(negate)), result)
-            with builder.if_then(builder.extract_value(optional_value, 1)):
-                values = [builder.extract_value(optional_value, 0) if v is optional_value else v
-                          for v in args]
+            present = [builder.extract_value(v, 1) if isinstance(ty, t.Optional)
+                       else ir.Constant(dm.i1, 1) for v, ty in zip(args, (a, b))]
+            result = context.alloca(builder, dm.i1)   # unless both hold values: both None
+            both_none = builder.icmp_unsigned("==", present[0], present[1])
+            builder.store(builder.not_(both_none) if negate else both_none, result)
+            with builder.if_then(builder.and_(present[0], present[1])):
+                values = [builder.extract_value(v, 0) if isinstance(ty, t.Optional) else v
+                          for v, ty in zip(args, (a, b))]
                 values = [context.cast(builder, v, ty, st)
                           for v, ty, st in zip(values, operands, inner.signature.args)]
                 equal = inner.lower(context, builder, inner.signature, values)
