@@ -3,6 +3,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 
+# The suite starts a few hundred Python processes (a cache hit in a new process, Dask
+# workers, scripts that must crash), each importing kiln from its sources. Where bytecode is
+# not written (PYTHONDONTWRITEBYTECODE, set on some machines), each compiled every module it
+# imported again: a third of those tests' CPU time. The suite writes it (git ignores
+# __pycache__), for pytest-xdist's workers and every process the tests start.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 import gc
 
 import pytest
