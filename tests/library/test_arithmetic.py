@@ -62,6 +62,20 @@ def test_int_division_by_zero(op, a):
         jit(op)(a, False)
 
 
+@pytest.mark.parametrize("op, words", [(floordiv, "integer division by zero"),
+                                       (mod, "integer modulo by zero"),
+                                       (divmod_, "integer division or modulo by zero")],
+                         ids=["floordiv", "mod", "divmod"])
+def test_int_division_by_zero_names_the_operation(op, words):
+    # CPython raises ZeroDivisionError for each; kiln's words name the operation (Numba's
+    # say 'division by zero' after //, 'modulo by zero' after %), signed and unsigned
+    with pytest.raises(ZeroDivisionError):
+        op(7, 0)
+    for a in (7, np.uint64(7)):
+        with pytest.raises(ZeroDivisionError, match=f"^{words}$"):
+            jit(op)(a, type(a)(0))
+
+
 def test_int_min_floordiv_minus_one_wraps():
     # Python gives 2**63; 64-bit integers wrap to INT64_MIN (Numba's behavior)
     assert jit(floordiv)(I64_MIN, -1) == wrap64(I64_MIN // -1) == I64_MIN

@@ -112,8 +112,9 @@ def _int64_truediv(context, builder, sig, args):
     return builder.fdiv(x, y, flags=_float_flags(context))
 
 
-def _int_divmod(context, builder, ty, x, y):
-    """Floor quotient and remainder of integers; a zero divisor raises, or with
+def _int_divmod(context, builder, ty, x, y, message="integer division or modulo by zero"):
+    """Floor quotient and remainder of integers; a zero divisor raises `message` (naming
+    the operation: Numba's tests look for 'division by zero' after `//`), or with
     error_model="numpy" gives 0 and 0 as NumPy's integer loops do."""
     zero = ir.Constant(x.type, 0)
     by_zero = builder.icmp_unsigned("==", y, zero)
@@ -121,7 +122,7 @@ def _int_divmod(context, builder, ty, x, y):
         q, r = _int_divmod_nonzero(builder, ty, x, builder.select(by_zero, ir.Constant(
             x.type, 1), y))
         return builder.select(by_zero, zero, q), builder.select(by_zero, zero, r)
-    context.guard(builder, by_zero, ZeroDivisionError, "integer division or modulo by zero")
+    context.guard(builder, by_zero, ZeroDivisionError, message)
     return _int_divmod_nonzero(builder, ty, x, y)
 
 
@@ -144,7 +145,7 @@ def _int_divmod_nonzero(builder, ty, x, y):
     return q, r
 
 
-def _floor_op(which, float_helper, numpy_helper):
+def _floor_op(which, float_helper, numpy_helper, message):
     def typer(tctx, a, b):
         if not _all((a, b), t.Number) or isinstance(a, t.Complex) or isinstance(b, t.Complex):
             return None
@@ -153,13 +154,15 @@ def _floor_op(which, float_helper, numpy_helper):
             return rt(rt, rt), _python_impl(float_helper, numpy_helper)
 
         def codegen(context, builder, sig, args):
-            return _int_divmod(context, builder, rt, *args)[which]
+            return _int_divmod(context, builder, rt, *args, message)[which]
         return rt(rt, rt), codegen
     return typer
 
 
-template(operator.floordiv)(_floor_op(0, helpers.float_floordiv, helpers.numpy_floordiv))
-template(operator.mod)(_floor_op(1, helpers.float_mod, helpers.numpy_mod))
+template(operator.floordiv)(_floor_op(0, helpers.float_floordiv, helpers.numpy_floordiv,
+                                      "integer division by zero"))
+template(operator.mod)(_floor_op(1, helpers.float_mod, helpers.numpy_mod,
+                                 "integer modulo by zero"))
 
 
 @template(divmod)
