@@ -289,6 +289,14 @@ def test_slice_assignment(args):
     check(assigned, *args)
 
 
+def test_extended_slice_of_another_size_says_it_cannot_resize():
+    # CPython's ValueError; kiln's words add Numba's ('cannot resize')
+    with pytest.raises(ValueError):
+        assigned(10, 8, 2, -2, 2)
+    with pytest.raises(ValueError, match="extended slice cannot resize the list"):
+        jit(assigned)(10, 8, 2, -2, 2)
+
+
 def ordered(a, b, c):
     x, y, z = [a, b, c], [a + 0.0, c], [1.0, b * 1.0]     # items equal by value, not identity
     empty = [k * 1.0 for k in range(0)]

@@ -178,7 +178,7 @@ def _assign_slice(lst, value):
             return
         if m != count:
             raise ValueError("attempt to assign a sequence to an extended slice of "
-                             "another size")
+                             "another size (an extended slice cannot resize the list)")
         for k in range(count):
             _list_replace(lst, start + k * step, _list_get(items, k))
     return impl
