@@ -1,4 +1,6 @@
 """Arrays passed in from Python: indexing, views, assignment, attributes, iteration."""
+import re
+
 import numpy as np
 import pytest
 
@@ -272,6 +274,23 @@ def test_slice_assignment_any_dimensions():
     check(fill_4d, np.zeros((3, 2, 4, 2)), 1.5)
     check(copy_3d, np.zeros((2, 3, 2)), np.arange(8.0).reshape(2, 2, 2))
     check(copy_3d, np.zeros((2, 3, 2)), np.arange(12.0).reshape(2, 3, 2))  # wrong shape
+
+
+def copy_1d(x, y):
+    x[1:3] = y
+
+
+@pytest.mark.parametrize("fn, x, y, shapes", [
+    (copy_3d, np.zeros((2, 3, 2)), np.arange(12.0).reshape(2, 3, 2), ("(2, 2, 2)", "(2, 3, 2)")),
+    (copy_3d, np.zeros((2, 3, 2)), (1, 2, 3), ("(2, 2, 2)", "(3,)")),
+    (copy_1d, np.zeros(5), np.ones(3), ("(2,)", "(3,)"))], ids=["3d", "tuple", "1d"])
+def test_a_value_of_the_wrong_shape_names_both_shapes(fn, x, y, shapes):
+    # NumPy's ValueError; kiln's words are Numba's, with the shapes NumPy's words give
+    with pytest.raises(ValueError):
+        fn(x.copy(), y)
+    with pytest.raises(ValueError, match=re.escape(
+            "cannot assign slice of shape {} from input of shape {}".format(*shapes))):
+        njit(fn)(x, y)
 
 
 def tuple_into_slices(a, m, n):

@@ -331,6 +331,9 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
                               "slice: it has more dimensions, and a leading one is not 1")
             args = list(args[:2]) + [value.view([("int", zero)] * extra, squeezed)]
         if copies:  # broadcast, converted, and read first where it overlaps the view
+            if not isinstance(args[2], Tree):   # a value of the wrong shape, in words
+                context.call_python(builder, _check_assigned_shape,
+                                    t.none(view_ty, squeezed), [view, args[2]])
             source = args[2] if isinstance(args[2], Tree) else Tree.leaf(args[2], squeezed)
             evaluate(context, builder, source, out=view, out_ty=view_ty)
         else:
@@ -339,6 +342,27 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     if copies and extra <= 0:   # the value may be an array expression, computed into the view
         codegen.fusion = Consumer(frozenset({2}))
     return t.none(array_ty, index_ty, value_ty), codegen
+
+
+def _check_assigned_shape(view, value):
+    """`view[...] = value` broadcasts value's axes (aligned right) of length 1 only; the
+    error says both shapes (as NumPy's and Numba's do), which a fused copy's guard cannot."""
+    offset = len(view.shape) - len(value.shape)
+    for d in range(len(value.shape)):
+        if value.shape[d] != 1 and value.shape[d] != view.shape[offset + d]:
+            raise ValueError(f"cannot assign slice of shape {_shape_text(view.shape)} from "
+                             f"input of shape {_shape_text(value.shape)}")
+
+
+@register_jitable
+def _shape_text(shape):
+    """A shape as Python writes the tuple: (), (3,), (2, 3)."""
+    if len(shape) == 1:
+        return f"({shape[0]},)"
+    text = "("
+    for d in range(len(shape)):
+        text += f"{shape[d]}" if d == 0 else f", {shape[d]}"
+    return text + ")"
 
 
 def check_not_complex_into_real(array_ty, value_ty):
