@@ -88,11 +88,12 @@ def along_innermost(a, k):
 
 
 @register_jitable
-def innermost_of(shape, operands, k):
-    """Whether NumPy's iterator over `shape` with these operands' strides (a tuple of stride
-    tuples) has axis k innermost of the axes longer than 1. It orders the axes from C order by
-    a stable insertion sort on |stride|, an axis of length 1 or stride 0 comparing with none,
-    and C order winning where operands disagree; negative strides are not flipped."""
+def iterator_order(shape, operands):
+    """The axes as NumPy's iterator over `shape` with these operands' strides (a tuple of
+    stride tuples) orders them, innermost first: from C order by a stable insertion sort on
+    |stride|, an axis of length 1 or stride 0 comparing with none, and C order winning where
+    operands disagree; negative strides are not flipped. A new array NumPy's ufuncs make
+    (order 'K') is laid out in this order, each axis running forwards."""
     ndim = len(shape)
     perm = np.arange(ndim)[::-1].copy()   # innermost first
     for i0 in range(1, ndim):
@@ -113,10 +114,61 @@ def innermost_of(shape, operands, k):
         for i in range(i0, place, -1):
             perm[i] = perm[i - 1]
         perm[place] = j0
-    for d in perm:
+    return perm
+
+
+@register_jitable
+def innermost_of(shape, operands, k):
+    """Whether NumPy's iterator over `shape` with these operands' strides has axis k
+    innermost of the axes longer than 1 (iterator_order)."""
+    for d in iterator_order(shape, operands):
         if shape[d] != 1:
             return d == k
     return True
+
+
+@register_jitable
+def copy_order(shape, strides):
+    """The axes as NumPy lays out its copy of an array (np.array(a), order 'K'), innermost
+    first: by |stride|, a tie going to the earlier axis outside, so a broadcast axis
+    (stride 0) is innermost."""
+    ndim = len(shape)
+    perm = np.arange(ndim)[::-1].copy()
+    for i0 in range(1, ndim):   # stable insertion sort, rising |stride|
+        j0, i = perm[i0], i0
+        while i > 0 and abs(strides[perm[i - 1]]) > abs(strides[j0]):
+            perm[i] = perm[i - 1]
+            i -= 1
+        perm[i] = j0
+    return perm
+
+
+@intrinsic
+def permuted(typingctx, arr, order):
+    """A view of `arr` with its axes in `order` (a 1-d int64 C array of ndim axes, the
+    outermost first): np.transpose(arr, order)."""
+    if not (isinstance(arr, t.Array) and isinstance(order, t.Array) and
+            order.dtype == t.int64 and order.layout == "C"):
+        return None
+    view_ty = arr.copy(layout="A")
+
+    def codegen(context, builder, sig, args):
+        a = ArrayValue(context, builder, args[0], arr)
+        axes = ArrayValue(context, builder, args[1], order).field(dm.ARRAY_DATA)
+        shape, strides = [], []
+        for i in range(arr.ndim):
+            axis = builder.load(builder.gep(axes, [ir.Constant(dm.i64, i)],
+                                            source_etype=dm.i64), typ=dm.i64)
+            size, stride = a.shape(0), a.stride(0)
+            for d in range(1, arr.ndim):
+                here = builder.icmp_signed("==", axis, ir.Constant(dm.i64, d))
+                size = builder.select(here, a.shape(d), size)
+                stride = builder.select(here, a.stride(d), stride)
+            shape.append(size)
+            strides.append(stride)
+        return make_array(context, builder, view_ty, a.field(dm.ARRAY_DATA), shape, strides,
+                          meminfo=a.field(dm.ARRAY_MEMINFO), parent=a.field(dm.ARRAY_PARENT))
+    return view_ty(arr, order), codegen
 
 
 @overload(along_innermost)

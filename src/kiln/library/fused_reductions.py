@@ -18,14 +18,15 @@ from ..codegen.context import CodegenContext
 from ..runtime import nrt
 from .allocation import allocate
 from .arrays import ArrayValue
-from .axes import innermost_of, normalized_axis
+from .axes import innermost_of, iterator_order, normalized_axis
 from ..codegen.array_expressions import Consumer, Tree, as_trees, dtype_of, leaf_values
 from .fusion import (broadcast_shape, counted_loop, elements_at, evaluate, flat_condition,
                      leaf_arrays, leaf_elements, leaf_strides, nest)
 from .pairwise import BLOCK, DEPTH, pairwise_sum
 from .reductions import (_all, _any, _extreme, _mean, _result_dtype, _sum, _sum_along, greater,
                          less, summed_along)
-from ..typing.registry import template
+from .reduction_order import items_in_order
+from ..typing.registry import register_jitable, template
 from .split import PIECES, split_pieces
 
 
@@ -135,10 +136,11 @@ def _split_fused(context, builder, name, fn, rt, leaves, count, bounds, join):
         join, lambda b: context.call_internal(b, fn, rt, whole))
 
 
-def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
+def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce, laid_out=None):
     """A reduction of an array expression: `flat_reduce(tree, count)` over same-shape
-    C-contiguous leaves, else `python_impl` of the expression computed into a temporary. A
-    plain array goes to `python_impl`."""
+    C-contiguous leaves, else `python_impl` of the expression computed into a temporary, or,
+    when a leaf is not a C array, `laid_out(temporary, shape, leaf strides)` (NumPy's
+    temporary is laid out as its operands are). A plain array goes to `python_impl`."""
     (tree,) = as_trees(args, sig.args)
     if tree.operations == 0:
         return context.call_python(builder, python_impl, sig, args)
@@ -153,11 +155,17 @@ def _reduce_tree(context, builder, sig, args, python_impl, flat_reduce):
     def through_temporary():
         temp = evaluate(context, builder, tree)
         hold = context.hold_until_done(builder, temp, tree.ty)  # min of nothing raises
-        value = context.call_python(builder, python_impl, sig.return_type(tree.ty), [temp])
+        if laid_out is not None and any(ty.layout != "C" for _, ty in tree.leaves
+                                        if isinstance(ty, t.Array)):
+            layout, layout_types = _leaf_layout(context, builder, arrays, shape)
+            value = context.call_python(builder, laid_out,
+                                        sig.return_type(tree.ty, *layout_types), [temp] + layout)
+        else:
+            value = context.call_python(builder, python_impl, sig.return_type(tree.ty), [temp])
         context.done_holding(builder, hold)
         builder.store(value, result)
         nrt.emit_decref(builder, builder.extract_value(temp, dm.ARRAY_MEMINFO))
-    flat = flat_condition(builder, tree, arrays, count)
+    flat = flat_condition(builder, tree, arrays, count) if flat_reduce else None
     if flat is None:
         through_temporary()
     else:
@@ -174,15 +182,41 @@ def _pairwise_in_own_type(a):
     return isinstance(a.dtype, t.Float) and a.dtype != t.float16
 
 
-def _fused_float_reduction(method, python_impl_for, finish):
-    """Register `np.<method>(expr)` and `expr.<method>()` for float arrays so that an array
-    expression is summed where it is computed: `finish(builder, total, count)` makes the
-    result of the sum; `python_impl_for(array type)` reduces a plain array."""
+def _leaf_layout(context, builder, arrays, shape):
+    """([shape, strides], their types): the expression's shape and its array leaves'
+    strides (broadcast to it) as tuples, as `iterator_order` takes them."""
+    row = t.UniTuple(t.int64, len(shape))
+    strides = [s for s in leaf_strides(builder, arrays, shape) if s is not None]
+    operands = t.UniTuple(row, len(strides))
+    pack = lambda ty, values: context.make_tuple(builder, ty, values)  # noqa: E731
+    return [pack(row, shape), pack(operands, [pack(row, s) for s in strides])], [row, operands]
+
+
+@register_jitable
+def _sum_laid_out(x, shape, operands):
+    """np.sum of the expression computed into x as NumPy sums its own temporary, whose
+    memory order is the order its iterator gives the leaves (order 'K')."""
+    return np.sum(items_in_order(x, iterator_order(shape, operands)))
+
+
+@register_jitable
+def _mean_laid_out(x, shape, operands):
+    return np.mean(items_in_order(x, iterator_order(shape, operands)))
+
+
+def _fused_float_reduction(method, python_impl_for, finish, laid_out):
+    """Register `np.<method>(expr)` and `expr.<method>()` for float and complex arrays so
+    that an array expression is summed where it is computed (float32 and float64 over C
+    leaves): `finish(builder, total, count)` makes the result of the sum;
+    `python_impl_for(array type)` reduces a plain array, `laid_out` the temporary of an
+    expression of other leaves."""
     def typer(tctx, a, *more):
-        if more or not isinstance(a, t.Array) or not _pairwise_in_own_type(a) or \
+        if more or not isinstance(a, t.Array) or \
+                not isinstance(a.dtype, (t.Float, t.Complex)) or \
                 _result_dtype(a, method) != a.dtype:
             return None
         impl = python_impl_for(a)
+        fused = _pairwise_in_own_type(a)
 
         def codegen(context, builder, sig, args):
             def flat_reduce(tree, count):
@@ -192,14 +226,15 @@ def _fused_float_reduction(method, python_impl_for, finish):
                                      leaf_values(tree), count, _subtree_bounds,
                                      lambda b, left, right: b.fadd(left, right))
                 return finish(builder, total, count)
-            return _reduce_tree(context, builder, sig, args, impl, flat_reduce)
+            return _reduce_tree(context, builder, sig, args, impl, flat_reduce if fused else None,
+                                laid_out)
         codegen.fusion = Consumer(frozenset({0}))
         return a.dtype(a), codegen
     template(getattr(np, method))(typer)
     template(("method", method))(typer)
 
 
-_fused_float_reduction("sum", _sum, lambda builder, total, count: total)
+_fused_float_reduction("sum", _sum, lambda builder, total, count: total, _sum_laid_out)
 
 
 def _fused_sum_along(tctx, a, axis=None):
@@ -258,14 +293,9 @@ def _sum_of_temporary(context, builder, tree, impl, more, sig):
 def _sum_as_laid_out(context, builder, tree, arrays, shape, k, result):
     """The sum along axis k of the tree computed into a (C) temporary, pairwise or in order
     as NumPy's loop would run over a temporary laid out as the leaves are."""
-    ndim = len(shape)
-    row = t.UniTuple(t.int64, ndim)
-    strides = [s for s in leaf_strides(builder, arrays, shape) if s is not None]
-    operands = t.UniTuple(row, len(strides))
-    pack = lambda ty, values: context.make_tuple(builder, ty, values)  # noqa: E731
-    pairwise = context.call_python(
-        builder, innermost_of, t.boolean(row, operands, t.int64),
-        [pack(row, shape), pack(operands, [pack(row, s) for s in strides]), k])
+    layout, layout_types = _leaf_layout(context, builder, arrays, shape)
+    pairwise = context.call_python(builder, innermost_of,
+                                   t.boolean(*layout_types, t.int64), layout + [k])
     return _sum_of_temporary(context, builder, tree, _summed_along, [k, pairwise],
                              result(tree.ty, t.int64, t.boolean))
 
@@ -321,8 +351,17 @@ def _sum_rows(context, builder, tree, arrays, shape, result, row_ty):
 
 template(np.sum)(_fused_sum_along)
 template(("method", "sum"))(_fused_sum_along)
-_fused_float_reduction("mean", _mean, lambda builder, total, count: builder.fdiv(
-    total, builder.sitofp(count, total.type)))
+
+
+def _mean_of(builder, total, count):
+    """total / count in float64, as NumPy divides a sum by its intp count."""
+    double = ir.DoubleType()
+    wide = total if total.type == double else builder.fpext(total, double)
+    mean = builder.fdiv(wide, builder.sitofp(count, double))
+    return mean if total.type == double else builder.fptrunc(mean, total.type)
+
+
+_fused_float_reduction("mean", _mean, _mean_of, _mean_laid_out)
 
 
 def _truth(builder, value, dtype):

@@ -3,9 +3,10 @@ functions and as array methods, and var, std, ptp, cumsum and cumprod. Result ty
 NumPy's (the sum of int8 is int64, of float32 is float32); float sums use NumPy's pairwise
 summation, so they agree bit for bit. In parallel=True functions the whole-array forms of
 long arrays are split across the threads where that changes no bit (split.py says which).
-A non-contiguous array is reduced through a contiguous copy. Along an axis (`axis=`), an
-N-d array is seen as (outer, n, inner) around that axis (axes.py). The reductions of an
-array expression, computed where it is reduced, are fused_reductions.py's."""
+A non-contiguous array is reduced through a copy in the order NumPy's iterator visits it,
+its float sums in the calls that iterator makes (reduction_order.py). Along an axis
+(`axis=`), an N-d array is seen as (outer, n, inner) around that axis (axes.py). The
+reductions of an array expression, computed where it is reduced, are fused_reductions.py's."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,14 +19,16 @@ from .allocation import empty_array, flat_view
 from .arrays import item_in_range
 from .axes import along_innermost, around_axis, axis_normalizer, copy_innermost
 from .pairwise import pairwise_sum, pairwise_total
+from .reduction_order import BUFFER, calls_of, cast_total_in, in_iteration_order, total_in_calls
 from ..typing.registry import intrinsic, omitted, overload, overload_method, register_jitable
 from .split import add, by_ranges, multiply
 from .ufuncs import np_maximum, np_minimum, np_true_divide
 from .ufunc_elements import ordered_less
 
 def as_flat(a):
-    """The elements of `a` in the order NumPy reduces them, as a 1-d array (compiled code
-    only)."""
+    """The elements of `a` in the order NumPy's reduction iterator visits them, as a 1-d
+    array (compiled code only): C order for C arrays, memory order for Fortran ones,
+    reduction_order.py's for others."""
 
 
 def in_c_order(a):
@@ -34,10 +37,7 @@ def in_c_order(a):
 
 @overload(as_flat)
 def _as_flat(a):
-    """C order for C arrays; memory order for Fortran ones, as NumPy reduces them."""
-    if a.layout == "F":
-        return lambda a: flat_view(a.T)
-    return _in_c_order(a)
+    return lambda a: in_iteration_order(a)
 
 
 def c_contiguous(a):
@@ -258,8 +258,12 @@ def _sum(a):
     if isinstance(dt, (t.Float, t.Complex)) and dt == a.dtype:
         wide = _summed_in(dt)
 
-        def float_sum(a):
-            return dt(pairwise_total(widened(as_flat(a), wide), wide(0)))
+        def float_sum(a):   # pairwise in the calls NumPy's iterator makes (reduction_order)
+            block, step = calls_of(a, False)
+            x = widened(as_flat(a), wide)
+            if step >= x.shape[0]:
+                return dt(pairwise_total(x, wide(0)))
+            return total_in_calls(x, wide(0), block, step, dt)
         return float_sum
     if isinstance(dt, (t.Float, t.Complex)):
         return None  # float16 sums in float32 pieces: not yet
@@ -290,21 +294,11 @@ _exact_total = by_ranges("integer sum", _range_total, add)
 _exact_product = by_ranges("integer product", _range_product, multiply)
 
 
-_CHUNK = 8192  # NumPy's buffer: an integer array is converted and summed in pieces this long
-
-
 @register_jitable
 def cast_total(x, zero):
-    """The sum NumPy takes of the 1-d `x` in another dtype, zero's (`np.sum(x, dtype=...)`,
-    the float64 sum of `mean` of integers): converted and summed piece by piece."""
-    chunk = np.full(min(x.shape[0], _CHUNK), zero)
-    total = zero
-    for start in range(0, x.shape[0], _CHUNK):
-        n = min(_CHUNK, x.shape[0] - start)
-        for i in range(n):
-            chunk[i] = x[start + i]
-        total += pairwise_sum(chunk, 0, n, zero)
-    return total
+    """The sum NumPy takes of the contiguous 1-d `x` in another dtype, zero's
+    (`np.sum(x, dtype=...)`): converted and summed BUFFER items at a time."""
+    return cast_total_in(x, zero, x.shape[0], BUFFER)
 
 
 @_reduction("mean", _mean_along)
@@ -312,18 +306,25 @@ def _mean(a):
     dt = _result_dtype(a, "mean")
     if a.dtype == t.float16:
         def half_mean(a):   # summed in float32 as NumPy's float16 mean is, rounded at the end
-            x = as_flat(a)
-            return dt(np_true_divide(cast_total(x, np.float32(0)), np.float32(x.shape[0])))
+            block, step = calls_of(a, True)
+            return dt(np_true_divide(np.float64(cast_total_in(as_flat(a), np.float32(0), block,
+                                                              step)), np.float64(a.size)))
         return half_mean
     if isinstance(a.dtype, (t.Float, t.Complex)) and dt == a.dtype:
+        # NumPy divides by an intp count: in float64 (complex128, times 1 / count)
+        wide = np.complex128 if isinstance(dt, t.Complex) else np.float64
+
         def float_mean(a):
+            block, step = calls_of(a, False)
             x = as_flat(a)
-            return np_true_divide(pairwise_total(x, dt(0)), dt(x.shape[0]))
+            total = pairwise_total(x, dt(0)) if step >= x.shape[0] else \
+                total_in_calls(x, dt(0), block, step, dt)
+            return dt(np_true_divide(wide(total), wide(a.size)))
         return float_mean
     if isinstance(a.dtype, (t.Integer, t.Boolean)):
         def int_mean(a):
-            x = as_flat(a)
-            return cast_total(x, 0.0) / x.shape[0] if x.shape[0] else np.nan
+            block, step = calls_of(a, True)
+            return cast_total_in(as_flat(a), 0.0, block, step) / a.size if a.size else np.nan
         return int_mean
     return None
 
@@ -651,10 +652,12 @@ def _spread(method):
         def spread(a, axis=None, ddof=0):
             if axis is not None:
                 normalize(axis)
-            m = np_true_divide(np.sum(a), dt(a.size)) if half else np.mean(a)
-            d = as_flat(a) - m  # NumPy sums the deviations in memory order
+            m = dt(np_true_divide(np.float64(np.sum(a)), np.float64(a.size))) if half \
+                else np.mean(a)
+            d = as_flat(a) - m  # NumPy's deviations are laid out as `a` is (order 'K')
             total = np.sum(d * d)
-            variance = np_true_divide(dt(total), dt(max(a.size - ddof, 0)))
+            # divided by an intp count, in float64 as NumPy's scalar division is
+            variance = dt(np_true_divide(np.float64(total), np.float64(max(a.size - ddof, 0))))
             return np.sqrt(variance) if take_root else variance
 
         def spread_along(a, axis=None, ddof=0):

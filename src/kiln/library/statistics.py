@@ -15,6 +15,7 @@ from .. import types as t
 from ..errors import TypingError
 from .allocation import empty_array
 from .axes import around_axis, axis_normalizer
+from .reduction_order import in_copy_order
 from .reductions import (_along, _result_dtype, as_flat, c_contiguous, cast_total,
                          in_c_order, sum_along_as_copied)
 from .arrays import item_in_range
@@ -479,9 +480,10 @@ def _replacing_nan(func, reduce, fill, flat, along_as=None):
     overload(func)(ov)
 
 
-# sums and products in NumPy's order (memory order for a Fortran array), accumulations in C's
-_replacing_nan(np.nansum, np.sum, 0, as_flat, sum_along_as_copied)
-_replacing_nan(np.nanprod, np.prod, 1, as_flat)
+# sums and products in NumPy's order (the memory order of its copy of the array, in which it
+# replaces the NaNs), accumulations in C's
+_replacing_nan(np.nansum, np.sum, 0, in_copy_order, sum_along_as_copied)
+_replacing_nan(np.nanprod, np.prod, 1, in_copy_order)
 _replacing_nan(np.nancumsum, np.cumsum, 0, in_c_order)
 _replacing_nan(np.nancumprod, np.cumprod, 1, in_c_order)
 
@@ -501,7 +503,7 @@ def _nanmean(a, axis=None):
     def nanmean(a, axis=None):
         if axis is not None:
             normalize(axis)
-        x = as_flat(a)
+        x = in_copy_order(a)
         return np_true_divide(np.sum(np.where(x != x, zero, x)), dt(np.count_nonzero(x == x)))
 
     def nanmean_along(a, axis=None):
@@ -526,7 +528,7 @@ def _nan_spread(func, plain, take_root):
         def nan_spread(a, axis=None, ddof=0):
             if axis is not None:
                 normalize(axis)
-            x = as_flat(a)
+            x = in_copy_order(a)
             numbers = x == x
             count = np.count_nonzero(numbers)
             mean = np_true_divide(np.sum(np.where(numbers, x, zero)), dt(count))

@@ -611,3 +611,76 @@ def test_ptp_wraps_in_the_dtype(dtype):
     a = np.array([info.min, 12, info.max - 3], dtype)
     with np.errstate(over="ignore"):
         _bit_exact(ptp_of(a), jit(ptp_of)(a))
+
+
+
+def whole_statistics(x, y):
+    return (np.sum(x), np.mean(x), np.var(x), np.nansum(x), np.nanvar(x), np.sum(x * y),
+            (x - 2 * y).mean())
+
+
+def product(x):
+    return np.prod(x)
+
+
+def _whole_layouts(a):
+    """Views of `a` (2-d) whose items NumPy's reduction iterator passes to its loop in
+    other calls than one pairwise sum in C order: rows or columns summed one by one,
+    blocks of rows buffered 8192 items at a time, broadcast axes."""
+    f = np.asfortranarray(a)
+    cube = a.reshape(a.shape[0], -1, 2)
+    return (a[::-1], a[:, ::-1], a[::2], f[::-1], f[:, ::2], a.T[::-1], f.T[:, ::-1],
+            np.broadcast_to(a[:, :1], a.shape), np.broadcast_to(a[:1], a.shape),
+            cube.transpose(2, 0, 1)[:, ::-1], cube.transpose(1, 0, 2)[::-1])
+
+
+def test_whole_array_sums_of_views_in_numpys_calls():
+    """np.sum(a) of a view (issue 31): NumPy's iterator orders the axes by |stride|, merges
+    contiguous ones, and passes a short innermost run to its pairwise loop through a buffer
+    of 8192 items (whole runs), a long one run by run, adding each call to the total; kiln
+    summed a C-ordered copy in one pairwise sum, so reversed, strided, transposed and
+    broadcast views of a few thousand items differed in the last bits, and so did mean and
+    var, the nan-functions (NumPy's copy of the array: a broadcast axis innermost), sums of
+    expressions of such views (NumPy's temporary is laid out as its operands are) and the
+    product (multiplied in iteration order)."""
+    rng = np.random.default_rng(31)
+    a = (rng.standard_normal((300, 300)) * 10.0 ** rng.uniform(-3, 3, (300, 300))).astype(
+        np.float32)
+    b = (rng.standard_normal((300, 300)) * 10).astype(np.float32)
+    for x, y in zip(_whole_layouts(a), _whole_layouts(b)):
+        for e, g in zip(whole_statistics(x, y), jit(whole_statistics)(x, y)):
+            _bit_exact(e, g)
+    for x in _whole_layouts(a[:8, :10] * 3):
+        _bit_exact(product(x), jit(product)(x))
+
+
+def sum_and_mean(x):
+    return np.sum(x), np.mean(x)
+
+
+def half_spread(x):
+    return np.var(x), np.sum(x * x)
+
+
+@pytest.mark.parametrize("dtype", slow_except([np.complex64, np.float16, np.int64],
+                                              np.complex64, np.float16))
+def test_whole_array_sums_of_views_in_numpys_calls_of_other_dtypes(dtype):
+    """As above for complex sums (paired as NumPy pairs them), float16 sums (each call summed
+    in float32 and the total rounded to float16 between calls; the float16 mean converts
+    into the buffer: 8192 float32 items a call, in whole runs) and the float64 mean of
+    integers (converted through the buffer too). NumPy divides a complex64 mean in complex128
+    (1 / count times the sum) and float16 sums by their count in float64, where kiln divided
+    by a float16 count (inf beyond 65504 items: a NaN variance)."""
+    rng = np.random.default_rng(32)
+    a = rng.standard_normal((300, 300)) * 3
+    if dtype == np.complex64:
+        a = a + 1j * rng.standard_normal((300, 300))
+    a = a.astype(dtype) if dtype != np.int64 else rng.integers(-10 ** 15, 10 ** 15, (300, 300))
+    for x in _whole_layouts(a)[:9]:   # the 2-d views
+        for e, g in zip(sum_and_mean(x), jit(sum_and_mean)(x)):
+            _bit_exact(e, g)
+        if dtype == np.float16:
+            with np.errstate(all="ignore"):
+                expected = half_spread(x)
+            for e, g in zip(expected, jit(half_spread)(x)):
+                _bit_exact(e, g)
