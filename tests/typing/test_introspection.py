@@ -175,6 +175,29 @@ def test_a_dict_is_answered_where_dict_and_typed_dict_agree():
         njit(lambda x: isinstance(x, dict))(d)
 
 
+def displayed_dicts(n):
+    c = dict()
+    c[n] = 3
+    d = {n: 1.5}
+    return isinstance(c, dict), isinstance(d, typed.Dict), isinstance({n: n}, dict), \
+        isinstance(d, (list, dict)), isinstance(b"x", bytes)
+
+
+def reassigned_dict(x):
+    c = {1: 2}
+    if x:
+        c = typed.Dict.empty(types.int64, types.int64)
+    return isinstance(c, dict)
+
+
+def test_a_dict_made_by_a_display_is_a_dict():
+    # a dict display (or dict()) makes a dict in Python, as a local assigned one once;
+    # a local that may also hold a typed.Dict stays unknown
+    check(displayed_dicts, 4)
+    with pytest.raises(TypingError, match="it is a dict or a Dict in Python"):
+        njit(reassigned_dict)(True)
+
+
 def numpy_classes(a):
     x = a[0]
     return isinstance(x, np.int64), isinstance(x, np.integer), isinstance(x, np.float64), \

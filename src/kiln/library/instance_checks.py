@@ -50,11 +50,12 @@ def python_classes(ty):
 
 
 @families.answers("isinstance")
-def is_instance(ty, classinfo):
+def is_instance(ty, classinfo, made=None):
     """Whether a value of type `ty` is an instance of `classinfo` (a class or a tuple of
-    them), or a TypingError when its type does not say. The classes are tried in order, as
-    Python tries them: the first that matches answers, before a later one that is no class
-    could fail (`isinstance(2.5, (float, "x"))` is True)."""
+    them), or a TypingError when its type does not say. `made`: the class the expression is
+    known to make (a dict display's dict), where `ty` may be several. The classes are tried
+    in order, as Python tries them: the first that matches answers, before a later one that
+    is no class could fail (`isinstance(2.5, (float, "x"))` is True)."""
     classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
     if isinstance(ty, t.Optional):
         raise TypingError(f"isinstance() of a value that may be None ({ty}) is not known "
@@ -62,6 +63,8 @@ def is_instance(ty, classinfo):
     candidates = python_classes(ty)
     if candidates is None:
         raise TypingError(f"kiln does not know the Python class of a {ty} for isinstance()")
+    if made in candidates:
+        candidates = (made,)
     scalar = np.dtype(str(t.unliteral(ty))).type if isinstance(ty, _NUMBERS) else None
     if scalar is not None and t.unliteral(ty) not in _PYTHON_NUMBERS:
         candidates = (scalar,)   # an np.int32 is no int (nor an np.float32 a float)

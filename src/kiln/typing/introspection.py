@@ -33,7 +33,8 @@ class IntrospectionCalls:
         classinfo = tuple(self.constants.get(e) for e in classes.elts) \
             if isinstance(classes, ast.Tuple) else self.constants.get(classes)
         try:
-            value = families.ask("isinstance", args[0], classinfo)
+            value = families.ask("isinstance", args[0], classinfo,
+                                 _display_class(self, node.args[0]))
         except TypingError as e:
             raise self.error(str(e), node) from None
         self.constants[node] = value
@@ -124,6 +125,22 @@ class IntrospectionCalls:
             func)
         self.expr(read)
         return read
+
+
+def _display_class(typer, expr):
+    """dict where `expr` is a dict display (`{...}`, `dict()`) or a local assigned one once
+    before: a dict made here is a dict in Python, though its type is a kiln.typed.Dict
+    argument's too. None where the expression does not say."""
+    if isinstance(expr, ast.Name):
+        stmt = constant_locals(typer.ir).get(expr.id)
+        if stmt is None or not hasattr(expr, "lineno") or \
+                (expr.lineno, expr.col_offset) <= (stmt.end_lineno, stmt.end_col_offset):
+            return None
+        expr = stmt.value
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
+            expr.func.id == "dict" and "dict" not in typer.ir.local_names:
+        return dict if typer.ir.free_values.get("dict") is dict else None
+    return dict if isinstance(expr, ast.Dict) else None
 
 
 def _python_has(ty, name):
