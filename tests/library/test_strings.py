@@ -172,6 +172,7 @@ def test_a_python_that_hashes_strings_otherwise_is_warned_of():
     for algorithm, cutoff in ("fnv", 0), ("siphash24", 0), ("siphash13", 7):
         message = algorithm_warning(SimpleNamespace(algorithm=algorithm, cutoff=cutoff))
         assert algorithm in message and "differs from Python's" in message
+        assert ("PEP 456" in message) == (algorithm == "fnv")   # Numba's words for FNV
 
 
 def test_dict_with_string_keys_counts_words():

@@ -26,9 +26,11 @@ def algorithm_warning(info):
     of a str is its own: CPython's default, SipHash-1-3 with no small-string cutoff."""
     if info.algorithm == "siphash13" and info.cutoff == 0:
         return None
+    numba = " (as Numba's: FNV hashing is not implemented in Numba. See PEP 456)" \
+        if info.algorithm == "fnv" else ""
     return (f"this Python hashes strings with {info.algorithm} (cutoff {info.cutoff}), and "
             "kiln with SipHash-1-3, CPython's default: hash() of a str in compiled code "
-            "differs from Python's, and so may the order of a set of strings")
+            f"differs from Python's, and so may the order of a set of strings{numba}")
 
 
 if algorithm_warning(sys.hash_info):
