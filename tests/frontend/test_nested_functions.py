@@ -134,6 +134,22 @@ def passed_to_a_sibling(x, shadow):
     return apply(inner, x)
 
 
+def passed_to_a_sibling_reading_its_own(x):
+    z1, z2 = x + 1, x * 2
+
+    def inner(y):
+        return y + z1
+
+    def scale(y):
+        return y * z2
+
+    def apply(f, g, y):   # f and g read z1 and z2, which apply receives for them
+        return f(g(y)) + z2
+    first = apply(inner, scale, x)
+    z1 = 100              # a later call passes the current value, as a closure reads it
+    return first, apply(scale, inner, x)
+
+
 def lambdas_reading_outer_locals(n, k):
     scale = lambda z: z * k  # noqa: E731
     total = 0.0
@@ -145,6 +161,7 @@ def lambdas_reading_outer_locals(n, k):
 def test_a_nested_function_reads_the_locals_of_the_function_defining_it():
     check(lambdas_reading_outer_locals, 4, 1.5)
     check(called_through_a_sibling, 3)
+    check(passed_to_a_sibling_reading_its_own, 3)
     with pytest.raises(UnsupportedError, match="reads z1 of the function defining it"):
         njit(passed_to_a_sibling)(1, True)   # was 1001 or a NameError, not Python's 3
 

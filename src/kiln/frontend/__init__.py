@@ -203,17 +203,26 @@ def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
     """The outer function's locals that a nested function reads (passed to it as hidden
     trailing arguments at each call, so it sees their current values, as a closure does),
     and those that the outer's nested functions it calls read (a comprehension calling
-    `inner`, which reads `y`, passes `y` on at that call)."""
+    `inner`, which reads `y`, passes `y` on at that call), by name or as an argument the
+    outer passes it (`apply(inner, x)`: `apply` calls its parameter `f`, which reads `y`)."""
     names = free_names(node)
     functions = _local_functions(outer.node)
-    pending = [n for n in names if n in functions]
+    pending = [n for n in names if n in functions] + _functions_passed(node, outer, functions)
     while pending:
         for fn in functions[pending.pop()]:
             for name in free_names(fn) - names:
                 names.add(name)
                 if name in functions:
                     pending.append(name)
-    return tuple(sorted(names & outer.local_names))
+    return tuple(sorted(names & outer.local_names - assigned_names(node)))
+
+
+def _functions_passed(node, outer, functions) -> list:
+    """The outer's nested functions that its own calls of `node` (by name) pass as
+    arguments."""
+    return [arg.id for call in _own_scope(outer.node) if isinstance(call, ast.Call) and
+            isinstance(call.func, ast.Name) and call.func.id == node.name
+            for arg in call.args if isinstance(arg, ast.Name) and arg.id in functions]
 
 
 def _local_functions(fn) -> dict:
