@@ -150,6 +150,19 @@ def passed_to_a_sibling_reading_its_own(x):
     return first, apply(scale, inner, x)
 
 
+def called_before_its_caller_binds_the_name(x):
+    z1 = x + 1
+
+    def inner(y):
+        return y + z1
+
+    def caller(y):
+        a = inner(y)      # the outer's z1, though caller binds a z1 of its own below
+        z1 = 5
+        return a + z1
+    return caller(x)
+
+
 def lambdas_reading_outer_locals(n, k):
     scale = lambda z: z * k  # noqa: E731
     total = 0.0
@@ -162,6 +175,7 @@ def test_a_nested_function_reads_the_locals_of_the_function_defining_it():
     check(lambdas_reading_outer_locals, 4, 1.5)
     check(called_through_a_sibling, 3)
     check(passed_to_a_sibling_reading_its_own, 3)
+    check(called_before_its_caller_binds_the_name, 3)
     with pytest.raises(UnsupportedError, match="reads z1 of the function defining it"):
         njit(passed_to_a_sibling)(1, True)   # was 1001 or a NameError, not Python's 3
 

@@ -207,14 +207,21 @@ def captured_names(node: ast.FunctionDef, outer: FunctionIR) -> tuple:
     outer passes it (`apply(inner, x)`: `apply` calls its parameter `f`, which reads `y`)."""
     names = free_names(node)
     functions = _local_functions(outer.node)
-    pending = [n for n in names if n in functions] + _functions_passed(node, outer, functions)
+    _add_reads(functions, [n for n in names if n in functions], names)
+    passed = set()   # what those passed read, but for the names it binds itself
+    _add_reads(functions, _functions_passed(node, outer, functions), passed)
+    return tuple(sorted((names | passed - assigned_names(node)) & outer.local_names))
+
+
+def _add_reads(functions, pending, names):
+    """Add to `names` what the nested functions named in `pending` read, and what those
+    they read by name read."""
     while pending:
         for fn in functions[pending.pop()]:
             for name in free_names(fn) - names:
                 names.add(name)
                 if name in functions:
                     pending.append(name)
-    return tuple(sorted(names & outer.local_names - assigned_names(node)))
 
 
 def _functions_passed(node, outer, functions) -> list:
