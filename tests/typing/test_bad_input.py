@@ -389,12 +389,6 @@ CASES = [
         def f(x):
             return x[1, 2]  # bad
      """, (f64(),), TypingError, []),
-    ("array_as_condition", """
-        def f(x):
-            if x:  # bad
-                return 1
-            return 0
-     """, (f64(),), KilnError, []),
     ("complex_into_float_array", """
         def f(x):
             x[0] = 1j  # bad
