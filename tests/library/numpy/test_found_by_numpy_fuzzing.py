@@ -663,7 +663,7 @@ def half_spread(x):
 
 
 @pytest.mark.parametrize("dtype", slow_except([np.complex64, np.float16, np.int64],
-                                              np.complex64, np.float16))
+                                              np.float16))   # the others: the long run
 def test_whole_array_sums_of_views_in_numpys_calls_of_other_dtypes(dtype):
     """As above for complex sums (paired as NumPy pairs them), float16 sums (each call summed
     in float32 and the total rounded to float16 between calls; the float16 mean converts
