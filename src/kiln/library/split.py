@@ -21,7 +21,9 @@ Which reductions are split, and how:
   way) and reductions along an axis. Reductions of an array expression (computed where
   they are folded) are split by fused_reductions.py `_split_fused` on the same plan: the
   float sum and mean along the pairwise subtrees, min/max/any/all in equal ranges. A
-  non-contiguous array is reduced through its contiguous copy, which is split.
+  non-contiguous array's float sum follows the calls NumPy's iterator makes of its items
+  (reduction_order.py): a sum NumPy takes in one call is split as above, one of several
+  calls is not.
 """
 from __future__ import annotations
 
