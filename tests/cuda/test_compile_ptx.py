@@ -1079,7 +1079,7 @@ def test_debug_records_the_first_exception_for_the_host():
     assert re.search(r"atom(\.\w+)*\.cas\.b64\s+%rd\d+, \[kiln_exception\]", ptx)
     assert ptx.count("[kiln_exception+") == 3 and ".loc" in ptx
     assert table_of(ptx) == [(Negative, "a is negative"),
-                             (ZeroDivisionError, "integer division by zero")]
+                             (ZeroDivisionError, "integer division or modulo by zero")]
     plain = ptx_for(divides, sig)
     assert "kiln_exception" not in plain and table_of(plain) == [] and ".loc" not in plain
 

@@ -941,7 +941,7 @@ def test_debug_kernel_raises_what_the_device_recorded(fake):
         fake.allocations[address][:] = struct.pack("<q6i", codes[cls], *tid, *ctaid)
 
     device_records(ZeroDivisionError, (3, 0, 0), (0, 2, 0))
-    with pytest.raises(ZeroDivisionError, match=r"^integer division by zero \[in "
+    with pytest.raises(ZeroDivisionError, match=r"^integer division or modulo by zero \[in "
                        r"kernel 'divide' at blockIdx=\(0, 2, 0\), threadIdx=\(3, 0, 0\)\]$"):
         divide[1, 4](out, 7, 0)
     assert bytes(fake.allocations[address]) == bytes(32)   # zeroed for the next launch

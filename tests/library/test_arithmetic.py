@@ -62,18 +62,16 @@ def test_int_division_by_zero(op, a):
         jit(op)(a, False)
 
 
-@pytest.mark.parametrize("op, words", [(floordiv, "integer division by zero"),
-                                       (mod, "integer modulo by zero"),
-                                       (divmod_, "integer division or modulo by zero")],
-                         ids=["floordiv", "mod", "divmod"])
-def test_int_division_by_zero_names_the_operation(op, words):
-    # CPython raises ZeroDivisionError for each; kiln's words name the operation (Numba's
-    # say 'division by zero' after //, 'modulo by zero' after %), signed and unsigned
-    with pytest.raises(ZeroDivisionError):
+@pytest.mark.parametrize("op", [floordiv, mod, divmod_], ids=["floordiv", "mod", "divmod"])
+def test_int_division_by_zero_says_cpythons_words(op):
+    # the running CPython's message for each operation (% has its own from 3.11; Numba
+    # says 'division by zero' after //), signed and unsigned
+    with pytest.raises(ZeroDivisionError) as python:
         op(7, 0)
     for a in (7, np.uint64(7)):
-        with pytest.raises(ZeroDivisionError, match=f"^{words}$"):
+        with pytest.raises(ZeroDivisionError) as compiled:
             jit(op)(a, type(a)(0))
+        assert str(compiled.value) == str(python.value)
 
 
 def test_int_min_floordiv_minus_one_wraps():

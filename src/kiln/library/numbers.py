@@ -4,6 +4,7 @@ integers wrap at their width like Numba's, floats compute bit-for-bit what CPyth
 from __future__ import annotations
 
 import operator
+import sys
 
 from llvmlite import ir
 
@@ -113,9 +114,9 @@ def _int64_truediv(context, builder, sig, args):
 
 
 def _int_divmod(context, builder, ty, x, y, message="integer division or modulo by zero"):
-    """Floor quotient and remainder of integers; a zero divisor raises `message` (naming
-    the operation: Numba's tests look for 'division by zero' after `//`), or with
-    error_model="numpy" gives 0 and 0 as NumPy's integer loops do."""
+    """Floor quotient and remainder of integers; a zero divisor raises `message` (CPython's
+    words for the operation), or with error_model="numpy" gives 0 and 0 as NumPy's integer
+    loops do."""
     zero = ir.Constant(x.type, 0)
     by_zero = builder.icmp_unsigned("==", y, zero)
     if context.options.error_model == "numpy":
@@ -159,10 +160,12 @@ def _floor_op(which, float_helper, numpy_helper, message):
     return typer
 
 
+# CPython's words: `%` has its own from Python 3.11
 template(operator.floordiv)(_floor_op(0, helpers.float_floordiv, helpers.numpy_floordiv,
-                                      "integer division by zero"))
+                                      "integer division or modulo by zero"))
 template(operator.mod)(_floor_op(1, helpers.float_mod, helpers.numpy_mod,
-                                 "integer modulo by zero"))
+                                 "integer modulo by zero" if sys.version_info >= (3, 11)
+                                 else "integer division or modulo by zero"))
 
 
 @template(divmod)
