@@ -74,6 +74,7 @@ def f(a, b, x, y, arr, iarr):
 """
 
 
+@pytest.mark.slow   # waits out a hanging child's time limit: the long run
 def test_a_crash_or_a_hang_is_recorded_and_the_runner_goes_on():
     inputs = ((1, 2, 0.5, 1.5, ("float64", [1.0]), ("int64", [1])),)
     child = Child(timeout=5.0)

@@ -2,6 +2,7 @@
 must agree with NumPy (and kiln's unfused and parallel=True runs with kiln's fused one), and
 the fuzzer itself must tell every kind of failure apart, and find and shrink a bug."""
 import numpy as np
+import pytest
 
 from tests.fuzz_numpy.compare import same
 from tests.fuzz_numpy.generator import Program, flatten, generate
@@ -122,6 +123,7 @@ def f(a0, a1, a2, s0, s1, s2, s3):
 """
 
 
+@pytest.mark.slow   # a batch run and a reduction, several processes: the long run
 def test_a_planted_bug_is_found_and_reduced_and_a_crash_is_a_crash():
     # kiln's code generator made to emit every float subtraction as an addition
     inputs = (("array", "float64", (3,), "C", (1.0, 2.0, 3.5), None, False),) * 3 + \

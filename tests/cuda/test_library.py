@@ -40,11 +40,11 @@ REDUCE_DTYPES = [np.int8, np.uint16, np.uint32, np.int64, np.float32, np.float64
 
 
 # 700 threads are slow to simulate: int8 (the shared-memory fold) by default, the rest in the
-# long run; one thread: int8 and float64 by default
+# long run; one thread: int8 and float64, 33 threads: one dtype of each fold by default
 @pytest.mark.parametrize("n, dtype", slow_except(
     [(n, dtype) for n in (1, 33, 700) for dtype in REDUCE_DTYPES],
-    *[(33, dtype) for dtype in REDUCE_DTYPES], (1, np.int8), (1, np.float64), (700, np.int8),
-    rows=True), ids=lambda v: getattr(v, "__name__", str(v)))
+    *[(33, dtype) for dtype in (np.int8, np.float64, np.complex128)], (1, np.int8),
+    (1, np.float64), (700, np.int8), rows=True), ids=lambda v: getattr(v, "__name__", str(v)))
 def test_reduce_dtypes_against_numpy(dtype, n):
     """Shuffled (32/64-bit) and shared-memory (int8, uint16, complex) block folds."""
     rng = np.random.default_rng(n)

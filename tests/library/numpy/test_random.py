@@ -22,7 +22,8 @@ def shuffled(s, x):
     return x, np.random.permutation(x)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 12345, 2**32 - 1])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(12345, marks=pytest.mark.slow), 2**32 - 1])
 def test_same_stream_as_numpy_after_seed(seed):
     got, want = njit(draws)(seed), draws(seed)
     for g, w in zip(got, want):
