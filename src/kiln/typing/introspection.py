@@ -18,7 +18,8 @@ import ast
 from .. import types as t
 from ..errors import TypingError, UnsupportedError
 from . import families
-from .literals import _NOTHING, constant_locals, known_value, literal_of, pure_parameters
+from .literals import _NOTHING, assigned_before, constant_locals, known_value, literal_of, \
+    pure_parameters
 
 
 class IntrospectionCalls:
@@ -132,11 +133,7 @@ def _display_class(typer, expr):
     before: a dict made here is a dict in Python, though its type is a kiln.typed.Dict
     argument's too. None where the expression does not say."""
     if isinstance(expr, ast.Name):
-        stmt = constant_locals(typer.ir).get(expr.id)
-        if stmt is None or not hasattr(expr, "lineno") or \
-                (expr.lineno, expr.col_offset) <= (stmt.end_lineno, stmt.end_col_offset):
-            return None
-        expr = stmt.value
+        expr = assigned_before(typer.ir, expr)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
             expr.func.id == "dict" and "dict" not in typer.ir.local_names:
         return dict if typer.ir.free_values.get("dict") is dict else None

@@ -109,6 +109,16 @@ def constant_locals(ir) -> dict:
     return found
 
 
+def assigned_before(ir, name):
+    """The expression a local assigned once was given, where the ast.Name `name` reads it
+    after that assignment; else None."""
+    stmt = constant_locals(ir).get(name.id)
+    if stmt is None or not hasattr(name, "lineno") or \
+            (name.lineno, name.col_offset) <= (stmt.end_lineno, stmt.end_col_offset):
+        return None
+    return stmt.value
+
+
 _NOTHING = object()
 
 
@@ -120,11 +130,10 @@ def known_value(typer, node):
     if isinstance(node, ast.Name):
         if node.id in typer.literal_values and node.id in pure_parameters(typer.ir):
             return typer.literal_values[node.id]
-        stmt = constant_locals(typer.ir).get(node.id)
-        if stmt is not None and hasattr(node, "lineno") and \
-                (node.lineno, node.col_offset) > (stmt.end_lineno, stmt.end_col_offset):
-            value = stmt.value.value if isinstance(stmt.value, ast.Constant) else \
-                typer.constants.get(stmt.value, _NOTHING)
+        assigned = assigned_before(typer.ir, node)
+        if assigned is not None:
+            value = assigned.value if isinstance(assigned, ast.Constant) else \
+                typer.constants.get(assigned, _NOTHING)
             if type(value) in (bool, int, str):
                 return value
     return _NOTHING
@@ -154,13 +163,7 @@ def literal_of(typer, node, what, ty=None):
 def _initial_items(typer, node):
     """The items of the list display `node` is, or that the local `node` was assigned once
     before this read, when they are all int, bool or str constants; else None."""
-    display = node
-    if isinstance(node, ast.Name):
-        stmt = constant_locals(typer.ir).get(node.id)
-        if stmt is None or not hasattr(node, "lineno") or \
-                (node.lineno, node.col_offset) <= (stmt.end_lineno, stmt.end_col_offset):
-            return None
-        display = stmt.value
+    display = assigned_before(typer.ir, node) if isinstance(node, ast.Name) else node
     if not isinstance(display, ast.List) or not all(
             isinstance(e, ast.Constant) and type(e.value) in (bool, int, str)
             for e in display.elts):
