@@ -95,8 +95,8 @@ def eigh(a):
     return np.linalg.eigh(a), np.linalg.eigvalsh(a)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-def test_eigh(dtype):
+@pytest.mark.parametrize("dtype", slow_except([np.float64, np.complex128], np.float64))
+def test_eigh(dtype):   # complex128 by default in test_linalg_complex's eigh of one matrix
     a = hermitian(stacks(4, (2, 2), dtype))
     (w, v), values = eigh(a)
     want = np.linalg.eigvalsh(a)
@@ -113,8 +113,8 @@ def eig(a):
     return np.linalg.eig(a), np.linalg.eigvals(a)
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
-def test_eig(dtype):
+@pytest.mark.parametrize("dtype", slow_except([np.float64, np.complex128], np.float64))
+def test_eig(dtype):   # complex128 by default in test_linalg_complex's eig of one matrix
     a = hermitian(stacks(3, (2, 2), dtype))   # real eigenvalues for real input
     if dtype == np.complex128:
         a = stacks(3, (2, 2), dtype)

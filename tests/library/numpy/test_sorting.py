@@ -29,7 +29,9 @@ def order(a):
     return np.argsort(a), a.argsort()
 
 
-@pytest.mark.parametrize("a", ARRAYS, ids=lambda a: f"{a.dtype}{a.shape}")
+@pytest.mark.parametrize("a", [   # bool: test_every_dtype by default
+    pytest.param(a, marks=pytest.mark.slow) if a.dtype == np.bool_ else a for a in ARRAYS],
+    ids=lambda a: f"{a.dtype}{a.shape}")
 def test_sort_unique_argsort(a):
     check(sorted_and_unique, a)
     check(sort_in_place, a)
@@ -100,7 +102,7 @@ def check_rows(a, got):
 
 
 # one of each kind by default, every width in the long run
-@pytest.mark.parametrize("dtype", slow_except(DTYPES, np.float64, np.float16, np.int8, np.uint64,
+@pytest.mark.parametrize("dtype", slow_except(DTYPES, np.float64, np.float16, np.uint64,
                                               np.bool_), ids=lambda d: np.dtype(d).name)
 def test_every_dtype(dtype):
     compiled = njit(three_sorts)
