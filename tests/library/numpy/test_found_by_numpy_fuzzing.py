@@ -497,7 +497,8 @@ def half_statistics(a, b):
             a.var(), np.std(b, axis=0), np.sum(a * 2), (b + 1).sum(axis=1), np.mean(a - 1))
 
 
-def test_float16_sums_are_taken_in_float32():
+@pytest.mark.parametrize("views", slow_except([False, True], False))   # views: long run
+def test_float16_sums_are_taken_in_float32(views):
     """A float16 sum was added up in float16, each partial sum rounded to half (seed 8545:
     11008 for NumPy's 11016): NumPy sums float16 items pairwise in float32 and rounds once,
     its mean sums and divides in float32 (converting 8192 items at a time), and its var
@@ -506,7 +507,8 @@ def test_float16_sums_are_taken_in_float32():
     for n in (5, 100, 9000):
         a = (rng.standard_normal(n) * 10).astype(np.float16)
         b = (rng.standard_normal((4, n)) * 10).astype(np.float16)
-        for x, y in ((a, b), (a[::-1], b[:, ::-1]), (a[::3], b[::2, ::3])):
+        pairs = ((a[::-1], b[:, ::-1]), (a[::3], b[::2, ::3])) if views else ((a, b),)
+        for x, y in pairs:
             with np.errstate(all="ignore"):
                 expected = half_statistics(x, y)
             for e, g in zip(expected, jit(half_statistics)(x, y)):
@@ -535,16 +537,18 @@ def _laid_out(rng, dtype):
             np.broadcast_to(a[:, :1], (10, 30)), np.broadcast_to(a[0], (12, 90)))
 
 
-@pytest.mark.parametrize("dtype", slow_except(["float64", "complex64", "float32", "float16"],
-                                              "float64"))   # the others: the long run
-def test_float_sums_along_an_axis_in_numpys_order_for_every_layout(dtype):
+@pytest.mark.parametrize("dtype, part", slow_except(
+    [(d, p) for d in ("float64", "complex64", "float32", "float16") for p in (0, 1)],
+    ("float64", 0), rows=True))   # the others: the long run
+def test_float_sums_along_an_axis_in_numpys_order_for_every_layout(dtype, part):
     """Along an axis NumPy sums each lane pairwise when its loop runs innermost along it
     (the axis of least |stride| longer than 1), else it adds the lanes in order; kiln went
     by the axis index (pairwise along the last), so a Fortran array's sums differed in the
     last bits from lanes of 9 items (issue 31), and complex lanes were paired as floats are
     (NumPy pairs their interleaved parts: four complex accumulators)."""
     rng = np.random.default_rng(31)
-    for x in _laid_out(rng, dtype):
+    layouts = _laid_out(rng, dtype)
+    for x in layouts[:4] if part == 0 else layouts[4:]:   # two-dimensional C and F; the rest
         for k in range(-x.ndim, x.ndim):
             with np.errstate(all="ignore"):
                 expected = sums_along(x, k)
@@ -635,7 +639,8 @@ def _whole_layouts(a):
             cube.transpose(2, 0, 1)[:, ::-1], cube.transpose(1, 0, 2)[::-1])
 
 
-def test_whole_array_sums_of_views_in_numpys_calls():
+@pytest.mark.parametrize("part", slow_except([0, 1], 0))   # broadcast and 3-d: long run
+def test_whole_array_sums_of_views_in_numpys_calls(part):
     """np.sum(a) of a view (issue 31): NumPy's iterator orders the axes by |stride|, merges
     contiguous ones, and passes a short innermost run to its pairwise loop through a buffer
     of 8192 items (whole runs), a long one run by run, adding each call to the total; kiln
@@ -648,10 +653,11 @@ def test_whole_array_sums_of_views_in_numpys_calls():
     a = (rng.standard_normal((300, 300)) * 10.0 ** rng.uniform(-3, 3, (300, 300))).astype(
         np.float32)
     b = (rng.standard_normal((300, 300)) * 10).astype(np.float32)
-    for x, y in zip(_whole_layouts(a), _whole_layouts(b)):
+    pick = slice(0, 7) if part == 0 else slice(7, None)   # writable 2-d views; the rest
+    for x, y in zip(_whole_layouts(a)[pick], _whole_layouts(b)[pick]):
         for e, g in zip(whole_statistics(x, y), jit(whole_statistics)(x, y)):
             _bit_exact(e, g)
-    for x in _whole_layouts(a[:8, :10] * 3):
+    for x in _whole_layouts(a[:8, :10] * 3)[pick]:
         _bit_exact(product(x), jit(product)(x))
 
 
