@@ -1,5 +1,5 @@
 """`bytes` in compiled code (library/bytes_values.py): arguments, constants, len, items,
-iteration, == and isinstance, and bytes returned to Python, checked against CPython."""
+slices, iteration, == and isinstance, and bytes returned to Python, checked against CPython."""
 import pytest
 
 from helpers import check
@@ -27,3 +27,14 @@ def given_back(b):
 @pytest.mark.parametrize("b", [b"", b"xyz", bytes(range(256))])
 def test_bytes_return_to_python_equal(b):
     check(given_back, b)
+
+
+def sliced(b, start, stop, step):
+    return b[start:stop:step], b[start:stop]
+
+
+@pytest.mark.parametrize("b", [b"", b"xyzuvw", bytes(range(256))])
+@pytest.mark.parametrize("bounds", [(1, 5, 1), (None, None, -1), (-100, 100, 2), (5, 1, 1),
+                                    (-2, None, -3), (0, 1, 0)])
+def test_bytes_slices_as_python_gives_them(b, bounds):
+    check(sliced, b, *bounds)   # a zero step: CPython's ValueError

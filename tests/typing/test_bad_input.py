@@ -541,7 +541,7 @@ ARGUMENT_CASES = [
     ("np_matrix", (matrix(),), {}, ["ndarray subclass", "matrix"]),
     ("masked_array", (np.ma.MaskedArray([1.0, 2.0], mask=[0, 1]),), {},
      ["ndarray subclass", "MaskedArray"]),
-    ("bytearray", (bytearray(b"a"),), {}, ["argument 1", "bytearray"]),
+    ("memoryview_of_chars", (memoryview(b"a").cast("c"),), {}, ["argument 1", "memoryview"]),
     ("list_of_mixed_items", ([1, "a"],), {}, ["argument 1", "list"]),
     ("dict", ({},), {}, ["argument 1", "dict"]),
     ("set_of_mixed_items", ({1, "a"},), {}, ["argument 1", "set"]),   # a set of ints passes
@@ -550,7 +550,8 @@ ARGUMENT_CASES = [
     ("byte_swapped_array", (np.arange(3, dtype=">f8"),), {}, ["argument 1", "ndarray"]),
     ("structured_array_of_nested_records", (np.zeros(2, dtype=[("a", [("x", "f8")])]),), {},
      ["argument 1", "ndarray"]),
-    ("second_argument_bytearray", (1, bytearray(b"b")), {}, ["argument 2", "bytearray"]),
+    ("second_argument_of_chars", (1, memoryview(b"b").cast("c")), {},
+     ["argument 2", "memoryview"]),
     ("unknown_keyword", (1,), {"c": 3}, ["unexpected keyword", "'c'"]),
     ("keyword_given_twice", (1,), {"a": 2}, ["multiple values", "'a'"]),
     ("too_many_arguments", (1, 2, 3), {}, ["3 were given"]),

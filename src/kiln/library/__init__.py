@@ -9,7 +9,7 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing
            "ufuncs", "reductions", "fused_reductions", "shapes", "linalg", "decompositions",
            "stacked", "selection", "sorting", "random", "py_random", "joining", "routines",
            "statistics", "foreign", "lists", "literal_lists", "strings", "string_methods",
-           "string_case", "string_conversions", "hashing", "dicts", "sets",
+           "string_case", "string_conversions", "hashing", "dicts", "sets", "buffers",
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
            "reinterpret", "enums", "slice_boxing", "structs", "identity", "instance_checks",

@@ -1,6 +1,7 @@
 """`bytes` in compiled code, as Numba has them: an argument or a constant `b"..."`, its
-length, its items (ints), iteration, `==` and `isinstance(x, bytes)`; a bytes value
-returned to Python is a new `bytes` with the same contents.
+length, its items (ints), slices (new bytes values), iteration, `==` and
+`isinstance(x, bytes)`; a bytes value returned to Python is a new `bytes` with the same
+contents.
 
 A bytes value is a pointer to an NRT meminfo whose data is `{i64 length, i8 bytes[length]}`.
 It is immutable, so an argument is a copy (as a string is) and a constant of the code is a
@@ -20,6 +21,7 @@ from ..codegen.context import register_constant
 from ..codegen.ownership import meminfo_family
 from ..runtime import nrt
 from ..typing.registry import intrinsic, overload
+from .list_layout import _slice_indices
 from .strings import _STATIC_COUNT
 
 HEADER_BYTES = 8   # the length; the bytes follow
@@ -113,6 +115,35 @@ def _bytes_get(tctx, value, i):
         lambda context, b, sig, args: byte_at(b, args[0], args[1])
 
 
+@intrinsic
+def _bytes_new(tctx, n):
+    """A new bytes value of n bytes, for the caller to fill (MemoryError when exhausted)."""
+    if not isinstance(n, t.Integer):
+        return None
+
+    def codegen(context, b, sig, args):
+        value = nrt.emit_allocate(b, b.add(args[0], ir.Constant(dm.i64, HEADER_BYTES)))
+        context.guard(b, b.icmp_unsigned("==", value, ir.Constant(dm.ptr, None)),
+                      MemoryError, "cannot allocate a bytes value")
+        b.store(args[0], nrt.meminfo_data(b, value))
+        return value
+    codegen.new_reference = True
+    return t.bytes_type(t.int64), codegen
+
+
+@intrinsic
+def _bytes_set(tctx, value, i, byte):
+    """Store the int `byte` at i of a bytes value being made (no bounds check)."""
+    if not isinstance(value, t.Bytes):
+        return None
+
+    def codegen(context, b, sig, args):
+        b.store(b.trunc(args[2], dm.i8), b.gep(data_of(b, args[0]), [args[1]],
+                                                source_etype=dm.i8))
+        return dm.null_value(t.none)
+    return t.none(value, t.int64, t.int64), codegen
+
+
 @overload(len)
 def _len(value):
     if isinstance(value, t.Bytes):
@@ -122,7 +153,17 @@ def _len(value):
 
 @overload(operator.getitem)
 def _getitem(value, index):
-    if not isinstance(value, t.Bytes) or not isinstance(index, (t.Integer, t.Boolean)):
+    if not isinstance(value, t.Bytes):
+        return None
+    if isinstance(index, t.SliceType):   # a new bytes value, as Python's
+        def impl_slice(value, index):
+            start, step, count = _slice_indices(index, _bytes_len(value))
+            result = _bytes_new(count)
+            for k in range(count):
+                _bytes_set(result, k, _bytes_get(value, start + k * step))
+            return result
+        return impl_slice
+    if not isinstance(index, (t.Integer, t.Boolean)):
         return None
 
     def impl(value, index):

@@ -132,6 +132,8 @@ class GeneratorIteration:
 def iteration_for(context, builder, value, ty):
     """The iteration of `value` (of type `ty`) for a `for` loop."""
     b = builder
+    if isinstance(ty, t.Buffer):   # a bytearray, memoryview or array.array: its array view
+        ty = ty.as_array
     if isinstance(ty, t.RangeType):
         return RangeIteration(context, b, *(b.extract_value(value, i) for i in range(3)))
     if isinstance(ty, t.Array):
@@ -317,6 +319,8 @@ def _common_function(tuple_ty):
 @families.answers("item_type_of")
 def item_type_of(ty):
     """The type of the items a `for` loop over `ty` gives, or None if it is not iterable."""
+    if isinstance(ty, t.Buffer):
+        ty = ty.as_array
     if isinstance(ty, t.RangeType):
         return t.int64
     if isinstance(ty, t.Array) and ty.ndim >= 1:

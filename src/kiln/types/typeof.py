@@ -1,6 +1,7 @@
 """typeof(value): the kiln type of a Python value passed to, or frozen into, compiled code."""
 from __future__ import annotations
 
+import array
 import ctypes
 import enum
 import types as pytypes
@@ -8,6 +9,7 @@ import types as pytypes
 import numpy as np
 
 from . import core
+from .buffers import typeof_buffer
 from .containers import Array, bytes_type, slice2_type, slice3_type, tuple_of, unicode_type
 from .enums import EnumClass, enum_member_type, is_enum_class
 from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
@@ -74,6 +76,8 @@ def _typeof(value):
         return unicode_type
     if cls is bytes:
         return bytes_type
+    if cls in (bytearray, memoryview, array.array):
+        return typeof_buffer(value)
     if cls is complex:
         return core.complex128
     if value is None:

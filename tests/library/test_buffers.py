@@ -1,0 +1,118 @@
+"""bytearray, memoryview and array.array arguments (library/buffers.py): len, items,
+iteration, item assignment, a memoryview's slices and attributes, checked against CPython
+on the same objects; read-only buffers and copying slices refused at compile time."""
+import array
+import copy
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.errors import ArgumentTypingError, TypingError
+
+
+@kiln.njit
+def read(b, i):
+    total = 0.0
+    for k, x in enumerate(b):
+        total += x * (k + 1)
+    return len(b), b[i], b[-1], total
+
+
+@pytest.mark.parametrize("b", [
+    bytearray(b"\x00\xffabc"), array.array("q", [-2**62, 7, 0, 3]), array.array("f", [1.5, -2.0]),
+    memoryview(b"xyz"), memoryview(np.arange(10, dtype=np.int16)[::-3]),   # strided
+], ids=["bytearray", "array-q", "array-f", "readonly-memoryview", "strided-memoryview"])
+def test_reading_a_buffer_as_python_does(b):
+    assert read(b, 1) == read.py_func(b, 1)
+    assert type(read(b, 0)[1]) is type(read.py_func(b, 0)[1])
+
+
+@kiln.njit
+def count(b):
+    n = 0
+    for x in b:
+        n += 1
+    return n, len(b)
+
+
+@pytest.mark.parametrize("b", [bytearray(), memoryview(b""), array.array("d")])
+def test_an_empty_buffer(b):
+    assert count(b) == count.py_func(b)
+
+
+@kiln.njit
+def write(b, i, v):
+    b[i] = v
+
+
+@pytest.mark.parametrize("make, i, v", [
+    (lambda: (bytearray(b"abc"),) * 2, -1, 200),
+    (lambda: (array.array("Q", [2**64 - 1, 5]),) * 2, 0, 2**63 + 1),
+    (lambda: (lambda a: (a, memoryview(a)))(np.zeros((2, 3))), (1, 2), 2.5),
+    (lambda: (lambda a: (a, memoryview(a)[::2]))(bytearray(b"abcdef")), 1, 0),   # strided
+], ids=["bytearray", "array-Q", "2d-memoryview", "strided-memoryview"])
+def test_writing_into_a_buffer_as_python_does(make, i, v):
+    expected, view = make()
+    view[i] = v
+    got, view = make()
+    write(view, i, v)
+    assert np.array_equal(np.asarray(got), np.asarray(expected))
+
+
+def test_read_only_buffers_and_copying_slices_are_refused():
+    with pytest.raises(TypingError, match="read-only"):
+        write(memoryview(b"abc"), 0, 1)
+    ro = np.arange(3)
+    ro.setflags(write=False)
+    with pytest.raises(TypingError, match="read-only"):
+        write(memoryview(ro), 0, 1)
+    with pytest.raises(TypingError, match="cannot slice a bytearray"):
+        kiln.njit(lambda b: b[1:])(bytearray(b"abc"))
+    with pytest.raises(ArgumentTypingError, match="memoryview"):   # no number format
+        read(memoryview(b"ab").cast("c"), 0)
+
+
+@kiln.njit
+def attributes(m):
+    return (m.ndim, m.shape, m.strides, m.itemsize, m.nbytes, m.readonly, m.contiguous,
+            m.c_contiguous, m.f_contiguous)
+
+
+def _attributes(m):   # CPython's, but for `contiguous` spelled as Numba reads it
+    return (m.ndim, m.shape, m.strides, m.itemsize, m.nbytes, m.readonly,
+            m.c_contiguous or m.f_contiguous, m.c_contiguous, m.f_contiguous)
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: a, lambda a: a.T, lambda a: a[::2], lambda a: np.zeros(()),
+    lambda a: np.ascontiguousarray(a)[:, :1].copy(), lambda a: memoryview(bytearray(b"xy")),
+], ids=["C", "F", "strided", "0-d", "column", "bytearray"])
+def test_memoryview_attributes_as_python_gives_them(make):
+    m = memoryview(make(np.arange(12).reshape(3, 4)))
+    assert attributes(m) == _attributes(m)
+
+
+@kiln.njit
+def middle(m, i, j):
+    s = m[i:j]
+    return s, s[0] + 2 * s[-1]
+
+
+@pytest.mark.parametrize("m", [memoryview(b"xyzuvw"), memoryview(np.arange(8.0))[::-2]])
+def test_a_memoryview_slice_views_the_same_memory(m):
+    got, value = middle(m, 1, -1)
+    expected, expected_value = middle.py_func(m, 1, -1)
+    assert value == expected_value and got.tolist() == expected.tolist()
+    assert got.readonly == expected.readonly
+
+
+def test_writing_through_a_memoryview_slice():
+    data = bytearray(b"abcdef")
+    kiln.njit(lambda m: write(m[2:], 0, 33))(memoryview(data))
+    assert data == bytearray(b"ab!def")
+
+
+def test_a_bytearray_comes_back_as_itself():
+    data = bytearray(b"k")
+    assert kiln.njit(lambda b: b)(data) is data
