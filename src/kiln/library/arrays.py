@@ -15,6 +15,7 @@ import numpy as np
 from llvmlite import ir
 
 from .. import types as t
+from ..types.charseq import FixedWidth
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..typing.registry import (intrinsic, overload, overload_attribute, overload_method,
@@ -291,8 +292,9 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
     if isinstance(array_ty.dtype, t.Record) or isinstance(value_ty, t.Record):
         if value_ty != array_ty.dtype:   # a record item takes a record of its dtype only
             raise TypingError(f"cannot store a {value_ty} value into an item of {array_ty}")
-    elif not isinstance(value_ty, t.Number):
-        return None
+    elif not isinstance(value_ty, t.Number) and not (
+            isinstance(array_ty.dtype, FixedWidth) and array_ty.dtype.takes(value_ty)):
+        return None     # (text into a fixed-width string item is cut or padded by the cast)
     check_not_complex_into_real(array_ty, value_ty)
 
     def codegen(context, builder, sig, args):

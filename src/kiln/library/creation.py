@@ -35,9 +35,11 @@ def dtype_of(dtype_ty, default=None):
         return _BUILTIN_DTYPES[dtype_ty.pyfunc]
     if isinstance(dtype_ty, t.StringLiteral):
         try:
-            return t.from_dtype(np.dtype(dtype_ty.value))
+            found = t.from_dtype(np.dtype(dtype_ty.value))
         except TypeError:
-            pass
+            found = None
+        if not isinstance(found, (t.CharSeq, t.UnicodeCharSeq, type(None))):
+            return found    # (fixed-width strings are record fields and views of them)
     raise TypingError(f"kiln does not support the dtype {dtype_ty} here")
 
 

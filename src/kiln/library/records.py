@@ -21,8 +21,10 @@ from ..codegen.context import register_constant
 from ..errors import TypingError
 from ..runtime import nrt
 from ..runtime import pyapi as P
+from ..types.charseq import FixedWidth
 from ..types.records import on_new_record
 from .arrays import ArrayValue, make_array
+from .charseq import text_type
 from ..typing.registry import Template, Resolution, registry, template
 
 
@@ -85,7 +87,11 @@ def _write(record, name, value_ty):
     if isinstance(ty, t.Array):
         raise TypingError(f"field {name!r} of {record} is an array: assign to its items "
                           f"(r.{name}[...] = value)")
-    if not isinstance(value_ty, t.Number):
+    if isinstance(ty, FixedWidth):   # text: converted (truncated, padded) by the call
+        if not ty.takes(value_ty):
+            raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) "
+                              f"of {record} (it holds {text_type(ty)} text)")
+    elif not isinstance(value_ty, t.Number):
         raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) of "
                           f"{record}")
     if isinstance(value_ty, t.Complex) and not isinstance(ty, t.Complex):

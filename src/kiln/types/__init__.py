@@ -12,6 +12,7 @@ from .containers import (  # noqa: F401
     unicode_type, SliceLiteral, slice2_type, slice3_type, Bytes, bytes_type)
 from .records import Record  # noqa: F401
 from .buffers import Buffer  # noqa: F401
+from .charseq import CharSeq, UnicodeCharSeq  # noqa: F401
 from .datetimes import NPDatetime, NPTimedelta  # noqa: F401
 from .enums import EnumClass, EnumMember, IntEnumMember  # noqa: F401
 IntEnumClass = EnumClass   # Numba's name for the class of an IntEnum

@@ -352,7 +352,8 @@ _BY_DTYPE = {t.np_dtype: t for t in (boolean,) + numbers}
 
 def from_dtype(dtype) -> Number:
     """The kiln scalar type of a NumPy dtype (native byte order only); a structured dtype
-    gives its Record (types/records.py)."""
+    gives its Record (types/records.py), `S<n>` and `U<n>` a fixed-width string
+    (types/charseq.py)."""
     dtype = np.dtype(dtype)
     if dtype.names is not None:
         from .records import record_from_dtype
@@ -360,6 +361,11 @@ def from_dtype(dtype) -> Number:
     if dtype.kind in "Mm" and dtype.isnative:
         from .datetimes import from_np_dtype
         return from_np_dtype(dtype)
+    if dtype.kind in "SU":
+        from .charseq import fixed_width_of
+        found = fixed_width_of(dtype)
+        if found is not None:
+            return found
     try:
         return _BY_DTYPE[dtype]
     except KeyError:

@@ -3,18 +3,24 @@
 A record in compiled code is a reference into its array's memory, as a NumPy record
 (`np.void`) taken from an array is: `a[i].x = 1` and `r = a[i]; r["x"] = 1` write the
 array. The value carries the array's meminfo, so it keeps memory that compiled code
-allocated alive (codegen/ownership.py). Fields are scalars of kiln's number types or
-sub-arrays of them (`("pos", "f8", (3,))`: the field is a C-contiguous array inside the
-record); nested records are not supported.
+allocated alive (codegen/ownership.py). Fields are scalars of kiln's number types,
+fixed-width strings (`("name", "U5")`, types/charseq.py) or sub-arrays of them
+(`("pos", "f8", (3,))`: the field is a C-contiguous array inside the record); a field's
+title (`(("title", "x"), "f8")`) names it too; nested records are not supported.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from functools import lru_cache
 
 import numpy as np
 
+from .charseq import FixedWidth
 from .containers import Array
 from .core import Number, Type
+
+# Numba's description of one field (`Record.fields[name]`)
+RecordField = namedtuple("RecordField", "type offset alignment title")
 
 
 class Record(Type):
@@ -34,11 +40,48 @@ class Record(Type):
         return (self.members, self.size)
 
     def member(self, name):
-        """(type, offset) of field `name`, or None."""
+        """(type, offset) of field `name` (or of the field with that title), or None."""
+        field = self.np_dtype.fields.get(name) if isinstance(name, str) else None
+        if field is None:
+            return None
+        name = next(n for n in self.np_dtype.names if self.np_dtype.fields[n] == field)
         for member, ty, offset in self.members:
             if member == name:
                 return ty, offset
         return None
+
+    # Numba's Record API: `typeof`, `offset`, `fields`, `is_title`, `dtype`, `len()`
+    def typeof(self, name):
+        return self.member(name)[0]
+
+    def offset(self, name):
+        return self.member(name)[1]
+
+    @property
+    def fields(self):
+        """{name or title: RecordField}, as NumPy's `dtype.fields` has them."""
+        return {key: RecordField(self.typeof(key), field[1], None,
+                                 field[2] if len(field) > 2 else None)
+                for key, field in self.np_dtype.fields.items()}
+
+    def is_title(self, name) -> bool:
+        field = self.np_dtype.fields.get(name)
+        return field is not None and len(field) > 2 and field[2] == name
+
+    @property
+    def dtype(self):
+        return self.np_dtype
+
+    def __len__(self):
+        return len(self.members)
+
+    @classmethod
+    def make_c_struct(cls, fields):
+        """The record of C struct `fields` ((name, kiln type), ...), laid out as a C
+        compiler lays it out (NumPy's aligned dtype)."""
+        from .core import as_dtype, from_dtype
+        return from_dtype(np.dtype([(name, as_dtype(ty)) for name, ty in fields],
+                                   align=True))
 
     def aligned(self, name) -> bool:
         """Whether field `name` sits at a multiple of its own size in every item (loads of
@@ -65,7 +108,8 @@ def on_new_record(listener):
 
 @lru_cache(maxsize=None)
 def record_from_dtype(dtype: np.dtype, scalar_of) -> Record:
-    """The Record for a structured dtype whose fields `scalar_of` maps to kiln numbers."""
+    """The Record for a structured dtype whose fields `scalar_of` maps to kiln numbers or
+    fixed-width strings."""
     members = []
     for name in dtype.names:
         field_dtype, offset = dtype.fields[name][:2]
@@ -77,7 +121,7 @@ def record_from_dtype(dtype: np.dtype, scalar_of) -> Record:
             raise TypeError(f"kiln does not support the non-native byte order of field "
                             f"{name!r} of {dtype}")
         ty = scalar_of(item_dtype)
-        if not isinstance(ty, Number):
+        if not isinstance(ty, (Number, FixedWidth)):
             raise TypeError(f"kiln does not support field {name!r} ({field_dtype}) of {dtype}")
         members.append((name, Array(ty, len(shape), "C") if shape else ty, offset))
     record = Record(dtype, tuple(members))

@@ -100,8 +100,8 @@ def _typeof(value):
                 return core.from_dtype(value.dtype)
             except TypeError:
                 return None
-        if value.dtype.isnative or value.dtype.itemsize == 1:
-            try:
+        if (value.dtype.isnative or value.dtype.itemsize == 1) and value.dtype.kind not in "SU":
+            try:   # (np.str_ and np.bytes_ are str and bytes, not fixed-width items)
                 return core.from_dtype(value.dtype)
             except TypeError:
                 return None
@@ -163,7 +163,8 @@ def typeof_global(value):
         return EnumClass(value)
     if isinstance(value, (core.Number, Record)):   # a dtype= of a library function
         return core.NumberClass(value)
-    if isinstance(value, type) and issubclass(value, np.generic):
+    if isinstance(value, type) and issubclass(value, np.generic) and \
+            not issubclass(value, (str, bytes)):
         try:
             return core.NumberClass(core.from_dtype(value))
         except TypeError:

@@ -4,7 +4,8 @@ empty container (`l = []; l.append(x)`) and whether an operation must wait for t
 single questions answered by one module each (`ask`): the item type a `for` loop over a
 value gives (library/iteration.py), a tuple indexed or sliced by constants
 (library/tuples.py), an `is` that the types answer (library/optional.py), and the parallel
-stage's rewriting of a parallel=True function before typing (parallel/outline.py). Each
+stage's rewriting of a parallel=True function before typing (parallel/outline.py), an
+operation on fixed-width strings done on their text (library/charseq.py). Each
 answers in the module that owns it, which `library.load()` imports before any typing, so
 typing names no module above it."""
 from __future__ import annotations
@@ -24,6 +25,8 @@ _QUESTIONS = Questions(
     "python_classes",    # (ty) -> the classes a ty value may be in Python, or None
     "getattr_call",      # (arg types, name, the read of x.name or None) -> getattr's
     "outline_prange_loops",  # (FunctionIR) -> a report per prange loop, outlined in place
+    "decayed",           # (tctx, key, args, kws) -> the Resolution of a call no template
+                         # takes, with fixed-width strings as their text, or None
 )
 answers, ask = _QUESTIONS.answers, _QUESTIONS.ask
 

@@ -290,6 +290,8 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
             # Use the value inside; code generation checks at run time that it is not None.
             res = self.tctx.resolve(key, tuple(a.type if isinstance(a, t.Optional) else a
                                                for a in args), kws)
+        if res is None:   # a fixed-width string's text (library/charseq.py)
+            res = families.ask("decayed", self.tctx, key, tuple(args), kws)
         if res is None:
             raise self.error(self.no_match_message(key, args, kws, what), node)
         return res

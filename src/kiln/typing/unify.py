@@ -169,5 +169,9 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
         return src.is_undefined or src.item_type == dst.item_type   # (one layout)
     if isinstance(src, (t.DictType, t.SetType)) and type(src) is type(dst):
         return src.is_undefined
+    if isinstance(dst, t.UnicodeCharSeq):   # text, truncated or padded (types/charseq.py)
+        return isinstance(src, (t.UnicodeType, t.UnicodeCharSeq))
+    if isinstance(dst, t.CharSeq):
+        return isinstance(src, (t.Bytes, t.CharSeq))
     # a compiled function where a FunctionType is declared (types/functions.py)
     return isinstance(src, t.Dispatcher) and isinstance(dst, t.FunctionType)
