@@ -1,30 +1,19 @@
 """Case in compiled code: `upper lower title capitalize swapcase casefold` and `isupper
-islower istitle`, on the case tables of string_methods.py (ASCII, Latin-1, the basic Greek
-letters, Cyrillic).
-
-A case change maps one code point to one, as those tables do (ß stays ß in `upper`, where
-CPython gives 'SS'), except `casefold`, which folds ß to 'ss' as CPython does. A capital
-sigma lowers to ς at the end of a word and to σ elsewhere, by CPython's Final_Sigma rule.
+islower istitle`, as CPython's (Objects/unicodeobject.c) on its own Unicode tables
+(unicode_data.py): full mappings, so a character may become several ('ß'.upper() is 'SS',
+'İ'.lower() is 'i̇'), and a capital sigma lowers to ς at the end of a word and to σ
+elsewhere, by the Final_Sigma rule.
 """
 from __future__ import annotations
 
 from ..typing.registry import overload_method, register_jitable
-from .string_methods import _STR, _is_cased, _is_lower, _is_upper, _lower_of, _upper_of
+from .string_methods import _STR
 from .strings import _str_get, _str_len, _str_new, _str_set
+from .unicode_data import (CASE_IGNORABLE, CASED, LOWER, TITLE, TO_FOLD, TO_LOWER, TO_TITLE,
+                           TO_UPPER, UPPER, char_flags, has, mapping_length, write_mapping)
 
 SIGMA, SMALL_SIGMA, FINAL_SIGMA = 0x3A3, 0x3C3, 0x3C2
-SHARP_S, MICRO = 0xDF, 0xB5
-
-
-@register_jitable
-def _is_case_ignorable(c):
-    """Characters a word's case looks through (CPython's Case_Ignorable) among those near
-    the scripts kiln knows: ' . : ^ ` ¨ soft hyphen ¯ ´ · ¸, combining marks, Greek tonos
-    and the like, Cyrillic combining marks."""
-    return (c == 0x27 or c == 0x2E or c == 0x3A or c == 0x5E or c == 0x60 or c == 0xA8 or
-            c == 0xAD or c == 0xAF or c == 0xB4 or c == 0xB7 or c == 0xB8 or
-            0x300 <= c <= 0x36F or c == 0x374 or c == 0x375 or c == 0x37A or
-            c == 0x384 or c == 0x385 or c == 0x387 or 0x483 <= c <= 0x489)
+KEEP = -1   # a character a method leaves as it is
 
 
 @register_jitable
@@ -32,35 +21,51 @@ def _final_sigma(s, i):
     """Whether the Σ at i ends a word: a cased character before it and none after it,
     looking through case-ignorable ones."""
     j = i - 1
-    while j >= 0 and _is_case_ignorable(_str_get(s, j)):
+    while j >= 0 and has(_str_get(s, j), CASE_IGNORABLE):
         j -= 1
-    if j < 0 or not _is_cased(_str_get(s, j)):
+    if j < 0 or not has(_str_get(s, j), CASED):
         return False
     n, j = _str_len(s), i + 1
-    while j < n and _is_case_ignorable(_str_get(s, j)):
+    while j < n and has(_str_get(s, j), CASE_IGNORABLE):
         j += 1
-    return j == n or not _is_cased(_str_get(s, j))
+    return j == n or not has(_str_get(s, j), CASED)
 
 
 @register_jitable
-def _lower_at(s, i):
-    """The lower case of s[i] where it stands."""
-    c = _str_get(s, i)
-    if c == SIGMA:
-        return FINAL_SIGMA if _final_sigma(s, i) else SMALL_SIGMA
-    return _lower_of(c)
+def _length(s, k, mapping):
+    c = _str_get(s, k)
+    if mapping == KEEP or mapping == TO_LOWER and c == SIGMA:
+        return 1
+    return mapping_length(c, mapping)
 
 
-def _mapping(point):
-    """A method that maps each code point by `point(s, k, previous_is_cased)`."""
+@register_jitable
+def _write(s, k, mapping, out, at):
+    c = _str_get(s, k)
+    if mapping == KEEP:
+        _str_set(out, at, c)
+        return at + 1
+    if mapping == TO_LOWER and c == SIGMA:
+        _str_set(out, at, FINAL_SIGMA if _final_sigma(s, k) else SMALL_SIGMA)
+        return at + 1
+    return write_mapping(c, mapping, out, at)
+
+
+def _mapping(choose):
+    """A method that maps each character by the mapping `choose(s, k, previous_is_cased)`
+    names: the result's length first, then its characters."""
     @register_jitable
     def mapped(s):
         n = _str_len(s)
-        result = _str_new(n)
-        previous = False
+        total, previous = 0, False
         for k in range(n):
-            _str_set(result, k, point(s, k, previous))
-            previous = _is_cased(_str_get(s, k))
+            total += _length(s, k, choose(s, k, previous))
+            previous = has(_str_get(s, k), CASED)
+        result = _str_new(total)
+        at, previous = 0, False
+        for k in range(n):
+            at = _write(s, k, choose(s, k, previous), result, at)
+            previous = has(_str_get(s, k), CASED)
         return result
 
     def ov(s):
@@ -69,82 +74,55 @@ def _mapping(point):
 
 
 @register_jitable
-def _upper_point(s, k, previous):
-    return _upper_of(_str_get(s, k))
+def _upper(s, k, previous):
+    return TO_UPPER
 
 
 @register_jitable
-def _lower_point(s, k, previous):
-    return _lower_at(s, k)
+def _lower(s, k, previous):
+    return TO_LOWER
 
 
 @register_jitable
-def _title_point(s, k, previous):
-    """Upper case after an uncased character, lower case after a cased one (title case is
-    upper case for every letter the tables know)."""
-    return _lower_at(s, k) if previous else _upper_of(_str_get(s, k))
+def _title(s, k, previous):
+    """Lower case after a cased character, title case after any other."""
+    return TO_LOWER if previous else TO_TITLE
 
 
 @register_jitable
-def _capitalize_point(s, k, previous):
-    return _upper_of(_str_get(s, k)) if k == 0 else _lower_at(s, k)
+def _capitalize(s, k, previous):
+    return TO_TITLE if k == 0 else TO_LOWER
 
 
 @register_jitable
-def _swapcase_point(s, k, previous):
-    c = _str_get(s, k)
-    return _lower_at(s, k) if _is_upper(c) else _upper_of(c)
-
-
-for _name, _point in (("upper", _upper_point), ("lower", _lower_point),
-                      ("title", _title_point), ("capitalize", _capitalize_point),
-                      ("swapcase", _swapcase_point)):
-    overload_method(_STR, _name)(_mapping(_point))
+def _swapcase(s, k, previous):
+    flags = char_flags(_str_get(s, k))
+    if flags & UPPER:
+        return TO_LOWER
+    return TO_UPPER if flags & LOWER else KEEP
 
 
 @register_jitable
-def _folded(c):
-    """The case fold of c other than ß (lower case, and µ, ς fold to μ, σ)."""
-    if c == MICRO:
-        return 0x3BC
-    if c == FINAL_SIGMA:
-        return SMALL_SIGMA
-    return _lower_of(c)
+def _casefold(s, k, previous):
+    return TO_FOLD
 
 
-@overload_method(_STR, "casefold")
-def _casefold(s):
-    def impl(s):
-        n = _str_len(s)
-        sharp = 0
-        for k in range(n):
-            if _str_get(s, k) == SHARP_S:
-                sharp += 1
-        result = _str_new(n + sharp)
-        at = 0
-        for k in range(n):
-            c = _str_get(s, k)
-            if c == SHARP_S:   # ß folds to ss
-                _str_set(result, at, 115)
-                at += 1
-                _str_set(result, at, 115)
-            else:
-                _str_set(result, at, _folded(c))
-            at += 1
-        return result
-    return impl
+for _name, _choose in (("upper", _upper), ("lower", _lower), ("title", _title),
+                       ("capitalize", _capitalize), ("swapcase", _swapcase),
+                       ("casefold", _casefold)):
+    overload_method(_STR, _name)(_mapping(_choose))
 
 
-def _cased(upper):
-    """isupper/islower: some cased character, and none of the other case."""
+def _cased(case, other):
+    """isupper/islower: some character of `case`, none of `other` nor title case."""
     @register_jitable
     def test(s):
         cased = False
         for k in range(_str_len(s)):
-            c = _str_get(s, k)
-            if _is_cased(c):
-                if _is_upper(c) != upper:
-                    return False
+            flags = char_flags(_str_get(s, k))
+            if flags & (other | TITLE):
+                return False
+            if flags & case:
                 cased = True
         return cased
 
@@ -153,23 +131,23 @@ def _cased(upper):
     return ov
 
 
-overload_method(_STR, "isupper")(_cased(True))
-overload_method(_STR, "islower")(_cased(False))
+overload_method(_STR, "isupper")(_cased(UPPER, LOWER))
+overload_method(_STR, "islower")(_cased(LOWER, UPPER))
 
 
 @overload_method(_STR, "istitle")
 def _istitle(s):
-    """Every upper-case letter after an uncased character, every lower-case one after a
-    cased one, and at least one cased character."""
+    """Every upper- or title-case character after an uncased one, every lower-case one
+    after a cased one, and at least one cased character."""
     def impl(s):
         cased, previous = False, False
         for k in range(_str_len(s)):
-            c = _str_get(s, k)
-            if _is_upper(c):
+            flags = char_flags(_str_get(s, k))
+            if flags & (UPPER | TITLE):
                 if previous:
                     return False
                 previous, cased = True, True
-            elif _is_lower(c):
+            elif flags & LOWER:
                 if not previous:
                     return False
                 previous, cased = True, True

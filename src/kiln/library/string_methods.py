@@ -1,10 +1,8 @@
 """`str` methods, `ord` and `chr` in compiled code, written in Python on the string
 primitives of library/strings.py (case conversions are in string_case.py).
 
-Character classes and case follow CPython for ASCII, Latin-1, the basic Greek letters and
-Cyrillic (the ranges in `_lower_of`/`_upper_of`; `isspace` and the line breaks of
-`splitlines` are CPython's exact lists); other code points are not letters, not digits and
-have no case here (CPython's Unicode tables would be the complete rule).
+Character classes are the running CPython's, every code point's (unicode_data.py); `isspace`
+and the line breaks of `splitlines` are CPython's exact lists.
 """
 from __future__ import annotations
 
@@ -12,6 +10,8 @@ from .. import types as t
 from ..errors import TypingError
 from ..typing.unroll import literal_unroll
 from ..typing.registry import omitted, overload, overload_method, register_jitable
+from .unicode_data import (ALPHA, DECIMAL, DIGIT, NUMERIC, PRINTABLE, XID_CONTINUE,
+                           XID_START, char_flags, has)
 from .strings import (_find, _matches_at, _str_copy, _str_get, _str_len, _str_new, _str_set,
                       _substring, is_string)
 
@@ -33,115 +33,49 @@ def _is_space(c):
             c == 0x205F or c == 0x3000)
 
 
-@register_jitable
-def _is_decimal(c):
-    return 48 <= c <= 57
-
-
-@register_jitable
-def _is_digit(c):
-    """Decimal digits and the superscripts ¹ ² ³ (CPython's isdigit)."""
-    return _is_decimal(c) or c == 0xB2 or c == 0xB3 or c == 0xB9
-
-
-@register_jitable
-def _is_numeric(c):
-    """Digits and the vulgar fractions ¼ ½ ¾ (CPython's isnumeric)."""
-    return _is_digit(c) or 0xBC <= c <= 0xBE
-
-
-@register_jitable
-def _upper_of(c):
-    """The upper-case letter of c, or c (see the module docstring for the ranges)."""
-    if 97 <= c <= 122 or 0xE0 <= c <= 0xFE and c != 0xF7 or \
-            0x3B1 <= c <= 0x3C9 and c != 0x3C2 or 0x430 <= c <= 0x44F:
-        return c - 32
-    if 0x450 <= c <= 0x45F:
-        return c - 80
-    if c == 0xFF:   # ÿ
-        return 0x178
-    if c == 0xB5:   # µ
-        return 0x39C
-    if c == 0x3C2:   # final sigma
-        return 0x3A3
-    return c
-
-
-@register_jitable
-def _lower_of(c):
-    """The lower-case letter of c, or c; Σ depends on where it stands (`_lower_at`)."""
-    if 65 <= c <= 90 or 0xC0 <= c <= 0xDE and c != 0xD7 or \
-            0x391 <= c <= 0x3A9 and c != 0x3A2 or 0x410 <= c <= 0x42F:
-        return c + 32
-    if 0x400 <= c <= 0x40F:
-        return c + 80
-    if c == 0x178:   # Ÿ
-        return 0xFF
-    return c
-
-
-@register_jitable
-def _is_lower_only(c):
-    """Lower-case letters with no upper case of one code point (ß, ª, º)."""
-    return c == 0xDF or c == 0xAA or c == 0xBA
-
-
-@register_jitable
-def _is_upper(c):
-    return _lower_of(c) != c
-
-
-@register_jitable
-def _is_lower(c):
-    return _upper_of(c) != c or _is_lower_only(c)
-
-
-@register_jitable
-def _is_cased(c):
-    """Upper or lower case (CPython's Cased); the letters kiln knows are exactly these."""
-    return _is_upper(c) or _is_lower(c)
-
-
-@register_jitable
-def _is_alnum(c):
-    return _is_cased(c) or _is_numeric(c)
-
-
-@register_jitable
-def _is_identifier_start(c):
-    return _is_cased(c) or c == 95   # _
-
-
-@register_jitable
-def _is_identifier_char(c):
-    """What may follow the first character of an identifier (XID_Continue), among them
-    the middle dots U+00B7 and U+0387."""
-    return _is_identifier_start(c) or _is_decimal(c) or c == 0xB7 or c == 0x387
-
-
-def _predicate(test):
-    """`s.isdigit()` & co.: a non-empty string whose every character passes."""
+def _predicate(flags):
+    """`s.isdigit()` & co.: a non-empty string each of whose characters has one of `flags`
+    (unicode_data.py)."""
     @register_jitable
     def all_pass(s):
         n = _str_len(s)
         if n == 0:
             return False
         for k in range(n):
-            if not test(_str_get(s, k)):
+            if char_flags(_str_get(s, k)) & flags == 0:
                 return False
         return True
 
     def ov(s):
-        def impl(s):
-            return all_pass(s)
-        return impl
+        return lambda s: all_pass(s)
     return ov
 
 
-for _name, _test in (("isdigit", _is_digit), ("isdecimal", _is_decimal),
-                     ("isnumeric", _is_numeric), ("isalpha", _is_cased),
-                     ("isspace", _is_space), ("isalnum", _is_alnum)):
-    overload_method(_STR, _name)(_predicate(_test))
+for _name, _flags in (("isdigit", DIGIT), ("isdecimal", DECIMAL), ("isnumeric", NUMERIC),
+                      ("isalpha", ALPHA), ("isalnum", ALPHA | DECIMAL | DIGIT | NUMERIC)):
+    overload_method(_STR, _name)(_predicate(_flags))
+
+
+@overload_method(_STR, "isspace")
+def _isspace(s):
+    def impl(s):
+        n = _str_len(s)
+        for k in range(n):
+            if not _is_space(_str_get(s, k)):
+                return False
+        return n > 0
+    return impl
+
+
+@overload_method(_STR, "isprintable")
+def _isprintable(s):
+    """Every character printable (an empty string too, as CPython's)."""
+    def impl(s):
+        for k in range(_str_len(s)):
+            if not has(_str_get(s, k), PRINTABLE):
+                return False
+        return True
+    return impl
 
 
 @overload_method(_STR, "isascii")
@@ -159,10 +93,10 @@ def _isascii(s):
 def _isidentifier(s):
     def impl(s):
         n = _str_len(s)
-        if n == 0 or not _is_identifier_start(_str_get(s, 0)):
+        if n == 0 or not has(_str_get(s, 0), XID_START):   # (an '_' too)
             return False
         for k in range(1, n):
-            if not _is_identifier_char(_str_get(s, k)):
+            if not has(_str_get(s, k), XID_CONTINUE):
                 return False
         return True
     return impl
