@@ -191,8 +191,9 @@ class _Kernel:
         return ufunc
 
     def callable_from_compiled_code(self, key, lazy, owner=None):
-        """Let @njit code call `key` (the ufunc, or the DUFunc) on numbers and arrays: an
-        elementwise operation whose element is the kernel, fused with its neighbours. An
+        """Let @njit code call `key` (the ufunc, or the DUFunc) on numbers and arrays, and its
+        methods (library/ufunc_methods.py). A call is an elementwise operation whose
+        element is the kernel, fused with its neighbours. An
         eager ufunc (or a frozen DUFunc) takes the signature of the operands' dtypes, else
         the first one they cast to safely (as NumPy's loop search does); a lazy one takes a
         loop compiled so far in the same way, else compiles the kernel for the operands'
@@ -200,6 +201,7 @@ class _Kernel:
         from ..codegen.array_expressions import dtype_of
         from ..typing.registry import Resolution, template
         from ..library.ufuncs import elementwise_result, elementwise_template
+        from ..library import ufunc_methods
 
         def resolve(tctx, operands):
             if len(operands) != self.nin or \
@@ -229,6 +231,8 @@ class _Kernel:
                                  new_reference=True)
             return elementwise_result(typed.return_type, operands), element, argtypes
         template(key, target="cpu")(elementwise_template(resolve))
+        ufunc_methods.register(key, self.nin,
+                               owner._ufunc_for if owner is not None else lambda _: key)
 
 
 def _operand_key(value):
@@ -379,13 +383,17 @@ class DUFunc(Growing):
         ufunc, kwargs = self._loop_for(args[:nin], kwargs)
         return ufunc(*args, **kwargs)
 
+    def _ufunc_for(self, argtypes):
+        """The ufunc with a loop for these input types (a frozen one as it is: NumPy's
+        search decides, as a ufunc's reduce and at do); compiled code's methods ask too."""
+        return self.ufunc if self._frozen else self._ensure(argtypes)
+
     def _method(self, name, operands, *args, **kwargs):
         dtype = kwargs.get("dtype")
-        if self._frozen:   # NumPy's search, as a ufunc's reduce and at do
-            return getattr(self.ufunc, name)(*args, **kwargs)
-        argtypes = (t.from_dtype(np.dtype(dtype)),) * self._kernel.nin if dtype is not None \
+        argtypes = () if self._frozen else \
+            (t.from_dtype(np.dtype(dtype)),) * self._kernel.nin if dtype is not None \
             else tuple(input_type(o) for o in operands)
-        return getattr(self._ensure(argtypes), name)(*args, **kwargs)
+        return getattr(self._ufunc_for(argtypes), name)(*args, **kwargs)
 
     def reduce(self, array, *args, **kwargs):
         return self._method("reduce", (array,) * self._kernel.nin, array, *args, **kwargs)

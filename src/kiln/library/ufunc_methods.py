@@ -1,0 +1,420 @@
+"""A kiln ufunc's methods in compiled code: `f.reduce`, `f.accumulate`, `f.reduceat`,
+`f.outer` and `f.at` of a `@vectorize` ufunc (eager, or a DUFunc), with NumPy's semantics.
+
+The loop types are NumPy's own: at compile time the ufunc (with the loop the operands need,
+compiled first for a DUFunc as its Python methods do) resolves the reduction's dtypes
+(`resolve_dtypes(..., reduction=True)`, which knows add's and multiply's widening of small
+integers), and a probe on a one-item array gives NumPy's refusal of several axes for a
+reduction that is not reorderable. Each step is then a scalar call of the ufunc itself
+(its compiled-code template), so the kernel and its loop choice are the call's. Items are
+combined in order along each reduced axis (kiln's ufuncs have plain loops, not NumPy's
+pairwise sums); several axes are reduced in C order of the reduced axes.
+
+`ufunc/vectorize.py` registers each ufunc it lets compiled code call (`register`), with
+the function that gives the NumPy ufunc holding a loop for given input types."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import types as t
+from ..errors import TypingError
+from ..typing.registry import omitted, overload, overload_method, register_jitable
+from .axes import AxisError, permuted
+from .reductions import c_contiguous
+
+_UFUNCS = {}   # the ufunc compiled code calls -> (nin, face: input kiln types -> np.ufunc)
+
+
+def register(key, nin, face):
+    """Let compiled code call `key`'s methods; `face(argtypes)` is the NumPy ufunc with a
+    loop for those input types."""
+    _UFUNCS[key] = (nin, face)
+
+
+def _ufunc(fn):
+    """(ufunc, nin, face) of a receiver that is a registered ufunc, else None."""
+    if not isinstance(fn, t.Function) or fn.pyfunc not in _UFUNCS:
+        return None
+    return (fn.pyfunc,) + _UFUNCS[fn.pyfunc]
+
+
+def _name(ufunc):
+    return getattr(ufunc, "__name__", "ufunc")
+
+
+def _array_like(ty, what, method, ufunc):
+    """The element type of an array, list or tuple of numbers, else a TypingError."""
+    if isinstance(ty, t.Array):
+        return ty.dtype
+    if isinstance(ty, (t.List, t.UniTuple)) and isinstance(ty.dtype, t.Number):
+        return ty.dtype
+    first = "The first argument " if what == "array" else ""
+    raise TypingError(f"{first}\"{what}\" must be array-like, not {ty} "
+                      f"({_name(ufunc)}.{method}())")
+
+
+def _dtype_arg(ty, ufunc, method):
+    """The dtype= argument as a kiln type, or None."""
+    if omitted(ty):
+        return None
+    if isinstance(ty, t.NumberClass):
+        return ty.instance_type
+    if isinstance(ty, t.DType):
+        return t.from_dtype(np.dtype(ty.dtype))
+    raise TypingError(f"{_name(ufunc)}.{method}(): dtype must be a NumPy dtype or scalar "
+                      f"class known at compile time, not {ty}")
+
+
+def _loop(ufunc, face, nin, method, item, dtype):
+    """(R, L1, L2): the reduction's result dtype and the loop's input dtypes, as NumPy
+    resolves them for items of kiln type `item` (and `dtype=`)."""
+    if nin != 2:
+        raise TypingError(f"{_name(ufunc)}.{method}(): {method} only supported for binary "
+                          "functions")
+    np_ufunc = face((dtype or item,) * 2)
+    try:
+        if dtype is None:
+            dts = np_ufunc.resolve_dtypes((None, item.np_dtype, None), reduction=True)
+        else:
+            dts = np_ufunc.resolve_dtypes((None, item.np_dtype, None), reduction=True,
+                                          signature=(dtype.np_dtype, None, None),
+                                          casting="unsafe")
+    except (TypeError, ValueError) as e:
+        raise TypingError(f"{_name(ufunc)}.{method}() of {item} items: {e}") from None
+    return tuple(t.from_dtype(d) for d in (dts[2], dts[0], dts[1]))
+
+
+@register_jitable
+def _normalized(axis, ndim):
+    """`axis` in 0..ndim-1, else NumPy's AxisError (its message after Numba's words)."""
+    if axis < -ndim or axis >= ndim:
+        raise AxisError("Invalid axis: axis " + str(axis) +
+                        " is out of bounds for array of dimension " + str(ndim))
+    return axis + ndim if axis < 0 else axis
+
+
+def _axes_of(axis, ndim, ufunc):
+    """(number of reduced axes, compiled `axes(axis)`: their numbers, checked, in C order)."""
+    if omitted(axis):
+        return ndim, register_jitable(lambda axis: np.arange(ndim))
+    if isinstance(axis, t.Integer):
+        def one(axis):
+            axes = np.empty(1, np.int64)
+            axes[0] = _normalized(axis, ndim)
+            return axes
+        return 1, register_jitable(one)
+    if isinstance(axis, t.BaseTuple) and len(axis) == 0:
+        return 0, register_jitable(lambda axis: np.empty(0, np.int64))
+    if isinstance(axis, t.UniTuple) and isinstance(axis.dtype, t.Integer):
+        k = len(axis)
+
+        def several(axis):
+            axes = np.empty(k, np.int64)
+            i = 0
+            for given in axis:   # kept sorted as they come
+                d = _normalized(given, ndim)
+                j = i
+                while j > 0 and axes[j - 1] >= d:
+                    if axes[j - 1] == d:
+                        raise ValueError("duplicate value in 'axis'")
+                    axes[j] = axes[j - 1]
+                    j -= 1
+                axes[j] = d
+                i += 1
+            return axes
+        return k, register_jitable(several)
+    raise TypingError(f"{_name(ufunc)}.reduce(): axis must be None, an integer or a tuple of "
+                      f"integers, not {axis}")
+
+
+def _check_reorderable(ufunc, face, item, dtype, ndim, k):
+    """NumPy's ValueError for several axes of a reduction that is not reorderable, from a
+    probe on a one-item array (which calls no loop), as a TypingError."""
+    np_ufunc = face((dtype or item,) * 2)
+    if k < 2 or np_ufunc.identity is not None:
+        return
+    try:
+        np_ufunc.reduce(np.zeros((1,) * ndim, item.np_dtype), axis=tuple(range(k)),
+                        dtype=None if dtype is None else dtype.np_dtype)
+    except ValueError as e:
+        raise TypingError(str(e)) from None
+
+
+def _classes(*dtypes):
+    return tuple(d.np_dtype.type for d in dtypes)
+
+
+@overload_method(t.Function, "reduce")
+def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=None):
+    found = _ufunc(fn)
+    if found is None:
+        return None
+    ufunc, nin, face = found
+    item = _array_like(array, "array", "reduce", ufunc)
+    for name, given in (("out", out), ("keepdims", keepdims)):
+        if not omitted(given):
+            raise TypingError(f"{_name(ufunc)}.reduce(): kiln does not support {name}= in "
+                              "compiled code yet")
+    wanted = _dtype_arg(dtype, ufunc, "reduce")
+    result, first, second = _loop(ufunc, face, nin, "reduce", item, wanted)
+    r_cls, l1, l2 = _classes(result, first, second)
+    ndim = array.ndim if isinstance(array, t.Array) else 1
+    k, axes_of = _axes_of(t.int64 if axis is None else axis, ndim, ufunc)
+    _check_reorderable(ufunc, face, item, wanted, ndim, k)
+    kept = ndim - k
+    identity = face((wanted or item,) * 2).identity
+    has_initial = not omitted(initial)
+    message = f"zero-size array to reduction operation {_name(ufunc)} which has no identity"
+
+    def impl(fn, array, axis=0, dtype=None, out=None, keepdims=None, initial=None):
+        a = np.asarray(array)
+        axes = axes_of(axis)
+        reduced = np.zeros(ndim, np.bool_)
+        for d in axes:
+            reduced[d] = True
+        order = np.empty(ndim, np.int64)
+        j = 0
+        for d in range(ndim):
+            if not reduced[d]:
+                order[j] = d
+                j += 1
+        order[kept:] = axes
+        view = permuted(a, order)
+        count = 1
+        for d in range(kept):
+            count *= view.shape[d]
+        size = 1
+        for d in range(kept, ndim):
+            size *= view.shape[d]
+        if k > 0 and size == 0 and not has_initial and identity is None:
+            raise ValueError(message)
+        items = c_contiguous(view).reshape((count, size))
+        res = np.empty(count, r_cls)
+        for i in range(count):
+            if k == 0:
+                res[i] = r_cls(items[i, 0])
+                continue
+            if has_initial:
+                acc = r_cls(initial)
+                start = 0
+            elif identity is not None:
+                acc = r_cls(identity)
+                start = 0
+            else:
+                acc = r_cls(items[i, 0])
+                start = 1
+            for j in range(start, size):
+                acc = r_cls(ufunc(l1(acc), l2(items[i, j])))
+            res[i] = acc
+        if kept == 0:
+            return res[0]
+        return res.reshape(view.shape[:kept])
+    return impl
+
+
+@overload_method(t.Function, "accumulate")
+def _accumulate(fn, array, axis=None, dtype=None, out=None):
+    found = _ufunc(fn)
+    if found is None:
+        return None
+    ufunc, nin, face = found
+    item = _array_like(array, "array", "accumulate", ufunc)
+    if not omitted(out):
+        raise TypingError(f"{_name(ufunc)}.accumulate(): kiln does not support out= in "
+                          "compiled code yet")
+    if not (omitted(axis) or isinstance(axis, t.Integer)):
+        raise TypingError(f"{_name(ufunc)}.accumulate(): \"axis\" must be an integer, not "
+                          f"{axis}")
+    wanted = _dtype_arg(dtype, ufunc, "accumulate")
+    result, first, second = _loop(ufunc, face, nin, "accumulate", item, wanted)
+    r_cls, l1, l2 = _classes(result, first, second)
+    ndim = array.ndim if isinstance(array, t.Array) else 1
+
+    def impl(fn, array, axis=0, dtype=None, out=None):
+        a = np.asarray(array)
+        order = _moved_last(_normalized(axis, ndim), ndim)
+        items = c_contiguous(permuted(a, order))
+        n = items.shape[-1]
+        count = 1
+        for d in range(ndim - 1):
+            count *= items.shape[d]
+        lines = items.reshape((count, n))
+        res = np.empty((count, n), r_cls)
+        for i in range(count if n > 0 else 0):
+            acc = r_cls(lines[i, 0])
+            res[i, 0] = acc
+            for j in range(1, n):
+                acc = r_cls(ufunc(l1(acc), l2(lines[i, j])))
+                res[i, j] = acc
+        res = res.reshape(items.shape)
+        return np.ascontiguousarray(permuted(res, np.argsort(order)))
+    return impl
+
+
+@register_jitable
+def _moved_last(axis, ndim):
+    """The axes in order with `axis` moved last (for `permuted`)."""
+    order = np.empty(ndim, np.int64)
+    j = 0
+    for d in range(ndim):
+        if d != axis:
+            order[j] = d
+            j += 1
+    order[ndim - 1] = axis
+    return order
+
+
+@overload_method(t.Function, "reduceat")
+def _reduceat(fn, array, indices, axis=None, dtype=None, out=None):
+    found = _ufunc(fn)
+    if found is None:
+        return None
+    ufunc, nin, face = found
+    name = _name(ufunc)
+    item = _array_like(array, "array", "reduceat", ufunc)
+    index = _array_like(indices, "indices", "reduceat", ufunc)
+    if isinstance(indices, t.Array) and indices.ndim > 1:
+        raise TypingError(f"{name}.reduceat(): \"indices\" must have at most 1 dimension, "
+                          f"not {indices.ndim}")
+    if not isinstance(index, t.Integer):
+        raise TypingError(f"{name}.reduceat(): \"indices\" must be integers, not {index}")
+    if not (omitted(axis) or isinstance(axis, t.Integer)):
+        raise TypingError(f"{name}.reduceat(): \"axis\" must be an integer, not {axis}")
+    if not (omitted(out) or isinstance(out, t.Array)):
+        raise TypingError(f"{name}.reduceat(): output must be an array, not {out}")
+    wanted = _dtype_arg(dtype, ufunc, "reduceat")
+    result, first, second = _loop(ufunc, face, nin, "reduceat", item, wanted)
+    r_cls, l1, l2 = _classes(result, first, second)
+    ndim = array.ndim if isinstance(array, t.Array) else 1
+    given_out = not omitted(out)
+    if given_out and out.ndim != ndim:
+        raise TypingError(f"{name}.reduceat(): out has {out.ndim} dimensions, the result "
+                          f"{ndim}")
+    o_cls = out.dtype.np_dtype.type if given_out else r_cls
+    # as if `out` did not overlap the array (NumPy's rule for overlapping operands)
+    source = _copied if given_out else _as_is
+    bounds = f" out-of-bounds in {name}.reduceat [0, "
+    result_of = _given_out(name) if given_out else _new_out(r_cls)
+
+    def impl(fn, array, indices, axis=0, dtype=None, out=None):
+        a = source(np.asarray(array))
+        idx = np.asarray(indices)
+        order = _moved_last(_normalized(axis, ndim), ndim)
+        view = permuted(a, order)
+        n = view.shape[-1]
+        m = idx.size
+        for i in range(m):
+            if idx[i] < 0 or idx[i] >= n:
+                raise IndexError("index " + str(idx[i]) + bounds + str(n) + ")")
+        res = result_of(out, view.shape[:-1] + (m,), order)
+        target = permuted(res, order)
+        for where in np.ndindex(view.shape[:-1]):
+            line = view[where]
+            dest = target[where]
+            for i in range(m):
+                lo = idx[i]
+                hi = idx[i + 1] if i + 1 < m else n
+                acc = r_cls(line[lo])
+                for j in range(lo + 1, hi):
+                    acc = r_cls(ufunc(l1(acc), l2(line[j])))
+                dest[i] = o_cls(acc)
+        return res
+    return impl
+
+
+@register_jitable
+def _copied(a):
+    return a.copy()
+
+
+@register_jitable
+def _as_is(a):
+    return a
+
+
+def _given_out(name):
+    @register_jitable
+    def given(out, shape, order):
+        if permuted(out, order).shape != shape:
+            raise ValueError(name + ".reduceat(): out has the wrong shape for the result")
+        return out
+    return given
+
+
+def _new_out(r_cls):
+    @register_jitable
+    def new(out, shape, order):
+        return permuted(np.empty(shape, r_cls), np.argsort(order))
+    return new
+
+
+@overload_method(t.Function, "outer")
+def _outer(fn, a, b):
+    found = _ufunc(fn)
+    if found is None:
+        return None
+    ufunc, nin, face = found
+    if nin != 2:
+        raise TypingError(f"{_name(ufunc)}.outer(): outer product only supported for binary "
+                          "functions")
+    for given in (a, b):
+        _array_like(given, "array", "outer", ufunc)
+    ones = (1,) * (b.ndim if isinstance(b, t.Array) else 1)
+
+    def impl(fn, a, b):
+        left = np.ascontiguousarray(np.asarray(a))
+        return ufunc(left.reshape(left.shape + ones), np.asarray(b))
+    return impl
+
+
+def flat_copy(x):
+    """The items of the array `x` in C order, as a new 1-d array (compiled code only)."""
+
+
+@overload(flat_copy)
+def _flat_copy(x):
+    if x.ndim == 0:
+        return lambda x: np.full(1, x[()])
+    return lambda x: np.ascontiguousarray(x).reshape(-1)
+
+
+@overload_method(t.Function, "at")
+def _at(fn, a, indices, b=None):
+    found = _ufunc(fn)
+    if found is None:
+        return None
+    ufunc, nin, face = found
+    name = _name(ufunc)
+    if not isinstance(a, t.Array):
+        raise TypingError(f"{name}.at(): the first operand must be an array, not {a}")
+    if a.readonly:
+        raise TypingError(f"{name}.at(): the first operand is a read-only array ({a})")
+    if nin == 2 and omitted(b):
+        raise TypingError(f"{name}.at(): second operand needed for ufunc")
+    if nin == 1 and not omitted(b):
+        raise TypingError(f"{name}.at(): second operand provided when ufunc is unary")
+    if nin == 2 and not isinstance(b, t.Number):
+        _array_like(b, "b", "at", ufunc)
+    a_cls = a.dtype.np_dtype.type
+    by_list = isinstance(indices, t.List)
+    binary = nin == 2
+    copied = a.layout != "C"   # worked on in a C copy, written back
+
+    def impl(fn, a, indices, b=None):
+        work = np.ascontiguousarray(a)
+        flat = work.reshape(-1)
+        where = np.asarray(indices) if by_list else indices
+        chosen = np.asarray(np.arange(a.size).reshape(a.shape)[where])
+        positions = chosen.reshape(-1)
+        if binary:
+            flat_values = flat_copy(np.broadcast_to(np.asarray(b), chosen.shape))
+            for i in range(positions.size):
+                p = positions[i]
+                flat[p] = a_cls(ufunc(flat[p], flat_values[i]))
+        else:
+            for i in range(positions.size):
+                p = positions[i]
+                flat[p] = a_cls(ufunc(flat[p]))
+        if copied:
+            a[...] = work
+    return impl
