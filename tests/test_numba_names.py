@@ -121,6 +121,8 @@ def test_dtype_conversions_by_numba_s_names():
         as_dtype(types.NPTimedelta("")) == np.dtype("m8")
     with pytest.raises(TypeError, match="does not support dtype"):
         from_dtype("M8[10Y]")    # a unit with a multiplier
+    with pytest.raises(errors.NumbaNotImplementedError, match="does not support dtype"):
+        from_dtype(np.clongdouble)   # Numba's class, which code written for Numba skips
 
 
 def test_version_info_compares_as_a_tuple():

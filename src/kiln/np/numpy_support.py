@@ -1,4 +1,21 @@
 """Numba's `numba.np.numpy_support` names: kiln types to NumPy dtypes and back."""
-from ..types import as_dtype, from_dtype  # noqa: F401 - re-exported
+import numpy as np
+
+from ..errors import NumbaNotImplementedError
+from ..types import as_dtype, from_dtype as _from_dtype  # noqa: F401 - re-exported
 
 __all__ = ["as_dtype", "from_dtype"]
+
+
+class UnsupportedDtype(NumbaNotImplementedError, TypeError):
+    """A dtype kiln has no type for: Numba's NumbaNotImplementedError, so code written for
+    Numba can skip it, and the TypeError kiln's own conversions raise."""
+
+
+def from_dtype(dtype):
+    """The kiln type of a NumPy dtype (UnsupportedDtype for float128, say)."""
+    dtype = np.dtype(dtype)
+    try:
+        return _from_dtype(dtype)
+    except TypeError as e:
+        raise UnsupportedDtype(str(e)) from None
