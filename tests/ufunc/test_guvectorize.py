@@ -117,8 +117,15 @@ def test_exception_in_the_kernel_reaches_the_caller(target):
 
 @pytest.mark.parametrize("layout", ["(n)->(", "(n-1)->()", "(n)->()->()", "", "(n),n"])
 def test_bad_layouts(layout):
-    with pytest.raises(ValueError, match="bad guvectorize layout"):
+    with pytest.raises(ValueError, match="bad guvectorize layout .*bad token in signature"):
         parse_layout(layout)
+
+
+def test_bad_identity_is_refused_before_the_function():
+    """As Numba's: identity is checked first, whatever the function takes."""
+    with pytest.raises(ValueError, match="identity must be"):
+        guvectorize(["void(float64[:], float64[:])"], "(n),(n)->()", identity="none")(
+            dot_kernel)
 
 
 def test_bad_signatures_give_clear_errors():

@@ -46,8 +46,9 @@ def parse_layout(layout):
         if not all(_NAME.match(n) for n in names):
             raise ValueError
     except ValueError:
-        raise ValueError(f"bad guvectorize layout {layout!r}: write it as NumPy's gufunc "
-                         "signatures, e.g. '(n),(n)->()' or '(m,n),(n,p)->(m,p)'") from None
+        raise ValueError(f"bad guvectorize layout {layout!r} (bad token in signature): write "
+                         "it as NumPy's gufunc signatures, e.g. '(n),(n)->()' or "
+                         "'(m,n),(n,p)->(m,p)'") from None
     return ins, outs
 
 

@@ -33,7 +33,7 @@ from ..runtime.threads import for_range
 from ..types.signature import parse_signature
 from ..types.ufunc_operands import check_core_type, input_type, layout_text, parse_layout
 from . import gufunc_calls, pickling
-from .loops import compile_loop, make_ufunc
+from .loops import check_identity, compile_loop, make_ufunc
 from .object_mode import object_mode_kernel
 from .vectorize import check_options, kernel_cache, kernel_options
 
@@ -116,6 +116,7 @@ class _GKernel:
         self.layout_source = layout    # as written, for messages (Numba's)
         self.forceobj = bool(options.get("forceobj"))
         self.identity = options.get("identity")
+        check_identity(self.identity)
         self.options = kernel_options(options)
         self.cache = kernel_cache(fn, options)
         nargs = len(inspect.signature(fn).parameters)

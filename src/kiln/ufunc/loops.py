@@ -199,11 +199,16 @@ _OP_FLAGS_OFFSET = 176
 _READWRITE_UPDATEIFCOPY = 0x00010000 | 0x00800000
 
 
+def check_identity(identity):
+    """ValueError for an identity NumPy's C API cannot take (checked before the function)."""
+    if identity not in _IDENTITIES:
+        raise ValueError(f"identity must be 0, 1, -1, None or 'reorderable', not {identity!r}")
+
+
 def make_ufunc(name, doc, loops, nin, nout, identity=None, signature=None, writable=()):
     """A real `numpy.ufunc` from `loops`: (loop address, [NumPy dtypes of inputs+outputs]);
     the inputs in `writable` are writable operands."""
-    if identity not in _IDENTITIES:
-        raise ValueError(f"identity must be 0, 1, -1, None or 'reorderable', not {identity!r}")
+    check_identity(identity)
     count = len(loops)
     funcs = (ctypes.c_void_p * count)(*[address for address, _ in loops])
     data = (ctypes.c_void_p * count)()
