@@ -477,8 +477,8 @@ def joining(g):
     if form == "array_equal":
         return f"np.array_equal({x}, {y})", form, 0, "other"
     if form == "searchsorted":
-        sorted_ = g.array(lambda v: v.ndim == 1 and v.dtype.kind in "biuf")
-        if sorted_ is None or _kind(g.value(x)) == "c":
+        sorted_ = g.array(lambda v: v.ndim == 1)
+        if sorted_ is None:
             return None
         return f"np.searchsorted(np.sort({sorted_}), {x})", form, 0, "array"
     # NumPy 2.4 corrupts its heap counting 2**63 - 1 (its length wraps): left out

@@ -1,5 +1,6 @@
 """Sorting and searching: np.sort / a.sort() / np.argsort / a.argsort() along the last axis,
-np.unique, np.searchsorted. NaNs sort last, as in NumPy.
+np.unique, np.searchsorted. NaNs sort last, as in NumPy; complex numbers by real part, then
+imaginary part (merge-sorted by index, as float16).
 
 A row is sorted in place: its NaNs are moved to its end first, so the sorts compare with a
 plain `<`; a row already in order (or in reverse order) is found in one pass; otherwise
@@ -25,10 +26,34 @@ from .reductions import c_contiguous, in_c_order
 from ..typing.registry import overload, overload_method, register_jitable
 
 
-@register_jitable
 def _before(x, y):
-    """x sorts before y: numbers in order, NaN after everything."""
+    """x sorts before y: numbers in order, NaN after everything; complex numbers in NumPy's
+    order, by real part, then imaginary part, with a NaN part after every number
+    (R + Rj, R + nanj, nan + Rj, nan + nanj: its npysort comparison)."""
+
+
+@overload(_before)
+def _before_in_order(x, y):
+    if isinstance(x, t.Complex) or isinstance(y, t.Complex):
+        return _complex_before
+    return _real_before
+
+
+@register_jitable
+def _real_before(x, y):
     return x < y or (y != y and x == x)
+
+
+@register_jitable
+def _complex_before(x, y):
+    xr, xi, yr, yi = x.real, x.imag, y.real, y.imag
+    if xr < yr:
+        return xi == xi or yi != yi
+    if xr > yr:
+        return yi != yi and xi == xi
+    if xr == yr or (xr != xr and yr != yr):
+        return xi < yi or (yi != yi and xi == xi)
+    return yr != yr
 
 
 @register_jitable
@@ -73,6 +98,14 @@ def sort_row(x):
 
 @overload(sort_row)
 def _sort_row(x):
+    if isinstance(x.dtype, t.Complex):   # by a stable argsort (NumPy's order has 4 classes)
+        def sort_by_order(x):
+            order = np.empty(x.shape[0], np.int64)
+            argsort_row(x, order)
+            items = x.copy()
+            for i in range(x.shape[0]):
+                x[i] = items[order[i]]
+        return sort_by_order
     if has_key(x.dtype):
         def large(x, n):
             least, most = x[0], x[0]
@@ -217,9 +250,21 @@ def _sort_rows(rows):
 
 
 def _sortable(a):
-    if not isinstance(a, t.Array) or isinstance(a.dtype, t.Complex):
-        return False
-    return True
+    return isinstance(a, t.Array)
+
+
+_KINDS = ("quicksort", "mergesort", "heapsort", "stable")
+
+
+def _check_kind(kind):
+    """NumPy's sort kinds; kiln's sorts give each the same (stable) order, one NumPy's
+    kinds also give."""
+    if kind is None or isinstance(kind, t.NoneType) or kind == "quicksort":
+        return
+    value = kind if isinstance(kind, str) else getattr(kind, "value", None)
+    if value not in _KINDS:
+        raise TypingError(f"sort kind must be one of {', '.join(map(repr, _KINDS))} as a "
+                          f"constant string (got {kind})")
 
 
 def _refuse_0d(a):
@@ -231,12 +276,15 @@ def _refuse_0d(a):
 
 
 @overload(np.sort)
-def _np_sort(a):
+def _np_sort(a, axis=-1, kind=None):
     if not _sortable(a):
         return None
     _refuse_0d(a)
+    _check_kind(kind)
+    if not (axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)):
+        return None
 
-    def sort(a):
+    def sort(a, axis=-1, kind=None):
         out = a.copy()
         if out.size:
             _sort_rows(out.reshape(-1, out.shape[out.ndim - 1]))
@@ -245,14 +293,17 @@ def _np_sort(a):
 
 
 @overload_method(t.Array, "sort")
-def _sort_in_place(a):
+def _sort_in_place(a, axis=-1, kind=None):
     if not _sortable(a):
         return None
     _refuse_0d(a)
+    _check_kind(kind)
+    if not (axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)):
+        return None
     if a.readonly:
         raise TypingError(f"cannot sort a read-only array ({a}) in place")
 
-    def sort(a):
+    def sort(a, axis=-1, kind=None):
         if a.size:
             rows = c_contiguous(a).reshape(-1, a.shape[a.ndim - 1])
             _sort_rows(rows)
@@ -260,13 +311,16 @@ def _sort_in_place(a):
     return sort
 
 
-def _argsort(a):
+def _argsort(a, axis=-1, kind=None):
     if not _sortable(a):
         return None
+    _check_kind(kind)
+    if not (axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)):
+        return None
     if a.ndim == 0:   # NumPy: the position of the one item, in a 1-d array
-        return lambda a: np.zeros(1, np.int64)
+        return lambda a, axis=-1, kind=None: np.zeros(1, np.int64)
 
-    def argsort(a):
+    def argsort(a, axis=-1, kind=None):
         rows = c_contiguous(a).reshape(-1, a.shape[a.ndim - 1]) if a.size else \
             c_contiguous(a).reshape(0, 1)
         out = empty_array(rows.shape, np.int64)
@@ -283,13 +337,17 @@ overload_method(t.Array, "argsort")(_argsort)
 @overload(np.unique)
 def _unique(a):
     """The sorted distinct values of the flattened array; NaNs count as one (NumPy 2's
-    equal_nan=True)."""
+    equal_nan=True): of equal values the first in the array (NumPy's hash table keeps it),
+    which the stable sort puts first, and of the complex numbers with a NaN part, which
+    the sort does not keep together by position, the first in the array too."""
     if not _sortable(a):
         return None
     dt = a.dtype
+    is_complex = isinstance(dt, t.Complex)
 
     def unique(a):
-        x = np.sort(in_c_order(a))
+        flat = in_c_order(a)
+        x = np.sort(flat)
         out = empty_array(x.shape[0], dt)
         n = 0
         for i in range(x.shape[0]):
@@ -297,6 +355,11 @@ def _unique(a):
             if n == 0 or not (v == out[n - 1] or (v != v and out[n - 1] != out[n - 1])):
                 out[n] = v
                 n += 1
+        if is_complex and n and out[n - 1] != out[n - 1]:
+            for i in range(flat.shape[0]):
+                if flat[i] != flat[i]:
+                    out[n - 1] = flat[i]
+                    break
         return out[:n].copy()
     return unique
 

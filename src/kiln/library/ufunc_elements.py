@@ -341,6 +341,61 @@ def complex_le(x, y):
         (x.real == y.real and x.imag <= y.imag)
 
 
+@register_jitable
+def complex_gt(x, y):
+    return (x.real > y.real and not math.isnan(x.imag) and not math.isnan(y.imag)) or \
+        (x.real == y.real and x.imag > y.imag)
+
+
+@register_jitable
+def complex_lt(x, y):
+    return (x.real < y.real and not math.isnan(x.imag) and not math.isnan(y.imag)) or \
+        (x.real == y.real and x.imag < y.imag)
+
+
+def np_less(a, b):
+    """One element of np.less: Python's `<`, complex numbers in NumPy's order."""
+
+
+def np_less_equal(a, b):
+    """One element of np.less_equal."""
+
+
+def np_greater(a, b):
+    """One element of np.greater."""
+
+
+def np_greater_equal(a, b):
+    """One element of np.greater_equal."""
+
+
+def _lt(a, b):
+    return a < b
+
+
+def _le(a, b):
+    return a <= b
+
+
+def _gt(a, b):
+    return a > b
+
+
+def _ge(a, b):
+    return a >= b
+
+
+def _ordering(in_complex_order, plain):
+    return lambda a, b: in_complex_order if isinstance(a, t.Complex) else plain
+
+
+for _element, _in_complex_order, _plain in ((np_less, complex_lt, _lt),
+                                            (np_less_equal, complex_le, _le),
+                                            (np_greater, complex_gt, _gt),
+                                            (np_greater_equal, complex_ge, _ge)):
+    overload(_element)(_ordering(_in_complex_order, _plain))
+
+
 def complex_maximum(a, b):
     """NumPy's maximum of complex numbers: a NaN in `a` wins, else `a` unless `b` is
     greater (a NaN in `b` then wins)."""

@@ -691,3 +691,23 @@ def test_whole_array_sums_of_views_in_numpys_calls_of_other_dtypes(dtype):
                 expected = half_spread(x)
             for e, g in zip(expected, jit(half_spread)(x)):
                 _bit_exact(e, g)
+
+
+def complex_order(a, b, s):
+    return (a < b, a <= b, a > b, a >= b, a > s, s >= a, np.less(a, b[::-1]),
+            np.greater_equal(a, 1.0))
+
+
+def test_complex_arrays_compare_in_numpys_order():
+    """`a > 0.5` of a complex array was refused (seeds 11200-11799's one unsupported
+    program): NumPy orders complex numbers by real part, then imaginary part, and a NaN
+    imaginary part makes unequal real parts unordered (its CLT/CGE macros)."""
+    nan = np.nan
+    a = np.array([1 + 2j, complex(nan, 1), complex(1, nan), 2 + 0j, 1 + 3j, -1j, 0.5 + 0j,
+                  complex(3, nan)], np.complex64)
+    b = np.array([1 + 3j, 1 + 1j, 1 + 1j, 2 + 0j, 0j, complex(nan, 0), 0.5 - 1j, 2 + 0j])
+    with np.errstate(invalid="ignore"):
+        for x, y in ((a, b), (a.astype(np.complex128), b.astype(np.complex64))):
+            expected = complex_order(x, y, 0.5)
+            for e, g in zip(expected, jit(complex_order)(x, y, 0.5)):
+                _bit_exact(e, g)

@@ -57,13 +57,15 @@ def three_sorts(a):
 SIZES = [0, 1, 2, 16, 17, 40, 100, 255, 300, 700, 5000]
 KINDS = ["random", "sorted", "reversed", "few values", "one value", "specials"]
 DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int32, np.int16, np.int8,
-          np.uint64, np.uint32, np.uint16, np.uint8, np.bool_]
+          np.uint64, np.uint32, np.uint16, np.uint8, np.bool_, np.complex128, np.complex64]
 
 
 def sample(dtype, kind, n, rng):
     dt = np.dtype(dtype)
     if dt.kind == "b":
         a = rng.integers(0, 2, n).astype(dt)
+    elif dt.kind == "c":   # real parts with ties, to be ordered by the imaginary parts
+        a = (rng.integers(-3, 4, n) / 2 + 1j * rng.standard_normal(n)).astype(dt)
     elif dt.kind == "f":
         a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
     else:
@@ -78,6 +80,11 @@ def sample(dtype, kind, n, rng):
         if dt.kind == "f":
             a[picks[0]], a[picks[1]], a[picks[2]] = np.nan, np.inf, -np.inf
             a[picks[3]], a[picks[4]] = 0.0, -0.0
+        elif dt.kind == "c":   # NaN in either part or both, an infinite part
+            a[picks[0]] = a[picks[0]].imag * 1j + np.nan
+            a[picks[1]] = a[picks[1]].real + np.nan * 1j
+            a[picks[2]], a[picks[3]] = complex(np.nan, np.nan), complex(np.inf, -1)
+            a[picks[4]] = a[picks[4]].real - np.inf * 1j
         elif dt.kind in "iu":
             info = np.iinfo(dt)
             a[picks[0]], a[picks[1]], a[picks[2]] = info.min, info.max, 0
@@ -103,7 +110,8 @@ def check_rows(a, got):
 
 # one of each kind by default, every width in the long run
 @pytest.mark.parametrize("dtype", slow_except(DTYPES, np.float64, np.float16, np.uint64,
-                                              np.bool_), ids=lambda d: np.dtype(d).name)
+                                              np.bool_, np.complex128),
+                         ids=lambda d: np.dtype(d).name)
 def test_every_dtype(dtype):
     compiled = njit(three_sorts)
     rng = np.random.default_rng(7)
@@ -171,3 +179,21 @@ def search(a, v):
 def test_searchsorted(v):
     check(search, np.sort(RNG.integers(0, 10, 40)), v)
     check(search, np.sort(WITH_NAN), v)
+
+
+def unique_and_search(a, v):
+    return np.unique(a), np.searchsorted(np.sort(a), v), np.searchsorted(np.sort(a), v, "right")
+
+
+def test_complex_unique_and_searchsorted_in_numpys_order():
+    """Complex numbers order by real part, then imaginary part, those with a NaN part after
+    the rest in NumPy's classes (R + Rj, R + nanj, nan + Rj, nan + nanj); np.unique keeps
+    the first of them in the array, as NumPy's hash table does."""
+    nan = np.nan
+    a = np.array([2 + 1j, complex(1, nan), complex(nan, 2), 1 - 1j, complex(nan, nan),
+                  complex(nan, 1), 2 + 1j, -np.inf + 0j, complex(3, nan), 1 - 1j])
+    v = np.array([1 - 1j, 1 + 0j, complex(1, nan), complex(nan, 0), complex(nan, nan), -5j])
+    check(unique_and_search, a, v)
+    check(unique_and_search, a[::-1].copy(), v)
+    check(unique_and_search, a[:0], v)
+    check(unique_and_search, np.array([1.5, -2.0, nan]), v)    # float items, complex keys
