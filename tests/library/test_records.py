@@ -276,11 +276,21 @@ def test_a_sub_array_of_an_array_made_in_compiled_code_returns_to_python():
     assert j.shape == (3, 2) and j[1, 1] == 5 and b[0]["j"][1, 1] == 5
 
 
-def test_assigning_a_whole_sub_array_field_says_to_assign_its_items():
-    def assign(a):
-        a[0].j = 1.0
-    with pytest.raises(TypingError, match=r"assign to its items \(r.j\[...\] = value\)"):
-        njit(assign)(np.zeros(2, SUBARRAYS))
+@njit
+def fill_sub_arrays(r, value):
+    r.j = value           # r.j[...] = value: filled or broadcast, as NumPy assigns
+    r["v"] = r["j"][0]
+
+
+@pytest.mark.parametrize("value", [1.5, np.arange(2.0), np.ones((3, 2))])
+def test_assigning_a_whole_sub_array_field(value):
+    got, expect = np.zeros(3, SUBARRAYS).view(np.recarray), np.zeros(3, SUBARRAYS)
+    fill_sub_arrays(got[1], value)
+    expect[1]["j"] = value
+    expect[1]["v"] = expect[1]["j"][0]
+    assert got.tobytes() == expect.tobytes()
+    with pytest.raises(ValueError):      # shapes that do not broadcast, as in NumPy
+        fill_sub_arrays(got[1], np.ones(4))
 
 
 FIELD_OF = (1, "v")   # a global tuple's items are constants too (Numba's test_globals)
@@ -326,3 +336,100 @@ def test_a_field_named_by_a_string_known_when_compiling():
 
     with pytest.raises(TypingError, match="cannot index Record"):
         by_a_branch(filled(PACKED, 1), True)
+
+
+@njit
+def fields_by_position_and_attribute(a, i):
+    r = a[i]
+    r[0] = r[-1]          # r[k]: the k-th field (a position known when compiling)
+    a.v[i] += 1.0         # a.v: the field view a["v"], as Numba allows on any record array
+    return r[1], a.c[i], a[i]
+
+
+def test_fields_by_position_and_record_array_attributes():
+    got, expect = filled(PACKED, 4), filled(PACKED, 4)
+    for i in range(4):
+        result = fields_by_position_and_attribute(got, i)
+        expect[i][0] = expect[i][-1]
+        expect["v"][i] += 1.0
+        assert result[:2] == (expect[i][1], expect["c"][i])
+        assert result[2].tobytes() == expect[i].tobytes()
+        assert result[2].v == expect[i]["v"]     # a returned record is an np.record
+    assert got.tobytes() == expect.tobytes()
+
+
+def field_out_of_range(r):
+    return r[3]
+
+
+@njit
+def field_named_by_a_local_tuple(r):
+    names = ("u", "v")
+    total = r[names[1]]
+    for name in literal_unroll(names):
+        total += r[name]
+    return total
+
+
+def test_local_tuples_of_names_and_bad_positions():
+    a = filled(PACKED, 2)
+    assert field_named_by_a_local_tuple(a[1]) == \
+        pytest.approx(field_named_by_a_local_tuple.py_func(a[1]))
+    with pytest.raises(TypingError, match="Requested index 3 is out of range"):
+        njit(field_out_of_range)(a[0])
+    with pytest.raises(TypingError, match=r"Field 'nope' was not found in record with "
+                                          r"fields \('c', 'v', 'u'\)"):
+        njit(lambda r: r["nope"])(a[0])
+
+
+INNER = np.dtype([("a", "i8"), ("b", "i4")])
+NESTED = np.dtype([("x", "?"), ("grid", INNER, (2, 2)), ("one", INNER),
+                   (("a title", "t"), "f4")])
+
+
+@njit
+def nested_records(a, i):
+    r = a[i]
+    total = 0
+    for j in range(2):
+        for k in range(2):
+            total += r.grid[j, k].a
+    r.one.a = total
+    r.grid[0, 1] = r.one      # a nested record's bytes copied
+    r["a title"] += 0.5       # a field named by its title
+    return total, r.one, r.grid[1, 0].b
+
+
+def test_nested_records_and_titles():
+    got = np.zeros(3, NESTED)[::-1]
+    got["grid"]["a"] = np.arange(12).reshape(3, 2, 2)
+    got["grid"]["b"] = -np.arange(12).reshape(3, 2, 2)
+    got["t"] = [1, 2, 3]
+    expect = got.copy()
+    for i in range(3):
+        total, one, b = nested_records(got, i)
+        r = expect[i]
+        r["one"]["a"] = r["grid"]["a"].sum()
+        r["grid"][0, 1] = r["one"]
+        r["t"] += 0.5
+        assert (total, b) == (r["one"]["a"], r["grid"][1, 0]["b"])
+        assert one.tobytes() == r["one"].tobytes()
+    assert got.tobytes() == expect.tobytes()
+
+
+def test_numba_record_type_api():
+    import ctypes
+    from kiln import types
+    rec = types.from_dtype(NESTED)
+    assert len(rec) == 4 and rec.dtype == NESTED and rec.size == NESTED.itemsize
+    assert set(rec.fields) == set(NESTED.fields)          # names and titles
+    assert rec.is_title("a title") and not rec.is_title("t")
+    assert rec.typeof("a title") == rec.typeof("t") == types.float32
+    assert rec.typeof("one") == types.from_dtype(INNER) and rec.offset("one") == \
+        NESTED.fields["one"][1]
+
+    class C(ctypes.Structure):
+        _fields_ = [("a", ctypes.c_int8), ("b", ctypes.c_double), ("c", ctypes.c_int16)]
+    made = types.Record.make_c_struct([("a", types.int8), ("b", types.float64),
+                                       ("c", types.int16)])
+    assert made.size == ctypes.sizeof(C) and made.offset("c") == C.c.offset

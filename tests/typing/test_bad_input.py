@@ -548,7 +548,7 @@ ARGUMENT_CASES = [
     ("int_wider_than_64_bits", (2 ** 70,), {}, ["argument 1", "int"]),
     ("object_array", (np.array([1], dtype=object),), {}, ["argument 1", "ndarray"]),
     ("byte_swapped_array", (np.arange(3, dtype=">f8"),), {}, ["argument 1", "ndarray"]),
-    ("structured_array_of_nested_records", (np.zeros(2, dtype=[("a", [("x", "f8")])]),), {},
+    ("structured_array_of_object_fields", (np.zeros(2, dtype=[("a", "O")]),), {},
      ["argument 1", "ndarray"]),
     ("second_argument_of_chars", (1, memoryview(b"b").cast("c")), {},
      ["argument 2", "memoryview"]),

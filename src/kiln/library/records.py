@@ -6,7 +6,7 @@ from its type as an array item would be (a sub-array field is a view there); att
 templates are registered for each field name as records appear (as jitclass does for its
 members). A NumPy record scalar (`np.void`, `np.record`: `a[0]` of a structured array)
 passes as a reference to its bytes, so compiled code writes the array it came from, as in
-Numba; a record returned to Python is a copy, a new `np.void`."""
+Numba; a record returned to Python is a copy, a new `np.record`."""
 from __future__ import annotations
 
 import operator
@@ -31,9 +31,10 @@ from ..typing.registry import Template, Resolution, registry, template
 def _field(record, name):
     """(type, offset) of `record`'s field `name`, or a TypingError naming the fields."""
     found = record.member(name)
-    if found is None:
-        fields = ", ".join(repr(n) for n, _, _ in record.members)
-        raise TypingError(f"{record} has no field {name!r} (its fields: {fields})")
+    if found is None:   # (Numba's words after ours)
+        fields = tuple(n for n, _, _ in record.members)
+        raise TypingError(f"{record} has no field {name!r}: Field {name!r} was not found in "
+                          f"record with fields {fields}")
     return found
 
 
@@ -63,6 +64,8 @@ def _read(record, name):
 
     def codegen(context, builder, sig, args):
         address = _field_address(builder, record, args[0], name)
+        if isinstance(ty, t.Record):   # a reference into the record's bytes
+            return dm.load_item(builder, ty, address, builder.extract_value(args[0], 0))
         raw = builder.load(address, typ=dm.memory_type(ty), align=_alignment(record, name))
         return dm.from_memory(builder, ty, raw)
     return ty, codegen
@@ -82,15 +85,18 @@ def _subarray(record, name, ty):
     return codegen
 
 
-def _write(record, name, value_ty):
+def _write(tctx, record, name, value_ty):
     ty, _ = _field(record, name)
     if isinstance(ty, t.Array):
-        raise TypingError(f"field {name!r} of {record} is an array: assign to its items "
-                          f"(r.{name}[...] = value)")
+        return _fill_subarray(tctx, record, name, ty, value_ty)
     if isinstance(ty, FixedWidth):   # text: converted (truncated, padded) by the call
         if not ty.takes(value_ty):
             raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) "
                               f"of {record} (it holds {text_type(ty)} text)")
+    elif isinstance(ty, t.Record) or isinstance(value_ty, t.Record):
+        if value_ty != ty:   # a nested record takes a record of its dtype only
+            raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) "
+                              f"of {record}")
     elif not isinstance(value_ty, t.Number):
         raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) of "
                           f"{record}")
@@ -100,10 +106,30 @@ def _write(record, name, value_ty):
 
     def codegen(context, builder, sig, args):
         address = _field_address(builder, record, args[0], name)
-        builder.store(dm.to_memory(builder, ty, args[-1]), address,
-                      align=_alignment(record, name))
+        if isinstance(ty, t.Record):   # its bytes copied
+            dm.store_item(builder, ty, args[-1], address)
+        else:
+            builder.store(dm.to_memory(builder, ty, args[-1]), address,
+                          align=_alignment(record, name))
         return dm.null_value(t.none)
     return ty, codegen
+
+
+def _fill_subarray(tctx, record, name, ty, value_ty):
+    """`r.pos = x`: `r.pos[...] = x`, the array's assignment (a scalar fills the field,
+    an array is broadcast into it), as NumPy assigns a sub-array field."""
+    fill = tctx.resolve(operator.setitem, (ty, t.ellipsis, value_ty))
+    if fill is None:
+        raise TypingError(f"cannot store a {value_ty} value into field {name!r} ({ty}) of "
+                          f"{record}")
+    view = _subarray(record, name, ty)
+
+    def codegen(context, builder, sig, args):
+        sub = view(context, builder, sig, args[:1])   # borrowed: the record owns it
+        value = context.cast(builder, args[-1], value_ty, fill.signature.args[2])
+        fill.lower(context, builder, fill.signature, [sub, dm.null_value(t.ellipsis), value])
+        return dm.null_value(t.none)
+    return value_ty, codegen
 
 
 def _field_name(record, key):
@@ -125,7 +151,7 @@ def _setitem(tctx, record, key, value):
     name = _field_name(record, key) if isinstance(record, t.Record) else None
     if name is None:
         return None
-    ty, codegen = _write(record, name, value)
+    ty, codegen = _write(tctx, record, name, value)
     return t.none(record, key, ty), codegen
 
 
@@ -134,11 +160,24 @@ class _Attribute(Template):
         self.name = name
 
     def resolve(self, tctx, args, kws):
+        if len(args) == 1 and _record_array(args[0]) and \
+                args[0].dtype.member(self.name) is not None:
+            return self._array_field(tctx, args[0])
         if len(args) != 1 or not isinstance(args[0], t.Record) or \
                 args[0].member(self.name) is None:
             return None
         ty, codegen = _read(args[0], self.name)
         return Resolution(ty(args[0]), codegen)
+
+    def _array_field(self, tctx, array):
+        """`a.x` of a record array: an array attribute of that name (`a.shape`, `a.imag`),
+        else the field view `a["x"]`, as Numba (and NumPy's recarray) resolve it."""
+        for other in registry.templates(("attr", self.name), tctx.target):
+            found = other.resolve(tctx, (array,), {}) if other is not self else None
+            if found is not None:
+                return found
+        ty, codegen = _view(array, self.name)
+        return Resolution(ty(array), codegen)
 
 
 class _SetAttribute(Template):
@@ -149,7 +188,7 @@ class _SetAttribute(Template):
         if len(args) != 2 or not isinstance(args[0], t.Record) or \
                 args[0].member(self.name) is None:
             return None
-        ty, codegen = _write(args[0], self.name, t.unliteral(args[1]))
+        ty, codegen = _write(tctx, args[0], self.name, t.unliteral(args[1]))
         return Resolution(t.none(args[0], ty), codegen)
 
 
@@ -167,14 +206,24 @@ def _register_fields(record):
 on_new_record(_register_fields)
 
 
+def _record_array(ty):
+    return isinstance(ty, t.Array) and isinstance(ty.dtype, t.Record)
+
+
 @template(operator.getitem)
 def _field_view(tctx, array, name):
-    """`a["x"]`: the field across the array, a view with the array's shape and strides."""
-    if not (isinstance(array, t.Array) and isinstance(array.dtype, t.Record)
-            and isinstance(name, t.StringLiteral)):
+    """`a["x"]`: the field across the array."""
+    if not (_record_array(array) and isinstance(name, t.StringLiteral)):
         return None
-    ty, offset = _field(array.dtype, name.value)
-    sub_shape = array.dtype.subarray_shape(name.value) if isinstance(ty, t.Array) else ()
+    result, codegen = _view(array, name.value)
+    return result(array, name), codegen
+
+
+def _view(array, name):
+    """The field `name` across a record array: a view with the array's shape and strides
+    (and a sub-array field's axes after them)."""
+    ty, offset = _field(array.dtype, name)
+    sub_shape = array.dtype.subarray_shape(name) if isinstance(ty, t.Array) else ()
     item = ty.dtype if isinstance(ty, t.Array) else ty
     result = array.copy(dtype=item, ndim=array.ndim + len(sub_shape), layout="A")
 
@@ -190,7 +239,7 @@ def _field_view(tctx, array, name):
                           [constant(n) for n in (_c_strides(ty, sub_shape) if sub_shape else ())],
                           meminfo=arr.field(dm.ARRAY_MEMINFO),
                           parent=arr.field(dm.ARRAY_PARENT))
-    return result(array, name), codegen
+    return result, codegen
 
 
 # ---- the CPython boundary --------------------------------------------------------------------
@@ -216,7 +265,7 @@ def _unbox(unboxer, ty, obj):
 
 @boxing.boxer(t.Record)
 def _box(api, ty, value, fail):
-    """A new `np.void` holding a copy of the record's bytes (as Numba returns records)."""
+    """A new `np.record` holding a copy of the record's bytes (as Numba returns records)."""
     b = api.builder
     raw = api.call("PyBytes_FromStringAndSize", dm.ptr,
                    [b.extract_value(value, 1), ir.Constant(dm.i64, ty.size)])
@@ -232,8 +281,9 @@ def _box(api, ty, value, fail):
 
 
 def record_from_bytes(raw, dtype):
-    """The record scalar of `dtype` over a writable copy of `raw`."""
-    return np.frombuffer(raw, dtype=dtype).copy()[0]
+    """The record scalar of `dtype` over a writable copy of `raw`: an `np.record`, whose
+    fields are attributes too, as Numba returns records."""
+    return np.frombuffer(raw, dtype=np.dtype((np.record, dtype))).copy()[0]
 
 
 def _constant(context, builder, ty, value):

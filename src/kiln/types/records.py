@@ -4,9 +4,10 @@ A record in compiled code is a reference into its array's memory, as a NumPy rec
 (`np.void`) taken from an array is: `a[i].x = 1` and `r = a[i]; r["x"] = 1` write the
 array. The value carries the array's meminfo, so it keeps memory that compiled code
 allocated alive (codegen/ownership.py). Fields are scalars of kiln's number types,
-fixed-width strings (`("name", "U5")`, types/charseq.py) or sub-arrays of them
-(`("pos", "f8", (3,))`: the field is a C-contiguous array inside the record); a field's
-title (`(("title", "x"), "f8")`) names it too; nested records are not supported.
+fixed-width strings (`("name", "U5")`, types/charseq.py), records (a nested record is a
+reference into its parent's bytes) or sub-arrays of them (`("pos", "f8", (3,))`: the
+field is a C-contiguous array inside the record); a field's title (`(("title", "x"),
+"f8")`) names it too.
 """
 from __future__ import annotations
 
@@ -108,20 +109,17 @@ def on_new_record(listener):
 
 @lru_cache(maxsize=None)
 def record_from_dtype(dtype: np.dtype, scalar_of) -> Record:
-    """The Record for a structured dtype whose fields `scalar_of` maps to kiln numbers or
-    fixed-width strings."""
+    """The Record for a structured dtype whose fields `scalar_of` maps to kiln numbers,
+    fixed-width strings or records."""
     members = []
     for name in dtype.names:
         field_dtype, offset = dtype.fields[name][:2]
         item_dtype, shape = field_dtype.subdtype or (field_dtype, ())
-        if item_dtype.names is not None:
-            raise TypeError(f"kiln does not support the nested field {name!r} "
-                            f"({field_dtype}) of {dtype}")
         if not item_dtype.isnative and item_dtype.itemsize > 1:
             raise TypeError(f"kiln does not support the non-native byte order of field "
                             f"{name!r} of {dtype}")
         ty = scalar_of(item_dtype)
-        if not isinstance(ty, (Number, FixedWidth)):
+        if not isinstance(ty, (Number, FixedWidth, Record)):
             raise TypeError(f"kiln does not support field {name!r} ({field_dtype}) of {dtype}")
         members.append((name, Array(ty, len(shape), "C") if shape else ty, offset))
     record = Record(dtype, tuple(members))

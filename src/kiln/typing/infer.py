@@ -26,7 +26,7 @@ from .operators import (BINARY_OF, BINOPS, CMPOPS, OP_SYMBOLS, UNARYOPS,
                         UNSUPPORTED_EXPRS)
 from .results import Deferred, RecursionPending, TypedFunction
 from .introspection import IntrospectionCalls
-from .literals import LiteralCalls
+from .literals import LiteralCalls, known_tuple
 from .statements import StatementTyper
 from .unify import can_convert, held, unify, why_not_unified
 
@@ -680,8 +680,8 @@ class Typer(StatementTyper, LiteralCalls, IntrospectionCalls):
         bounds = self.constant_slice(node.slice)
         if isinstance(obj, (t.BaseTuple, t.LiteralList)) and isinstance(constant, int):
             res = families.ask("static_getitem", obj, constant)
-            whole = self.constants.get(node.value)   # a global tuple's constant item
-            if isinstance(whole, tuple) and type(whole[constant]) in (bool, int, str):
+            whole = known_tuple(self, node.value)   # a constant tuple's constant item
+            if whole is not None and type(whole[constant]) in (bool, int, str):
                 self.constants[node] = whole[constant]
         elif isinstance(obj, t.BaseTuple) and bounds is not None:
             res = families.ask("static_getslice", obj, index, slice(*bounds))

@@ -122,6 +122,21 @@ def assigned_before(ir, name):
 _NOTHING = object()
 
 
+def known_tuple(typer, node):
+    """The tuple `node` is if typing knows it at compile time, else None: a frozen one, or
+    a local assigned a display of constants once before (`fs = ('a', 'b')`, as Numba
+    infers it: `fs[1]` and `literal_unroll(fs)` then name record fields)."""
+    value = typer.constants.get(node)
+    if isinstance(value, tuple):
+        return value
+    assigned = assigned_before(typer.ir, node) if isinstance(node, ast.Name) else None
+    if isinstance(assigned, ast.Tuple) and all(isinstance(e, ast.Constant) and
+                                               type(e.value) in (bool, int, str)
+                                               for e in assigned.elts):
+        return tuple(e.value for e in assigned.elts)
+    return None
+
+
 def known_value(typer, node):
     """The value of the expression `node` if typing knows it at compile time, else
     _NOTHING: a constant, a literal parameter, or a local assigned one constant before."""
@@ -272,7 +287,16 @@ class LiteralCalls:
 
     def field_name(self, obj, index, node):
         """A record's (or record array's) field named by a string known at compile time
-        (`f = 'a'; r[f]`, a global tuple's item): its literal type, as Numba infers it."""
+        (`f = 'a'; r[f]`, a global tuple's item), or a record's by a position known then
+        (`r[0]`): its literal type, as Numba infers it."""
+        if isinstance(obj, t.Record) and isinstance(index, t.Integer):
+            value = known_value(self, node)
+            if type(value) is not int:
+                return index
+            if not -len(obj) <= value < len(obj):
+                raise self.error(f"Requested index {value} is out of range for {obj} (its "
+                                 f"{len(obj)} fields)", node)
+            return t.StringLiteral(obj.members[value][0])
         if index != t.unicode_type or not isinstance(
                 obj.dtype if isinstance(obj, t.Array) else obj, t.Record):
             return index

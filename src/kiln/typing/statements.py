@@ -11,7 +11,7 @@ from ..errors import KilnError, UnsupportedError
 from ..frontend import captured_names, inner_function_node
 from . import exceptions, families, generators
 from .operators import BINOPS, INPLACE, UNSUPPORTED_STATEMENTS
-from .literals import _NOTHING, known_value, literal_of, pure_parameters
+from .literals import _NOTHING, known_tuple, known_value, literal_of, pure_parameters
 from .results import Deferred, RecursionPending
 from .unify import held
 from .unroll import RANGE as UNROLL_RANGE, literal_unroll, unroll
@@ -197,8 +197,8 @@ class StatementTyper:
             number = len(self.ir.local_names)     # distinct per loop: each adds names
             container = node.iter.args[0]
             ty = self.expr(container)
-            known = self.constants.get(container)
-            strings = isinstance(known, tuple) and all(type(v) is str for v in known)
+            known = known_tuple(self, container)
+            strings = known is not None and all(type(v) is str for v in known)
             added = unroll(node, ty, self.ir.node, number, known if strings else None)
             self.ir.local_names = self.ir.local_names | added
             self.ir.free_values[UNROLL_RANGE] = range
