@@ -462,3 +462,32 @@ def test_vectorize_and_guvectorize_take_an_njit_function():
             out[i] = total
     running = guvectorize(["void(f8[:], f8[:])"], "(n)->(n)")(njit(cumulative))
     assert np.array_equal(running(a), np.cumsum(a))
+
+
+class _Wrapped:
+    """An array wrapper that takes ufunc calls (NEP 13) and refuses to become an array,
+    as Dask's and xarray's collections do."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("converted to an array")
+
+    def __array_ufunc__(self, ufunc, method, *args, **kwargs):
+        if method != "__call__" or kwargs.get("out") is not None:
+            return NotImplemented
+        return _Wrapped(ufunc(*[a.array if isinstance(a, _Wrapped) else a for a in args]))
+
+
+def test_operands_overriding_array_ufunc_take_the_call_as_numpy_gives_it():
+    lazy = vectorize(lambda x, y: x * y)         # no loop yet: the wrapper must compile one
+    eager = vectorize(["float64(float64, float64)"])(lambda x, y: x * y)
+    for ufunc in (lazy, eager):
+        got = ufunc(_Wrapped(np.arange(3.0)), 2.0)
+        assert isinstance(got, _Wrapped)
+        np.testing.assert_array_equal(got.array, np.arange(3.0) * 2)
+    with pytest.raises(TypeError, match="returned NotImplemented"):
+        eager(_Wrapped(np.arange(3.0)), 2.0, out=_Wrapped(np.arange(3.0)))
+    with pytest.raises(TypeError, match="returned NotImplemented"):
+        lazy(_Wrapped(np.arange(3.0)), 2.0, out=_Wrapped(np.arange(3.0)))

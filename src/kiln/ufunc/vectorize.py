@@ -252,6 +252,30 @@ def _operand_key(value):
         return None
 
 
+def _overriding(args, kwargs):
+    """The operands (and outputs) whose type overrides `__array_ufunc__`, NumPy's order."""
+    out = kwargs.get("out", ())
+    values = args + (out if isinstance(out, tuple) else (out,))
+    return [v for v in values if type(v) is not np.ndarray and
+            getattr(type(v), "__array_ufunc__", None) not in (None, np.ndarray.__array_ufunc__)]
+
+
+def _deferred(ufunc, overriding, args, kwargs):
+    """NEP 13's dispatch, with the DUFunc as the ufunc (NumPy would hand over the ufunc of
+    the loops compiled so far, which may lack the one needed): each overriding type in
+    turn, a subclass before its base; NumPy's TypeError when all return NotImplemented."""
+    kinds = list(dict.fromkeys(type(v) for v in overriding))
+    kinds.sort(key=lambda kind: -sum(issubclass(kind, other) for other in kinds))
+    for kind in kinds:
+        operand = next(v for v in overriding if type(v) is kind)
+        result = operand.__array_ufunc__(ufunc, "__call__", *args, **kwargs)
+        if result is not NotImplemented:
+            return result
+    raise TypeError(f"operand type(s) all returned NotImplemented from __array_ufunc__"
+                    f"({ufunc!r}, '__call__', ...): "
+                    f"{', '.join(repr(type(a).__name__) for a in args)}")
+
+
 class Growing:
     """A kernel whose loops are compiled as calls need them, the NumPy ufunc built from the
     loops so far (`ufunc`), and pickling by its recipe."""
@@ -365,10 +389,14 @@ class DUFunc(Growing):
     def __call__(self, *args, **kwargs):
         """As Numba's: NumPy's ufunc takes the call when one of the loops compiled so far
         takes its dtypes (NumPy's search: an exact match, else the first loop they cast to
-        safely); otherwise a loop for the operands' own dtypes is compiled first."""
+        safely); otherwise a loop for the operands' own dtypes is compiled first. An
+        operand that overrides `__array_ufunc__` (NEP 13: Dask, xarray) takes the call."""
         nin = self._kernel.nin
         if len(args) < nin:
             raise TypeError(f"{self.__name__}() takes {nin} arguments, {len(args)} given")
+        overriding = _overriding(args, kwargs)
+        if overriding:
+            return _deferred(self, overriding, args, kwargs)
         if not self._frozen and "dtype" not in kwargs and "signature" not in kwargs \
                 and self._kernel.loops:
             try:
