@@ -9,7 +9,7 @@ non-ASCII text (é, ß, Greek, Cyrillic, emoji)."""
 import pytest
 
 from helpers import as_python as plain
-from kiln import njit
+from kiln import njit, types
 from kiln.errors import TypingError
 
 
@@ -205,3 +205,19 @@ def test_bad_arguments_name_the_method():
     refused(lambda s: s.splitlines("x"), "str.splitlines")
     refused(lambda s: s.removeprefix(1), "str.removeprefix")
     refused(lambda s: s.removesuffix(("a",)), "str.removesuffix")
+    refused(lambda s: s.find("a", 0.5), "str.find")
+    refused(lambda s: s.rindex("a", None, 1.5), "str.rindex")
+    refused(lambda s: s.count("a", 1, 0.5), "str.count")
+    refused(lambda s: s.center(1.5), "str.center")
+    refused(lambda s: s.ljust(2.0, "x"), "str.ljust")
+    refused(lambda s: s.zfill(2.0), "str.zfill")
+
+
+def test_optional_bounds():
+    def counted(s, start, end):
+        return s.count("a", start, end), s.find("a", start, end)
+    int_or_none = types.Optional(types.int64)
+    compiled = njit(types.UniTuple(types.int64, 2)(types.unicode_type, int_or_none,
+                                                   int_or_none))(counted)
+    for start, end in [(None, None), (1, None), (None, -1), (0, 8)]:
+        assert compiled("banana", start, end) == counted("banana", start, end)

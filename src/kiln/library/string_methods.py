@@ -154,6 +154,7 @@ def _searching(method, search, missing):
     """find/rfind (-1 when absent) and index/rindex (ValueError)."""
     def ov(s, sub, start=None, end=None):
         _require_string(sub, method)
+        _require_bounds(method, start, end)
 
         def impl(s, sub, start=None, end=None):
             n = _str_len(s)
@@ -189,12 +190,24 @@ def _count_in(s, sub, start, end):
 @overload_method(_STR, "count")
 def _count(s, sub, start=None, end=None):
     _require_string(sub, "count")
+    _require_bounds("count", start, end)
 
     def impl(s, sub, start=None, end=None):
         n = _str_len(s)
         a, b = _bounds(n, 0 if start is None else start, n if end is None else end)
         return 0 if a > n else _count_in(s, sub, a, b)
     return impl
+
+
+def _require_bounds(method, start, end):
+    """The start and end of find & co.: ints or None, or Optional ints (the message has
+    Numba's words too)."""
+    accepted = (t.Integer, t.NoneType)
+    for what, ty in (("start", start), ("end", end)):
+        held = ty.type if isinstance(ty, t.Optional) else ty
+        if not (ty is None or isinstance(held, _INTLIKE + (t.NoneType,))):
+            raise TypingError(f'The slice indices must be an Integer or None: str.{method}\'s '
+                              f'"{what}" must be {accepted}, not {ty}')
 
 
 def _require_index(ty, method, what, none=True):
@@ -215,8 +228,7 @@ def _affix_test(method, at_end):
         return _matches_at(s, affix, b - m if at_end else a)
 
     def ov(s, affix, start=None, end=None):
-        _require_index(start, method, "start")
-        _require_index(end, method, "end")
+        _require_bounds(method, start, end)
         if isinstance(affix, t.BaseTuple) and all(map(is_string, affix.types)):
             if len(affix) == 0:
                 return lambda s, affix, start=None, end=None: False
@@ -576,8 +588,14 @@ def _fill_char(fillchar):
     return _str_get(fillchar, 0)
 
 
+def _require_width(ty, method):
+    if not isinstance(ty, _INTLIKE):
+        raise TypingError(f"The width must be an Integer: str.{method}'s width is {ty}")
+
+
 def _justifying(method, align):
     def ov(s, width, fillchar=None):
+        _require_width(width, method)
         if not omitted(fillchar):
             _require_string(fillchar, method, "fill character")
 
@@ -595,6 +613,8 @@ overload_method(_STR, "center")(_justifying("center", CENTER))
 
 @overload_method(_STR, "zfill")
 def _zfill(s, width):
+    _require_width(width, "zfill")
+
     def impl(s, width):
         result = _padded(s, width, 48, RIGHT)
         n = _str_len(s)
