@@ -211,6 +211,7 @@ def test_bad_arguments_name_the_method():
     refused(lambda s: s.center(1.5), "str.center")
     refused(lambda s: s.ljust(2.0, "x"), "str.ljust")
     refused(lambda s: s.zfill(2.0), "str.zfill")
+    refused(lambda s: s.replace("a", "b", 1.5), "str.replace")
 
 
 def test_optional_bounds():

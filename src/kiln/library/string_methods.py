@@ -330,6 +330,8 @@ def _join(sep, parts):
 def _replace(s, old, new, count=None):
     _require_string(old, "replace")
     _require_string(new, "replace")
+    if not omitted(count):
+        _require_index(count, "replace", "count", none=False)
 
     def impl(s, old, new, count=None):
         limit = -1 if count is None else count
