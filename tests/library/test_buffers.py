@@ -113,6 +113,22 @@ def test_writing_through_a_memoryview_slice():
     assert data == bytearray(b"ab!def")
 
 
+@kiln.njit
+def copy_half(m):
+    m[:2] = m[-2:]
+
+
+def test_assigning_a_memoryview_slice_as_python_does():
+    expected, got = bytearray(b"abcd"), bytearray(b"abcd")
+    copy_half.py_func(memoryview(expected))
+    copy_half(memoryview(got))
+    assert got == expected
+    with pytest.raises(TypingError, match="slice of a memoryview"):   # Python: TypeError
+        kiln.njit(lambda m: write(m, slice(0, 2), 7))(memoryview(bytearray(b"ab")))
+    with pytest.raises(TypingError, match="cannot slice a bytearray"):   # may resize it
+        kiln.njit(lambda b, v: write(b, slice(0, 2), v))(bytearray(b"ab"), np.zeros(2))
+
+
 def test_a_bytearray_comes_back_as_itself():
     data = bytearray(b"k")
     assert kiln.njit(lambda b: b)(data) is data

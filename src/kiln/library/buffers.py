@@ -147,38 +147,50 @@ def _as_buffer(buf, result):
 
 
 def _on_view(key, check=None):
-    """Type `key` on a buffer as on its array view; `check(buf, *rest)` refuses first."""
+    """Type `key` on a buffer as on its array view (another buffer argument too: an
+    assigned memoryview); `check(buf, *rest)` refuses first."""
     @template(key)
     def typer(tctx, buf, *rest):
         if not isinstance(buf, t.Buffer):
             return None
         if check is not None:
             check(buf, *rest)
-        found = tctx.resolve(key, (buf.as_array,) + rest)
-        if found is None or found.signature.args[0] != buf.as_array:
+        views = tuple(r.as_array if isinstance(r, t.Buffer) else r for r in rest)
+        found = tctx.resolve(key, (buf.as_array,) + views)
+        if found is None or found.signature.args[0] != buf.as_array or any(
+                isinstance(r, t.Buffer) and s != r.as_array
+                for r, s in zip(rest, found.signature.args[1:])):
             return None
         sig = found.signature
 
         def codegen(context, builder, _, args):
             return found.lower(context, builder, sig, args)
         codegen.new_reference = found.new_reference
-        return _as_buffer(buf, sig.return_type)(buf, *sig.args[1:]), codegen
+        args = [r if isinstance(r, t.Buffer) else s for r, s in zip(rest, sig.args[1:])]
+        return _as_buffer(buf, sig.return_type)(buf, *args), codegen
     return typer
 
 
 def _check_getitem(buf, index):
+    """Integers, and slices of a memoryview: a slice of the others is a copy in Python
+    (and assigning to one may resize it)."""
     items = index.types if isinstance(index, t.BaseTuple) else (index,)
     if not all(isinstance(i, (t.Integer, t.SliceType)) for i in items):
         raise TypingError(f"a {buf.kind} is indexed by integers and slices, not {index}")
-    if buf.kind != "memoryview" and any(isinstance(i, t.SliceType) for i in items):
+    sliced = any(isinstance(i, t.SliceType) for i in items)
+    if buf.kind != "memoryview" and sliced:
         raise TypingError(f"cannot slice a {buf.kind} in compiled code: Python's slice is "
                           f"a new {buf.kind} (a copy), which compiled code cannot make; "
                           "index its items, or pass a memoryview of it")
+    return sliced
 
 
 def _check_setitem(buf, index, value):
     if buf.readonly:
         raise TypingError(f"cannot assign to an item of a {buf}: its memory is read-only")
+    if _check_getitem(buf, index) and not isinstance(value, (t.Array, t.Buffer)):
+        raise TypingError(f"cannot assign a {value} to a slice of a memoryview: Python takes "
+                          "only a buffer of the slice's shape")
 
 
 _on_view(len)
