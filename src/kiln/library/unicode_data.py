@@ -145,6 +145,14 @@ def __getattr__(name):   # TABLES, made on first use (kiln.obj.* cells import it
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _unchanging(b, address, typ):
+    """A load LLVM may move and merge (the tables never change): lookups of one character
+    share their loads, and a loop's lookups read the cells once."""
+    loaded = b.load(address, typ=typ)
+    loaded.set_metadata("invariant.load", b.module.add_metadata([]))
+    return loaded
+
+
 def _reader(field):
     """An intrinsic `read(i)`: item i of the table `field`, as an int64."""
     @intrinsic
@@ -155,11 +163,11 @@ def _reader(field):
         def codegen(context, b, sig, args):
             table = getattr(__getattr__("TABLES"), field)
             cell = context.state.object_cell(table, name=f"{__name__}:TABLES.{field}")
-            obj = b.load(cell, typ=dm.ptr)
-            data = b.load(b.gep(obj, [ir.Constant(dm.i64, P.ARRAY_DATA)], source_etype=dm.i8),
-                          typ=dm.ptr)
+            data = _unchanging(b, b.gep(_unchanging(b, cell, dm.ptr),
+                                        [ir.Constant(dm.i64, P.ARRAY_DATA)], source_etype=dm.i8),
+                               dm.ptr)
             item = b.gep(data, [context.cast(b, args[0], i, t.int64)], source_etype=dm.i32)
-            return b.sext(b.load(item, typ=dm.i32), dm.i64)
+            return b.sext(_unchanging(b, item, dm.i32), dm.i64)
         return t.int64(i), codegen
     read.__name__ = f"read_{field}"
     return read
@@ -186,8 +194,18 @@ def has(c, flag):
 
 
 @register_jitable
+def _ascii_mapping(c, mapping):
+    """`mapping` of an ASCII character (one ASCII character), without the tables."""
+    if mapping == TO_UPPER or mapping == TO_TITLE:
+        return c - 32 if 97 <= c <= 122 else c
+    return c + 32 if 65 <= c <= 90 else c
+
+
+@register_jitable
 def mapping_length(c, mapping):
     """How many code points `mapping` (TO_UPPER, ...) of c has."""
+    if c < 128:
+        return 1
     at = _records(_record(c) + 2 + 2 * mapping)
     return 1 if at == 0 else _seqs(at)
 
@@ -195,6 +213,9 @@ def mapping_length(c, mapping):
 @register_jitable
 def write_mapping(c, mapping, out, k):
     """Write `mapping` of c into the new string `out` at k; the position after it."""
+    if c < 128:
+        _str_set(out, k, _ascii_mapping(c, mapping))
+        return k + 1
     row = _record(c) + 1 + 2 * mapping
     at = _records(row + 1)
     if at == 0:
