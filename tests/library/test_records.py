@@ -433,3 +433,55 @@ def test_numba_record_type_api():
     made = types.Record.make_c_struct([("a", types.int8), ("b", types.float64),
                                        ("c", types.int16)])
     assert made.size == ctypes.sizeof(C) and made.offset("c") == C.c.offset
+
+
+@njit
+def assign_fields_across(a, b):
+    a["j"] = b["j"]       # a["x"] = value: the field across the array, as NumPy assigns
+    a["a"] = 7
+    return a["v"]
+
+
+def test_assigning_a_field_across_a_record_array():
+    got, expect = np.zeros(3, SUBARRAYS)[::-1], np.zeros(3, SUBARRAYS)[::-1]
+    source = np.ones(3, SUBARRAYS)
+    source["j"] = np.arange(18, dtype=np.float32).reshape(3, 3, 2)
+    assign_fields_across(got, source)
+    expect["j"], expect["a"] = source["j"], 7
+    assert got.tobytes() == expect.tobytes()
+
+
+@njit
+def first_field(r):
+    return r["a"]
+
+
+def test_a_wider_record_converts_where_compiling_is_off():
+    """Numba's width subtyping: a record starting with another's fields is taken by the
+    code compiled for the narrower one (the dispatcher converts it)."""
+    narrow = np.zeros(1, [("a", "f8")])
+    wide = np.array([(2.5, 3.0)], [("a", "f8"), ("b", "f8")])
+    other = np.zeros(1, [("b", "f8"), ("a", "f8")])
+    first_field(narrow[0])
+    first_field.disable_compile()
+    try:
+        assert first_field(wide[0]) == 2.5
+        with pytest.raises(TypeError):
+            first_field(other[0])     # same names, other offsets: no conversion
+    finally:
+        first_field.disable_compile(False)
+
+
+@njit
+def sub_array_of(r):
+    return r.j
+
+
+def test_a_sub_array_of_a_record_argument_outlives_the_record():
+    import gc
+    a = np.zeros(2, SUBARRAYS).view(np.recarray)
+    a[1].j = np.arange(6).reshape(3, 2)
+    j = sub_array_of(a[1])
+    del a
+    gc.collect()
+    assert j.tolist() == [[0, 1], [2, 3], [4, 5]]

@@ -164,3 +164,16 @@ def test_text_arrays_as_numpy(kind):
     best, back = longest(expect[1:])
     assert best == max(expect[1:], key=len) and back.dtype == expect.dtype
     assert np.array_equal(back, expect[1:][::-1])
+
+
+@njit
+def hash_and_fill(a, u):
+    u[:] = "abcdef"       # filled, each item cut to the width
+    a["name"] = "xy"
+    return hash(a[1].name) == hash("xy"), u[0]
+
+
+def test_hash_and_fill_of_text_items():
+    a, u = records(), np.zeros(3, "U4")
+    assert hash_and_fill(a, u) == (True, "abcd")
+    assert list(a["name"]) == ["xy"] * len(a) and list(u) == ["abcd"] * 3

@@ -339,7 +339,8 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
             source = args[2] if isinstance(args[2], Tree) else Tree.leaf(args[2], squeezed)
             evaluate(context, builder, source, out=view, out_ty=view_ty)
         else:
-            fill.lower(context, builder, fill.signature, [view, args[2]])
+            fill.lower(context, builder, fill.signature, [view, context.cast(
+                builder, args[2], value_ty, fill.signature.args[1])])
         return dm.null_value(t.none)
     if copies and extra <= 0:   # the value may be an array expression, computed into the view
         codegen.fusion = Consumer(frozenset({2}))
@@ -388,12 +389,18 @@ def assign_into(dst, src):
     raise TypeError("only callable from compiled code")
 
 
+def _an_item(dst, src) -> bool:
+    """Whether `src` is one item of `dst`: a number, or text for fixed-width strings."""
+    return isinstance(src, t.Number) or \
+        isinstance(dst.dtype, FixedWidth) and dst.dtype.takes(src)
+
+
 @overload(assign_into)
 def _assign_into(dst, src):
     if not isinstance(dst, t.Array):
         return None
     if dst.ndim == 0:      # a 0-d array holds one item: `a.fill(v)`, `np.array(b)`
-        if isinstance(src, t.Number):
+        if _an_item(dst, src):
             def fill_item(dst, src):
                 dst[()] = src
             return fill_item
@@ -402,7 +409,7 @@ def _assign_into(dst, src):
                 dst[()] = src[()]
             return copy_item
         return None
-    if isinstance(src, t.Number):
+    if _an_item(dst, src):
         if dst.ndim == 1:
             def fill(dst, src):
                 for i in range(dst.shape[0]):

@@ -163,6 +163,8 @@ def _hash(value):
             raise TypeError(message)
             return np.int64(0)
         return unhashable
+    if isinstance(value, (t.CharSeq, t.UnicodeCharSeq)):
+        return None   # hashed as its text (library/charseq.py)
     raise TypingError(f"unhashable type: {value} (only numbers, strings and tuples of "
                       "them can be hashed in compiled code)")
 

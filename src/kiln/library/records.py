@@ -219,6 +219,26 @@ def _field_view(tctx, array, name):
     return result(array, name), codegen
 
 
+@template(operator.setitem)
+def _assign_field(tctx, array, name, value):
+    """`a["x"] = value`: `a["x"][...] = value`, the field across the array filled or
+    broadcast into, as NumPy assigns it."""
+    if not (_record_array(array) and isinstance(name, t.StringLiteral)):
+        return None
+    view_ty, view = _view(array, name.value)
+    fill = tctx.resolve(operator.setitem, (view_ty, t.ellipsis, value))
+    if fill is None:
+        raise TypingError(f"cannot store a {value} value into field {name.value!r} of "
+                          f"{array}")
+
+    def codegen(context, builder, sig, args):
+        field = view(context, builder, sig, args[:1])    # borrowed: the array owns it
+        item = context.cast(builder, args[2], value, fill.signature.args[2])
+        fill.lower(context, builder, fill.signature, [field, dm.null_value(t.ellipsis), item])
+        return dm.null_value(t.none)
+    return t.none(array, name, value), codegen
+
+
 def _view(array, name):
     """The field `name` across a record array: a view with the array's shape and strides
     (and a sub-array field's axes after them)."""
@@ -249,18 +269,36 @@ _VOID_DATA = P.HEAD + 8
 _VOID_DESCR = P.HEAD + 16
 
 
-@boxing.unboxer(t.Record)
+@boxing.unboxer(t.Record, copies=True)
 def _unbox(unboxer, ty, obj):
     """A reference to the bytes of `obj`, a NumPy record scalar of exactly this dtype
-    (compared as NumPy compares dtypes: names, formats and offsets)."""
+    (compared as NumPy compares dtypes: names, formats and offsets), counting a reference
+    to a meminfo that holds `obj` (released by the entry point after the call), so a view
+    of a sub-array field returned to Python keeps the record's bytes alive."""
     b, api = unboxer.b, unboxer.api
     is_void = api.call("PyObject_IsInstance", dm.i32, [obj, api.constant_object(np.void)])
     unboxer.require(b.icmp_signed("==", is_void, ir.Constant(dm.i32, 1)))
-    equal = api.call("PyObject_RichCompareBool", dm.i32,
-                     [api.read(obj, _VOID_DESCR, dm.ptr), api.constant_object(ty.np_dtype),
-                      ir.Constant(dm.i32, 2)])   # Py_EQ; an error (-1) is no match
-    unboxer.require(b.icmp_signed("==", equal, ir.Constant(dm.i32, 1)))
-    return dm.load_item(b, ty, api.read(obj, _VOID_DATA, dm.ptr))
+    descr = api.read(obj, _VOID_DESCR, dm.ptr)
+    equal = api.call("PyObject_RichCompareBool", dm.i32, [descr, api.constant_object(
+        ty.np_dtype), ir.Constant(dm.i32, 2)])   # Py_EQ; an error (-1) is no match
+    found = api.context.alloca(b, dm.i1)
+    b.store(b.icmp_signed("==", equal, ir.Constant(dm.i32, 1)), found)
+    with b.if_then(b.not_(b.load(found, typ=dm.i1)), likely=False):   # a wider record:
+        wider = api.call("PyObject_CallFunctionObjArgs", dm.ptr,   # taken where converted
+                         [api.constant_object(extends), descr, api.constant_object(ty),
+                          ir.Constant(dm.ptr, None)], var_arg=True, argtypes=[dm.ptr])
+        b.store(b.icmp_unsigned("==", wider, api.global_object("_Py_TrueStruct")), found)
+        api.call("Py_DecRef", ir.VoidType(), [wider])   # (NULL: an error, cleared below)
+        api.call("PyErr_Clear", ir.VoidType(), [])
+    unboxer.require(b.load(found, typ=dm.i1))
+    owner = nrt.emit_python_owner(b, obj)
+    held = b.append_basic_block("record")
+    b.cbranch(b.icmp_unsigned("==", owner, ir.Constant(dm.ptr, None)),
+              unboxer.no_memory_block(), held)
+    b.position_at_end(held)
+    nrt.emit_incref(b, owner)
+    b.store(owner, unboxer.copy_slot())
+    return dm.load_item(b, ty, api.read(obj, _VOID_DATA, dm.ptr), owner)
 
 
 @boxing.boxer(t.Record)
@@ -278,6 +316,15 @@ def _box(api, ty, value, fail):
     api.decref(raw)
     nrt.emit_decref(b, b.extract_value(value, 0))   # the reference the value held
     return result
+
+
+def extends(dtype, record) -> bool:
+    """Whether a record scalar of `dtype` starts with `record`'s fields (Numba's width
+    subtyping: a function compiled for `record` takes it where the dispatcher converts)."""
+    try:
+        return t.from_dtype(dtype).extends(record)
+    except TypeError:   # a dtype kiln does not take
+        return False
 
 
 def record_from_bytes(raw, dtype):

@@ -148,8 +148,8 @@ _ABSENT = {
                 "jit(forceobj=True) keeps the plain Python function, and "
                 "`with kiln.objmode(...)` runs a block as Python",
     "ffi_forced_object": "kiln has no object mode (see types.pyobject)",
-    "NestedArray": "kiln's records hold scalar fields only (a record dtype with an array "
-                   "field is refused where it meets compiled code)",
+    "NestedArray": "kiln types a record's sub-array field as the C-contiguous Array it "
+                   "reads as (Record.typeof(name))",
 }
 
 

@@ -84,6 +84,13 @@ class Record(Type):
         return from_dtype(np.dtype([(name, as_dtype(ty)) for name, ty in fields],
                                    align=True))
 
+    def extends(self, other) -> bool:
+        """Whether this record starts with `other`'s fields (names, types and offsets):
+        code compiled for `other` reads such a record correctly (Numba's width subtyping
+        of records, which lets a compiled function take it without compiling again)."""
+        return len(self.members) >= len(other.members) and \
+            self.members[:len(other.members)] == other.members and self.size >= other.size
+
     def aligned(self, name) -> bool:
         """Whether field `name` sits at a multiple of its own size in every item (loads of
         it may then assume natural alignment)."""

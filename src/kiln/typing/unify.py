@@ -169,6 +169,8 @@ def can_convert(src: t.Type, dst: t.Type) -> bool:
         return src.is_undefined or src.item_type == dst.item_type   # (one layout)
     if isinstance(src, (t.DictType, t.SetType)) and type(src) is type(dst):
         return src.is_undefined
+    if isinstance(src, t.Record) and isinstance(dst, t.Record):
+        return src.extends(dst)
     if isinstance(dst, t.UnicodeCharSeq):   # text, truncated or padded (types/charseq.py)
         return isinstance(src, (t.UnicodeType, t.UnicodeCharSeq))
     if isinstance(dst, t.CharSeq):
