@@ -1,9 +1,14 @@
 """The Unicode tables of compiled strings (library/unicode_data.py) against the running
 CPython: the tables themselves (every code point in the long run, a spread of them by
 default), and the compiled case mappings and classes on characters of many scripts,
-special casings and Final_Sigma contexts included."""
+special casings and Final_Sigma contexts included; an ahead-of-time module carries the
+tables (the long run)."""
+import os
 import random
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 
 from kiln import njit
@@ -71,3 +76,40 @@ def test_case_and_classes_of_many_scripts_as_cpython():
     for s in SPECIAL + _random_texts(300):
         assert compiled(s) == every_method(s), s
 
+
+
+AOT_SOURCE = '''
+from kiln.aot import export
+
+
+@export("unicode_type(unicode_type)")
+def shout(s):
+    return s.upper() + s.title() + str(s.isalpha())
+'''
+
+
+@pytest.mark.slow
+def test_an_ahead_of_time_module_carries_the_tables(tmp_path):
+    """Built by kiln.aot and run where kiln cannot be imported (-I -S, NumPy alone)."""
+    from kiln.aot import find_linker
+    if find_linker() is None:
+        pytest.skip("kiln.aot links with the system's cc or ld")
+    (tmp_path / "source.py").write_text(AOT_SOURCE)
+    built = subprocess.run([sys.executable, "-m", "kiln.aot", str(tmp_path / "source.py"),
+                            "--name", "unicodedemo", "-o", str(tmp_path)],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    numpy_only = tmp_path / "numpy_only"
+    numpy_only.mkdir()
+    site = os.path.dirname(os.path.dirname(np.__file__))
+    for name in ("numpy", "numpy.libs"):
+        if os.path.exists(os.path.join(site, name)):
+            os.symlink(os.path.join(site, name), numpy_only / name)
+    texts = ["straße 𐐧ǆ", "ΣΑΣ", "", "ﬁ İ"]
+    child = (f"import sys; sys.path[:0] = [{str(tmp_path)!r}, {str(numpy_only)!r}]; "
+             f"import unicodedemo; print(ascii([unicodedemo.shout(s) for s in {texts!r}]))")
+    ran = subprocess.run([sys.executable, "-I", "-S", "-c", child], capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == ascii([s.upper() + s.title() + str(s.isalpha())
+                                        for s in texts])

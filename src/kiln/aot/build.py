@@ -24,10 +24,14 @@ METH_FASTCALL = 0x80
 PYTHON_API_VERSION = 1013
 _SUPPORTED_NEEDS = {"nrt", "stack"}
 # kiln's own Python helpers that compiled code may call, as (module, the definitions to
-# embed, the imports they need): an extension carries their source and runs it at import.
+# embed, the imports they need[, functions of the module giving more source]): an
+# extension carries their source and runs it at import.
 _SUPPORT = {
     "kiln.runtime.views:make_view":
         ("kiln.runtime.views", ("_ViewOf", "make_view"), "import numpy as np"),
+    # the Unicode tables of str methods, as data (the source the module's function gives)
+    "kiln.library.unicode_data:TABLE":
+        ("kiln.library.unicode_data", (), "import numpy as np", "embedded_source"),
 }
 
 
@@ -357,12 +361,13 @@ def _support_source(names):
     """The source of kiln's helpers named in `names` (keys of _SUPPORT), for one namespace."""
     parts, seen = [], set()
     for name in sorted(names):
-        module_name, definitions, imports = _SUPPORT[name]
+        module_name, definitions, imports, *made = _SUPPORT[name]
         module = importlib.import_module(module_name)
         if imports not in seen:
             seen.add(imports)
             parts.insert(0, imports)
         parts += [inspect.getsource(getattr(module, d)) for d in definitions]
+        parts += [getattr(module, m)() for m in made]
     return "\n\n".join(parts) + "\n"
 
 

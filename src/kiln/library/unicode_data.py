@@ -6,11 +6,13 @@ that needs it.
 Each code point has a record (two-level table: `index1[c >> SHIFT]` picks a block of
 `index2`): its flags and, per mapping (upper, lower, title, fold), either the distance to
 the one code point it maps to or where its longer mapping ('ß' -> 'SS') starts in `seqs`
-(`[length, code points...]`). Compiled code reads the tables through `kiln.obj.*` cells
-named by this module's `TABLES`, so code using them is cached like any other.
+(`[length, code points...]`). Compiled code reads the four, one after the other in this
+module's `TABLE`, through a `kiln.obj.*` cell that names it, so code using them is cached
+like any other (and an ahead-of-time module carries TABLE: `embedded_source`).
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import itertools
@@ -138,11 +140,31 @@ def _tables():
     return types.SimpleNamespace(**tables)
 
 
-def __getattr__(name):   # TABLES, made on first use (kiln.obj.* cells import it by name)
-    if name == "TABLES":
-        globals()["TABLES"] = _tables()
-        return globals()["TABLES"]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+_FIELDS = ("index1", "index2", "records", "seqs")
+
+
+def __getattr__(name):
+    """TABLES (the four tables, each a view of TABLE, and each one's `offsets` there) and
+    TABLE (all four: compiled code's one `kiln.obj.*` cell, imported by name), made on
+    first use."""
+    if name not in ("TABLES", "TABLE"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    tables = _tables()
+    table = np.concatenate([getattr(tables, f).ravel() for f in _FIELDS])
+    starts = np.cumsum([0] + [getattr(tables, f).size for f in _FIELDS])
+    offsets = dict(zip(_FIELDS, starts.tolist()))
+    globals()["TABLE"] = table
+    globals()["TABLES"] = types.SimpleNamespace(
+        offsets=offsets, **{f: table[offsets[f]:offsets[f] + getattr(tables, f).size]
+                            for f in _FIELDS})
+    return globals()[name]
+
+
+def embedded_source():
+    """Python source defining TABLE, for an ahead-of-time module (aot/build.py), which
+    carries it instead of importing kiln."""
+    return ("import base64\nimport numpy as np\nTABLE = np.frombuffer(base64.b64decode(" +
+            repr(base64.b64encode(__getattr__("TABLE").tobytes())) + "), np.int32)\n")
 
 
 def _unchanging(b, address, typ):
@@ -161,19 +183,20 @@ def _reader(field):
             return None
 
         def codegen(context, b, sig, args):
-            table = getattr(__getattr__("TABLES"), field)
-            cell = context.state.object_cell(table, name=f"{__name__}:TABLES.{field}")
+            offset = __getattr__("TABLES").offsets[field]
+            cell = context.state.object_cell(__getattr__("TABLE"), name=f"{__name__}:TABLE")
             data = _unchanging(b, b.gep(_unchanging(b, cell, dm.ptr),
                                         [ir.Constant(dm.i64, P.ARRAY_DATA)], source_etype=dm.i8),
                                dm.ptr)
-            item = b.gep(data, [context.cast(b, args[0], i, t.int64)], source_etype=dm.i32)
+            index = b.add(context.cast(b, args[0], i, t.int64), ir.Constant(dm.i64, offset))
+            item = b.gep(data, [index], source_etype=dm.i32)
             return b.sext(_unchanging(b, item, dm.i32), dm.i64)
         return t.int64(i), codegen
     read.__name__ = f"read_{field}"
     return read
 
 
-_index1, _index2, _records, _seqs = map(_reader, ("index1", "index2", "records", "seqs"))
+_index1, _index2, _records, _seqs = map(_reader, _FIELDS)
 _COLUMNS = 9   # flags, then (distance, long mapping) per mapping
 
 
