@@ -177,3 +177,17 @@ def test_hash_and_fill_of_text_items():
     a, u = records(), np.zeros(3, "U4")
     assert hash_and_fill(a, u) == (True, "abcd")
     assert list(a["name"]) == ["xy"] * len(a) and list(u) == ["abcd"] * 3
+
+
+@njit
+def show(a, i):
+    print(a[i].name, a[i].tag, a[i])
+
+
+def test_print_text_fields_and_records(capsys):
+    a = records()
+    for i in (0, 2):
+        show(a, i)
+        print(a[i]["name"], bytes(a[i]["tag"]), a[i])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == lines[1] and lines[2] == lines[3]

@@ -14,7 +14,7 @@ from ..typing.registry import template
 
 def _printable(ty):
     return isinstance(ty, (t.Number, t.NoneType, t.StringLiteral, t.UnicodeType, t.BaseTuple,
-                           t.Array))
+                           t.Array, t.Record, t.CharSeq, t.UnicodeCharSeq))
 
 
 @template(print, target="cpu")
