@@ -1,5 +1,6 @@
 """A @vectorize ufunc's methods called from compiled code (reduce, accumulate, reduceat,
-outer, at), checked against the same ufunc's methods in NumPy on the same inputs. Each
+outer, at), and NumPy's own ufuncs', checked against the same ufunc's methods in NumPy on
+the same inputs. Each
 specialization costs about half a second to compile, so the default run calls few and
 the slow ones the rest of the grid (layouts, dtypes, axis forms)."""
 import numpy as np
@@ -93,17 +94,28 @@ def test_reduceat_as_numpy():
         njit(lambda a: neg.reduceat(a, [0]))(x)
 
 
-def test_accumulate_and_outer():
+def test_numpy_s_own_ufuncs_methods():
     @njit
-    def accumulate_outer(a, axis, b):
-        return sub.accumulate(a, axis=axis), sub.outer(a, b)
+    def methods(a, x, i, b):
+        np.add.at(x, i, b)
+        return (np.add.reduce(a, 0), np.maximum.reduce(a, None), np.subtract.reduce(a, 1),
+                np.maximum.accumulate(a, 1), np.multiply.outer(a[0], a[1]),
+                np.add.reduce(i, 0), np.subtract.reduceat(i, np.array([0, 2])))
 
-    a, b = np.arange(12).reshape(3, 4)[:, ::-1], np.arange(3)
-    for axis in (0, -1):
-        got_acc, got_outer = accumulate_outer(a, axis, b)
-        _same(got_acc, sub.accumulate(a, axis=axis))
-        _same(got_outer, sub.outer(a, b))
-    _same(accumulate_outer(a[:, :0], 1, b)[0], sub.accumulate(a[:, :0], axis=1))
+    rng = np.random.default_rng(0)
+    a, i = rng.random((40, 3)), np.array([3, 1, 3, 0], np.int8)
+    a[5, 1] = -0.0
+    x, expected_x = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    got = methods(a, x, i, np.array([1e-9, 1.0, 2.0, 3.0]))
+    np.add.at(expected_x, i, np.array([1e-9, 1.0, 2.0, 3.0]))
+    _same(x, expected_x)
+    expected = (np.add.reduce(a, 0), np.maximum.reduce(a, None), np.subtract.reduce(a, 1),
+                np.maximum.accumulate(a, 1), np.multiply.outer(a[0], a[1]),
+                np.add.reduce(i, 0), np.subtract.reduceat(i, [0, 2]))
+    for g, e in zip(got, expected):     # pairwise float sums bit for bit, int8 sums in int64
+        _same(g, e)
+    with pytest.raises(TypingError, match="reduces floats only as np.sum does"):
+        njit(lambda a: np.add.reduce(a, (0, 1)))(a)
 
 
 # ---- the rest of the grid ------------------------------------------------------------------
@@ -186,3 +198,17 @@ def test_at_with_slices_in_the_index():
     m = np.arange(9).reshape(3, 3)
     _check_at(add_at, add, m, (slice(None), np.array([1, 2, 1])), np.array([100, 200, 300]))
     _check_at(add_at, add, m, (slice(None), np.array([-1, 0])), np.array([[1], [2], [3]]))
+
+
+@pytest.mark.slow
+def test_accumulate_and_outer():
+    @njit
+    def accumulate_outer(a, axis, b):
+        return sub.accumulate(a, axis=axis), sub.outer(a, b)
+
+    a, b = np.arange(12).reshape(3, 4)[:, ::-1], np.arange(3)
+    for axis in (0, -1):
+        got_acc, got_outer = accumulate_outer(a, axis, b)
+        _same(got_acc, sub.accumulate(a, axis=axis))
+        _same(got_outer, sub.outer(a, b))
+    _same(accumulate_outer(a[:, :0], 1, b)[0], sub.accumulate(a[:, :0], axis=1))

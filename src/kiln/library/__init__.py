@@ -13,7 +13,7 @@ MODULES = ("numbers", "builtins", "mathlib", "cmathlib", "arrays", "array_boxing
            "objmode", "literally", "generators", "records", "type_objects", "diagonals", "slicing",
            "named_tuples", "arrangement", "matrices", "picking", "numerics", "setops", "heaps",
            "reinterpret", "enums", "slice_boxing", "structs", "identity", "instance_checks",
-           "getattr_calls", "string_repr", "datetimes", "array_scalars", "ufunc_out", "bytes_values",
+           "getattr_calls", "string_repr", "datetimes", "array_scalars", "ufunc_out", "ufunc_methods", "bytes_values",
            "charseq")
 # Modules outside the library that register with it (parallel_run, thread ids), with
 # typing/families.py (the parallel stage) or with codegen/boxing.py (kiln.typed's

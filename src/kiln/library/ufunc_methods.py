@@ -10,6 +10,13 @@ reduction that is not reorderable. Each step is then a scalar call of the ufunc 
 combined in order along each reduced axis (kiln's ufuncs have plain loops, not NumPy's
 pairwise sums); several axes are reduced in C order of the reduced axes.
 
+NumPy's own ufuncs (those of ufuncs.py's table) have the same methods, with two cares:
+`at` converts both operands to the loop NumPy picks for the arrays' dtypes (a scalar call
+would take a Python-typed operand as NEP 50's weak scalar), and the float reductions whose
+NumPy loops are not plain (add sums pairwise; maximum and minimum choose among signed
+zeros by their SIMD order) are np.sum's, np.max's and np.min's, which follow NumPy's order,
+or refused where those cannot say it (several axes, initial=, reduceat).
+
 `ufunc/vectorize.py` registers each ufunc it lets compiled code call (`register`), with
 the function that gives the NumPy ufunc holding a loop for given input types."""
 from __future__ import annotations
@@ -21,6 +28,7 @@ from ..errors import TypingError
 from ..typing.registry import omitted, overload, overload_method, register_jitable
 from .axes import AxisError, permuted
 from .reductions import c_contiguous
+from .ufuncs import UFUNCS
 
 _UFUNCS = {}   # the ufunc compiled code calls -> (nin, face: input kiln types -> np.ufunc)
 
@@ -32,7 +40,8 @@ def register(key, nin, face):
 
 
 def _ufunc(fn):
-    """(ufunc, nin, face) of a receiver that is a registered ufunc, else None."""
+    """(ufunc, nin, face) of a receiver that is a registered ufunc (one of NumPy's too),
+    else None."""
     if not isinstance(fn, t.Function) or fn.pyfunc not in _UFUNCS:
         return None
     return (fn.pyfunc,) + _UFUNCS[fn.pyfunc]
@@ -82,6 +91,22 @@ def _loop(ufunc, face, nin, method, item, dtype):
     except (TypeError, ValueError) as e:
         raise TypingError(f"{_name(ufunc)}.{method}() of {item} items: {e}") from None
     return tuple(t.from_dtype(d) for d in (dts[2], dts[0], dts[1]))
+
+
+_ORDERED = {np.add: (np.sum, (t.Float, t.Complex)), np.maximum: (np.max, (t.Float,)),
+            np.minimum: (np.min, (t.Float,))}
+
+
+def _ordered_reduction(ufunc, result, method):
+    """np.sum, np.max or np.min for NumPy's float add, maximum and minimum reductions
+    (their loops are not plain), a TypingError for their reduceat; else None."""
+    whole, kinds = _ORDERED.get(ufunc, (None, ()))
+    if whole is None or not isinstance(result, kinds):
+        return None
+    if method != "reduce":
+        raise TypingError(f"np.{ufunc.__name__}.{method}() of {result} items: kiln does not "
+                          f"follow NumPy's order of this reduction in compiled code yet")
+    return whole
 
 
 @register_jitable
@@ -159,6 +184,18 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
     result, first, second = _loop(ufunc, face, nin, "reduce", item, wanted)
     r_cls, l1, l2 = _classes(result, first, second)
     ndim = array.ndim if isinstance(array, t.Array) else 1
+    whole = _ordered_reduction(ufunc, result, "reduce")
+    if whole is not None:
+        if not (isinstance(axis, (t.Integer, t.NoneType)) or axis is None) or \
+                not omitted(initial) or item != result:
+            raise TypingError(f"np.{ufunc.__name__}.reduce() of {item} items over several "
+                              f"axes, with initial= or with dtype=: kiln reduces floats only "
+                              f"as np.{whole.__name__} does, in NumPy's order; call "
+                              f"np.{whole.__name__}(a, axis)")
+
+        def ordered(fn, array, axis=0, dtype=None, out=None, keepdims=None, initial=None):
+            return whole(array, axis)
+        return ordered
     k, axes_of = _axes_of(t.int64 if axis is None else axis, ndim, ufunc)
     _check_reorderable(ufunc, face, item, wanted, ndim, k)
     kept = ndim - k
@@ -284,6 +321,7 @@ def _reduceat(fn, array, indices, axis=None, dtype=None, out=None):
         raise TypingError(f"{name}.reduceat(): output must be an array, not {out}")
     wanted = _dtype_arg(dtype, ufunc, "reduceat")
     result, first, second = _loop(ufunc, face, nin, "reduceat", item, wanted)
+    _ordered_reduction(ufunc, result, "reduceat")
     r_cls, l1, l2 = _classes(result, first, second)
     ndim = array.ndim if isinstance(array, t.Array) else 1
     given_out = not omitted(out)
@@ -367,6 +405,22 @@ def _outer(fn, a, b):
     return impl
 
 
+def _at_loop(ufunc, face, operands):
+    """The input types of the loop NumPy's `at` takes for these operand types: the
+    operands' own for kiln's ufuncs (their compiled calls choose as NumPy does), NumPy's
+    resolution for its own ufuncs (an operand typed int64 or float64 may be a Python
+    scalar to a compiled call, NEP 50's weak kind, but is an array's item here)."""
+    if ufunc not in UFUNCS:
+        return operands
+    try:
+        found = ufunc.resolve_dtypes(tuple(o.np_dtype for o in operands) + (None,),
+                                     casting="unsafe")
+    except (TypeError, ValueError) as e:
+        raise TypingError(f"np.{ufunc.__name__}.at() of {', '.join(map(str, operands))}: "
+                          f"{e}") from None
+    return tuple(t.from_dtype(d) for d in found[:len(operands)])
+
+
 def flat_copy(x):
     """The items of the array `x` in C order, as a new 1-d array (compiled code only)."""
 
@@ -393,8 +447,10 @@ def _at(fn, a, indices, b=None):
         raise TypingError(f"{name}.at(): second operand needed for ufunc")
     if nin == 1 and not omitted(b):
         raise TypingError(f"{name}.at(): second operand provided when ufunc is unary")
-    if nin == 2 and not isinstance(b, t.Number):
-        _array_like(b, "b", "at", ufunc)
+    operands = (a.dtype,) if nin == 1 else (a.dtype, b if isinstance(b, t.Number) else
+                                             _array_like(b, "b", "at", ufunc))
+    loops = _at_loop(ufunc, face, operands)
+    l1, l2 = _classes(*loops) if nin == 2 else _classes(*loops) * 2
     a_cls = a.dtype.np_dtype.type
     by_list = isinstance(indices, t.List)
     binary = nin == 2
@@ -410,11 +466,16 @@ def _at(fn, a, indices, b=None):
             flat_values = flat_copy(np.broadcast_to(np.asarray(b), chosen.shape))
             for i in range(positions.size):
                 p = positions[i]
-                flat[p] = a_cls(ufunc(flat[p], flat_values[i]))
+                flat[p] = a_cls(ufunc(l1(flat[p]), l2(flat_values[i])))
         else:
             for i in range(positions.size):
                 p = positions[i]
-                flat[p] = a_cls(ufunc(flat[p]))
+                flat[p] = a_cls(ufunc(l1(flat[p])))
         if copied:
             a[...] = work
     return impl
+
+
+for _own in UFUNCS:   # NumPy's own ufuncs, as kiln's library computes them
+    if isinstance(_own, np.ufunc) and _own.nout == 1 and _own.nin <= 2:
+        register(_own, _own.nin, lambda argtypes, ufunc=_own: ufunc)
