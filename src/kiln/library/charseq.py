@@ -130,9 +130,10 @@ def to_text(context, b, ty, value):
     return text
 
 
-for _src in (t.UnicodeType, t.StringLiteral, t.UnicodeCharSeq, t.Bytes, t.CharSeq):
-    for _dst in (t.UnicodeCharSeq, t.CharSeq):
-        register_cast(_src, _dst, _to_fixed)
+for _src in (t.UnicodeType, t.StringLiteral, t.UnicodeCharSeq):   # text of each item's kind
+    register_cast(_src, t.UnicodeCharSeq, _to_fixed)
+for _src in (t.Bytes, t.CharSeq):
+    register_cast(_src, t.CharSeq, _to_fixed)
 
 
 # ---- everything else is an operation on the text ---------------------------------------------
