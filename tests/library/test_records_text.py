@@ -57,7 +57,8 @@ def test_write_truncates_and_pads_as_numpy(step):
 def text_operations(a, i, j):
     r, s = a[i], a[j]
     return (r.name == s.name, r.name != "ab", len(r.name), r.name + "!", r.name.upper(),
-            "b" in r.name, r.tag == s.tag, len(r.tag), str(r.name))
+            "b" in r.name, r.tag == s.tag, len(r.tag), str(r.name), "x\x00y" == r.name,
+            r.tag != b"a")
 
 
 def test_fields_are_str_and_bytes():
@@ -67,7 +68,8 @@ def test_fields_are_str_and_bytes():
             r, s = str(a[i]["name"]), str(a[j]["name"])
             t, u = bytes(a[i]["tag"]), bytes(a[j]["tag"])
             assert text_operations(a, i, j) == (r == s, r != "ab", len(r), r + "!", r.upper(),
-                                                "b" in r, t == u, len(t), r)
+                                                "b" in r, t == u, len(t), r, "x\x00y" == r,
+                                                t != b"a")
 
 
 @njit

@@ -8,9 +8,11 @@ storing text into one truncates it to n chars and pads it with NULs, as NumPy's 
 does. Every other operation (`==`, `len`, `in`, methods, ...) is the `bytes`/`str` one
 on the text: an operation no template takes for a fixed-width argument is resolved again
 for its text (`_decayed`, asked by typing), each such argument converted to a new string
-for the call and released after it.
+for the call and released after it; `==` and `!=` compare the chars where they are.
 """
 from __future__ import annotations
+
+import operator
 
 from llvmlite import ir
 
@@ -22,7 +24,7 @@ from ..codegen.ownership import decref, has_refs, incref
 from ..runtime import nrt
 from ..types.charseq import FixedWidth
 from ..typing import families
-from ..typing.registry import Resolution
+from ..typing.registry import Resolution, template
 from . import bytes_values, strings
 from .array_boxing import register_dtype_check
 
@@ -134,6 +136,53 @@ for _src in (t.UnicodeType, t.StringLiteral, t.UnicodeCharSeq):   # text of each
     register_cast(_src, t.UnicodeCharSeq, _to_fixed)
 for _src in (t.Bytes, t.CharSeq):
     register_cast(_src, t.CharSeq, _to_fixed)
+
+
+# ---- equality without making the text (a record field compared in a loop) ------------------
+
+def _kind(ty):
+    """"U" or "S" for text a fixed-width item of that kind may equal, else None."""
+    if isinstance(ty, (t.UnicodeType, t.StringLiteral, t.UnicodeCharSeq)):
+        return "U"
+    return "S" if isinstance(ty, (t.Bytes, t.CharSeq)) else None
+
+
+def _text_at(context, b, ty, value):
+    """(address, length) of the text of a str, bytes or fixed-width `value`."""
+    if isinstance(ty, FixedWidth):
+        address = _spilled(context, b, ty, value)
+        return address, text_length(b, ty, address)
+    return _chars_of(context, b, ty, value)
+
+
+def _equality(left, right, negated):
+    if not (isinstance(left, FixedWidth) or isinstance(right, FixedWidth)) or \
+            _kind(left) is None or _kind(left) != _kind(right):
+        return None   # (other kinds: unequal, as the text's own == says)
+    char_bytes = 4 if _kind(left) == "U" else 1
+
+    def codegen(context, b, sig, args):
+        (la, ln), (ra, rn) = (_text_at(context, b, ty, v)
+                              for ty, v in zip((left, right), args))
+        memcmp = context.declare_external("memcmp", dm.i32, [dm.ptr, dm.ptr, dm.i64])
+        equal = context.alloca(b, dm.i1)
+        b.store(b.icmp_signed("==", ln, rn), equal)
+        with b.if_then(b.load(equal, typ=dm.i1)):
+            same = b.call(memcmp, [la, ra, b.mul(ln, ir.Constant(dm.i64, char_bytes))])
+            b.store(b.icmp_signed("==", same, ir.Constant(dm.i32, 0)), equal)
+        result = b.load(equal, typ=dm.i1)
+        return b.not_(result) if negated else result
+    return t.boolean(left, right), codegen
+
+
+@template(operator.eq, target="cpu")
+def _eq(tctx, left, right):
+    return _equality(left, right, False)
+
+
+@template(operator.ne, target="cpu")
+def _ne(tctx, left, right):
+    return _equality(left, right, True)
 
 
 # ---- everything else is an operation on the text ---------------------------------------------
