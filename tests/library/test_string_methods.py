@@ -222,3 +222,13 @@ def test_optional_bounds():
                                                    int_or_none))(counted)
     for start, end in [(None, None), (1, None), (None, -1), (0, 8)]:
         assert compiled("banana", start, end) == counted("banana", start, end)
+
+
+def test_optional_strip_characters():
+    def stripped(s, chars):
+        return s.strip(chars) + "|" + s.lstrip(chars) + "|" + s.rstrip(chars)
+    text_or_none = types.Optional(types.unicode_type)
+    compiled = njit(types.unicode_type(types.unicode_type, text_or_none))(stripped)
+    for s, chars in [(" ab\t", None), ("xaby", "xy"), ("", None), ("大处 着眼 大", "大 ")]:
+        assert compiled(s, chars) == stripped(s, chars)
+    refused(lambda s: s.strip(1.5), "str.strip")

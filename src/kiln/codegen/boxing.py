@@ -125,6 +125,8 @@ def copies_in(ty) -> int:
     """How many copies unboxing a `ty` makes."""
     if any(cls in _COPIED for cls in type(ty).__mro__):
         return 1
+    if isinstance(ty, t.Optional):   # a copy when it is not None
+        return copies_in(ty.type)
     return sum(map(copies_in, ty.types)) if isinstance(ty, t.BaseTuple) else 0
 
 

@@ -366,8 +366,10 @@ def _strip_at(c, chars, whitespace):
 
 def _stripping(method, left, right):
     def ov(s, chars=None):
-        if not omitted(chars):
-            _require_string(chars, method)
+        held = chars.type if isinstance(chars, t.Optional) else chars
+        if not omitted(chars) and not is_string(held):
+            raise TypingError(f"The arg must be a UnicodeType or None: str.{method}'s chars "
+                              f"is {chars}")
 
         def impl(s, chars=None):
             whitespace = chars is None
@@ -590,9 +592,10 @@ def _fill_char(fillchar):
     return _str_get(fillchar, 0)
 
 
-def _require_width(ty, method):
+def _require_width(ty, method, phrase="The width"):
+    """(the message has Numba's words too: its zfill's differ)"""
     if not isinstance(ty, _INTLIKE):
-        raise TypingError(f"The width must be an Integer: str.{method}'s width is {ty}")
+        raise TypingError(f"{phrase} must be an Integer: str.{method}'s width is {ty}")
 
 
 def _justifying(method, align):
@@ -615,7 +618,7 @@ overload_method(_STR, "center")(_justifying("center", CENTER))
 
 @overload_method(_STR, "zfill")
 def _zfill(s, width):
-    _require_width(width, "zfill")
+    _require_width(width, "zfill", "<width>")
 
     def impl(s, width):
         result = _padded(s, width, 48, RIGHT)
