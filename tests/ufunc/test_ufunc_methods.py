@@ -80,6 +80,8 @@ def test_at_applies_each_repeated_index():
     _check_at(add_at, add, a, np.array([1, 1, 4]), np.array([10, 20, 30]))
     with pytest.raises(ValueError, match="could not be broadcast"):
         add_at(a, np.array([0, 1]), np.array([1, 2, 3]))
+    with pytest.raises(IndexError, match="index -11 is out of bounds for axis 0 with size 10"):
+        add_at(a, np.array([0, -11]), np.array(1))
     with pytest.raises(TypingError, match="second operand needed"):
         njit(lambda a, i: add.at(a, i))(a, np.array([0]))
 
@@ -97,7 +99,7 @@ def test_reduceat_as_numpy():
 def test_numpy_s_own_ufuncs_methods():
     @njit
     def methods(a, x, i, b):
-        np.add.at(x, i, b)
+        np.add.at(x, (i,), b)         # (a tuple: the positions by NumPy's indexing)
         return (np.add.reduce(a, 0), np.maximum.reduce(a, None), np.subtract.reduce(a, 1),
                 np.maximum.accumulate(a, 1), np.multiply.outer(a[0], a[1]),
                 np.add.reduce(i, 0), np.subtract.reduceat(i, np.array([0, 2])))
@@ -107,7 +109,7 @@ def test_numpy_s_own_ufuncs_methods():
     a[5, 1] = -0.0
     x, expected_x = np.zeros(4, np.float32), np.zeros(4, np.float32)
     got = methods(a, x, i, np.array([1e-9, 1.0, 2.0, 3.0]))
-    np.add.at(expected_x, i, np.array([1e-9, 1.0, 2.0, 3.0]))
+    np.add.at(expected_x, (i,), np.array([1e-9, 1.0, 2.0, 3.0]))
     _same(x, expected_x)
     expected = (np.add.reduce(a, 0), np.maximum.reduce(a, None), np.subtract.reduce(a, 1),
                 np.maximum.accumulate(a, 1), np.multiply.outer(a[0], a[1]),

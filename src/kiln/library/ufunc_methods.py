@@ -421,6 +421,27 @@ def _at_loop(ufunc, face, operands):
     return tuple(t.from_dtype(d) for d in found[:len(operands)])
 
 
+@register_jitable
+def _positions_of(a, where):
+    """The C-order positions of the items `a[where]` selects, in `a[where]`'s shape (NumPy's
+    indexing itself, on the positions)."""
+    return np.asarray(np.arange(a.size).reshape(a.shape)[where])
+
+
+@register_jitable
+def _positions_along(a, where):
+    """`_positions_of` for a 1-d array and 1-d integer indices, without the arange."""
+    n = a.shape[0]
+    positions = np.empty(where.size, np.int64)
+    for i in range(where.size):
+        p = where[i]
+        if p < -n or p >= n:
+            raise IndexError("index " + str(p) + " is out of bounds for axis 0 with size " +
+                             str(n))
+        positions[i] = p + n if p < 0 else p
+    return positions
+
+
 def flat_copy(x):
     """The items of the array `x` in C order, as a new 1-d array (compiled code only)."""
 
@@ -455,12 +476,15 @@ def _at(fn, a, indices, b=None):
     by_list = isinstance(indices, t.List)
     binary = nin == 2
     copied = a.layout != "C"   # worked on in a C copy, written back
+    direct = a.ndim == 1 and isinstance(indices, (t.Array, t.List)) and \
+        getattr(indices, "ndim", 1) == 1 and isinstance(indices.dtype, t.Integer)
+    chosen_by = _positions_along if direct else _positions_of
 
     def impl(fn, a, indices, b=None):
         work = np.ascontiguousarray(a)
         flat = work.reshape(-1)
         where = np.asarray(indices) if by_list else indices
-        chosen = np.asarray(np.arange(a.size).reshape(a.shape)[where])
+        chosen = chosen_by(a, where)
         positions = chosen.reshape(-1)
         if binary:
             flat_values = flat_copy(np.broadcast_to(np.asarray(b), chosen.shape))
