@@ -193,3 +193,22 @@ def test_print_text_fields_and_records(capsys):
         print(a[i]["name"], bytes(a[i]["tag"]), a[i])
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == lines[1] and lines[2] == lines[3]
+
+
+@njit
+def text_arrays_made_here(n, names):
+    u = np.zeros(n, "U3")
+    e = np.empty((n, 2), dtype="S2")
+    for i in range(n):
+        u[i] = names[i % len(names)].name
+        e[i, 0] = b"abc"
+    return u, e, names["name"].copy(), np.empty_like(u)
+
+
+def test_text_arrays_made_in_compiled_code():
+    names = records()
+    u, e, copied, empty = text_arrays_made_here(4, names)
+    assert u.dtype == np.dtype("U3") and list(u) == [str(x)[:3] for x in names["name"][:4]]
+    assert e.dtype == np.dtype("S2") and list(e[:, 0]) == [b"ab"] * 4
+    assert copied.dtype == TEXT["name"] and list(copied) == list(names["name"])
+    assert list(empty) == [""] * 4 and list(e[:, 1]) == [b""] * 4   # empty text, not garbage

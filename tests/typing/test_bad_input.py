@@ -274,9 +274,9 @@ CASES = [
         def f(x):
             return g  # bad
      """, (1,), TypingError, ["return", "Dispatcher"]),
-    ("string_dtype", """
+    ("object_dtype", """
         def f(x):
-            return np.zeros(x, dtype="U3")  # bad
+            return np.zeros(x, dtype="O")  # bad
      """, (3,), TypingError, ["dtype"]),
     ("misspelt_numpy_keyword", """
         def f(x):

@@ -71,6 +71,10 @@ def _allocator(shape, dtype, zeroed):
         return None
     result = t.Array(dtype.instance_type, len(items), "C")
 
+    # text items start empty even in np.empty: garbage would not be text (code points past
+    # U+10FFFF cannot become a str)
+    zeroed = zeroed or isinstance(result.dtype, (t.CharSeq, t.UnicodeCharSeq))
+
     def codegen(context, builder, sig, args):
         return allocate(context, builder, result, _dims(context, builder, args[0], shape), zeroed)
     codegen.new_reference = True

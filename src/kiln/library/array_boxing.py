@@ -127,13 +127,14 @@ def _box_owned_array(api, ty, value, fail):
         b.store(b.extract_value(value, dm.ARRAY_STRIDES), strides)
     i32 = dm.i32
     records = isinstance(ty.dtype, t.Record)   # made as void items of the record's size
+    text = isinstance(ty.dtype, (t.CharSeq, t.UnicodeCharSeq))   # S/U items of their size
     # a dtype no type number names alone (datetime64[s]): made as int64 items, then viewed
-    by_name = not records and not P.type_nums(ty.dtype.np_dtype)
+    by_name = not (records or text) and not P.type_nums(ty.dtype.np_dtype)
     array = api.call(nrt.ARRAY_NEW, dm.ptr, [
         api.global_object("PyArray_Type"), ir.Constant(i32, ty.ndim), shape,
         ir.Constant(i32, np.dtype(np.int64).num if by_name else ty.dtype.np_dtype.num),
         strides, b.extract_value(value, dm.ARRAY_DATA),
-        ir.Constant(i32, ty.dtype.size if records else 0),
+        ir.Constant(i32, ty.dtype.np_dtype.itemsize if records or text else 0),
         ir.Constant(i32, P.NPY_ALIGNED | (0 if ty.readonly else P.NPY_WRITEABLE)),
         ir.Constant(dm.ptr, None)],
         argtypes=[dm.ptr, i32, dm.ptr, i32, dm.ptr, dm.ptr, i32, i32, dm.ptr])

@@ -35,11 +35,9 @@ def dtype_of(dtype_ty, default=None):
         return _BUILTIN_DTYPES[dtype_ty.pyfunc]
     if isinstance(dtype_ty, t.StringLiteral):
         try:
-            found = t.from_dtype(np.dtype(dtype_ty.value))
+            return t.from_dtype(np.dtype(dtype_ty.value))
         except TypeError:
-            found = None
-        if not isinstance(found, (t.CharSeq, t.UnicodeCharSeq, type(None))):
-            return found    # (fixed-width strings are record fields and views of them)
+            pass
     raise TypingError(f"kiln does not support the dtype {dtype_ty} here")
 
 

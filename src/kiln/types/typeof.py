@@ -13,6 +13,7 @@ from .buffers import typeof_buffer
 from .containers import Array, bytes_type, slice2_type, slice3_type, tuple_of, unicode_type
 from .enums import EnumClass, enum_member_type, is_enum_class
 from .named_tuples import NamedTupleClass, is_named_tuple_class, named_tuple_of
+from .charseq import FixedWidth
 from .records import Record
 
 
@@ -161,7 +162,7 @@ def typeof_global(value):
         return NamedTupleClass(value)
     if is_enum_class(value):
         return EnumClass(value)
-    if isinstance(value, (core.Number, Record)):   # a dtype= of a library function
+    if isinstance(value, (core.Number, Record, FixedWidth)):   # a library function's dtype=
         return core.NumberClass(value)
     if isinstance(value, type) and issubclass(value, np.generic) and \
             not issubclass(value, (str, bytes)):

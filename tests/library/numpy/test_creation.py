@@ -206,7 +206,7 @@ def test_bad_sizes(n, error, message):
 
 
 def bad_dtype(n):
-    return np.zeros(n, dtype="U3")
+    return np.zeros(n, dtype="O")
 
 
 def bad_shape(x):
