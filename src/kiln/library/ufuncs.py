@@ -140,7 +140,9 @@ def _float_floor_divide(a, b):
 
 
 def _int_floor_divide(a, b):
-    return 0 if b == 0 else a // b
+    # the zero in a's type: an int literal would make the result's type a's and int64's
+    # common type, float64 for uint64 (whose quotients past 2**53 it would round)
+    return type(a)(0) if b == 0 else a // b
 
 
 def _float_remainder(a, b):
@@ -148,7 +150,7 @@ def _float_remainder(a, b):
 
 
 def _int_remainder(a, b):
-    return 0 if b == 0 else a % b
+    return type(a)(0) if b == 0 else a % b
 
 
 def _float_power(a, b):

@@ -711,3 +711,19 @@ def test_complex_arrays_compare_in_numpys_order():
             expected = complex_order(x, y, 0.5)
             for e, g in zip(expected, jit(complex_order)(x, y, 0.5)):
                 _bit_exact(e, g)
+
+
+def unsigned_quotients(a, b):
+    return a // b, a % b, np.floor_divide(a, b[::-1]), np.divmod(a, np.uint64(3)), a // True
+
+
+def test_uint64_quotients_and_remainders_past_2_to_the_53():
+    """`np.asarray(a, dtype=np.uint64) // True` gave 2**63 for 2**64 - 3 (seed 12014): the
+    element's `0 if b == 0 else a // b` typed as float64, the common type of the literal's
+    int64 and uint64, so every quotient and remainder was rounded through a double."""
+    a = np.array([2 ** 64 - 3, 2 ** 63, 2 ** 63 + 5, 7, 2 ** 64 - 1, 0, 2 ** 53 + 1], np.uint64)
+    b = np.array([1, 3, 2 ** 63, 0, 2 ** 64 - 2, 5, 3], np.uint64)
+    with np.errstate(divide="ignore"):
+        expected = unsigned_quotients(a, b)
+    for e, g in zip(expected, jit(unsigned_quotients)(a, b)):
+        _bit_exact(e, g)
