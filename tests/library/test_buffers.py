@@ -132,3 +132,52 @@ def test_assigning_a_memoryview_slice_as_python_does():
 def test_a_bytearray_comes_back_as_itself():
     data = bytearray(b"k")
     assert kiln.njit(lambda b: b)(data) is data
+
+
+@kiln.njit
+def from_buffer(b, count, offset):
+    return np.frombuffer(b, np.int16, count, offset)
+
+
+@pytest.mark.parametrize("b", [b"\x01\x00\x02\x00\xff", bytearray(b"\x01\x00\x02\x00"),
+                               memoryview(b"abcdef"), array.array("h", [1, -2, 3])],
+                         ids=["bytes", "bytearray", "memoryview", "array"])
+def test_frombuffer_as_numpy_reads_it(b):
+    for count, offset in [(-1, 0), (1, 2), (2, 0), (-1, 1), (5, 0), (1, 9), (0, 0), (-1, -1)]:
+        try:
+            expected = np.frombuffer(b, np.int16, count, offset)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=str(e).replace("(", r"\(").replace(")", r"\)")):
+                from_buffer(b, count, offset)
+            continue
+        got = from_buffer(b, count, offset)
+        assert got.dtype == expected.dtype and np.array_equal(got, expected)
+        assert got.flags.writeable == expected.flags.writeable
+
+
+def test_frombuffer_shares_the_memory():
+    data = bytearray(4)
+    from_buffer(data, -1, 0)[1] = -1
+    assert data == bytearray(b"\x00\x00\xff\xff")
+    assert np.array_equal(kiln.njit(lambda b: np.frombuffer(b))(b"12345678"),
+                          np.frombuffer(b"12345678"))
+
+
+def views(m):
+    a = np.asarray(m)
+    a[0, 0] += 1
+    return a, np.array(m), np.asarray(m, np.float32), a[1], m[1, 2]
+
+
+def test_numpy_arrays_of_a_memoryview_as_numpy_makes_them():
+    expected_base, got_base = np.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3)
+    expected = views(memoryview(expected_base))
+    got = kiln.njit(views)(memoryview(got_base))
+    assert np.array_equal(got_base, expected_base)   # np.asarray wrote through
+    for e, g in zip(expected[:4], got[:4]):   # a[1]: a view of the memoryview's memory
+        assert g.dtype == e.dtype and np.array_equal(g, e)
+    assert got[4] == expected[4]
+    with pytest.raises(TypingError, match="sub-views"):   # Python: NotImplementedError
+        kiln.njit(lambda m: m[1])(memoryview(got_base))
+    with pytest.raises(TypingError, match="iterate|iterable"):
+        count(memoryview(got_base))

@@ -1,7 +1,8 @@
 """`bytearray`, `memoryview` and `array.array` arguments (types/buffers.py): each is the
 array of its items over the exporter's memory, so len, indexing, item assignment,
 iteration and a memoryview's attributes are the array's own operations, typed on the
-buffer's `as_array` view.
+buffer's `as_array` view; np.asarray, np.array and np.frombuffer (of bytes too) make
+NumPy's arrays of them.
 
 The entry point takes the buffer with `PyObject_GetBuffer` and keeps it until the call
 returns (a meminfo in one of its copy slots, whose destructor releases it, with the GIL the
@@ -22,8 +23,11 @@ from ..codegen.ownership import register_parts
 from ..errors import TypingError
 from ..runtime import nrt
 from ..types.buffers import formats_of
-from ..typing.registry import overload_attribute, register_jitable, template
+from ..typing.registry import (intrinsic, overload, overload_attribute, register_jitable,
+                               template)
 from .arrays import make_array
+from .bytes_values import raw_bytes
+from .creation import dtype_of
 
 dm.register_model(t.Buffer, lambda ty: dm.value_type(ty.as_array))
 register_parts(t.Buffer, lambda ty: ((dm.ARRAY_MEMINFO,),))
@@ -114,21 +118,17 @@ def _layout_ok(unboxer, ty, view):
 @boxing.boxer(t.Buffer)
 def _box(api, ty, value, fail):
     """A bytearray or an array.array is always its whole argument: that object. A
-    memoryview (perhaps a slice of one) is a new memoryview of an ndarray viewing its
-    items (the array boxer's view of `np.asarray(parent)`)."""
+    memoryview (perhaps a slice of one) is a new memoryview of the ndarray viewing its
+    items that the array boxer makes."""
     b = api.builder
     parent = b.extract_value(value, dm.ARRAY_PARENT)
     if ty.kind != "memoryview":
         api.incref(parent)
         return parent
     null = ir.Constant(dm.ptr, None)
-    items = api.call("PyObject_CallFunctionObjArgs", dm.ptr,
-                     [api.constant_object(np.asarray), parent, null], var_arg=True,
-                     argtypes=[dm.ptr])
-    with b.if_then(b.icmp_unsigned("==", items, null), likely=False):
+    view = boxing.box(api, ty.as_array, value, fail)
+    with b.if_then(b.icmp_unsigned("==", view, null), likely=False):
         fail(b)
-    view = boxing.box(api, ty.as_array, b.insert_value(value, items, dm.ARRAY_PARENT), fail)
-    api.decref(items)
     result = api.call("PyMemoryView_FromObject", dm.ptr, [view])
     api.decref(view)
     with b.if_then(b.icmp_unsigned("==", result, null), likely=False):
@@ -173,10 +173,15 @@ def _on_view(key, check=None):
 
 def _check_getitem(buf, index):
     """Integers, and slices of a memoryview: a slice of the others is a copy in Python
-    (and assigning to one may resize it)."""
+    (and assigning to one may resize it); an N-d memoryview takes N integers, as Python's
+    has no sub-views."""
     items = index.types if isinstance(index, t.BaseTuple) else (index,)
     if not all(isinstance(i, (t.Integer, t.SliceType)) for i in items):
         raise TypingError(f"a {buf.kind} is indexed by integers and slices, not {index}")
+    if buf.ndim > 1 and not (len(items) == buf.ndim and
+                             all(isinstance(i, t.Integer) for i in items)):
+        raise TypingError(f"a {buf} is indexed by {buf.ndim} integers: Python's "
+                          "memoryview has no multi-dimensional sub-views (np.asarray(m) has)")
     sliced = any(isinstance(i, t.SliceType) for i in items)
     if buf.kind != "memoryview" and sliced:
         raise TypingError(f"cannot slice a {buf.kind} in compiled code: Python's slice is "
@@ -245,3 +250,77 @@ overload_attribute(t.Buffer, "f_contiguous")(
     _contiguity(lambda m: _contiguous(m, False)))
 overload_attribute(t.Buffer, "contiguous")(
     _contiguity(lambda m: _contiguous(m, True) or _contiguous(m, False)))
+
+
+# ---- NumPy's views of a buffer ---------------------------------------------------------------
+
+@intrinsic
+def _items(tctx, buf):
+    """A buffer's items as its array view (borrowed from the buffer)."""
+    if not isinstance(buf, t.Buffer):
+        return None
+    return buf.as_array(buf), lambda context, b, sig, args: args[0]
+
+
+@intrinsic
+def _raw(tctx, buf):
+    """A C-contiguous buffer's memory as a 1-d uint8 array."""
+    if not (isinstance(buf, t.Buffer) and buf.layout == "C"):
+        return None
+    rt = t.Array(t.uint8, 1, "C", readonly=buf.readonly)
+
+    def codegen(context, b, sig, args):
+        nbytes = b.mul(b.extract_value(args[0], dm.ARRAY_NITEMS),
+                       ir.Constant(dm.i64, buf.dtype.np_dtype.itemsize))
+        return make_array(context, b, rt, b.extract_value(args[0], dm.ARRAY_DATA), [nbytes],
+                          [ir.Constant(dm.i64, 1)],
+                          meminfo=b.extract_value(args[0], dm.ARRAY_MEMINFO),
+                          parent=b.extract_value(args[0], dm.ARRAY_PARENT))
+    return rt(buf), codegen
+
+
+def _array_of(make):
+    """np.asarray(buf) views the items, np.array(buf) copies them, as of the array view."""
+    def ov(obj, dtype=None):
+        if isinstance(obj, t.Buffer):
+            return lambda obj, dtype=None: make(_items(obj), dtype)
+        return None
+    return ov
+
+
+overload(np.asarray)(_array_of(np.asarray))
+overload(np.array)(_array_of(np.array))
+
+
+@overload(np.frombuffer)
+def _frombuffer(buffer, dtype=None, count=-1, offset=0):
+    """The buffer's bytes read as `dtype` items (float64 by default), sharing its memory
+    (read-only for bytes and read-only buffers), with NumPy's ValueErrors."""
+    if isinstance(buffer, t.Bytes):
+        raw = raw_bytes
+    elif isinstance(buffer, t.Buffer):
+        if buffer.layout != "C":
+            raise TypingError(f"np.frombuffer() takes a C-contiguous buffer, not a {buffer}")
+        raw = _raw
+    else:
+        return None
+    dt = dtype_of(dtype, t.float64)
+    if not isinstance(dt, t.Number):
+        raise TypingError(f"np.frombuffer() reads numbers in compiled code, not {dt}")
+    size = dt.np_dtype.itemsize
+
+    def impl(buffer, dtype=None, count=-1, offset=0):
+        data = raw(buffer)
+        n = len(data)
+        if offset < 0 or offset > n:
+            raise ValueError(f"offset must be non-negative and no greater than buffer "
+                             f"length ({n})")
+        items = count
+        if items < 0:
+            if (n - offset) % size != 0:
+                raise ValueError("buffer size must be a multiple of element size")
+            items = (n - offset) // size
+        elif n - offset < items * size:
+            raise ValueError("buffer is smaller than requested size")
+        return data[offset:offset + items * size].view(dt)
+    return impl

@@ -21,6 +21,7 @@ from ..codegen.context import register_constant
 from ..codegen.ownership import meminfo_family
 from ..runtime import nrt
 from ..typing.registry import intrinsic, overload
+from .arrays import make_array
 from .list_layout import _slice_indices
 from .strings import _STATIC_COUNT
 
@@ -142,6 +143,20 @@ def _bytes_set(tctx, value, i, byte):
                                                 source_etype=dm.i8))
         return dm.null_value(t.none)
     return t.none(value, t.int64, t.int64), codegen
+
+
+@intrinsic
+def raw_bytes(tctx, value):
+    """The bytes as a read-only 1-d uint8 array sharing the value's memory (its meminfo
+    keeps them: np.frombuffer's view)."""
+    if not isinstance(value, t.Bytes):
+        return None
+    rt = t.Array(t.uint8, 1, "C", readonly=True)
+
+    def codegen(context, b, sig, args):
+        return make_array(context, b, rt, data_of(b, args[0]), [length_of(b, args[0])],
+                          [ir.Constant(dm.i64, 1)], meminfo=args[0])
+    return rt(value), codegen
 
 
 @overload(len)

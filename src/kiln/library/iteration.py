@@ -319,8 +319,8 @@ def _common_function(tuple_ty):
 @families.answers("item_type_of")
 def item_type_of(ty):
     """The type of the items a `for` loop over `ty` gives, or None if it is not iterable."""
-    if isinstance(ty, t.Buffer):
-        ty = ty.as_array
+    if isinstance(ty, t.Buffer):   # (Python's N-d memoryview has no sub-views to give)
+        ty = ty.as_array if ty.ndim == 1 else None
     if isinstance(ty, t.RangeType):
         return t.int64
     if isinstance(ty, t.Array) and ty.ndim >= 1:

@@ -19,7 +19,11 @@ class _ViewOf:
 def make_view(parent, address, shape, strides, typestr, readonly=False):
     """The NumPy array that compiled code returned: `parent` itself, or a view into it
     (`typestr` is its dtype's, `.real` of a complex array viewing floats, or a structured
-    dtype itself), read-only where compiled code typed it so (np.broadcast_to's)."""
+    dtype itself), read-only where compiled code typed it so (np.broadcast_to's). A parent
+    that is a bytearray, memoryview or array.array (library/buffers.py) is seen as NumPy
+    sees it."""
+    if not isinstance(parent, np.ndarray):
+        parent = np.asarray(parent)
     if address == parent.ctypes.data and shape == parent.shape and \
             strides == parent.strides and (typestr == parent.dtype.str if
                                            isinstance(typestr, str) else typestr == parent.dtype):
