@@ -214,3 +214,20 @@ def test_accumulate_and_outer():
         _same(got_acc, sub.accumulate(a, axis=axis))
         _same(got_outer, sub.outer(a, b))
     _same(accumulate_outer(a[:, :0], 1, b)[0], sub.accumulate(a[:, :0], axis=1))
+
+
+@pytest.mark.slow
+def test_reduce_into_out_reduces_in_its_dtype():
+    @njit
+    def into(a, axis, out):
+        return add.reduce(a, axis=axis, out=out)
+
+    a = np.array([[2**62, 2], [2**62, 3]])
+    got_out, expected_out = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    assert into(a, 0, got_out) is got_out
+    add.reduce(a, axis=0, out=expected_out)
+    _same(got_out, expected_out)
+    with pytest.raises(ValueError, match="wrong shape"):
+        into(a, 1, np.zeros(3, np.int64))
+    np_into = njit(lambda a, out: np.multiply.reduce(a, 0, out=out))   # in float64
+    _same(np_into(a[:, 0], np.zeros(())), np.multiply.reduce(a[:, 0], 0, out=np.zeros(())))

@@ -74,20 +74,19 @@ def _dtype_arg(ty, ufunc, method):
                       f"class known at compile time, not {ty}")
 
 
-def _loop(ufunc, face, nin, method, item, dtype):
+def _loop(ufunc, face, nin, method, item, dtype, out=None):
     """(R, L1, L2): the reduction's result dtype and the loop's input dtypes, as NumPy
-    resolves them for items of kiln type `item` (and `dtype=`)."""
+    resolves them for items of kiln type `item` (and `dtype=`, else the dtype of `out=`,
+    which NumPy reduces in), with its reductions' 'unsafe' casting."""
     if nin != 2:
         raise TypingError(f"{_name(ufunc)}.{method}(): {method} only supported for binary "
                           "functions")
     np_ufunc = face((dtype or item,) * 2)
+    first = out.dtype.np_dtype if isinstance(out, t.Array) and dtype is None else None
     try:
-        if dtype is None:
-            dts = np_ufunc.resolve_dtypes((None, item.np_dtype, None), reduction=True)
-        else:
-            dts = np_ufunc.resolve_dtypes((None, item.np_dtype, None), reduction=True,
-                                          signature=(dtype.np_dtype, None, None),
-                                          casting="unsafe")
+        fixed = {} if dtype is None else {"signature": (dtype.np_dtype, None, None)}
+        dts = np_ufunc.resolve_dtypes((first, item.np_dtype, None), reduction=True,
+                                      casting="unsafe", **fixed)
     except (TypeError, ValueError) as e:
         raise TypingError(f"{_name(ufunc)}.{method}() of {item} items: {e}") from None
     return tuple(t.from_dtype(d) for d in (dts[2], dts[0], dts[1]))
@@ -176,20 +175,21 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
         return None
     ufunc, nin, face = found
     item = _array_like(array, "array", "reduce", ufunc)
-    for name, given in (("out", out), ("keepdims", keepdims)):
-        if not omitted(given):
-            raise TypingError(f"{_name(ufunc)}.reduce(): kiln does not support {name}= in "
-                              "compiled code yet")
+    if not omitted(keepdims):   # (a method's bool arguments reach it as plain bools)
+        raise TypingError(f"{_name(ufunc)}.reduce(): kiln does not support keepdims= in "
+                          "compiled code yet")
+    given_out = not omitted(out)
     wanted = _dtype_arg(dtype, ufunc, "reduce")
-    result, first, second = _loop(ufunc, face, nin, "reduce", item, wanted)
+    result, first, second = _loop(ufunc, face, nin, "reduce", item, wanted, out)
     r_cls, l1, l2 = _classes(result, first, second)
     ndim = array.ndim if isinstance(array, t.Array) else 1
     whole = _ordered_reduction(ufunc, result, "reduce")
     if whole is not None:
         if not (isinstance(axis, (t.Integer, t.NoneType)) or axis is None) or \
-                not omitted(initial) or item != result:
+                not omitted(initial) or item != result or given_out:
             raise TypingError(f"np.{ufunc.__name__}.reduce() of {item} items over several "
-                              f"axes, with initial= or with dtype=: kiln reduces floats only "
+                              f"axes, with initial=, dtype= or out=: kiln reduces "
+                              f"floats only "
                               f"as np.{whole.__name__} does, in NumPy's order; call "
                               f"np.{whole.__name__}(a, axis)")
 
@@ -199,6 +199,11 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
     k, axes_of = _axes_of(t.int64 if axis is None else axis, ndim, ufunc)
     _check_reorderable(ufunc, face, item, wanted, ndim, k)
     kept = ndim - k
+    if given_out and not (isinstance(out, t.Array) and out.layout == "C" and
+                          out.ndim == kept):
+        raise TypingError(f"{_name(ufunc)}.reduce(): out must be a C-contiguous array of "
+                          f"{kept} dimensions here, not {out}")
+    o_cls = out.dtype.np_dtype.type if given_out else r_cls
     identity = face((wanted or item,) * 2).identity
     has_initial = not omitted(initial)
     message = f"zero-size array to reduction operation {_name(ufunc)} which has no identity"
@@ -243,10 +248,23 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
             for j in range(start, size):
                 acc = r_cls(ufunc(l1(acc), l2(items[i, j])))
             res[i] = acc
+        if given_out:
+            return _stored(out, res, view.shape[:kept], o_cls)
         if kept == 0:
             return res[0]
         return res.reshape(view.shape[:kept])
     return impl
+
+
+@register_jitable
+def _stored(out, res, shape, o_cls):
+    """`out` (C-contiguous) holding the result `res` (its items in C order) of `shape`."""
+    if out.shape != shape:
+        raise ValueError("output parameter for reduction operation has the wrong shape")
+    flat = out.reshape(-1)
+    for i in range(res.size):
+        flat[i] = o_cls(res[i])
+    return out
 
 
 @overload_method(t.Function, "accumulate")
@@ -320,7 +338,7 @@ def _reduceat(fn, array, indices, axis=None, dtype=None, out=None):
     if not (omitted(out) or isinstance(out, t.Array)):
         raise TypingError(f"{name}.reduceat(): output must be an array, not {out}")
     wanted = _dtype_arg(dtype, ufunc, "reduceat")
-    result, first, second = _loop(ufunc, face, nin, "reduceat", item, wanted)
+    result, first, second = _loop(ufunc, face, nin, "reduceat", item, wanted, out)
     _ordered_reduction(ufunc, result, "reduceat")
     r_cls, l1, l2 = _classes(result, first, second)
     ndim = array.ndim if isinstance(array, t.Array) else 1
