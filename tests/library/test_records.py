@@ -427,6 +427,10 @@ def test_numba_record_type_api():
     assert rec.typeof("a title") == rec.typeof("t") == types.float32
     assert rec.typeof("one") == types.from_dtype(INNER) and rec.offset("one") == \
         NESTED.fields["one"][1]
+    from kiln.np.numpy_support import from_struct_dtype
+    assert from_struct_dtype(NESTED) == rec
+    with pytest.raises(TypeError, match="not a structured dtype"):
+        from_struct_dtype(np.float64)
 
     class C(ctypes.Structure):
         _fields_ = [("a", ctypes.c_int8), ("b", ctypes.c_double), ("c", ctypes.c_int16)]

@@ -4,7 +4,7 @@ import numpy as np
 from ..errors import NumbaNotImplementedError
 from ..types import as_dtype, from_dtype as _from_dtype  # noqa: F401 - re-exported
 
-__all__ = ["as_dtype", "from_dtype"]
+__all__ = ["as_dtype", "from_dtype", "from_struct_dtype"]
 
 
 class UnsupportedDtype(NumbaNotImplementedError, TypeError):
@@ -19,3 +19,11 @@ def from_dtype(dtype):
         return _from_dtype(dtype)
     except TypeError as e:
         raise UnsupportedDtype(str(e)) from None
+
+
+def from_struct_dtype(dtype):
+    """The Record of a NumPy structured dtype (Numba's name for from_dtype of one)."""
+    dtype = np.dtype(dtype)
+    if dtype.names is None:
+        raise TypeError(f"{dtype} is not a structured dtype")
+    return from_dtype(dtype)
