@@ -172,6 +172,10 @@ def test_reduceat_along_axes_and_into_out():
     _same(got, expected)
     with pytest.raises(ValueError):
         add_reduceat(np.arange(5), np.array([0, 3]), 0, np.zeros(3, np.int64))
+    got, expected = np.zeros(2), np.zeros(2)     # summed in out's dtype, as NumPy does
+    add_reduceat(np.arange(5), np.array([0, 3]), 0, got)
+    add.reduceat(np.arange(5), [0, 3], out=expected)
+    _same(got, expected)
 
 
 @pytest.mark.slow

@@ -81,14 +81,21 @@ def _loop(ufunc, face, nin, method, item, dtype, out=None):
     if nin != 2:
         raise TypingError(f"{_name(ufunc)}.{method}(): {method} only supported for binary "
                           "functions")
-    np_ufunc = face((dtype or item,) * 2)
-    first = out.dtype.np_dtype if isinstance(out, t.Array) and dtype is None else None
+    given_out = isinstance(out, t.Array) and dtype is None
+    uniform = method != "reduce"   # NumPy's accumulate and reduceat take one dtype
+    np_ufunc = face((dtype or item,) * 2 if not given_out else
+                    (out.dtype, out.dtype if uniform else item))
+    first = out.dtype.np_dtype if given_out else None
     try:
         fixed = {} if dtype is None else {"signature": (dtype.np_dtype, None, None)}
-        dts = np_ufunc.resolve_dtypes((first, item.np_dtype, None), reduction=True,
+        items = first if uniform and given_out else item.np_dtype
+        dts = np_ufunc.resolve_dtypes((first, items, None), reduction=True,
                                       casting="unsafe", **fixed)
     except (TypeError, ValueError) as e:
         raise TypingError(f"{_name(ufunc)}.{method}() of {item} items: {e}") from None
+    if uniform and dts[0] != dts[1]:
+        raise TypingError(f"the resolved dtypes are not compatible with {_name(ufunc)}."
+                          f"{method}: {dts}")
     return tuple(t.from_dtype(d) for d in (dts[2], dts[0], dts[1]))
 
 

@@ -423,14 +423,27 @@ class DUFunc(Growing):
             else tuple(input_type(o) for o in operands)
         return getattr(self._ufunc_for(argtypes), name)(*args, **kwargs)
 
+    def _reduction_operands(self, array, kwargs, uniform=False):
+        """What a reduction's loop takes: the accumulator, which NumPy keeps in out='s dtype
+        when one is given, and the items (of that dtype too where NumPy asks for one dtype:
+        accumulate, reduceat)."""
+        out = kwargs.get("out")
+        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        if out is None:
+            return (array,) * self._kernel.nin
+        return ((out, out if uniform else array))[-self._kernel.nin:]
+
     def reduce(self, array, *args, **kwargs):
-        return self._method("reduce", (array,) * self._kernel.nin, array, *args, **kwargs)
+        return self._method("reduce", self._reduction_operands(array, kwargs), array, *args,
+                            **kwargs)
 
     def accumulate(self, array, *args, **kwargs):
-        return self._method("accumulate", (array,) * self._kernel.nin, array, *args, **kwargs)
+        return self._method("accumulate", self._reduction_operands(array, kwargs, True), array,
+                            *args, **kwargs)
 
     def reduceat(self, array, *args, **kwargs):
-        return self._method("reduceat", (array,) * self._kernel.nin, array, *args, **kwargs)
+        return self._method("reduceat", self._reduction_operands(array, kwargs, True), array,
+                            *args, **kwargs)
 
     def outer(self, a, b, **kwargs):
         ufunc, kwargs = self._loop_for((a, b), kwargs)
