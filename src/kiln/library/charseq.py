@@ -118,8 +118,7 @@ def _to_fixed(context, b, value, src, dst):
 
 def to_text(context, b, ty, value):
     """A new `str` or `bytes` (one reference) of the fixed-width `value`'s text."""
-    address = _spilled(context, b, ty, value)
-    n = text_length(b, ty, address)
+    address, n = _text_at(context, b, ty, value)
     if isinstance(ty, t.UnicodeCharSeq):
         text = strings.new_string(context, b, n)
         _memcpy(b, strings.code_points(b, text), address, b.mul(n, ir.Constant(dm.i64, 4)))
@@ -224,8 +223,7 @@ def _decayed(tctx, key, args, kws):
 def _box(api, ty, value, fail):
     """The text as NumPy reads the item: a `str` or `bytes` without the trailing NULs."""
     b = api.builder
-    address = _spilled(api.context, b, ty, value)
-    n = text_length(b, ty, address)
+    address, n = _text_at(api.context, b, ty, value)
     if isinstance(ty, t.UnicodeCharSeq):
         result = api.call("PyUnicode_FromKindAndData", dm.ptr,
                           [ir.Constant(dm.i32, 4), address, n])
