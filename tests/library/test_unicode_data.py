@@ -1,8 +1,9 @@
-"""The Unicode tables of compiled strings (library/unicode_data.py) against the running
-CPython: the tables themselves (every code point in the long run, a spread of them by
-default), and the compiled case mappings and classes on characters of many scripts,
-special casings and Final_Sigma contexts included; an ahead-of-time module carries the
-tables (the long run)."""
+"""The Unicode tables of compiled strings (runtime/unicode_tables.py, read through
+library/unicode_data.py) against the running CPython: the tables themselves (every code
+point in the long run, a spread of them by default), and the compiled case mappings and
+classes on characters of many scripts, special casings and Final_Sigma contexts included;
+an ahead-of-time module carries the tables, and a cached hit binds them without the code
+generator (the long run)."""
 import os
 import random
 import subprocess
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from kiln import njit
-from kiln.library import unicode_data as U
+from kiln.runtime import unicode_tables as U
 
 MAPPINGS = (str.upper, str.lower, str.title, str.casefold)
 FLAGS = {U.ALPHA: str.isalpha, U.DECIMAL: str.isdecimal, U.DIGIT: str.isdigit,
@@ -23,7 +24,7 @@ FLAGS = {U.ALPHA: str.isalpha, U.DECIMAL: str.isdecimal, U.DIGIT: str.isdigit,
 
 def _table_disagreements(codes):
     tables = U.TABLES
-    records = tables.records.reshape(-1, 9)
+    records = tables.records.reshape(-1, U.COLUMNS)
     wrong = []
     for c in codes:
         ch = chr(c)
@@ -113,3 +114,29 @@ def test_an_ahead_of_time_module_carries_the_tables(tmp_path):
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == ascii([s.upper() + s.title() + str(s.isalpha())
                                         for s in texts])
+
+
+CACHED_SOURCE = '''
+import sys
+from kiln import njit
+
+
+@njit(cache=True)
+def shout(s):
+    return s.upper() + str(s.isalpha())
+
+
+print(ascii(shout("straße 𐐧ǆ")), "llvmlite.ir" in sys.modules)
+'''
+
+
+@pytest.mark.slow
+def test_a_cached_hit_binds_the_tables_without_the_code_generator(tmp_path):
+    (tmp_path / "cached.py").write_text(CACHED_SOURCE)
+    env = dict(os.environ, KILN_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, str(tmp_path / "cached.py")], env=env,
+                           capture_output=True, text=True, timeout=300) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[-1].stderr
+    expected = ascii("straße 𐐧ǆ".upper() + "False")
+    assert runs[0].stdout.strip() == f"{expected} True"    # compiled
+    assert runs[1].stdout.strip() == f"{expected} False"   # a hit

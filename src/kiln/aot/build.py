@@ -30,8 +30,8 @@ _SUPPORT = {
     "kiln.runtime.views:make_view":
         ("kiln.runtime.views", ("_ViewOf", "make_view"), "import numpy as np"),
     # the Unicode tables of str methods, as data (the source the module's function gives)
-    "kiln.library.unicode_data:TABLE":
-        ("kiln.library.unicode_data", (), "import numpy as np", "embedded_source"),
+    "kiln.runtime.unicode_tables:TABLE":
+        ("kiln.runtime.unicode_tables", (), "import numpy as np", "embedded_source"),
 }
 
 
