@@ -212,3 +212,17 @@ def test_text_arrays_made_in_compiled_code():
     assert e.dtype == np.dtype("S2") and list(e[:, 0]) == [b"ab"] * 4
     assert copied.dtype == TEXT["name"] and list(copied) == list(names["name"])
     assert list(empty) == [""] * 4 and list(e[:, 1]) == [b""] * 4   # empty text, not garbage
+
+
+@njit
+def formatted(a, i):
+    r = a[i]
+    return f"{r.name}|{r.name:>7}|{r.name:.2}|{r.x}", "{:^7}".format(r.name), str(r.name)
+
+
+def test_text_fields_in_formatting():
+    a = records()
+    for i in range(len(a)):
+        r = a.view(np.recarray)[i]
+        assert formatted(a, i) == (f"{r.name}|{r.name:>7}|{r.name:.2}|{r.x}",
+                                   "{:^7}".format(r.name), str(r.name))

@@ -24,7 +24,7 @@ from ..codegen.ownership import decref, has_refs, incref
 from ..runtime import nrt
 from ..types.charseq import FixedWidth
 from ..typing import families
-from ..typing.registry import Resolution, template
+from ..typing.registry import Resolution, intrinsic, template
 from . import bytes_values, strings
 from .array_boxing import register_dtype_check
 
@@ -129,6 +129,18 @@ def to_text(context, b, ty, value):
     b.store(n, nrt.meminfo_data(b, text))
     _memcpy(b, bytes_values.data_of(b, text), address, n)
     return text
+
+
+@intrinsic
+def as_text(tctx, value):
+    """The text of a fixed-width string: a new `str` or `bytes` (for `str(x)`, f-strings)."""
+    if not isinstance(value, FixedWidth):
+        return None
+
+    def codegen(context, b, sig, args):
+        return to_text(context, b, value, args[0])
+    codegen.new_reference = True
+    return text_type(value)(value), codegen
 
 
 for _src in (t.UnicodeType, t.StringLiteral, t.UnicodeCharSeq):   # text of each item's kind

@@ -20,6 +20,7 @@ from .. import types as t
 from ..codegen import datamodel as dm
 from ..errors import TypingError
 from ..runtime import nrt
+from .charseq import as_text
 from .fusion import counted_loop
 from ..typing.registry import intrinsic, omitted, overload, overload_method, register_jitable
 from .string_methods import _is_space
@@ -137,6 +138,8 @@ def _str_of(x):
         return lambda x: _double_to_string(x, 114, 0)   # 'r'
     if is_string(x):
         return lambda x: _substring(x, 0, _str_len(x))
+    if isinstance(x, t.UnicodeCharSeq):   # a U<n> record field: its text
+        return lambda x: as_text(x)
     return None
 
 
@@ -250,6 +253,8 @@ def _format(value, spec=None):
     text = "" if spec is None or isinstance(spec, t.NoneType) else getattr(spec, "value", None)
     if text is None:
         raise TypingError("format()'s spec must be a constant string in compiled code")
+    if isinstance(value, t.UnicodeCharSeq):   # a U<n> record field: formatted as its text
+        return lambda value, spec=None: format(as_text(value), text)
     parts = _spec_parts(text)
     if parts is None:
         raise TypingError(f"kiln does not support the format spec {text!r} (it supports "
