@@ -72,13 +72,19 @@ def _dtype_ok(b, api, dtype, descr):
 
 
 def _layout_ok(b, ty, flags, exact_layout):
-    """Whether an array's flags give `ty`'s layout and writability: exactly the layout
-    typeof gives, or one that `ty`'s allows (an explicit signature's)."""
+    """Whether an array's flags give `ty`'s layout and writability."""
 
     def has(flag):
         return b.icmp_unsigned("!=", b.and_(flags, ir.Constant(dm.i32, flag)),
                                ir.Constant(dm.i32, 0))
-    c, f, writeable = has(P.NPY_C_CONTIGUOUS), has(P.NPY_F_CONTIGUOUS), has(P.NPY_WRITEABLE)
+    return layout_and_writability_ok(b, ty, has(P.NPY_C_CONTIGUOUS), has(P.NPY_F_CONTIGUOUS),
+                                     has(P.NPY_WRITEABLE), exact_layout)
+
+
+def layout_and_writability_ok(b, ty, c, f, writeable, exact_layout):
+    """Whether memory that is C- (`c`) and F-contiguous (`f`) and `writeable` (i1 values)
+    suits `ty` (an array type or a buffer's): exactly the layout typeof gives, or one that
+    `ty`'s allows (an explicit signature's)."""
     true = ir.Constant(dm.i1, 1)
     if exact_layout:  # the layout typeof would give: C first, then F, else A
         layout_ok = {"C": c, "F": b.and_(b.not_(c), f) if ty.ndim > 1 else c,

@@ -25,6 +25,7 @@ from ..runtime import nrt
 from ..types.buffers import formats_of
 from ..typing.registry import (intrinsic, overload, overload_attribute, register_jitable,
                                template)
+from .array_boxing import layout_and_writability_ok
 from .arrays import make_array
 from .bytes_values import raw_bytes
 from .creation import dtype_of
@@ -95,24 +96,15 @@ def _unbox(unboxer, ty, obj):
 
 
 def _layout_ok(unboxer, ty, view):
-    """Whether the view has `ty`'s layout and writability: exactly what typeof gives, or
-    what `ty`'s allows (an explicit signature's), as for an ndarray (array_boxing.py)."""
+    """Whether the view has `ty`'s layout and writability, as for an ndarray."""
     b, api = unboxer.b, unboxer.api
 
     def contiguous(order):
         found = api.call("PyBuffer_IsContiguous", dm.i32, [view, ir.Constant(dm.i8, ord(order))])
         return b.icmp_signed("!=", found, ir.Constant(dm.i32, 0))
-    c, f = contiguous("C"), contiguous("F")
     writable = b.icmp_signed("==", api.read(view, READONLY, dm.i32), ir.Constant(dm.i32, 0))
-    true = ir.Constant(dm.i1, 1)
-    if unboxer.exact_layout:
-        layout_ok = {"C": c, "F": b.and_(b.not_(c), f) if ty.ndim > 1 else c,
-                     "A": b.not_(b.or_(c, f))}[ty.layout]
-        write_ok = b.not_(writable) if ty.readonly else writable
-    else:
-        layout_ok = {"C": c, "F": f, "A": true}[ty.layout]
-        write_ok = true if ty.readonly else writable
-    return b.and_(layout_ok, write_ok)
+    return layout_and_writability_ok(b, ty, contiguous("C"), contiguous("F"), writable,
+                                     unboxer.exact_layout)
 
 
 @boxing.boxer(t.Buffer)
