@@ -72,6 +72,8 @@ def test_reduce_without_identity_as_numpy():
         sub_reduce(a, (0, 1))
     with pytest.raises(TypingError, match="must be array-like"):
         sub_reduce("ab", 0)
+    with pytest.raises(TypingError, match="take numbers, not timedelta64"):   # (its unit)
+        njit(lambda a: np.add.reduce(a, 0))(np.arange(3).astype("m8[s]"))
 
 
 def test_at_applies_each_repeated_index():

@@ -172,6 +172,12 @@ def _check_reorderable(ufunc, face, item, dtype, ndim, k):
 
 
 def _classes(*dtypes):
+    """The scalar classes that convert to these dtypes in compiled code (a datetime64's or
+    timedelta64's would drop its unit: refused)."""
+    for d in dtypes:
+        if not isinstance(d, t.Number) or isinstance(d, (t.NPDatetime, t.NPTimedelta)):
+            raise TypingError(f"kiln's ufunc methods in compiled code take numbers, not {d} "
+                              "items, yet")
     return tuple(d.np_dtype.type for d in dtypes)
 
 
@@ -210,7 +216,7 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
                           out.ndim == kept):
         raise TypingError(f"{_name(ufunc)}.reduce(): out must be a C-contiguous array of "
                           f"{kept} dimensions here, not {out}")
-    o_cls = out.dtype.np_dtype.type if given_out else r_cls
+    o_cls = _classes(out.dtype)[0] if given_out else r_cls
     identity = face((wanted or item,) * 2).identity
     has_initial = not omitted(initial)
     message = f"zero-size array to reduction operation {_name(ufunc)} which has no identity"
@@ -353,7 +359,7 @@ def _reduceat(fn, array, indices, axis=None, dtype=None, out=None):
     if given_out and out.ndim != ndim:
         raise TypingError(f"{name}.reduceat(): out has {out.ndim} dimensions, the result "
                           f"{ndim}")
-    o_cls = out.dtype.np_dtype.type if given_out else r_cls
+    o_cls = _classes(out.dtype)[0] if given_out else r_cls
     # as if `out` did not overlap the array (NumPy's rule for overlapping operands)
     source = _copied if given_out else _as_is
     bounds = f" out-of-bounds in {name}.reduceat [0, "
@@ -497,7 +503,7 @@ def _at(fn, a, indices, b=None):
                                              _array_like(b, "b", "at", ufunc))
     loops = _at_loop(ufunc, face, operands)
     l1, l2 = _classes(*loops) if nin == 2 else _classes(*loops) * 2
-    a_cls = a.dtype.np_dtype.type
+    a_cls, = _classes(a.dtype)
     by_list = isinstance(indices, t.List)
     binary = nin == 2
     copied = a.layout != "C"   # worked on in a C copy, written back
