@@ -61,7 +61,9 @@ def every_method(s):
 
 SPECIAL = ["", "𐐧", "𐐧𐐧 𐐏", "ß", "straße STRASSE", "İstanbul", "ǆaǅ Ǆ", "ﬁne ﬃ", "ŉ",
            "ΣΑΣ ΟΔΟΣ", "aΣ.b", "A\u0345Σ", "Σ", "ΑΣ\u0301", "aaaǄa", "ⅷ", "Ⅷ", "①", "٠",
-           "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "ῼ ᾳ", "%^Abc 5 $% Def𐐁𐐩", "中文", "\x00\x7f\u200b", "_x١"]
+           "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "ῼ ᾳ", "%^Abc 5 $% Def𐐁𐐩", "中文", "\x00\x7f\u200b", "_x١",
+           # ASCII text, which maps without the tables
+           "x", "Hello, wORLD! it's 3am_x9Y", " \tmIxEd\ncAsE ", "".join(map(chr, range(128)))]
 
 
 def _random_texts(count, seed=32):

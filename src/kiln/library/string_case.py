@@ -10,7 +10,8 @@ from ..typing.registry import overload_method, register_jitable
 from .string_methods import _STR
 from .strings import _str_get, _str_len, _str_new, _str_set
 from .unicode_data import (CASE_IGNORABLE, CASED, LOWER, TITLE, TO_FOLD, TO_LOWER, TO_TITLE,
-                           TO_UPPER, UPPER, char_flags, has, mapping_length, write_mapping)
+                           TO_UPPER, UPPER, ascii_mapping, char_flags, has, mapping_length,
+                           write_mapping)
 
 SIGMA, SMALL_SIGMA, FINAL_SIGMA = 0x3A3, 0x3C3, 0x3C2
 KEEP = -1   # a character a method leaves as it is
@@ -51,21 +52,46 @@ def _write(s, k, mapping, out, at):
     return write_mapping(c, mapping, out, at)
 
 
+@register_jitable
+def _is_cased(c):
+    if c < 128:
+        return 0 <= (c | 32) - 97 < 26   # a letter, either case (no branch)
+    return has(c, CASED)
+
+
+@register_jitable
+def _is_ascii(s, n):
+    widest = 0
+    for k in range(n):
+        widest |= _str_get(s, k)
+    return widest < 128
+
+
 def _mapping(choose):
     """A method that maps each character by the mapping `choose(s, k, previous_is_cased)`
-    names: the result's length first, then its characters."""
+    names: the result's length first, then its characters. ASCII text (the common case)
+    maps character for character, without the tables: several times faster."""
     @register_jitable
     def mapped(s):
         n = _str_len(s)
-        total, previous = 0, False
+        previous = False
+        if _is_ascii(s, n):
+            result = _str_new(n)
+            for k in range(n):
+                c = _str_get(s, k)
+                mapping = choose(s, k, previous)
+                _str_set(result, k, c if mapping == KEEP else ascii_mapping(c, mapping))
+                previous = _is_cased(c)
+            return result
+        total = 0
         for k in range(n):
             total += _length(s, k, choose(s, k, previous))
-            previous = has(_str_get(s, k), CASED)
+            previous = _is_cased(_str_get(s, k))
         result = _str_new(total)
         at, previous = 0, False
         for k in range(n):
             at = _write(s, k, choose(s, k, previous), result, at)
-            previous = has(_str_get(s, k), CASED)
+            previous = _is_cased(_str_get(s, k))
         return result
 
     def ov(s):
@@ -96,7 +122,10 @@ def _capitalize(s, k, previous):
 
 @register_jitable
 def _swapcase(s, k, previous):
-    flags = char_flags(_str_get(s, k))
+    c = _str_get(s, k)
+    if c < 128:
+        return TO_LOWER if 65 <= c <= 90 else TO_UPPER if 97 <= c <= 122 else KEEP
+    flags = char_flags(c)
     if flags & UPPER:
         return TO_LOWER
     return TO_UPPER if flags & LOWER else KEEP

@@ -69,7 +69,7 @@ def has(c, flag):
 
 
 @register_jitable
-def _ascii_mapping(c, mapping):
+def ascii_mapping(c, mapping):
     """`mapping` of an ASCII character (one ASCII character), without the tables."""
     if mapping == TO_UPPER or mapping == TO_TITLE:
         return c - 32 if 97 <= c <= 122 else c
@@ -89,7 +89,7 @@ def mapping_length(c, mapping):
 def write_mapping(c, mapping, out, k):
     """Write `mapping` of c into the new string `out` at k; the position after it."""
     if c < 128:
-        _str_set(out, k, _ascii_mapping(c, mapping))
+        _str_set(out, k, ascii_mapping(c, mapping))
         return k + 1
     row = _record(c) + 1 + 2 * mapping
     at = _records(row + 1)
