@@ -144,6 +144,15 @@ def test_reduce_starts_from_the_identity_or_the_first_item():
 
 
 @pytest.mark.slow
+def test_reduce_of_a_0d_array_reduces_its_item():
+    for axis in (0, -1, None, ()):
+        _same(add_reduce(np.array(-0.0), axis, None), add.reduce(np.array(-0.0), axis=axis))
+    _same(add_reduce(np.array(-0.0), 0, 2.0), add.reduce(np.array(-0.0), axis=0, initial=2.0))
+    with pytest.raises(TypingError, match="out of bounds for array of dimension 0"):
+        add_reduce(np.array(1.0), (0,), None)
+
+
+@pytest.mark.slow
 def test_reduce_dtype_and_mixed_loops():
     @njit
     def mixed_reduce(a):

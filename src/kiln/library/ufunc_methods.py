@@ -195,8 +195,13 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
     wanted = _dtype_arg(dtype, ufunc, "reduce")
     result, first, second = _loop(ufunc, face, nin, "reduce", item, wanted, out)
     r_cls, l1, l2 = _classes(result, first, second)
-    ndim = array.ndim if isinstance(array, t.Array) else 1
-    whole = _ordered_reduction(ufunc, result, "reduce")
+    zero_d = isinstance(array, t.Array) and array.ndim == 0   # NumPy: its one item reduced
+    if zero_d and isinstance(axis, t.BaseTuple) and len(axis) > 0:
+        raise TypingError(f"{_name(ufunc)}.reduce(): axis {axis} is out of bounds for array "
+                          "of dimension 0")
+    ndim = array.ndim if isinstance(array, t.Array) and not zero_d else 1
+    items_of = _one_item if zero_d else _as_is
+    whole = None if zero_d else _ordered_reduction(ufunc, result, "reduce")
     if whole is not None:
         if not (isinstance(axis, (t.Integer, t.NoneType)) or axis is None) or \
                 not omitted(initial) or item != result or given_out:
@@ -209,6 +214,8 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
         def ordered(fn, array, axis=0, dtype=None, out=None, keepdims=None, initial=None):
             return whole(array, axis)
         return ordered
+    if zero_d and not isinstance(axis, t.Integer):
+        axis = t.none
     k, axes_of = _axes_of(t.int64 if axis is None else axis, ndim, ufunc)
     _check_reorderable(ufunc, face, item, wanted, ndim, k)
     kept = ndim - k
@@ -222,7 +229,7 @@ def _reduce(fn, array, axis=None, dtype=None, out=None, keepdims=None, initial=N
     message = f"zero-size array to reduction operation {_name(ufunc)} which has no identity"
 
     def impl(fn, array, axis=0, dtype=None, out=None, keepdims=None, initial=None):
-        a = np.asarray(array)
+        a = items_of(np.asarray(array))
         axes = axes_of(axis)
         reduced = np.zeros(ndim, np.bool_)
         for d in axes:
@@ -399,6 +406,11 @@ def _copied(a):
 @register_jitable
 def _as_is(a):
     return a
+
+
+@register_jitable
+def _one_item(a):
+    return a.reshape(1)
 
 
 def _given_out(name):
