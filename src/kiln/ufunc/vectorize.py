@@ -151,7 +151,9 @@ class _Kernel:
                             f"gives {len(argtypes)}")
         for ty in (*argtypes, *(() if return_type is None else (return_type,))):
             if not isinstance(ty, t.Number):
-                raise TypeError(f"vectorize kernels take and return numbers, not {ty}")
+                dtype = getattr(ty, "np_dtype", None)
+                raise TypeError(f"vectorize kernels take and return numbers, not {ty}" +
+                                (f" (NumPy's dtype {dtype})" if dtype is not None else ""))
         fn = self.fn
         if self.forceobj:
             if return_type is None:
