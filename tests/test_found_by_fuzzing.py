@@ -86,6 +86,7 @@ print(f(-27, 6, -1.806, np.array([-5.28, 1.10, -0.15])))
 """
 
 
+@pytest.mark.slow   # waits out 8 s of a child looping for ever: the long run
 def test_program_that_segfaulted_runs_like_cpython(tmp_path):
     # CPython loops for ever here (divmod(nan, v) is (nan, nan)); kiln once died of SIGSEGV.
     # The child must still be running when the time is up, never dead by a signal.
