@@ -444,3 +444,26 @@ def test_bounds_left_out_read_as_numbas():
     assert f(slice(None, None, None)) == (0, big, 1)
     assert f(slice(None, None, -2)) == (big, -big - 1, -2)
     assert f(slice(-1, 9, 12)) == (-1, 9, 12)
+
+
+def zero_d_into_items(a, b, m):
+    a[0] = b                 # a 0-d array into one item: its one value
+    a[-1] = np.sum(a[:2])    # (a 0-d result of the array's dtype)
+    m[1, 0] = b
+    m[0, ...] = b            # into a row: broadcast
+    m[..., 1] = m[..., 0]    # a 1-d view from a 1-d view
+    return a, m
+
+
+def ellipsis_item(arr):
+    arr[..., 0] = arr[..., 1]   # both sides 0-d views of a 1-d array (Numba's issue 3225)
+    return arr
+
+
+def test_zero_d_arrays_assign_as_their_value():
+    """`a[i] = b` of a 0-d array b, and `a[..., i] = ...` of a 1-d array (a 0-d view), were
+    refused or failed inside kiln (Numba's test_fancy_indexing: test_setitem_0d,
+    test_ellipsis_getsetitem); NumPy stores the one value, cast to the array's dtype."""
+    check(zero_d_into_items, np.arange(3.0), np.array(7.5), np.zeros((2, 2)))
+    check(zero_d_into_items, np.arange(3), np.array(2.5), np.zeros((2, 2), np.int8))
+    check(ellipsis_item, np.arange(2))

@@ -287,34 +287,43 @@ def _setitem(tctx, array_ty, index_ty, value_ty):
     if array_ty.readonly:
         raise TypingError(f"cannot assign to an item of a read-only array ({array_ty})")
     target = _index_result(array_ty, items, view=_has_ellipsis(index_ty))
-    if isinstance(target, t.Array) and (target.ndim or not isinstance(value_ty, t.Number)):
+    # a 0-d array stored into one item is its one value (`a[i] = np.sum(b, axis=0)` of 1-d b)
+    zero_d = isinstance(value_ty, t.Array) and value_ty.ndim == 0 and \
+        not (isinstance(target, t.Array) and target.ndim)
+    item_ty = value_ty.dtype if zero_d else value_ty
+    if isinstance(target, t.Array) and (target.ndim or not isinstance(item_ty, t.Number)):
         return _setitem_view(tctx, array_ty, index_ty, value_ty, target)
-    if isinstance(array_ty.dtype, t.Record) or isinstance(value_ty, t.Record):
-        if value_ty != array_ty.dtype:   # a record item takes a record of its dtype only
+    if isinstance(array_ty.dtype, t.Record) or isinstance(item_ty, t.Record):
+        if item_ty != array_ty.dtype:   # a record item takes a record of its dtype only
             raise TypingError(f"cannot store a {value_ty} value into an item of {array_ty}")
-    elif not isinstance(value_ty, t.Number) and not (
-            isinstance(array_ty.dtype, FixedWidth) and array_ty.dtype.takes(value_ty)):
+    elif not isinstance(item_ty, t.Number) and not (
+            isinstance(array_ty.dtype, FixedWidth) and array_ty.dtype.takes(item_ty)):
         return None     # (text into a fixed-width string item is cut or padded by the cast)
-    check_not_complex_into_real(array_ty, value_ty)
+    check_not_complex_into_real(array_ty, item_ty)
 
     def codegen(context, builder, sig, args):
         arr = ArrayValue(context, builder, args[0], array_ty)
         parts = _resolve_index(context, builder, arr, args[1], index_ty)
-        dm.store_item(builder, array_ty.dtype, args[2],
-                      arr.element_pointer([p[1] for p in parts]))
+        value = args[2]
+        if zero_d:
+            value = context.cast(builder, ArrayValue(context, builder, value, value_ty)
+                                 .load_element([]), item_ty, array_ty.dtype)
+        dm.store_item(builder, array_ty.dtype, value, arr.element_pointer([p[1] for p in parts]))
         return dm.null_value(t.none)
-    return t.none(array_ty, index_ty, array_ty.dtype), codegen
+    return t.none(array_ty, index_ty, value_ty if zero_d else array_ty.dtype), codegen
 
 
 def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
     """`a[i, :] = x` / `a[1:-1] = b`: fill the view from a scalar, or copy an array into it
     with broadcasting (overlapping memory is read before it is written)."""
-    copies = isinstance(value_ty, t.Array)
+    zero_d = isinstance(value_ty, t.Array) and value_ty.ndim == 0   # fills as its one value
+    copies = isinstance(value_ty, t.Array) and not zero_d
+    item_ty = value_ty.dtype if zero_d else value_ty
     extra = value_ty.ndim - view_ty.ndim if copies else 0   # leading axes of length 1
     squeezed = value_ty.copy(ndim=view_ty.ndim, layout="C" if value_ty.layout == "C" else "A") \
         if extra > 0 else value_ty
     check_not_complex_into_real(array_ty, value_ty)
-    fill = None if copies else tctx.resolve(assign_into, (view_ty, value_ty))
+    fill = None if copies else tctx.resolve(assign_into, (view_ty, item_ty))
     if fill is None and not copies:
         return None
 
@@ -339,8 +348,10 @@ def _setitem_view(tctx, array_ty, index_ty, value_ty, view_ty):
             source = args[2] if isinstance(args[2], Tree) else Tree.leaf(args[2], squeezed)
             evaluate(context, builder, source, out=view, out_ty=view_ty)
         else:
+            value = ArrayValue(context, builder, args[2], value_ty).load_element([]) \
+                if zero_d else args[2]
             fill.lower(context, builder, fill.signature, [view, context.cast(
-                builder, args[2], value_ty, fill.signature.args[1])])
+                builder, value, item_ty, fill.signature.args[1])])
         return dm.null_value(t.none)
     if copies and extra <= 0:   # the value may be an array expression, computed into the view
         codegen.fusion = Consumer(frozenset({2}))
