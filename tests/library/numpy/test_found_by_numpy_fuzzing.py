@@ -727,3 +727,19 @@ def test_uint64_quotients_and_remainders_past_2_to_the_53():
         expected = unsigned_quotients(a, b)
     for e, g in zip(expected, jit(unsigned_quotients)(a, b)):
         _bit_exact(e, g)
+
+
+def complex_products_so_far(a):
+    return np.cumprod(a, axis=0), np.cumprod(a[:, :2], axis=1), np.cumprod(a[0]), \
+        np.cumprod(a[0, :2]), np.cumprod(a[:3], axis=0)
+
+
+def test_complex_cumprod_of_two_items_multiplies_as_numpys_simd_loop():
+    """`(1 / a).cumprod(axis=0)` of a complex array with 2 rows differed in the last bits
+    (seed 12779): NumPy's accumulate calls its loop once per lane, and for a lane of two
+    items (one step: no overlap) that is the SIMD loop, whose complex products use fused
+    multiply-adds on CPUs with FMA; longer lanes take the plain loop."""
+    rng = np.random.default_rng(12779)
+    a = 1 / (rng.standard_normal((2, 70, 6)) + 1j * rng.standard_normal((2, 70, 6)))
+    for e, g in zip(complex_products_so_far(a), jit(complex_products_so_far)(a)):
+        _bit_exact(e, g)
