@@ -7,7 +7,7 @@ elsewhere, by the Final_Sigma rule.
 from __future__ import annotations
 
 from ..typing.registry import overload_method, register_jitable
-from .string_methods import _STR
+from .string_methods import _STR, is_ascii
 from .strings import _str_get, _str_len, _str_new, _str_set
 from .unicode_data import (CASE_IGNORABLE, CASED, LOWER, TITLE, TO_FOLD, TO_LOWER, TO_TITLE,
                            TO_UPPER, UPPER, ascii_mapping, char_flags, has, mapping_length,
@@ -59,14 +59,6 @@ def _is_cased(c):
     return has(c, CASED)
 
 
-@register_jitable
-def _is_ascii(s, n):
-    widest = 0
-    for k in range(n):
-        widest |= _str_get(s, k)
-    return widest < 128
-
-
 def _mapping(choose):
     """A method that maps each character by the mapping `choose(s, k, previous_is_cased)`
     names: the result's length first, then its characters. ASCII text (the common case)
@@ -75,7 +67,7 @@ def _mapping(choose):
     def mapped(s):
         n = _str_len(s)
         previous = False
-        if _is_ascii(s, n):
+        if is_ascii(s):
             result = _str_new(n)
             for k in range(n):
                 c = _str_get(s, k)
