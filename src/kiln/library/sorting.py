@@ -256,15 +256,16 @@ def _sortable(a):
 _KINDS = ("quicksort", "mergesort", "heapsort", "stable")
 
 
-def _check_kind(kind):
-    """NumPy's sort kinds; kiln's sorts give each the same (stable) order, one NumPy's
+def _along_last_axis(a, axis, kind):
+    """Whether `axis` is a's last (kiln sorts along it only), after checking that `kind` is
+    one of NumPy's sort kinds: kiln's sorts give each the same (stable) order, one NumPy's
     kinds also give."""
-    if kind is None or isinstance(kind, t.NoneType) or kind == "quicksort":
-        return
-    value = kind if isinstance(kind, str) else getattr(kind, "value", None)
-    if value not in _KINDS:
-        raise TypingError(f"sort kind must be one of {', '.join(map(repr, _KINDS))} as a "
-                          f"constant string (got {kind})")
+    if not (kind is None or isinstance(kind, t.NoneType)):
+        value = kind if isinstance(kind, str) else getattr(kind, "value", None)
+        if value not in _KINDS:
+            raise TypingError(f"sort kind must be one of {', '.join(map(repr, _KINDS))} as a "
+                              f"constant string (got {kind})")
+    return axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)
 
 
 def _refuse_0d(a):
@@ -280,8 +281,7 @@ def _np_sort(a, axis=-1, kind=None):
     if not _sortable(a):
         return None
     _refuse_0d(a)
-    _check_kind(kind)
-    if not (axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)):
+    if not _along_last_axis(a, axis, kind):
         return None
 
     def sort(a, axis=-1, kind=None):
@@ -297,8 +297,7 @@ def _sort_in_place(a, axis=-1, kind=None):
     if not _sortable(a):
         return None
     _refuse_0d(a)
-    _check_kind(kind)
-    if not (axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)):
+    if not _along_last_axis(a, axis, kind):
         return None
     if a.readonly:
         raise TypingError(f"cannot sort a read-only array ({a}) in place")
@@ -314,8 +313,7 @@ def _sort_in_place(a, axis=-1, kind=None):
 def _argsort(a, axis=-1, kind=None):
     if not _sortable(a):
         return None
-    _check_kind(kind)
-    if not (axis == -1 or isinstance(axis, t.IntegerLiteral) and axis.value in (-1, a.ndim - 1)):
+    if not _along_last_axis(a, axis, kind):
         return None
     if a.ndim == 0:   # NumPy: the position of the one item, in a 1-d array
         return lambda a, axis=-1, kind=None: np.zeros(1, np.int64)
